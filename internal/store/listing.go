@@ -1,0 +1,150 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/bankmirror/bankmirror/internal/bank"
+)
+
+// Listing is the checkpoint of a complete listing of transactions in
+// progress. NextURL is the page to fetch next; "" means every page has been
+// stored and only the deletion pass is left.
+type Listing struct {
+	Name      string
+	StartedAt time.Time
+	NextURL   string
+	Pages     int
+	Resumed   bool
+}
+
+// BeginListing returns the listing in progress under name if it started
+// after notBefore (a resumed listing), or else starts a new one at firstURL,
+// forgetting what an abandoned one had seen.
+func (s *Store) BeginListing(ctx context.Context, name, firstURL string, notBefore time.Time) (Listing, error) {
+	l := Listing{Name: name}
+	err := s.InTx(ctx, func(tx *sql.Tx) error {
+		var started string
+		var next sql.NullString
+		err := tx.QueryRowContext(ctx,
+			"SELECT started_at, next_page_url, pages FROM sync_state WHERE name = ?", name).Scan(&started, &next, &l.Pages)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("read checkpoint: %w", err)
+		}
+		if err == nil && next.Valid {
+			t, perr := time.Parse(TimeLayout, started)
+			if perr == nil && !t.Before(notBefore) {
+				l.StartedAt, l.NextURL, l.Resumed = t, next.String, true
+				return nil
+			}
+		}
+		if _, err := tx.ExecContext(ctx, "DELETE FROM sync_seen"); err != nil {
+			return fmt.Errorf("reset listing: %w", err)
+		}
+		now := s.now().UTC()
+		l.StartedAt, l.NextURL, l.Pages = now, firstURL, 0
+		_, err = tx.ExecContext(ctx, `INSERT INTO sync_state (name, started_at, next_page_url, pages) VALUES (?, ?, ?, 0)
+			ON CONFLICT (name) DO UPDATE SET started_at = excluded.started_at, next_page_url = excluded.next_page_url, pages = 0`,
+			name, now.Format(TimeLayout), firstURL)
+		if err != nil {
+			return fmt.Errorf("start listing: %w", err)
+		}
+		return nil
+	})
+	return l, err
+}
+
+// SaveListingPage stores one page of the listing and the checkpoint that
+// follows it in a single transaction: a sync killed after this returns
+// resumes at next, and one killed before it refetches this page.
+func (s *Store) SaveListingPage(ctx context.Context, l *Listing, txs []bank.Transaction, next string) (res UpsertResult, err error) {
+	err = s.InTx(ctx, func(tx *sql.Tx) error {
+		res, err = s.UpsertTransactionsTx(ctx, tx, txs)
+		if err != nil {
+			return err
+		}
+		seen, err := tx.PrepareContext(ctx, "INSERT INTO sync_seen (id) VALUES (?) ON CONFLICT DO NOTHING")
+		if err != nil {
+			return fmt.Errorf("prepare: %w", err)
+		}
+		defer seen.Close()
+		for i := range txs {
+			if _, err := seen.ExecContext(ctx, txs[i].ID); err != nil {
+				return fmt.Errorf("mark seen: %w", err)
+			}
+		}
+		_, err = tx.ExecContext(ctx, "UPDATE sync_state SET next_page_url = ?, pages = pages + 1 WHERE name = ?", next, l.Name)
+		if err != nil {
+			return fmt.Errorf("save checkpoint: %w", err)
+		}
+		return nil
+	})
+	if err == nil {
+		l.NextURL = next
+		l.Pages++
+	}
+	return res, err
+}
+
+// FinishListing ends a complete listing: every live transaction it did not
+// see, and that was already mirrored when it started, is gone at the bank
+// and is deleted here with a 'deleted' history row. It returns the ids
+// deleted. Only call it after the last page was saved.
+func (s *Store) FinishListing(ctx context.Context, l *Listing) (deleted []string, err error) {
+	if l.NextURL != "" {
+		return nil, fmt.Errorf("finish listing %s: pages remain", l.Name)
+	}
+	err = s.InTx(ctx, func(tx *sql.Tx) error {
+		deleted = deleted[:0]
+		rows, err := tx.QueryContext(ctx, `SELECT id FROM transactions
+			WHERE first_seen_at < ? AND id NOT IN (SELECT id FROM sync_seen)`, l.StartedAt.Format(TimeLayout))
+		if err != nil {
+			return fmt.Errorf("find deleted: %w", err)
+		}
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return fmt.Errorf("find deleted: %w", err)
+			}
+			deleted = append(deleted, id)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("find deleted: %w", err)
+		}
+		w, err := s.newTxWriter(ctx, tx)
+		if err != nil {
+			return err
+		}
+		defer w.close()
+		for _, id := range deleted {
+			if _, err := w.delete(ctx, id); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.ExecContext(ctx, "DELETE FROM sync_seen"); err != nil {
+			return fmt.Errorf("clear listing: %w", err)
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE sync_state SET next_page_url = NULL, last_success_at = ?, error_count = 0
+			WHERE name = ?`, s.stamp(), l.Name)
+		if err != nil {
+			return fmt.Errorf("finish listing: %w", err)
+		}
+		return nil
+	})
+	return deleted, err
+}
+
+// ListingFailed counts a failed attempt at the listing; the checkpoint stays.
+func (s *Store) ListingFailed(ctx context.Context, name string) error {
+	return s.InTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, "UPDATE sync_state SET error_count = error_count + 1 WHERE name = ?", name); err != nil {
+			return fmt.Errorf("count listing failure: %w", err)
+		}
+		return nil
+	})
+}

@@ -1,0 +1,111 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// Run is a row of sync_runs.
+type Run struct {
+	ID                          int64
+	Kind, StartedAt, Status     string
+	FinishedAt, Error           *string
+	Requests, Upserted, Deleted int64
+}
+
+// Run statuses.
+const (
+	RunRunning     = "running"
+	RunOK          = "ok"
+	RunFailed      = "failed"
+	RunInterrupted = "interrupted"
+)
+
+// StartRun records the start of a sync run of the given kind. Runs left
+// 'running' by a process that died are marked 'interrupted' first.
+func (s *Store) StartRun(ctx context.Context, kind string) (id int64, err error) {
+	err = s.InTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, "UPDATE sync_runs SET status = ? WHERE status = ?", RunInterrupted, RunRunning); err != nil {
+			return fmt.Errorf("close stale runs: %w", err)
+		}
+		return tx.QueryRowContext(ctx, "INSERT INTO sync_runs (kind, started_at, status) VALUES (?, ?, ?) RETURNING id",
+			kind, s.stamp(), RunRunning).Scan(&id)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("start run: %w", err)
+	}
+	return id, nil
+}
+
+// FinishRun records the outcome of a run. A nil runErr means success.
+func (s *Store) FinishRun(ctx context.Context, id int64, requests, upserted, deleted int64, runErr error) error {
+	status, msg := RunOK, sql.NullString{}
+	if runErr != nil {
+		status, msg = RunFailed, sql.NullString{String: runErr.Error(), Valid: true}
+		if errors.Is(runErr, context.Canceled) {
+			status = RunInterrupted
+		}
+	}
+	return s.InTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE sync_runs SET finished_at = ?, status = ?, requests = ?, upserted = ?,
+			deleted = ?, error = ? WHERE id = ?`, s.stamp(), status, requests, upserted, deleted, msg, id)
+		if err != nil {
+			return fmt.Errorf("finish run: %w", err)
+		}
+		return nil
+	})
+}
+
+// RecentRuns returns the last n runs, newest first.
+func (s *Store) RecentRuns(ctx context.Context, n int) ([]Run, error) {
+	rows, err := s.ro.QueryContext(ctx, `SELECT id, kind, started_at, finished_at, status, requests, upserted, deleted, error
+		FROM sync_runs ORDER BY id DESC LIMIT ?`, n)
+	if err != nil {
+		return nil, fmt.Errorf("recent runs: %w", err)
+	}
+	defer rows.Close()
+	var out []Run
+	for rows.Next() {
+		var r Run
+		if err := rows.Scan(&r.ID, &r.Kind, &r.StartedAt, &r.FinishedAt, &r.Status, &r.Requests, &r.Upserted, &r.Deleted, &r.Error); err != nil {
+			return nil, fmt.Errorf("recent runs: %w", err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("recent runs: %w", err)
+	}
+	return out, nil
+}
+
+// Stats summarises the mirror for `bankmirror status`.
+type Stats struct {
+	Accounts, Transactions, Held, Categories, Tags, Attachments, History int64
+	OldestHeld                                                          *string // created_at of the oldest HELD transaction
+	OldestHeldID                                                        *string
+}
+
+// Stats counts the mirror's rows.
+func (s *Store) Stats(ctx context.Context) (Stats, error) {
+	var st Stats
+	err := s.ro.QueryRowContext(ctx, `SELECT
+		(SELECT count(*) FROM accounts),
+		(SELECT count(*) FROM transactions),
+		(SELECT count(*) FROM transactions WHERE status = 'HELD'),
+		(SELECT count(*) FROM categories),
+		(SELECT count(*) FROM tags),
+		(SELECT count(*) FROM attachments),
+		(SELECT count(*) FROM transaction_history)`).Scan(
+		&st.Accounts, &st.Transactions, &st.Held, &st.Categories, &st.Tags, &st.Attachments, &st.History)
+	if err != nil {
+		return st, fmt.Errorf("stats: %w", err)
+	}
+	err = s.ro.QueryRowContext(ctx, `SELECT id, created_at FROM transactions WHERE status = 'HELD'
+		ORDER BY unixepoch(created_at, 'subsec') LIMIT 1`).Scan(&st.OldestHeldID, &st.OldestHeld)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return st, fmt.Errorf("stats: %w", err)
+	}
+	return st, nil
+}

@@ -1,0 +1,213 @@
+// Package store owns the SQLite mirror: opening it with the right pragmas,
+// migrating its schema, and every SQL statement the daemon runs.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"time"
+
+	_ "github.com/mattn/go-sqlite3" // the SQLite driver
+
+	"github.com/bankmirror/bankmirror"
+)
+
+// ErrNotFound is returned when a requested row does not exist.
+var ErrNotFound = errors.New("not found")
+
+// ErrSchemaTooNew is returned by Open when the database was written by a
+// newer bankmirror than this one.
+var ErrSchemaTooNew = errors.New("database schema is newer than this binary")
+
+// migrations[i] brings the schema from version i to i+1. schema.sql is
+// version 1; later changes are appended here, never edited in place.
+var migrations = []string{
+	bankmirror.Schema,
+}
+
+// TimeLayout is how the store writes its own timestamps (observed_at,
+// first_seen_at, ...): UTC with fixed-width microseconds, so that text order
+// is time order.
+const TimeLayout = "2006-01-02T15:04:05.000000Z"
+
+// Store is the SQLite mirror. It holds one writer connection, so that write
+// transactions never contend inside the process, and a pool of read-only
+// connections for queries.
+type Store struct {
+	db   *sql.DB // writer: exactly one connection
+	ro   *sql.DB // readers
+	path string
+	now  func() time.Time
+}
+
+// Option configures a Store.
+type Option func(*Store)
+
+// WithClock replaces time.Now, for tests that need fixed timestamps.
+func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
+
+// Open opens (creating with mode 0600 if needed) and migrates the mirror at path.
+func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
+	s := &Store{path: path, now: time.Now}
+	for _, o := range opts {
+		o(s)
+	}
+	// Create the file ourselves so it never exists with a wider mode;
+	// SQLite gives the -wal and -shm files the mode of the database file.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("create database file: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return nil, fmt.Errorf("create database file: %w", err)
+	}
+
+	s.db, err = sql.Open("sqlite3", dsn(path, false))
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	s.db.SetMaxOpenConns(1)
+	s.db.SetConnMaxIdleTime(0)
+	s.db.SetConnMaxLifetime(0)
+
+	var mode string
+	if err := s.db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+		_ = s.db.Close()
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
+	if mode != "wal" {
+		_ = s.db.Close()
+		return nil, fmt.Errorf("open database: journal_mode is %q, want wal", mode)
+	}
+	if err := s.migrate(ctx); err != nil {
+		_ = s.db.Close()
+		return nil, err
+	}
+
+	s.ro, err = sql.Open("sqlite3", dsn(path, true))
+	if err != nil {
+		_ = s.db.Close()
+		return nil, fmt.Errorf("open database readers: %w", err)
+	}
+	s.ro.SetMaxOpenConns(4)
+	return s, nil
+}
+
+// dsn puts every pragma in the connection string so that each pooled
+// connection gets them. synchronous=FULL: a commit is durable when it returns
+// (mattn's WAL default, NORMAL, can lose the last commits on power loss).
+func dsn(path string, readOnly bool) string {
+	q := url.Values{}
+	q.Set("_journal_mode", "WAL")
+	q.Set("_busy_timeout", "5000")
+	q.Set("_foreign_keys", "on")
+	q.Set("_synchronous", "FULL")
+	q.Set("_txlock", "immediate")
+	if readOnly {
+		q.Set("mode", "ro")
+		q.Set("_txlock", "deferred")
+	}
+	return "file:" + path + "?" + q.Encode()
+}
+
+// Path is the database file's path.
+func (s *Store) Path() string { return s.path }
+
+// Close closes both pools. Call it last, after every writer has stopped.
+func (s *Store) Close() error {
+	var errs []error
+	if s.ro != nil {
+		errs = append(errs, s.ro.Close())
+	}
+	if s.db != nil {
+		errs = append(errs, s.db.Close())
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("close database: %w", err)
+	}
+	return nil
+}
+
+// Ping checks that the database answers (for readiness checks).
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.ro.PingContext(ctx); err != nil {
+		return fmt.Errorf("ping database: %w", err)
+	}
+	return nil
+}
+
+// Reader is the read-only pool, for ad-hoc queries (status, demo, tests).
+func (s *Store) Reader() *sql.DB { return s.ro }
+
+func (s *Store) stamp() string { return s.now().UTC().Format(TimeLayout) }
+
+// SchemaVersion is the version this binary migrates to.
+func SchemaVersion() int { return len(migrations) }
+
+// migrate applies each pending step in its own immediate transaction,
+// re-reading user_version under the lock so that two processes starting at
+// once do not both apply a step.
+func (s *Store) migrate(ctx context.Context) error {
+	for {
+		done, err := s.migrateStep(ctx)
+		if err != nil {
+			return err
+		}
+		if done {
+			return nil
+		}
+	}
+}
+
+func (s *Store) migrateStep(ctx context.Context) (done bool, err error) {
+	err = s.InTx(ctx, func(tx *sql.Tx) error {
+		var v int
+		if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+			return fmt.Errorf("read schema version: %w", err)
+		}
+		switch {
+		case v > len(migrations):
+			return fmt.Errorf("%w: database is version %d, this binary knows %d", ErrSchemaTooNew, v, len(migrations))
+		case v == len(migrations):
+			done = true
+			return nil
+		}
+		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+			return fmt.Errorf("migrate to version %d: %w", v+1, err)
+		}
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", v+1)); err != nil {
+			return fmt.Errorf("set schema version %d: %w", v+1, err)
+		}
+		return nil
+	})
+	return done, err
+}
+
+// InTx runs fn in one write transaction, committing if it returns nil and
+// rolling back on error or panic.
+func (s *Store) InTx(ctx context.Context, fn func(tx *sql.Tx) error) (err error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			_ = tx.Rollback()
+			panic(p)
+		}
+		if err != nil {
+			_ = tx.Rollback()
+		}
+	}()
+	if err = fn(tx); err != nil {
+		return err
+	}
+	if err = tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,373 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/bankmirror/bankmirror/internal/bank"
+)
+
+// clock is a settable test clock.
+type clock struct{ t time.Time }
+
+func (c *clock) now() time.Time { return c.t }
+func (c *clock) advance()       { c.t = c.t.Add(time.Second) }
+
+func mustOpen(tb testing.TB) (*Store, *clock) {
+	tb.Helper()
+	c := &clock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	s, err := Open(context.Background(), filepath.Join(tb.TempDir(), "m.db"), WithClock(c.now))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			tb.Error(err)
+		}
+	})
+	return s, c
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func tx(id, status string, units int64, tags ...string) bank.Transaction {
+	t := bank.Transaction{
+		ID: id, Status: status, Description: "Coffee " + id, IsCategorizable: true,
+		Amount:    bank.Money{CurrencyCode: "AUD", Value: "-4.50", ValueInBaseUnits: units},
+		CreatedAt: "2026-01-01T10:00:00+11:00", DeepLinkURL: "up://transaction/" + id,
+		AccountID: "acc1", CategoryID: ptr("restaurants-and-cafes"), ParentCategoryID: ptr("good-life"),
+		TagIDs: tags, Raw: []byte(`{"id":"` + id + `","status":"` + status + `"}`),
+	}
+	if status == "HELD" {
+		t.HoldInfo = &bank.HoldInfo{Amount: t.Amount}
+	} else {
+		t.SettledAt = ptr("2026-01-02T10:00:00+11:00")
+	}
+	return t
+}
+
+func history(t *testing.T, s *Store, id string) []string {
+	t.Helper()
+	rows, err := s.Reader().Query("SELECT change || ':' || coalesce(raw, 'NULL') FROM transaction_history WHERE transaction_id = ? ORDER BY seq", id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+func queryInt(t *testing.T, s *Store, q string, args ...any) int64 {
+	t.Helper()
+	var n int64
+	if err := s.Reader().QueryRow(q, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return n
+}
+
+func TestOpenCreatesPrivateWALFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.db")
+	s, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode = %v, want 0600", fi.Mode().Perm())
+	}
+	var mode string
+	var sync int
+	if err := s.db.QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil || mode != "wal" {
+		t.Errorf("journal_mode = %q, %v", mode, err)
+	}
+	if err := s.db.QueryRow("PRAGMA synchronous").Scan(&sync); err != nil || sync != 2 {
+		t.Errorf("synchronous = %d, %v; want 2 (FULL)", sync, err)
+	}
+	if v := queryInt(t, s, "PRAGMA user_version"); v != int64(SchemaVersion()) {
+		t.Errorf("user_version = %d", v)
+	}
+}
+
+func TestOpenTwiceAndRefuseNewerSchema(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.db")
+	s, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.db.Exec("PRAGMA user_version = 99"); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	_, err = Open(context.Background(), path)
+	if !errors.Is(err, ErrSchemaTooNew) {
+		t.Fatalf("err = %v, want ErrSchemaTooNew", err)
+	}
+}
+
+func TestUpsertRecordsOnlyRealChanges(t *testing.T) {
+	s, c := mustOpen(t)
+	ctx := context.Background()
+
+	held := tx("t1", "HELD", -450, "café", "Holiday 2024")
+	res, err := s.UpsertTransactions(ctx, []bank.Transaction{held})
+	if err != nil || res.Created != 1 {
+		t.Fatalf("create: %+v %v", res, err)
+	}
+	var updated string
+	s.Reader().QueryRow("SELECT updated_at FROM transactions WHERE id = 't1'").Scan(&updated)
+
+	c.advance()
+	res, err = s.UpsertTransactions(ctx, []bank.Transaction{held})
+	if err != nil || res.Unchanged != 1 || res.Changed() != 0 {
+		t.Fatalf("resync: %+v %v", res, err)
+	}
+	var updated2 string
+	s.Reader().QueryRow("SELECT updated_at FROM transactions WHERE id = 't1'").Scan(&updated2)
+	if updated != updated2 {
+		t.Errorf("updated_at moved on an unchanged resync: %s -> %s", updated, updated2)
+	}
+
+	c.advance()
+	settled := tx("t1", "SETTLED", -500, "café")
+	res, err = s.UpsertTransactions(ctx, []bank.Transaction{settled})
+	if err != nil || res.Settled != 1 {
+		t.Fatalf("settle: %+v %v", res, err)
+	}
+	c.advance()
+	retagged := tx("t1", "SETTLED", -500, "café", "work")
+	if res, err = s.UpsertTransactions(ctx, []bank.Transaction{retagged}); err != nil || res.Updated != 1 {
+		t.Fatalf("retag: %+v %v", res, err)
+	}
+	got := history(t, s, "t1")
+	want := []string{"created:NULL", "settled:" + string(held.Raw), "updated:" + string(settled.Raw)}
+	if len(got) != len(want) {
+		t.Fatalf("history = %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("history[%d] = %s, want %s", i, got[i], want[i])
+		}
+	}
+	if n := queryInt(t, s, "SELECT count(*) FROM transaction_tags WHERE transaction_id = 't1'"); n != 2 {
+		t.Errorf("tags = %d, want 2", n)
+	}
+	if n := queryInt(t, s, "SELECT amount_base_units FROM transactions WHERE id = 't1'"); n != -500 {
+		t.Errorf("amount = %d", n)
+	}
+	if n := queryInt(t, s, "SELECT count(*) FROM v_transactions WHERE id = 't1' AND tags = 'café,work' AND amount = -4.5"); n != 1 {
+		t.Errorf("v_transactions row missing or wrong")
+	}
+
+	ok, err := s.DeleteTransaction(ctx, "t1")
+	if err != nil || !ok {
+		t.Fatalf("delete: %v %v", ok, err)
+	}
+	if ok, err := s.DeleteTransaction(ctx, "t1"); err != nil || ok {
+		t.Fatalf("second delete: %v %v", ok, err)
+	}
+	if n := queryInt(t, s, "SELECT count(*) FROM transaction_tags"); n != 0 {
+		t.Errorf("tags left after delete: %d", n)
+	}
+	if h := history(t, s, "t1"); len(h) != 4 || h[3] != "deleted:"+string(retagged.Raw) {
+		t.Errorf("history after delete = %v", h)
+	}
+}
+
+func TestNullMoneyColumns(t *testing.T) {
+	s, _ := mustOpen(t)
+	t1 := tx("t1", "SETTLED", -100)
+	t1.ForeignAmount = &bank.Money{CurrencyCode: "USD", Value: "-0.70", ValueInBaseUnits: -70}
+	t1.RoundUp = &bank.RoundUp{Amount: bank.Money{CurrencyCode: "AUD", Value: "-0.50", ValueInBaseUnits: -50}}
+	if _, err := s.UpsertTransactions(context.Background(), []bank.Transaction{t1}); err != nil {
+		t.Fatal(err)
+	}
+	var fx sql.NullInt64
+	var boost, hold sql.NullString
+	err := s.Reader().QueryRow("SELECT foreign_amount_base_units, round_up_boost_value, hold_amount_value FROM transactions").Scan(&fx, &boost, &hold)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !fx.Valid || fx.Int64 != -70 || boost.Valid || hold.Valid {
+		t.Errorf("fx=%v boost=%v hold=%v", fx, boost, hold)
+	}
+}
+
+func TestListingResumesAndDeletesOnlyWhenComplete(t *testing.T) {
+	s, c := mustOpen(t)
+	ctx := context.Background()
+	// Mirror holds t1..t3; the bank now has t1, t3 and a new t4.
+	if _, err := s.UpsertTransactions(ctx, []bank.Transaction{tx("t1", "SETTLED", -1), tx("t2", "HELD", -2), tx("t3", "SETTLED", -3)}); err != nil {
+		t.Fatal(err)
+	}
+	c.advance()
+	l, err := s.BeginListing(ctx, "transactions", "http://x/p1", c.t.Add(-time.Hour))
+	if err != nil || l.Resumed || l.NextURL != "http://x/p1" {
+		t.Fatalf("begin: %+v %v", l, err)
+	}
+	if _, err := s.SaveListingPage(ctx, &l, []bank.Transaction{tx("t4", "SETTLED", -4), tx("t3", "SETTLED", -3)}, "http://x/p2"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.FinishListing(ctx, &l); err == nil {
+		t.Fatal("finish with pages left succeeded")
+	}
+	// A transaction first seen during the listing (say from a webhook) is
+	// not deleted even though the listing never saw it.
+	c.advance()
+	if _, err := s.UpsertTransactions(ctx, []bank.Transaction{tx("t5", "HELD", -5)}); err != nil {
+		t.Fatal(err)
+	}
+
+	// The process dies; a new one resumes at page 2.
+	l2, err := s.BeginListing(ctx, "transactions", "http://x/p1", c.t.Add(-time.Hour))
+	if err != nil || !l2.Resumed || l2.NextURL != "http://x/p2" || l2.Pages != 1 {
+		t.Fatalf("resume: %+v %v", l2, err)
+	}
+	if _, err := s.SaveListingPage(ctx, &l2, []bank.Transaction{tx("t1", "SETTLED", -1)}, ""); err != nil {
+		t.Fatal(err)
+	}
+	deleted, err := s.FinishListing(ctx, &l2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(deleted) != 1 || deleted[0] != "t2" {
+		t.Fatalf("deleted = %v, want [t2]", deleted)
+	}
+	if n := queryInt(t, s, "SELECT count(*) FROM transactions"); n != 4 {
+		t.Errorf("live = %d, want 4 (t1 t3 t4 t5)", n)
+	}
+	if n := queryInt(t, s, "SELECT count(*) FROM sync_seen"); n != 0 {
+		t.Errorf("sync_seen not cleared: %d", n)
+	}
+	// A finished listing is not resumed.
+	l3, err := s.BeginListing(ctx, "transactions", "http://x/p1", c.t.Add(-time.Hour))
+	if err != nil || l3.Resumed {
+		t.Fatalf("begin after finish: %+v %v", l3, err)
+	}
+}
+
+func TestStaleListingStartsOver(t *testing.T) {
+	s, c := mustOpen(t)
+	ctx := context.Background()
+	l, _ := s.BeginListing(ctx, "transactions", "http://x/p1", c.t)
+	if _, err := s.SaveListingPage(ctx, &l, []bank.Transaction{tx("t1", "SETTLED", -1)}, "http://x/p2"); err != nil {
+		t.Fatal(err)
+	}
+	c.t = c.t.Add(48 * time.Hour)
+	l2, err := s.BeginListing(ctx, "transactions", "http://x/p1", c.t.Add(-24*time.Hour))
+	if err != nil || l2.Resumed || l2.NextURL != "http://x/p1" {
+		t.Fatalf("stale listing resumed: %+v %v", l2, err)
+	}
+	if n := queryInt(t, s, "SELECT count(*) FROM sync_seen"); n != 0 {
+		t.Errorf("sync_seen kept from stale listing: %d", n)
+	}
+}
+
+func TestAccountsRecordBalanceChanges(t *testing.T) {
+	s, c := mustOpen(t)
+	ctx := context.Background()
+	a := bank.Account{ID: "a1", DisplayName: "Spending", AccountType: "TRANSACTIONAL", OwnershipType: "INDIVIDUAL",
+		Balance: bank.Money{CurrencyCode: "AUD", Value: "10.00", ValueInBaseUnits: 1000}, CreatedAt: "2020-01-01T00:00:00+11:00", Raw: []byte(`{}`)}
+	for i, wantChanged := range []int{1, 0} {
+		c.advance()
+		n, err := s.UpsertAccounts(ctx, []bank.Account{a})
+		if err != nil || n != wantChanged {
+			t.Fatalf("upsert %d: %d %v", i, n, err)
+		}
+	}
+	c.advance()
+	a.Balance = bank.Money{CurrencyCode: "AUD", Value: "5.00", ValueInBaseUnits: 500}
+	if n, err := s.UpsertAccounts(ctx, []bank.Account{a}); err != nil || n != 1 {
+		t.Fatalf("changed balance: %d %v", n, err)
+	}
+	if n := queryInt(t, s, "SELECT count(*) FROM account_balances WHERE account_id = 'a1'"); n != 2 {
+		t.Errorf("balance rows = %d, want 2", n)
+	}
+	if n := queryInt(t, s, "SELECT balance_base_units FROM accounts WHERE id = 'a1'"); n != 500 {
+		t.Errorf("balance = %d", n)
+	}
+}
+
+func TestReplaceListings(t *testing.T) {
+	s, _ := mustOpen(t)
+	ctx := context.Background()
+	cats := []bank.Category{{ID: "good-life", Name: "Good Life", Raw: []byte(`{}`)},
+		{ID: "takeaway", Name: "Takeaway", ParentID: ptr("good-life"), Raw: []byte(`{}`)}}
+	if err := s.ReplaceCategories(ctx, cats); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ReplaceCategories(ctx, cats[:1]); err != nil {
+		t.Fatal(err)
+	}
+	if n := queryInt(t, s, "SELECT count(*) FROM categories"); n != 1 {
+		t.Errorf("categories = %d, want 1", n)
+	}
+	if _, err := s.UpsertTransactions(ctx, []bank.Transaction{tx("t1", "SETTLED", -1, "kept")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ReplaceTags(ctx, []bank.Tag{{ID: "listed"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ReplaceTags(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := queryInt(t, s, "SELECT count(*) FROM tags WHERE id = 'kept'"); n != 1 {
+		t.Errorf("tag in use was removed")
+	}
+	if n := queryInt(t, s, "SELECT count(*) FROM tags"); n != 1 {
+		t.Errorf("tags = %d, want 1", n)
+	}
+	att := bank.Attachment{ID: "at1", TransactionID: "t1", FileURLExpiresAt: "2026-01-01T00:00:00Z", Raw: []byte(`{}`)}
+	if err := s.ReplaceAttachments(ctx, []bank.Attachment{att}); err != nil {
+		t.Fatal(err)
+	}
+	if n := queryInt(t, s, "SELECT count(*) FROM attachments"); n != 1 {
+		t.Errorf("attachments = %d", n)
+	}
+}
+
+func TestRunsAndStats(t *testing.T) {
+	s, _ := mustOpen(t)
+	ctx := context.Background()
+	id1, err := s.StartRun(ctx, "full")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id2, _ := s.StartRun(ctx, "incremental")
+	if err := s.FinishRun(ctx, id2, 3, 1, 0, errors.New("boom")); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := s.RecentRuns(ctx, 10)
+	if err != nil || len(runs) != 2 {
+		t.Fatalf("runs: %v %v", runs, err)
+	}
+	if runs[0].ID != id2 || runs[0].Status != RunFailed || *runs[0].Error != "boom" || runs[0].Requests != 3 {
+		t.Errorf("run 2 = %+v", runs[0])
+	}
+	if runs[1].ID != id1 || runs[1].Status != RunInterrupted {
+		t.Errorf("stale run 1 = %+v", runs[1])
+	}
+	if _, err := s.UpsertTransactions(ctx, []bank.Transaction{tx("t1", "HELD", -1), tx("t2", "SETTLED", -2)}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := s.Stats(ctx)
+	if err != nil || st.Transactions != 2 || st.Held != 1 || st.OldestHeldID == nil || *st.OldestHeldID != "t1" {
+		t.Errorf("stats = %+v %v", st, err)
+	}
+}
