@@ -83,8 +83,8 @@ func (s *Store) RecentRuns(ctx context.Context, n int) ([]Run, error) {
 // Stats summarises the mirror for `bankmirror status`.
 type Stats struct {
 	Accounts, Transactions, Held, Categories, Tags, Attachments, History int64
-	OldestHeld                                                          *string // created_at of the oldest HELD transaction
-	OldestHeldID                                                        *string
+	OldestHeld                                                           *string // created_at of the oldest HELD transaction
+	OldestHeldID                                                         *string
 }
 
 // Stats counts the mirror's rows.

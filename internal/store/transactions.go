@@ -156,9 +156,9 @@ func contentHash(vals []any, tags []string) []byte {
 // txWriter holds the statements of one write transaction that upserts
 // transactions, prepared once and reused for every row of a page.
 type txWriter struct {
-	s                                           *Store
-	tx                                          *sql.Tx
-	now                                         string
+	s                                            *Store
+	tx                                           *sql.Tx
+	now                                          string
 	sel, ins, upd, hist, delTags, insTag, addTag *sql.Stmt
 }
 

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/caarlos0/env/v11"
+	"github.com/rs/zerolog"
+
+	"github.com/bankmirror/bankmirror/internal/bank"
+)
+
+// envPrefix prefixes every configuration variable.
+const envPrefix = "BANKMIRROR_"
+
+// Config is bankmirror's whole configuration, read from BANKMIRROR_*
+// variables. Secrets can come from files (systemd credentials) through the
+// _FILE variants.
+type Config struct {
+	APIURL          string        `env:"API_URL"`
+	Token           string        `env:"TOKEN" secret:"true"`
+	TokenFile       string        `env:"TOKEN_FILE,file" secret:"true"`
+	DB              string        `env:"DB"`
+	LogLevel        string        `env:"LOG_LEVEL" envDefault:"info"`
+	LogFormat       string        `env:"LOG_FORMAT"`
+	RequestsPerHour int           `env:"REQUESTS_PER_HOUR" envDefault:"900"`
+	SyncOverlap     time.Duration `env:"SYNC_OVERLAP" envDefault:"3h"`
+}
+
+// configError is a configuration problem, reported as one line naming the
+// variable.
+type configError struct {
+	Var string
+	Err error
+}
+
+func (e *configError) Error() string { return fmt.Sprintf("invalid %s: %v", e.Var, e.Err) }
+func (e *configError) Unwrap() error { return e.Err }
+
+// loadConfig reads the configuration from environ (os.Environ() in main, a
+// map in tests) and fills in derived defaults.
+func loadConfig(environ map[string]string) (Config, error) {
+	var c Config
+	opts := env.Options{Environment: environ, Prefix: envPrefix}
+	if err := env.ParseWithOptions(&c, opts); err != nil {
+		return c, friendlyEnvError(err)
+	}
+	if c.APIURL == "" {
+		c.APIURL = bank.DefaultBaseURL
+	}
+	if c.DB == "" {
+		c.DB = "bankmirror.db"
+		if dir := environ["STATE_DIRECTORY"]; dir != "" {
+			// systemd may pass several directories separated by colons.
+			c.DB = filepath.Join(strings.Split(dir, ":")[0], "bankmirror.db")
+		}
+	}
+	if c.TokenFile != "" {
+		c.Token = c.TokenFile
+	}
+	c.Token = strings.TrimSpace(c.Token)
+	c.TokenFile = ""
+	return c, c.validate()
+}
+
+func (c *Config) validate() error {
+	u, err := url.Parse(c.APIURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return &configError{envPrefix + "API_URL", fmt.Errorf("%q is not an http(s) URL", c.APIURL)}
+	}
+	if _, err := zerolog.ParseLevel(c.LogLevel); err != nil || c.LogLevel == "" {
+		return &configError{envPrefix + "LOG_LEVEL", fmt.Errorf("%q is not one of trace, debug, info, warn, error", c.LogLevel)}
+	}
+	switch c.LogFormat {
+	case "", "json", "console":
+	default:
+		return &configError{envPrefix + "LOG_FORMAT", fmt.Errorf("%q is not json or console", c.LogFormat)}
+	}
+	if c.RequestsPerHour < 0 {
+		return &configError{envPrefix + "REQUESTS_PER_HOUR", errors.New("must be 0 (unlimited) or more")}
+	}
+	if c.SyncOverlap < 0 {
+		return &configError{envPrefix + "SYNC_OVERLAP", errors.New("must not be negative")}
+	}
+	return nil
+}
+
+// requireToken is checked by the commands that talk to the bank.
+func (c *Config) requireToken() error {
+	if c.Token == "" {
+		return &configError{envPrefix + "TOKEN", errors.New("not set: set BANKMIRROR_TOKEN or BANKMIRROR_TOKEN_FILE to your personal access token")}
+	}
+	return nil
+}
+
+// friendlyEnvError turns the env library's errors into one line naming the
+// variable. Values are never echoed, since some are secrets.
+func friendlyEnvError(err error) error {
+	var agg env.AggregateError
+	if !errors.As(err, &agg) || len(agg.Errors) == 0 {
+		return fmt.Errorf("configuration: %w", err)
+	}
+	first := agg.Errors[0]
+	var pe env.ParseError
+	var fe env.LoadFileContentError
+	switch {
+	case errors.As(first, &pe):
+		return &configError{varOfField(pe.Name), fmt.Errorf("not a valid %s", pe.Type)}
+	case errors.As(first, &fe):
+		return &configError{fe.Key, fmt.Errorf("cannot read file %q: %w", fe.Filename, errors.Unwrap(fe.Err))}
+	}
+	return fmt.Errorf("configuration: %w", first)
+}
+
+// varOfField maps a Config field name to its environment variable.
+func varOfField(name string) string {
+	f, ok := reflect.TypeFor[Config]().FieldByName(name)
+	if !ok {
+		return name
+	}
+	key, _, _ := strings.Cut(f.Tag.Get("env"), ",")
+	return envPrefix + key
+}

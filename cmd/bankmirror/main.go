@@ -1,0 +1,160 @@
+// Command bankmirror keeps an exact, queryable copy of one bank customer's
+// data in a local SQLite file.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/rs/zerolog"
+	"golang.org/x/term"
+
+	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/store"
+)
+
+const usage = `bankmirror keeps an exact SQLite mirror of your bank data.
+
+Usage: bankmirror <command> [flags]
+
+Commands:
+  demo        mirror the built-in simulated bank into ./bankmirror-demo.db and show a summary
+  sync        one sync now: incremental, or --full for a complete reconciliation
+  status      last sync runs, row counts, oldest HELD transaction
+  ping        check that the bank accepts the token
+  simulator   run the simulated bank on a local address
+  bench       measure a full sync of 100,000 simulated transactions against a baseline
+  version     print the version
+
+Configuration is read from BANKMIRROR_* environment variables; see README.md.
+`
+
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		// After the first signal, restore the default so a second one kills.
+		<-ctx.Done()
+		stop()
+	}()
+	code := run(ctx, os.Args[1:], environ(), os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+func environ() map[string]string {
+	m := map[string]string{}
+	for _, kv := range os.Environ() {
+		k, v, _ := strings.Cut(kv, "=")
+		m[k] = v
+	}
+	return m
+}
+
+// app is what every command gets: configuration, a logger and the output.
+type app struct {
+	cfg            Config
+	log            zerolog.Logger
+	stdout, stderr io.Writer
+	environ        map[string]string
+}
+
+type command func(ctx context.Context, a *app, args []string) error
+
+var commands = map[string]command{
+	"demo":      cmdDemo,
+	"sync":      cmdSync,
+	"status":    cmdStatus,
+	"ping":      cmdPing,
+	"simulator": cmdSimulator,
+	"bench":     cmdBench,
+	"version": func(_ context.Context, a *app, _ []string) error {
+		fmt.Fprintln(a.stdout, "bankmirror", version)
+		return nil
+	},
+}
+
+// run is main without the process: it returns the exit code.
+func run(ctx context.Context, args []string, environ map[string]string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	cmd, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "bankmirror: unknown command %q\n\n%s", args[0], usage)
+		return 2
+	}
+	cfg, err := loadConfig(environ)
+	if err != nil {
+		fmt.Fprintln(stderr, "bankmirror:", err)
+		return 2
+	}
+	a := &app{cfg: cfg, log: newLogger(cfg, stderr), stdout: stdout, stderr: stderr, environ: environ}
+	if err := cmd(ctx, a, args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		fmt.Fprintln(stderr, "bankmirror:", err)
+		var ce *configError
+		if errors.As(err, &ce) || errors.Is(err, errUsage) {
+			return 2
+		}
+		return 1
+	}
+	return 0
+}
+
+var errUsage = errors.New("usage")
+
+func newLogger(cfg Config, w io.Writer) zerolog.Logger {
+	level, _ := zerolog.ParseLevel(cfg.LogLevel)
+	format := cfg.LogFormat
+	if format == "" {
+		format = "json"
+		if isTerminal(w) {
+			format = "console"
+		}
+	}
+	if format == "console" {
+		w = zerolog.ConsoleWriter{Out: w, TimeFormat: "15:04:05"}
+	}
+	return zerolog.New(w).Level(level).With().Timestamp().Logger()
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// flags returns a FlagSet for a subcommand that reports errors to stderr.
+func (a *app) flags(name, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(a.stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(a.stderr, "Usage: bankmirror %s %s\n", name, synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+func (a *app) openStore(ctx context.Context, path string) (*store.Store, error) {
+	s, err := store.Open(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("open mirror %s: %w", path, err)
+	}
+	return s, nil
+}
+
+func (a *app) client(baseURL, token string, budget int) *bank.Client {
+	return bank.New(baseURL, token, bank.WithHourlyBudget(budget),
+		bank.WithLogger(a.log.With().Str("component", "bank").Logger()))
+}

@@ -1,0 +1,383 @@
+// Package sync keeps the mirror equal to the bank: full listings with
+// checkpoints and reconciliation, cheap incremental passes, and (elsewhere in
+// this package) the webhook event worker and the schedule.
+package sync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/store"
+)
+
+// Bank is what the syncer needs of the bank client (*bank.Client).
+type Bank interface {
+	Requests() int64
+	Accounts(ctx context.Context) ([]bank.Account, error)
+	Categories(ctx context.Context) ([]bank.Category, error)
+	Tags(ctx context.Context) ([]bank.Tag, error)
+	Attachments(ctx context.Context) ([]bank.Attachment, error)
+	Transaction(ctx context.Context, id string) (bank.Transaction, error)
+	TransactionsURL(f bank.TransactionFilter) string
+	TransactionsPage(ctx context.Context, pageURL string) (bank.Page[bank.Transaction], error)
+}
+
+// mirror is what the syncer needs of the store.
+type mirror interface {
+	StartRun(ctx context.Context, kind string) (int64, error)
+	FinishRun(ctx context.Context, id int64, requests, upserted, deleted int64, runErr error) error
+	UpsertAccounts(ctx context.Context, accounts []bank.Account) (int, error)
+	ReplaceCategories(ctx context.Context, cats []bank.Category) error
+	ReplaceTags(ctx context.Context, tags []bank.Tag) error
+	ReplaceAttachments(ctx context.Context, atts []bank.Attachment) error
+	UpsertTransactions(ctx context.Context, txs []bank.Transaction) (store.UpsertResult, error)
+	DeleteTransaction(ctx context.Context, id string) (bool, error)
+	HeldTransactionIDs(ctx context.Context) ([]string, error)
+	NewestCreatedAt(ctx context.Context) (string, error)
+	BeginListing(ctx context.Context, name, firstURL string, notBefore time.Time) (store.Listing, error)
+	SaveListingPage(ctx context.Context, l *store.Listing, txs []bank.Transaction, next string) (store.UpsertResult, error)
+	FinishListing(ctx context.Context, l *store.Listing) ([]string, error)
+	ListingFailed(ctx context.Context, name string) error
+}
+
+var _ mirror = (*store.Store)(nil)
+
+// Run kinds, as written to sync_runs.kind.
+const (
+	KindFull        = "full"
+	KindIncremental = "incremental"
+)
+
+// Progress is reported after every page of a listing.
+type Progress struct {
+	Kind         string
+	Pages        int
+	Transactions int // listed so far in this run
+	Elapsed      time.Duration
+}
+
+// Rate is the listing speed in transactions per second.
+func (p Progress) Rate() float64 {
+	if p.Elapsed <= 0 {
+		return 0
+	}
+	return float64(p.Transactions) / p.Elapsed.Seconds()
+}
+
+// Options tune a Syncer. Zero values take the defaults.
+type Options struct {
+	// Overlap is how far before the newest known createdAt an incremental
+	// pass starts listing, to catch transactions the bank dates late.
+	Overlap time.Duration
+	// ResumeWindow is how old an interrupted full listing may be and still
+	// be resumed rather than started over.
+	ResumeWindow time.Duration
+	// OnProgress, if set, is called after every page (for a terminal display).
+	OnProgress func(Progress)
+	// LogEvery is the interval of progress log lines (default 10s).
+	LogEvery time.Duration
+}
+
+// Result summarises one run.
+type Result struct {
+	RunID     int64
+	Kind      string
+	Requests  int64
+	Upserted  int64
+	Deleted   int64
+	Listed    int
+	Pages     int
+	Resumed   bool
+	Duration  time.Duration
+	Recovered int
+}
+
+// Syncer runs full and incremental syncs. Runs must not overlap; the
+// scheduler guarantees that in the daemon.
+type Syncer struct {
+	bank  Bank
+	store mirror
+	log   zerolog.Logger
+	opts  Options
+	now   func() time.Time
+}
+
+// New returns a Syncer.
+func New(b Bank, s mirror, log zerolog.Logger, opts Options) *Syncer {
+	if opts.Overlap == 0 {
+		opts.Overlap = 3 * time.Hour
+	}
+	if opts.ResumeWindow == 0 {
+		opts.ResumeWindow = 24 * time.Hour
+	}
+	if opts.LogEvery == 0 {
+		opts.LogEvery = 10 * time.Second
+	}
+	return &Syncer{bank: b, store: s, log: log.With().Str("component", "sync").Logger(), opts: opts, now: time.Now}
+}
+
+// run wraps a sync body with its sync_runs row and request accounting.
+func (s *Syncer) run(ctx context.Context, kind string, body func(ctx context.Context, r *Result) error) (Result, error) {
+	r := Result{Kind: kind}
+	start := s.now()
+	req0 := s.bank.Requests()
+	id, err := s.store.StartRun(ctx, kind)
+	if err != nil {
+		return r, err
+	}
+	r.RunID = id
+	log := s.log.With().Int64("run_id", id).Str("kind", kind).Logger()
+	log.Info().Msg("sync started")
+
+	runErr := body(ctx, &r)
+
+	r.Requests = s.bank.Requests() - req0
+	r.Duration = s.now().Sub(start)
+	// Record the outcome even when ctx was cancelled, so status shows it.
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := s.store.FinishRun(fctx, id, r.Requests, r.Upserted, r.Deleted, runErr); err != nil {
+		runErr = errors.Join(runErr, err)
+	}
+	ev := log.Info()
+	if runErr != nil {
+		ev = log.Error().Err(runErr)
+	}
+	ev.Int64("requests", r.Requests).Int64("upserted", r.Upserted).Int64("deleted", r.Deleted).
+		Int("listed", r.Listed).Dur("duration", r.Duration).Msg("sync finished")
+	if runErr != nil {
+		return r, fmt.Errorf("%s sync: %w", kind, runErr)
+	}
+	return r, nil
+}
+
+// Full mirrors everything: accounts, categories, every transaction (resuming
+// an interrupted listing), tags and attachments, then deletes what the
+// complete listing no longer contains.
+func (s *Syncer) Full(ctx context.Context) (Result, error) {
+	return s.run(ctx, KindFull, func(ctx context.Context, r *Result) error {
+		if err := s.syncAccounts(ctx); err != nil {
+			return err
+		}
+		cats, err := s.bank.Categories(ctx)
+		if err != nil {
+			return fmt.Errorf("list categories: %w", err)
+		}
+		if err := s.store.ReplaceCategories(ctx, cats); err != nil {
+			return err
+		}
+		if err := s.listAll(ctx, r); err != nil {
+			return err
+		}
+		tags, err := s.bank.Tags(ctx)
+		if err != nil {
+			return fmt.Errorf("list tags: %w", err)
+		}
+		if err := s.store.ReplaceTags(ctx, tags); err != nil {
+			return err
+		}
+		atts, err := s.bank.Attachments(ctx)
+		if err != nil {
+			return fmt.Errorf("list attachments: %w", err)
+		}
+		return s.store.ReplaceAttachments(ctx, atts)
+	})
+}
+
+func (s *Syncer) syncAccounts(ctx context.Context) error {
+	accounts, err := s.bank.Accounts(ctx)
+	if err != nil {
+		return fmt.Errorf("list accounts: %w", err)
+	}
+	if _, err := s.store.UpsertAccounts(ctx, accounts); err != nil {
+		return err
+	}
+	return nil
+}
+
+// fetched is one page handed from the fetcher to the writer.
+type fetched struct {
+	page bank.Page[bank.Transaction]
+	err  error
+}
+
+// prefetch lists pages from first on, following links.next, while the
+// caller writes earlier pages: decoding and SQLite writing overlap. The
+// channel closes after the last page or the first error.
+func (s *Syncer) prefetch(ctx context.Context, first string) <-chan fetched {
+	ch := make(chan fetched, 2)
+	go func() {
+		defer close(ch)
+		for next := first; next != ""; {
+			p, err := s.bank.TransactionsPage(ctx, next)
+			select {
+			case ch <- fetched{page: p, err: err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+			next = p.Next
+		}
+	}()
+	return ch
+}
+
+// listAll runs (or resumes) the complete transaction listing.
+func (s *Syncer) listAll(ctx context.Context, r *Result) error {
+	l, err := s.store.BeginListing(ctx, "transactions", s.bank.TransactionsURL(bank.TransactionFilter{}), s.now().Add(-s.opts.ResumeWindow))
+	if err != nil {
+		return err
+	}
+	r.Resumed = l.Resumed
+	if l.Resumed {
+		s.log.Info().Int("pages_done", l.Pages).Msg("resuming interrupted full listing")
+	}
+	err = s.consume(ctx, KindFull, l.NextURL, r, func(p bank.Page[bank.Transaction]) (store.UpsertResult, error) {
+		return s.store.SaveListingPage(ctx, &l, p.Data, p.Next)
+	})
+	if err != nil {
+		if ferr := s.store.ListingFailed(context.WithoutCancel(ctx), l.Name); ferr != nil {
+			s.log.Warn().Err(ferr).Msg("count listing failure")
+		}
+		return err
+	}
+	deleted, err := s.store.FinishListing(ctx, &l)
+	if err != nil {
+		return err
+	}
+	r.Deleted += int64(len(deleted))
+	for _, id := range deleted {
+		s.log.Info().Str("transaction_id", id).Msg("transaction gone from the bank; deleted")
+	}
+	return nil
+}
+
+// consume fetches pages from first on and hands each to write, reporting
+// progress.
+func (s *Syncer) consume(ctx context.Context, kind, first string, r *Result, write func(bank.Page[bank.Transaction]) (store.UpsertResult, error)) error {
+	if first == "" {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	start, lastLog := s.now(), s.now()
+	listed := 0
+	for f := range s.prefetch(ctx, first) {
+		if f.err != nil {
+			return fmt.Errorf("list transactions: %w", f.err)
+		}
+		res, err := write(f.page)
+		if err != nil {
+			return err
+		}
+		r.Upserted += int64(res.Changed())
+		r.Pages++
+		listed += len(f.page.Data)
+		r.Listed += len(f.page.Data)
+		p := Progress{Kind: kind, Pages: r.Pages, Transactions: listed, Elapsed: s.now().Sub(start)}
+		if s.opts.OnProgress != nil {
+			s.opts.OnProgress(p)
+		}
+		if now := s.now(); now.Sub(lastLog) >= s.opts.LogEvery {
+			lastLog = now
+			s.log.Info().Int("pages", p.Pages).Int("transactions", p.Transactions).
+				Float64("per_second", p.Rate()).Msg("sync progress")
+		}
+	}
+	return ctx.Err()
+}
+
+// Incremental fetches only what can have changed since the last run: new
+// transactions (since the newest known createdAt less the overlap), every
+// locally HELD transaction (settled, changed or gone), and account balances.
+// With an empty mirror it runs a full sync instead.
+func (s *Syncer) Incremental(ctx context.Context) (Result, error) {
+	newest, err := s.store.NewestCreatedAt(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	if newest == "" {
+		s.log.Info().Msg("mirror is empty; running a full sync")
+		return s.Full(ctx)
+	}
+	since, err := time.Parse(time.RFC3339, newest)
+	if err != nil {
+		return Result{}, fmt.Errorf("parse newest createdAt %q: %w", newest, err)
+	}
+	since = since.Add(-s.opts.Overlap)
+	return s.run(ctx, KindIncremental, func(ctx context.Context, r *Result) error {
+		if err := s.syncAccounts(ctx); err != nil {
+			return err
+		}
+		upsert := func(p bank.Page[bank.Transaction]) (store.UpsertResult, error) {
+			return s.store.UpsertTransactions(ctx, p.Data)
+		}
+		if err := s.consume(ctx, KindIncremental, s.bank.TransactionsURL(bank.TransactionFilter{Since: since}), r, upsert); err != nil {
+			return err
+		}
+		// Every transaction the bank holds now, in one or two pages.
+		heldNow := map[string]bool{}
+		err := s.consume(ctx, KindIncremental, s.bank.TransactionsURL(bank.TransactionFilter{Status: "HELD"}), r,
+			func(p bank.Page[bank.Transaction]) (store.UpsertResult, error) {
+				for _, t := range p.Data {
+					heldNow[t.ID] = true
+				}
+				return upsert(p)
+			})
+		if err != nil {
+			return err
+		}
+		return s.recheckHeld(ctx, heldNow, r)
+	})
+}
+
+// recheckHeld fetches each locally HELD transaction the bank no longer lists
+// as held: it has settled (or changed), or it is gone (404: deleted).
+func (s *Syncer) recheckHeld(ctx context.Context, heldNow map[string]bool, r *Result) error {
+	local, err := s.store.HeldTransactionIDs(ctx)
+	if err != nil {
+		return err
+	}
+	for _, id := range local {
+		if heldNow[id] {
+			continue
+		}
+		if err := s.Refetch(ctx, id, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Refetch makes the mirror's copy of one transaction equal to the bank's:
+// upserted if the bank has it, deleted if the bank answers 404.
+func (s *Syncer) Refetch(ctx context.Context, id string, r *Result) error {
+	t, err := s.bank.Transaction(ctx, id)
+	if errors.Is(err, bank.ErrNotFound) {
+		gone, err := s.store.DeleteTransaction(ctx, id)
+		if err != nil {
+			return err
+		}
+		if gone {
+			r.Deleted++
+			s.log.Info().Str("transaction_id", id).Msg("transaction gone from the bank; deleted")
+		}
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("fetch transaction %s: %w", id, err)
+	}
+	res, err := s.store.UpsertTransactions(ctx, []bank.Transaction{t})
+	if err != nil {
+		return err
+	}
+	r.Upserted += int64(res.Changed())
+	return nil
+}

@@ -1,0 +1,395 @@
+package sync_test
+
+import (
+	"context"
+	"errors"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/simulator"
+	"github.com/bankmirror/bankmirror/internal/store"
+	"github.com/bankmirror/bankmirror/internal/sync"
+)
+
+type env struct {
+	sim     *simulator.Bank
+	baseURL string
+	client  *bank.Client
+	store   *store.Store
+}
+
+func newEnv(t *testing.T, n int) *env {
+	t.Helper()
+	sim := simulator.New(simulator.Options{Seed: 7, Transactions: n, Token: "test-token"})
+	srv := httptest.NewServer(sim.Handler())
+	t.Cleanup(srv.Close)
+	base := srv.URL + "/api/v1"
+	client := bank.New(base, sim.Token(), bank.WithHourlyBudget(0),
+		bank.WithBackoff(time.Millisecond, 4*time.Millisecond),
+		bank.WithRateLimitBackoff(time.Millisecond, 4*time.Millisecond))
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "mirror.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return &env{sim: sim, baseURL: base, client: client, store: st}
+}
+
+func (e *env) syncer(opts sync.Options) *sync.Syncer {
+	return sync.New(e.client, e.store, zerolog.Nop(), opts)
+}
+
+func (e *env) full(t *testing.T) sync.Result {
+	t.Helper()
+	r, err := e.syncer(sync.Options{}).Full(context.Background())
+	if err != nil {
+		t.Fatalf("full sync: %v", err)
+	}
+	return r
+}
+
+func (e *env) incremental(t *testing.T) sync.Result {
+	t.Helper()
+	r, err := e.syncer(sync.Options{}).Incremental(context.Background())
+	if err != nil {
+		t.Fatalf("incremental sync: %v", err)
+	}
+	return r
+}
+
+func (e *env) count(t *testing.T, q string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := e.store.Reader().QueryRow(q, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return n
+}
+
+// assertMirrorEqualsTruth checks that the mirror holds exactly the
+// simulator's live transactions, each byte for byte as the bank renders it,
+// with its tags, and the same accounts and categories.
+func (e *env) assertMirrorEqualsTruth(t *testing.T) {
+	t.Helper()
+	snap := e.sim.Snapshot()
+	rows, err := e.store.Reader().Query("SELECT id, raw, status, coalesce(category_id, '') FROM transactions")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct{ raw, status, category string }
+	mirror := map[string]row{}
+	for rows.Next() {
+		var id string
+		var r row
+		if err := rows.Scan(&id, &r.raw, &r.status, &r.category); err != nil {
+			t.Fatal(err)
+		}
+		mirror[id] = r
+	}
+	rows.Close()
+	if len(mirror) != len(snap.Transactions) {
+		t.Errorf("mirror has %d transactions, bank has %d", len(mirror), len(snap.Transactions))
+	}
+	bad := 0
+	for _, tx := range snap.Transactions {
+		want, err := e.sim.RenderTransaction(e.baseURL, tx.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := mirror[tx.ID]
+		if !ok || got.raw != string(want) {
+			if bad++; bad <= 3 {
+				t.Errorf("transaction %s: mirror raw differs from bank\n got: %.300s\nwant: %.300s", tx.ID, got.raw, want)
+			}
+			continue
+		}
+		parsed, err := bank.ParseTransaction(want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.status != parsed.Status || got.category != deref(parsed.CategoryID) {
+			t.Errorf("transaction %s: columns status=%s category=%s, bank %s %s", tx.ID, got.status, got.category, parsed.Status, deref(parsed.CategoryID))
+		}
+		tags := e.tags(t, tx.ID)
+		wantTags := slices.Sorted(slices.Values(parsed.TagIDs))
+		if !slices.Equal(tags, wantTags) {
+			t.Errorf("transaction %s: tags %v, bank %v", tx.ID, tags, wantTags)
+		}
+		delete(mirror, tx.ID)
+	}
+	for id := range mirror {
+		t.Errorf("transaction %s is in the mirror but not at the bank", id)
+	}
+	if n := e.count(t, "SELECT count(*) FROM accounts"); n != len(snap.Accounts) {
+		t.Errorf("accounts = %d, bank has %d", n, len(snap.Accounts))
+	}
+	if n := e.count(t, "SELECT count(*) FROM categories"); n != len(snap.Categories) {
+		t.Errorf("categories = %d, bank has %d", n, len(snap.Categories))
+	}
+}
+
+func (e *env) tags(t *testing.T, id string) []string {
+	t.Helper()
+	rows, err := e.store.Reader().Query("SELECT tag_id FROM transaction_tags WHERE transaction_id = ? ORDER BY tag_id", id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		rows.Scan(&s)
+		out = append(out, s)
+	}
+	return out
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func (e *env) history(t *testing.T, id string) []string {
+	t.Helper()
+	rows, err := e.store.Reader().Query("SELECT change FROM transaction_history WHERE transaction_id = ? ORDER BY seq", id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		rows.Scan(&s)
+		out = append(out, s)
+	}
+	return out
+}
+
+func TestFullSyncMirrorsTheBank(t *testing.T) {
+	const n = 1500
+	e := newEnv(t, n)
+	r := e.full(t)
+	e.assertMirrorEqualsTruth(t)
+
+	snap := e.sim.Snapshot()
+	if r.Listed != len(snap.Transactions) || r.Upserted != int64(len(snap.Transactions)) {
+		t.Errorf("listed %d upserted %d, bank has %d", r.Listed, r.Upserted, len(snap.Transactions))
+	}
+	// Request floor: one request per 100 transactions plus a few for
+	// accounts, categories, tags and attachments; allow 5%.
+	floor := float64((len(snap.Transactions)+99)/100 + 4)
+	if float64(r.Requests) > floor*1.05+1 {
+		t.Errorf("full sync made %d requests, floor is %.0f", r.Requests, floor)
+	}
+	if n := e.count(t, "SELECT count(*) FROM transaction_history WHERE change = 'created'"); n != len(snap.Transactions) {
+		t.Errorf("created history rows = %d", n)
+	}
+	if n := e.count(t, "SELECT count(*) FROM sync_runs WHERE kind = 'full' AND status = 'ok' AND requests = ?", r.Requests); n != 1 {
+		t.Errorf("sync_runs row missing")
+	}
+	if n := e.count(t, "SELECT count(*) FROM attachments"); n != len(snap.Attachments) {
+		t.Errorf("attachments = %d, bank has %d", n, len(snap.Attachments))
+	}
+	if n := e.count(t, "SELECT count(*) FROM v_transactions WHERE account_name IS NULL"); n != 0 {
+		t.Errorf("%d transactions without an account in v_transactions", n)
+	}
+}
+
+func TestResyncOfUnchangedDataWritesNothing(t *testing.T) {
+	e := newEnv(t, 400)
+	e.full(t)
+	hist := e.count(t, "SELECT count(*) FROM transaction_history")
+	var maxUpdated string
+	e.store.Reader().QueryRow("SELECT max(updated_at) FROM transactions").Scan(&maxUpdated)
+
+	r := e.full(t)
+	if r.Upserted != 0 || r.Deleted != 0 {
+		t.Errorf("second full sync changed %d and deleted %d rows", r.Upserted, r.Deleted)
+	}
+	r = e.incremental(t)
+	if r.Upserted != 0 || r.Deleted != 0 {
+		t.Errorf("idle incremental changed %d and deleted %d rows", r.Upserted, r.Deleted)
+	}
+	// An idle incremental sync costs a handful of requests: accounts, the
+	// newest page, the held page, and nothing per transaction.
+	if r.Requests > 4 {
+		t.Errorf("idle incremental made %d requests", r.Requests)
+	}
+	if n := e.count(t, "SELECT count(*) FROM transaction_history"); n != hist {
+		t.Errorf("history grew from %d to %d on unchanged data", hist, n)
+	}
+	var maxUpdated2 string
+	e.store.Reader().QueryRow("SELECT max(updated_at) FROM transactions").Scan(&maxUpdated2)
+	if maxUpdated != maxUpdated2 {
+		t.Errorf("updated_at moved: %s -> %s", maxUpdated, maxUpdated2)
+	}
+}
+
+func heldIDs(snap simulator.Snapshot) []string {
+	var ids []string
+	for _, tx := range snap.Transactions {
+		if tx.Status == "HELD" {
+			ids = append(ids, tx.ID)
+		}
+	}
+	return ids
+}
+
+func TestMutationsThenIncrementalThenFull(t *testing.T) {
+	e := newEnv(t, 600)
+	e.full(t)
+	snap := e.sim.Snapshot()
+	held := heldIDs(snap)
+	if len(held) < 3 {
+		t.Fatalf("simulator has only %d HELD transactions; need 3", len(held))
+	}
+	old := snap.Transactions[len(snap.Transactions)-1].ID // oldest, settled
+	if snap.Transactions[len(snap.Transactions)-1].Status != "SETTLED" {
+		t.Fatalf("oldest transaction is not settled")
+	}
+
+	newHeld := e.sim.AddTransaction(simulator.NewTransaction{Description: "New hold", AmountBaseUnits: -1234, Held: true})
+	newSettled := e.sim.AddTransaction(simulator.NewTransaction{Description: "New purchase", AmountBaseUnits: -999})
+	must(t, e.sim.Settle(held[0]))
+	must(t, e.sim.Delete(held[1]))
+	replacement, err := e.sim.SettleAsReplacement(held[2])
+	must(t, err)
+	must(t, e.sim.SetTags(old, []string{"café", "Holiday 2024"}))
+	must(t, e.sim.SetCategory(old, "takeaway"))
+
+	r := e.incremental(t)
+	if r.Deleted != 2 {
+		t.Errorf("incremental deleted %d, want 2 (a deleted hold and a replaced one)", r.Deleted)
+	}
+	for id, want := range map[string][]string{
+		newHeld:     {"created"},
+		newSettled:  {"created"},
+		held[0]:     {"created", "settled"},
+		held[1]:     {"created", "deleted"},
+		held[2]:     {"created", "deleted"},
+		replacement: {"created"},
+	} {
+		if got := e.history(t, id); !slices.Equal(got, want) {
+			t.Errorf("history of %s = %v, want %v", id, got, want)
+		}
+	}
+	// A silent re-tag of an old settled transaction is invisible to an
+	// incremental pass; the full reconciliation picks it up.
+	if got := e.history(t, old); !slices.Equal(got, []string{"created"}) {
+		t.Errorf("history of silently changed %s after incremental = %v", old, got)
+	}
+	r = e.full(t)
+	if r.Upserted != 1 || r.Deleted != 0 {
+		t.Errorf("full after incremental changed %d deleted %d, want 1 and 0", r.Upserted, r.Deleted)
+	}
+	if got := e.history(t, old); !slices.Equal(got, []string{"created", "updated"}) {
+		t.Errorf("history of %s after full = %v", old, got)
+	}
+	e.assertMirrorEqualsTruth(t)
+}
+
+func TestFullSyncDeletesWhatTheBankNoLongerLists(t *testing.T) {
+	e := newEnv(t, 300)
+	e.full(t)
+	held := heldIDs(e.sim.Snapshot())
+	if len(held) == 0 {
+		t.Fatal("no HELD transaction to delete")
+	}
+	must(t, e.sim.Delete(held[0]))
+	r := e.full(t)
+	if r.Deleted != 1 {
+		t.Errorf("deleted = %d, want 1", r.Deleted)
+	}
+	if got := e.history(t, held[0]); !slices.Equal(got, []string{"created", "deleted"}) {
+		t.Errorf("history = %v", got)
+	}
+	e.assertMirrorEqualsTruth(t)
+}
+
+func TestKilledFullSyncResumes(t *testing.T) {
+	const n = 1200
+	e := newEnv(t, n)
+	ctx, cancel := context.WithCancel(context.Background())
+	s := e.syncer(sync.Options{OnProgress: func(p sync.Progress) {
+		if p.Pages == 5 {
+			cancel()
+		}
+	}})
+	if _, err := s.Full(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted sync: err = %v, want context.Canceled", err)
+	}
+	stored := e.count(t, "SELECT count(*) FROM transactions")
+	if stored < 500 || stored >= n {
+		t.Fatalf("after 5 pages the mirror holds %d transactions", stored)
+	}
+	// Meanwhile a hold disappears at the bank; the resumed listing must still
+	// notice it.
+	held := heldIDs(e.sim.Snapshot())
+	must(t, e.sim.Delete(held[0]))
+
+	r := e.full(t)
+	if !r.Resumed {
+		t.Error("second full sync did not resume")
+	}
+	total := len(e.sim.Snapshot().Transactions)
+	if r.Listed >= total {
+		t.Errorf("resumed sync listed %d transactions, the whole bank is %d: it started over", r.Listed, total)
+	}
+	if n := e.count(t, "SELECT count(*) FROM sync_runs WHERE status = 'interrupted'"); n != 1 {
+		t.Errorf("interrupted runs = %d, want 1", n)
+	}
+	e.assertMirrorEqualsTruth(t)
+}
+
+func TestFaultsDoNotChangeTheResult(t *testing.T) {
+	e := newEnv(t, 800)
+	e.sim.SetFaults(simulator.Faults{ErrorRate: 0.1, RateLimitBurst: 5})
+	e.full(t)
+	e.assertMirrorEqualsTruth(t)
+
+	must(t, e.sim.Settle(heldIDs(e.sim.Snapshot())[0]))
+	e.sim.AddTransaction(simulator.NewTransaction{Description: "During faults", AmountBaseUnits: -500, Held: true})
+	e.sim.SetFaults(simulator.Faults{ErrorRate: 0.1, RateLimitBurst: 3})
+	e.incremental(t)
+	e.full(t)
+	e.assertMirrorEqualsTruth(t)
+}
+
+func TestIncrementalOnEmptyMirrorRunsFull(t *testing.T) {
+	e := newEnv(t, 200)
+	r := e.incremental(t)
+	if r.Kind != sync.KindFull {
+		t.Errorf("kind = %s, want full", r.Kind)
+	}
+	e.assertMirrorEqualsTruth(t)
+}
+
+func TestUnauthorizedTokenFailsTheRunAndChangesNothing(t *testing.T) {
+	e := newEnv(t, 100)
+	bad := bank.New(e.baseURL, "wrong-token", bank.WithHourlyBudget(0))
+	_, err := sync.New(bad, e.store, zerolog.Nop(), sync.Options{}).Full(context.Background())
+	if !errors.Is(err, bank.ErrUnauthorized) {
+		t.Fatalf("err = %v, want ErrUnauthorized", err)
+	}
+	if n := e.count(t, "SELECT count(*) FROM transactions"); n != 0 {
+		t.Errorf("%d transactions written with a rejected token", n)
+	}
+	if n := e.count(t, "SELECT count(*) FROM sync_runs WHERE status = 'failed' AND error LIKE '%token%'"); n != 1 {
+		t.Errorf("failed run not recorded")
+	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
