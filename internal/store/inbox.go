@@ -183,3 +183,17 @@ func (s *Store) InboxStats(ctx context.Context, maxAttempts int) (InboxStats, er
 	}
 	return st, nil
 }
+
+// ReleaseLeases makes every unprocessed event due now. Called when the
+// worker starts: leases held by a process that died would otherwise delay
+// its events until they expire.
+func (s *Store) ReleaseLeases(ctx context.Context) error {
+	return s.InTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, "UPDATE webhook_events SET next_attempt_at = ? WHERE processed_at IS NULL AND next_attempt_at > ?",
+			s.stamp(), s.stamp())
+		if err != nil {
+			return fmt.Errorf("release leases: %w", err)
+		}
+		return nil
+	})
+}

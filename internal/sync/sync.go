@@ -174,6 +174,9 @@ func (s *Syncer) Full(ctx context.Context) (Result, error) {
 		if err := s.listAll(ctx, r); err != nil {
 			return err
 		}
+		if err := s.reconcileHeld(ctx, KindFull, r); err != nil {
+			return err
+		}
 		tags, err := s.bank.Tags(ctx)
 		if err != nil {
 			return fmt.Errorf("list tags: %w", err)
@@ -322,25 +325,27 @@ func (s *Syncer) Incremental(ctx context.Context) (Result, error) {
 		if err := s.consume(ctx, KindIncremental, s.bank.TransactionsURL(bank.TransactionFilter{Since: since}), r, upsert); err != nil {
 			return err
 		}
-		// Every transaction the bank holds now, in one or two pages.
-		heldNow := map[string]bool{}
-		err := s.consume(ctx, KindIncremental, s.bank.TransactionsURL(bank.TransactionFilter{Status: "HELD"}), r,
-			func(p bank.Page[bank.Transaction]) (store.UpsertResult, error) {
-				for _, t := range p.Data {
-					heldNow[t.ID] = true
-				}
-				return upsert(p)
-			})
-		if err != nil {
-			return err
-		}
-		return s.recheckHeld(ctx, heldNow, r)
+		return s.reconcileHeld(ctx, KindIncremental, r)
 	})
 }
 
-// recheckHeld fetches each locally HELD transaction the bank no longer lists
-// as held: it has settled (or changed), or it is gone (404: deleted).
-func (s *Syncer) recheckHeld(ctx context.Context, heldNow map[string]bool, r *Result) error {
+// reconcileHeld lists what the bank holds now (one or two pages), then
+// fetches each locally HELD transaction the bank no longer lists as held:
+// it has settled (or changed), or it is gone (404: deleted). Holds can
+// vanish without an event, and a listing that saw a hold before it was
+// deleted cannot notice, so both kinds of sync end with this.
+func (s *Syncer) reconcileHeld(ctx context.Context, kind string, r *Result) error {
+	heldNow := map[string]bool{}
+	err := s.consume(ctx, kind, s.bank.TransactionsURL(bank.TransactionFilter{Status: "HELD"}), r,
+		func(p bank.Page[bank.Transaction]) (store.UpsertResult, error) {
+			for _, t := range p.Data {
+				heldNow[t.ID] = true
+			}
+			return s.store.UpsertTransactions(ctx, p.Data)
+		})
+	if err != nil {
+		return err
+	}
 	local, err := s.store.HeldTransactionIDs(ctx)
 	if err != nil {
 		return err

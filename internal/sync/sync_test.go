@@ -180,12 +180,12 @@ func TestFullSyncMirrorsTheBank(t *testing.T) {
 	e.assertMirrorEqualsTruth(t)
 
 	snap := e.sim.Snapshot()
-	if r.Listed != len(snap.Transactions) || r.Upserted != int64(len(snap.Transactions)) {
+	if r.Listed < len(snap.Transactions) || r.Upserted != int64(len(snap.Transactions)) {
 		t.Errorf("listed %d upserted %d, bank has %d", r.Listed, r.Upserted, len(snap.Transactions))
 	}
 	// Request floor: one request per 100 transactions plus a few for
-	// accounts, categories, tags and attachments; allow 5%.
-	floor := float64((len(snap.Transactions)+99)/100 + 4)
+	// accounts, categories, tags, attachments and the held page; allow 5%.
+	floor := float64((len(snap.Transactions)+99)/100 + 5)
 	if float64(r.Requests) > floor*1.05+1 {
 		t.Errorf("full sync made %d requests, floor is %.0f", r.Requests, floor)
 	}
