@@ -1,0 +1,417 @@
+// Package bank is the client of the bank's JSON:API (see the spec
+// bank-api.md). It paces requests to an hourly budget, retries 429, 5xx and
+// transport errors with capped backoff, follows pagination links and decodes
+// resources keeping their exact JSON.
+package bank
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+	"golang.org/x/time/rate"
+)
+
+// DefaultBaseURL is the production API, version prefix included.
+const DefaultBaseURL = "https://api.up.com.au/api/v1"
+
+const (
+	userAgent       = "bankmirror"
+	maxBodySize     = 32 << 20
+	defaultBudget   = 900
+	defaultPageSize = 100
+)
+
+// Client talks to the bank API. It is safe for concurrent use.
+type Client struct {
+	baseURL  string // without trailing slash
+	base     *url.URL
+	token    string
+	hc       *http.Client
+	log      zerolog.Logger
+	budget   int
+	limiter  *rate.Limiter // nil: unlimited
+	pageSize int
+
+	backoffBase, backoffMax time.Duration
+	rlBase, rlMax           time.Duration
+	maxAttempts             int
+
+	requests atomic.Int64
+}
+
+// Option configures a Client.
+type Option func(*Client)
+
+// WithHTTPClient replaces the default HTTP client (20s timeout, 10s dial,
+// 10s idle connections, keep-alive).
+func WithHTTPClient(hc *http.Client) Option { return func(c *Client) { c.hc = hc } }
+
+// WithLogger sets the logger for retries. Default: zerolog.Nop().
+func WithLogger(l zerolog.Logger) Option { return func(c *Client) { c.log = l } }
+
+// WithHourlyBudget sets how many requests may be sent per hour (retries
+// included). 0 means unlimited. Default 900.
+func WithHourlyBudget(n int) Option { return func(c *Client) { c.budget = n } }
+
+// WithBackoff sets the backoff for 5xx, timeouts and connection errors.
+// Default 500ms doubling to 30s, with full jitter.
+func WithBackoff(base, maxWait time.Duration) Option {
+	return func(c *Client) { c.backoffBase, c.backoffMax = base, maxWait }
+}
+
+// WithRateLimitBackoff sets the wait after a 429 without Retry-After.
+// Default 1s doubling to 60s.
+func WithRateLimitBackoff(base, maxWait time.Duration) Option {
+	return func(c *Client) { c.rlBase, c.rlMax = base, maxWait }
+}
+
+// WithMaxAttempts sets how many attempts a request gets on 5xx, timeouts and
+// connection errors. 429 answers are not counted. Default 8.
+func WithMaxAttempts(n int) Option { return func(c *Client) { c.maxAttempts = n } }
+
+// WithPageSize sets page[size] of list requests. Default 100.
+func WithPageSize(n int) Option { return func(c *Client) { c.pageSize = n } }
+
+// New returns a client for baseURL (DefaultBaseURL if empty) that
+// authenticates with the personal access token.
+func New(baseURL, token string, opts ...Option) *Client {
+	if baseURL == "" {
+		baseURL = DefaultBaseURL
+	}
+	c := &Client{
+		baseURL:     strings.TrimRight(baseURL, "/"),
+		token:       token,
+		log:         zerolog.Nop(),
+		budget:      defaultBudget,
+		pageSize:    defaultPageSize,
+		backoffBase: 500 * time.Millisecond,
+		backoffMax:  30 * time.Second,
+		rlBase:      time.Second,
+		rlMax:       60 * time.Second,
+		maxAttempts: 8,
+	}
+	for _, o := range opts {
+		o(c)
+	}
+	defaultClient := c.hc == nil
+	if c.maxAttempts < 1 {
+		c.maxAttempts = 1
+	}
+	if c.pageSize < 1 {
+		c.pageSize = defaultPageSize
+	}
+	if c.budget > 0 {
+		c.limiter = rate.NewLimiter(rate.Limit(float64(c.budget)/3600), budgetBurst(c.budget))
+	}
+	// A malformed base URL leaves base nil; every request then fails with a
+	// clear error instead of New panicking or returning an error.
+	if u, err := url.Parse(c.baseURL); err == nil && u.Host != "" {
+		c.base = u
+	}
+	if defaultClient {
+		c.hc = defaultHTTPClient()
+		c.hc.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+			if len(via) >= 10 {
+				return errors.New("stopped after 10 redirects")
+			}
+			_, err := c.checkURL(req.URL.String())
+			return err
+		}
+	}
+	c.log = c.log.With().Str("component", "bank").Logger()
+	return c
+}
+
+func budgetBurst(n int) int {
+	return max(1, min(n/10, 100))
+}
+
+func defaultHTTPClient() *http.Client {
+	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
+	return &http.Client{
+		Timeout: 20 * time.Second,
+		Transport: &http.Transport{
+			Proxy:                 http.ProxyFromEnvironment,
+			DialContext:           dialer.DialContext,
+			ForceAttemptHTTP2:     true,
+			MaxIdleConns:          16,
+			MaxIdleConnsPerHost:   4,
+			IdleConnTimeout:       10 * time.Second,
+			TLSHandshakeTimeout:   10 * time.Second,
+			ExpectContinueTimeout: time.Second,
+		},
+	}
+}
+
+// Requests returns how many HTTP requests were sent, retries included.
+func (c *Client) Requests() int64 { return c.requests.Load() }
+
+// endpoint returns the absolute URL of a path below the base URL.
+func (c *Client) endpoint(path string, q url.Values) string {
+	s := c.baseURL + path
+	if len(q) > 0 {
+		s += "?" + q.Encode()
+	}
+	return s
+}
+
+// pageQuery is page[size] for list endpoints.
+func (c *Client) pageQuery() url.Values {
+	return url.Values{"page[size]": {strconv.Itoa(c.pageSize)}}
+}
+
+// checkURL refuses URLs whose scheme or host differ from the base URL.
+func (c *Client) checkURL(raw string) (*url.URL, error) {
+	if c.base == nil {
+		return nil, fmt.Errorf("invalid base url %q", c.baseURL)
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("parse url: %w", err)
+	}
+	if !strings.EqualFold(u.Scheme, c.base.Scheme) || !strings.EqualFold(u.Host, c.base.Host) {
+		return nil, fmt.Errorf("%w: %s://%s", errForeignURL, u.Scheme, u.Host)
+	}
+	return u, nil
+}
+
+var errBodyTooLarge = fmt.Errorf("response body over %d bytes", maxBodySize)
+
+// bufPool holds response body buffers. Decoders copy what they keep, so a
+// buffer goes back to the pool once the response is decoded.
+var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// request describes one API call.
+type request struct {
+	method string
+	url    string // absolute
+	body   []byte // JSON, nil for none
+}
+
+// idempotent reports whether 5xx and timeouts may be retried.
+func (r request) idempotent() bool {
+	return r.method == http.MethodGet || r.method == http.MethodPatch || r.method == http.MethodDelete
+}
+
+// label is "GET /path" (base path and query left out) for errors and logs.
+func (c *Client) label(r request, u *url.URL) string {
+	p := u.Path
+	if c.base != nil {
+		p = strings.TrimPrefix(p, strings.TrimRight(c.base.Path, "/"))
+	}
+	return r.method + " " + p
+}
+
+// do sends r with pacing and retries and calls decode with the status and
+// body of the first 2xx answer. body is only valid during decode.
+func (c *Client) do(ctx context.Context, r request, decode func(status int, body []byte) error) error {
+	u, err := c.checkURL(r.url)
+	if err != nil {
+		return err
+	}
+	label := c.label(r, u)
+	buf := bufPool.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= maxBodySize/4 {
+			bufPool.Put(buf)
+		}
+	}()
+
+	failures, limited := 0, 0
+	for {
+		if c.limiter != nil {
+			if err := c.limiter.Wait(ctx); err != nil {
+				if ctxErr := ctx.Err(); ctxErr != nil {
+					return fmt.Errorf("%s: %w", label, ctxErr)
+				}
+				return fmt.Errorf("%s: budget: %w", label, err)
+			}
+		}
+		status, hdr, err := c.send(ctx, r, u, buf)
+		var wait time.Duration
+		var lastErr error
+		switch {
+		case err != nil:
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				return fmt.Errorf("%s: %w", label, ctxErr)
+			}
+			failures++
+			if !retryableTransport(err, r.idempotent()) || failures >= c.maxAttempts {
+				return fmt.Errorf("%s: attempt %d: %w", label, failures, err)
+			}
+			wait = fullJitter(c.backoffBase, c.backoffMax, failures)
+			lastErr = err
+			c.log.Warn().Str("request", label).Int("attempt", failures).Dur("wait", wait).
+				Str("error", err.Error()).Msg("bank request failed, retrying")
+		case status >= 200 && status < 300:
+			if decode == nil {
+				return nil
+			}
+			if err := decode(status, buf.Bytes()); err != nil {
+				return fmt.Errorf("%s: %w", label, err)
+			}
+			return nil
+		case status == http.StatusTooManyRequests:
+			limited++
+			lastErr = newAPIError(status, buf.Bytes())
+			if d, ok := retryAfter(hdr.Get("Retry-After"), time.Now()); ok {
+				wait = d
+			} else {
+				wait = equalJitter(c.rlBase, c.rlMax, limited)
+			}
+			c.log.Warn().Str("request", label).Int("status", status).Int("attempt", limited).
+				Dur("wait", wait).Str("remaining", hdr.Get("X-RateLimit-Remaining")).Msg("bank rate limited, waiting")
+		case status >= 500:
+			failures++
+			apiErr := newAPIError(status, buf.Bytes())
+			if !r.idempotent() || failures >= c.maxAttempts {
+				return fmt.Errorf("%s: attempt %d: %w", label, failures, apiErr)
+			}
+			wait = fullJitter(c.backoffBase, c.backoffMax, failures)
+			lastErr = apiErr
+			c.log.Warn().Str("request", label).Int("status", status).Int("attempt", failures).
+				Dur("wait", wait).Msg("bank server error, retrying")
+		default:
+			// 401 and the other 4xx are permanent; so is any 1xx/3xx left
+			// over after the HTTP client's redirect handling.
+			return fmt.Errorf("%s: %w", label, newAPIError(status, buf.Bytes()))
+		}
+		if err := sleep(ctx, wait); err != nil {
+			return fmt.Errorf("%s: %w: %w", label, err, lastErr)
+		}
+	}
+}
+
+// send makes one HTTP attempt and reads the whole body into buf.
+func (c *Client) send(ctx context.Context, r request, u *url.URL, buf *bytes.Buffer) (int, http.Header, error) {
+	var body io.Reader
+	if r.body != nil {
+		body = bytes.NewReader(r.body)
+	}
+	req, err := http.NewRequestWithContext(ctx, r.method, u.String(), body)
+	if err != nil {
+		return 0, nil, fmt.Errorf("new request: %w", err)
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", userAgent)
+	if r.body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	c.requests.Add(1)
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	buf.Reset()
+	n, err := buf.ReadFrom(io.LimitReader(resp.Body, maxBodySize+1))
+	if err != nil {
+		return 0, nil, fmt.Errorf("read body: %w", err)
+	}
+	if n > maxBodySize {
+		return 0, nil, errBodyTooLarge
+	}
+	return resp.StatusCode, resp.Header, nil
+}
+
+// retryableTransport reports whether a transport error may be retried.
+// Non-idempotent requests are retried only when the connection was refused,
+// which means nothing was sent.
+func retryableTransport(err error, idempotent bool) bool {
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return true
+	}
+	if !idempotent {
+		return false
+	}
+	var certErr *tls.CertificateVerificationError
+	var unknownAuth x509.UnknownAuthorityError
+	var hostErr x509.HostnameError
+	if errors.As(err, &certErr) || errors.As(err, &unknownAuth) || errors.As(err, &hostErr) {
+		return false
+	}
+	if errors.Is(err, errBodyTooLarge) || errors.Is(err, errForeignURL) {
+		return false
+	}
+	return true
+}
+
+// fullJitter is a random wait in [0, min(max, base*2^(n-1))].
+func fullJitter(base, maxWait time.Duration, n int) time.Duration {
+	d := capped(base, maxWait, n)
+	if d <= 0 {
+		return 0
+	}
+	return rand.N(d + 1)
+}
+
+// equalJitter is a wait in [d/2, d] with d = min(max, base*2^(n-1)), so a
+// rate-limited client never probes again at once.
+func equalJitter(base, maxWait time.Duration, n int) time.Duration {
+	d := capped(base, maxWait, n)
+	if d <= 1 {
+		return d
+	}
+	return d/2 + rand.N(d/2+1)
+}
+
+func capped(base, maxWait time.Duration, n int) time.Duration {
+	if base <= 0 {
+		return 0
+	}
+	d := base
+	for i := 1; i < n && d < maxWait; i++ {
+		d *= 2
+	}
+	return min(d, maxWait)
+}
+
+// retryAfter parses a Retry-After header: delay seconds or an HTTP date.
+func retryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	if s, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if s < 0 {
+			return 0, false
+		}
+		return time.Duration(min(s, int64(24*time.Hour/time.Second))) * time.Second, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0), true
+	}
+	return 0, false
+}
+
+// sleep waits d or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

@@ -1,0 +1,104 @@
+package bank
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	json "github.com/goccy/go-json"
+)
+
+// Sentinel errors. An *APIError unwraps to the one that matches its status,
+// so callers test with errors.Is(err, bank.ErrNotFound).
+var (
+	ErrUnauthorized  = errors.New("unauthorized")
+	ErrNotFound      = errors.New("not found")
+	ErrBadRequest    = errors.New("bad request")
+	ErrUnprocessable = errors.New("unprocessable entity")
+	ErrRateLimited   = errors.New("rate limited")
+	ErrServer        = errors.New("server error")
+)
+
+// errForeignURL is returned when a URL (usually a pagination link) points
+// outside the scheme and host of the base URL: the token is never sent there.
+var errForeignURL = errors.New("refusing url outside the api base")
+
+// ErrorObject is one element of a JSON:API error body.
+type ErrorObject struct {
+	Status string       `json:"status"`
+	Title  string       `json:"title"`
+	Detail string       `json:"detail"`
+	Source *ErrorSource `json:"source"`
+}
+
+// ErrorSource says which part of the request an error is about.
+type ErrorSource struct {
+	Parameter string `json:"parameter"`
+	Pointer   string `json:"pointer"`
+}
+
+// APIError is a non-2xx answer of the API. Errors is empty when the body was
+// not a JSON:API error document.
+type APIError struct {
+	StatusCode int
+	Errors     []ErrorObject
+}
+
+// Error is short: the status and the first error's title and detail.
+func (e *APIError) Error() string {
+	if e.StatusCode == 401 {
+		return "bank api: token rejected (401): generate a new personal access token"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "bank api: status %d", e.StatusCode)
+	if len(e.Errors) > 0 {
+		o := e.Errors[0]
+		if o.Title != "" {
+			b.WriteString(": ")
+			b.WriteString(strings.ToLower(o.Title))
+		}
+		if o.Detail != "" {
+			b.WriteString(": ")
+			b.WriteString(o.Detail)
+		}
+		if o.Source != nil && o.Source.Parameter != "" {
+			fmt.Fprintf(&b, " (parameter %s)", o.Source.Parameter)
+		} else if o.Source != nil && o.Source.Pointer != "" {
+			fmt.Fprintf(&b, " (pointer %s)", o.Source.Pointer)
+		}
+	}
+	return b.String()
+}
+
+// Unwrap returns the sentinel for the status, or nil for statuses without one
+// (such as 403).
+func (e *APIError) Unwrap() error {
+	switch {
+	case e.StatusCode == 400:
+		return ErrBadRequest
+	case e.StatusCode == 401:
+		return ErrUnauthorized
+	case e.StatusCode == 404:
+		return ErrNotFound
+	case e.StatusCode == 422:
+		return ErrUnprocessable
+	case e.StatusCode == 429:
+		return ErrRateLimited
+	case e.StatusCode >= 500:
+		return ErrServer
+	}
+	return nil
+}
+
+// newAPIError builds an APIError from a response; a body that is not a
+// JSON:API error document is tolerated and gives no ErrorObjects.
+func newAPIError(status int, body []byte) *APIError {
+	e := &APIError{StatusCode: status}
+	var doc struct {
+		Errors []ErrorObject `json:"errors"`
+	}
+	if json.Unmarshal(body, &doc) == nil {
+		e.Errors = doc.Errors
+	}
+	return e
+}

@@ -1,0 +1,161 @@
+package bank
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"net/http"
+	"net/url"
+	"time"
+
+	gojson "github.com/goccy/go-json"
+)
+
+// TransactionFilter narrows a transaction list. Zero values are unset.
+type TransactionFilter struct {
+	AccountID string // list /accounts/{id}/transactions instead of /transactions
+	Status    string // HELD or SETTLED
+	Category  string // category id, parent or child
+	Tag       string // tag label
+	Since     time.Time
+	Until     time.Time
+}
+
+// TransactionsURL returns the absolute URL of the first page of the list
+// that f selects. Since and Until keep their offset; url encoding sends a
+// '+' as %2B, as the API requires.
+func (c *Client) TransactionsURL(f TransactionFilter) string {
+	q := c.pageQuery()
+	if f.Status != "" {
+		q.Set("filter[status]", f.Status)
+	}
+	if f.Category != "" {
+		q.Set("filter[category]", f.Category)
+	}
+	if f.Tag != "" {
+		q.Set("filter[tag]", f.Tag)
+	}
+	if !f.Since.IsZero() {
+		q.Set("filter[since]", f.Since.Format(time.RFC3339))
+	}
+	if !f.Until.IsZero() {
+		q.Set("filter[until]", f.Until.Format(time.RFC3339))
+	}
+	path := "/transactions"
+	if f.AccountID != "" {
+		path = "/accounts/" + url.PathEscape(f.AccountID) + "/transactions"
+	}
+	return c.endpoint(path, q)
+}
+
+// TransactionsPage fetches one page of transactions by absolute URL: the
+// first page's URL or a Page.Next as given. A URL outside the base URL's
+// scheme and host is refused.
+func (c *Client) TransactionsPage(ctx context.Context, pageURL string) (Page[Transaction], error) {
+	var p Page[Transaction]
+	err := c.do(ctx, request{method: http.MethodGet, url: pageURL}, func(_ int, body []byte) error {
+		var err error
+		p, err = decodePage(body, "transaction", parseTransaction)
+		return err
+	})
+	if err != nil {
+		return Page[Transaction]{}, fmt.Errorf("transactions page: %w", err)
+	}
+	return p, nil
+}
+
+// Transactions iterates over every transaction f selects, following pages.
+// On error it yields a zero Transaction with the error and stops.
+func (c *Client) Transactions(ctx context.Context, f TransactionFilter) iter.Seq2[Transaction, error] {
+	return func(yield func(Transaction, error) bool) {
+		next := c.TransactionsURL(f)
+		for next != "" {
+			p, err := c.TransactionsPage(ctx, next)
+			if err != nil {
+				yield(Transaction{}, err)
+				return
+			}
+			for _, t := range p.Data {
+				if !yield(t, nil) {
+					return
+				}
+			}
+			if p.Next == next {
+				yield(Transaction{}, fmt.Errorf("transactions: %w", errPageLoop))
+				return
+			}
+			next = p.Next
+		}
+	}
+}
+
+// Transaction fetches one transaction.
+func (c *Client) Transaction(ctx context.Context, id string) (Transaction, error) {
+	var t Transaction
+	err := c.do(ctx, c.get("/transactions/"+url.PathEscape(id), nil), func(_ int, body []byte) error {
+		var err error
+		t, err = decodeSingle(body, "transaction", parseTransaction)
+		return err
+	})
+	if err != nil {
+		return Transaction{}, fmt.Errorf("get transaction: %w", err)
+	}
+	return t, nil
+}
+
+// SetCategory sets a transaction's category; nil removes it.
+func (c *Client) SetCategory(ctx context.Context, txID string, categoryID *string) error {
+	var body struct {
+		Data *Identifier `json:"data"`
+	}
+	if categoryID != nil {
+		body.Data = &Identifier{Type: "categories", ID: *categoryID}
+	}
+	path := "/transactions/" + url.PathEscape(txID) + "/relationships/category"
+	if err := c.sendJSON(ctx, http.MethodPatch, path, body); err != nil {
+		return fmt.Errorf("set category: %w", err)
+	}
+	return nil
+}
+
+// AddTags adds tags (labels) to a transaction.
+func (c *Client) AddTags(ctx context.Context, txID string, tags []string) error {
+	if err := c.tags(ctx, http.MethodPost, txID, tags); err != nil {
+		return fmt.Errorf("add tags: %w", err)
+	}
+	return nil
+}
+
+// RemoveTags removes tags (labels) from a transaction.
+func (c *Client) RemoveTags(ctx context.Context, txID string, tags []string) error {
+	if err := c.tags(ctx, http.MethodDelete, txID, tags); err != nil {
+		return fmt.Errorf("remove tags: %w", err)
+	}
+	return nil
+}
+
+func (c *Client) tags(ctx context.Context, method, txID string, tags []string) error {
+	var body struct {
+		Data []Identifier `json:"data"`
+	}
+	body.Data = make([]Identifier, len(tags))
+	for i, t := range tags {
+		body.Data[i] = Identifier{Type: "tags", ID: t}
+	}
+	return c.sendJSON(ctx, method, "/transactions/"+url.PathEscape(txID)+"/relationships/tags", body)
+}
+
+// get is a GET request of a path below the base URL.
+func (c *Client) get(path string, q url.Values) request {
+	return request{method: http.MethodGet, url: c.endpoint(path, q)}
+}
+
+// sendJSON sends a JSON body to a path and expects an answer without content
+// to decode (204).
+func (c *Client) sendJSON(ctx context.Context, method, path string, v any) error {
+	body, err := gojson.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode body: %w", err)
+	}
+	return c.do(ctx, request{method: method, url: c.endpoint(path, nil), body: body}, nil)
+}
