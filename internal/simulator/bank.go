@@ -1,0 +1,289 @@
+// Package simulator is an in-process simulated bank that serves the bank API
+// (the project's spec, modelled on Up Banking's API v1) over HTTP, in the
+// spirit of stripe-mock. It seeds deterministic, realistic data and has a
+// control API so tests can create, settle and delete transactions and
+// inject faults while a client talks to it.
+//
+// Behaviour where the spec is silent:
+//   - Every request is counted, then delayed by Faults.Latency, then
+//     authenticated (401), then subject to injected faults (429, 5xx), then
+//     routed (404 unknown path, 405 wrong method).
+//   - Transactions are listed newest first by (createdAt, id) descending;
+//     cursors are keyset positions, so pages are stable under inserts.
+//     filter[since] is inclusive and filter[until] exclusive.
+//   - Accounts are listed oldest first, attachments newest first, tags by
+//     label (byte order). Default page size 20, maximum 100.
+//   - An empty filter[tag] matches nothing; a malformed query string is 400.
+//   - Webhooks are not simulated yet: GET /webhooks answers an empty list,
+//     every other webhook path 404 (POST /webhooks 405).
+//   - Attachment fileURLs point at {server}/files/attachments/..., which is
+//     not served.
+//
+// The simulator imports none of the daemon's packages.
+package simulator
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	mrand "math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Sentinel errors returned by the control API.
+var (
+	ErrNotFound         = errors.New("simulator: transaction not found")
+	ErrNotHeld          = errors.New("simulator: transaction is not HELD")
+	ErrTooManyTags      = errors.New("simulator: a transaction carries at most 6 tags")
+	ErrNotCategorizable = errors.New("simulator: transaction is not categorizable")
+	ErrInvalidCategory  = errors.New("simulator: not a child category")
+	ErrInvalidTag       = errors.New("simulator: invalid tag label")
+)
+
+// maxTags is the spec's limit of tags per transaction.
+const maxTags = 6
+
+// Options configures New.
+type Options struct {
+	Seed         uint64           // deterministic data for the same Seed+Transactions+Now
+	Transactions int              // number of seeded transactions (default 2000 if 0)
+	Token        string           // bearer token accepted; if "" New generates a random one
+	Now          func() time.Time // clock; default time.Now
+}
+
+// Money is an amount in the smallest unit of a currency.
+type Money struct {
+	CurrencyCode     string
+	ValueInBaseUnits int64
+}
+
+// Value is the decimal text form of the amount, e.g. "-12.50".
+func (m Money) Value() string { return string(appendDecimal(nil, m)) }
+
+// Account is an account of the simulated customer.
+type Account struct {
+	ID            string
+	DisplayName   string
+	AccountType   string // SAVER, TRANSACTIONAL, HOME_LOAN
+	OwnershipType string // INDIVIDUAL, JOINT
+	Balance       Money
+	CreatedAt     time.Time
+}
+
+// Category is a node of the fixed two-level category tree.
+type Category struct {
+	ID       string
+	Name     string
+	ParentID string // "" for a parent (top-level) category
+}
+
+// HoldInfo is the amount of a transaction while it was HELD.
+type HoldInfo struct {
+	Amount        Money
+	ForeignAmount *Money
+}
+
+// RoundUp describes a Round Up applied to a purchase (negative amounts).
+type RoundUp struct {
+	Amount       Money
+	BoostPortion *Money
+}
+
+// Cashback is an instant reimbursement (positive amount).
+type Cashback struct {
+	Description string
+	Amount      Money
+}
+
+// CardPurchaseMethod describes the card used.
+type CardPurchaseMethod struct {
+	Method           string // BAR_CODE, OCR, CARD_PIN, CARD_DETAILS, CARD_ON_FILE, ECOMMERCE, MAGNETIC_STRIPE, CONTACTLESS
+	CardNumberSuffix *string
+}
+
+// Transaction is the simulator's truth about one transaction. Nil pointers
+// and empty IDs render as JSON null.
+type Transaction struct {
+	ID                 string
+	AccountID          string
+	Status             string // HELD, SETTLED
+	RawText            *string
+	Description        string
+	Message            *string
+	IsCategorizable    bool
+	HoldInfo           *HoldInfo
+	RoundUp            *RoundUp
+	Cashback           *Cashback
+	Amount             Money
+	ForeignAmount      *Money
+	CardPurchaseMethod *CardPurchaseMethod
+	SettledAt          *time.Time
+	CreatedAt          time.Time
+	TransactionType    *string
+	Note               *string // NoteObject.text
+	PerformingCustomer *string // CustomerObject.displayName
+	TransferAccountID  string
+	CategoryID         string
+	ParentCategoryID   string
+	Tags               []string
+	AttachmentID       string
+}
+
+// Attachment is a file attached to a transaction.
+type Attachment struct {
+	ID              string
+	TransactionID   string
+	CreatedAt       time.Time
+	FileExtension   string
+	FileContentType string
+}
+
+// Snapshot is a deep copy of the simulator's state.
+type Snapshot struct {
+	Accounts     []Account
+	Categories   []Category
+	Transactions []Transaction // newest first
+	Attachments  []Attachment
+}
+
+// txn is a stored transaction plus its render cache.
+type txn struct {
+	Transaction
+	cache atomic.Pointer[renderCache]
+}
+
+// renderCache holds the rendered TransactionResource for one base URL.
+type renderCache struct {
+	base string
+	json []byte
+}
+
+// Bank is a simulated bank. All methods are safe for concurrent use.
+type Bank struct {
+	token      string
+	customerID string
+	now        func() time.Time
+	secret     []byte // signs attachment download URLs
+
+	requests atomic.Int64
+	faults   faultState
+
+	mu          sync.RWMutex
+	rng         *mrand.Rand // guarded by mu
+	accounts    []*Account  // stable order: createdAt asc, id asc
+	accountByID map[string]*Account
+	mainAccount string
+	jointPeople []string
+	categories  []Category // parents first, each followed by its children, sorted by id
+	categoryMap map[string]*Category
+	txs         []*txn // createdAt desc, id desc
+	txByID      map[string]*txn
+	attachments []*Attachment // createdAt desc, id desc
+	attByID     map[string]*Attachment
+	tagCount    map[string]int
+}
+
+// New builds a bank seeded with deterministic data.
+func New(opts Options) *Bank {
+	if opts.Transactions <= 0 {
+		opts.Transactions = 2000
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Token == "" {
+		opts.Token = randomToken()
+	}
+	b := &Bank{
+		token: opts.Token,
+		now:   opts.Now,
+		rng:   mrand.New(mrand.NewPCG(opts.Seed, 0x5eed_ba4c_0ff1_ce)),
+	}
+	b.faults.rng = mrand.New(mrand.NewPCG(opts.Seed, 0xfa17))
+	b.seed(opts.Transactions)
+	return b
+}
+
+// randomToken returns 32 random bytes, hex-encoded.
+func randomToken() string {
+	var buf [32]byte
+	if _, err := rand.Read(buf[:]); err != nil {
+		panic("simulator: crypto/rand: " + err.Error())
+	}
+	return hex.EncodeToString(buf[:])
+}
+
+// Token is the bearer token the bank accepts.
+func (b *Bank) Token() string { return b.token }
+
+// Requests is the number of HTTP requests served, faulted ones included.
+func (b *Bank) Requests() int64 { return b.requests.Load() }
+
+// Snapshot returns a deep copy of the bank's state.
+func (b *Bank) Snapshot() Snapshot {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	s := Snapshot{
+		Accounts:     make([]Account, len(b.accounts)),
+		Categories:   append([]Category(nil), b.categories...),
+		Transactions: make([]Transaction, len(b.txs)),
+		Attachments:  make([]Attachment, len(b.attachments)),
+	}
+	for i, a := range b.accounts {
+		s.Accounts[i] = *a
+	}
+	for i, t := range b.txs {
+		s.Transactions[i] = t.Transaction.clone()
+	}
+	for i, a := range b.attachments {
+		s.Attachments[i] = *a
+	}
+	return s
+}
+
+// clone deep-copies a transaction.
+func (t Transaction) clone() Transaction {
+	c := t
+	c.RawText = clonePtr(t.RawText)
+	c.Message = clonePtr(t.Message)
+	c.ForeignAmount = clonePtr(t.ForeignAmount)
+	c.SettledAt = clonePtr(t.SettledAt)
+	c.TransactionType = clonePtr(t.TransactionType)
+	c.Note = clonePtr(t.Note)
+	c.PerformingCustomer = clonePtr(t.PerformingCustomer)
+	c.Tags = append([]string(nil), t.Tags...)
+	if t.HoldInfo != nil {
+		c.HoldInfo = &HoldInfo{Amount: t.HoldInfo.Amount, ForeignAmount: clonePtr(t.HoldInfo.ForeignAmount)}
+	}
+	if t.RoundUp != nil {
+		c.RoundUp = &RoundUp{Amount: t.RoundUp.Amount, BoostPortion: clonePtr(t.RoundUp.BoostPortion)}
+	}
+	if t.Cashback != nil {
+		cb := *t.Cashback
+		c.Cashback = &cb
+	}
+	if t.CardPurchaseMethod != nil {
+		c.CardPurchaseMethod = &CardPurchaseMethod{Method: t.CardPurchaseMethod.Method, CardNumberSuffix: clonePtr(t.CardPurchaseMethod.CardNumberSuffix)}
+	}
+	return c
+}
+
+func clonePtr[T any](p *T) *T {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// txBefore reports whether a is listed before b (newest first, id desc).
+func txBefore(a, b *Transaction) bool {
+	if !a.CreatedAt.Equal(b.CreatedAt) {
+		return a.CreatedAt.After(b.CreatedAt)
+	}
+	return a.ID > b.ID
+}

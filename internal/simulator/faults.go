@@ -1,0 +1,78 @@
+package simulator
+
+import (
+	"context"
+	mrand "math/rand/v2"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Faults are injected into the HTTP API to exercise a client's retries.
+type Faults struct {
+	ErrorRate      float64       // fraction of requests (after auth) answered with a random one of 500/502/503/504
+	RateLimitBurst int           // the next N requests (after auth) are answered 429; counts down
+	Latency        time.Duration // added to every response
+}
+
+// faultState is the current fault configuration; it has its own lock so
+// that faults never contend with the data lock.
+type faultState struct {
+	mu  sync.Mutex
+	f   Faults
+	rng *mrand.Rand // guarded by mu; seeded from Options.Seed
+}
+
+// SetFaults replaces the fault configuration.
+func (b *Bank) SetFaults(f Faults) {
+	b.faults.mu.Lock()
+	defer b.faults.mu.Unlock()
+	b.faults.f = f
+}
+
+func (fs *faultState) latency() time.Duration {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	return fs.f.Latency
+}
+
+// decide returns the fault status for an authenticated request, 0 if none.
+// A pending rate-limit burst takes precedence over random errors.
+func (fs *faultState) decide() int {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	if fs.f.RateLimitBurst > 0 {
+		fs.f.RateLimitBurst--
+		return http.StatusTooManyRequests
+	}
+	if fs.f.ErrorRate > 0 && fs.rng.Float64() < fs.f.ErrorRate {
+		codes := []int{http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout}
+		return codes[fs.rng.IntN(len(codes))]
+	}
+	return 0
+}
+
+// sleep waits for d or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// writeFault answers an injected fault.
+func writeFault(w http.ResponseWriter, status int) {
+	if status == http.StatusTooManyRequests {
+		w.Header().Set("X-RateLimit-Remaining", "0")
+		w.Header().Set("Retry-After", "1")
+		writeError(w, &apiError{status: status, title: "Too Many Requests", detail: "Rate limit exceeded; retry after " + strconv.Itoa(1) + " second."})
+		return
+	}
+	writeError(w, &apiError{status: status, title: http.StatusText(status), detail: "Simulated server-side failure; retry later."})
+}

@@ -1,0 +1,404 @@
+package simulator
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"net/url"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Read handlers. Each renders under b.mu's read lock and writes the
+// response after releasing it.
+
+func (b *Bank) handlePing(rq *request) {
+	body := append([]byte(`{"meta":{"id":`), appendString(nil, b.customerID)...)
+	body = append(body, `,"statusEmoji":"⚡️"}}`...)
+	writeJSON(rq.w, http.StatusOK, body)
+}
+
+// single wraps one rendered resource as {"data":...}.
+func single(resource []byte) []byte {
+	body := make([]byte, 0, len(resource)+10)
+	body = append(body, `{"data":`...)
+	body = append(body, resource...)
+	return append(body, '}')
+}
+
+// list wraps rendered resources and pagination links.
+func list(items [][]byte, prev, next string, paginated bool) []byte {
+	n := 64
+	for _, it := range items {
+		n += len(it) + 1
+	}
+	body := make([]byte, 0, n+len(prev)+len(next))
+	body = append(body, `{"data":[`...)
+	for i, it := range items {
+		if i > 0 {
+			body = append(body, ',')
+		}
+		body = append(body, it...)
+	}
+	body = append(body, ']')
+	if paginated {
+		body = append(body, ',')
+		body = appendLinks(body, prev, next)
+	}
+	return append(body, '}')
+}
+
+// enumParam reads an optional enum filter into carry.
+func enumParam(q, carry url.Values, name string, allowed ...string) (string, *apiError) {
+	if !q.Has(name) {
+		return "", nil
+	}
+	v := q.Get(name)
+	if !slices.Contains(allowed, v) {
+		return "", badParam(name, name+" must be one of "+strings.Join(allowed, ", ")+", got "+strconv.Quote(v))
+	}
+	carry.Set(name, v)
+	return v, nil
+}
+
+func carryPageSize(carry url.Values, p pageRequest) {
+	if p.sizeGiven {
+		carry.Set("page[size]", strconv.Itoa(p.size))
+	}
+}
+
+func (b *Bank) handleListAccounts(rq *request) {
+	q := rq.q
+	page, aerr := parsePageRequest(q, kindAccounts)
+	carry := url.Values{}
+	var typ, owner string
+	if aerr == nil {
+		typ, aerr = enumParam(q, carry, "filter[accountType]", "SAVER", "TRANSACTIONAL", "HOME_LOAN")
+	}
+	if aerr == nil {
+		owner, aerr = enumParam(q, carry, "filter[ownershipType]", "INDIVIDUAL", "JOINT")
+	}
+	if aerr != nil {
+		writeError(rq.w, aerr)
+		return
+	}
+	carryPageSize(carry, page)
+	b.mu.RLock()
+	accs := b.accounts
+	l := listing{hi: len(accs), key: func(i int) cursorKey { return cursorKey{accs[i].CreatedAt.UnixNano(), accs[i].ID} }}
+	if typ != "" || owner != "" {
+		l.match = func(i int) bool {
+			return (typ == "" || accs[i].AccountType == typ) && (owner == "" || accs[i].OwnershipType == owner)
+		}
+	}
+	idx, hasPrev, hasNext := l.page(page)
+	items := make([][]byte, len(idx))
+	for i, j := range idx {
+		items[i] = appendAccount(nil, rq.base, accs[j])
+	}
+	prev, next := b.links(rq.base, "/accounts", kindAccounts, carry, l, idx, hasPrev, hasNext)
+	b.mu.RUnlock()
+	writeJSON(rq.w, http.StatusOK, list(items, prev, next, true))
+}
+
+// links builds prev/next for a page of a listing.
+func (b *Bank) links(base, path, kind string, carry url.Values, l listing, idx []int, hasPrev, hasNext bool) (string, string) {
+	if len(idx) == 0 {
+		return "", ""
+	}
+	return pageLinks(base, path, kind, carry, l.key(idx[0]), l.key(idx[len(idx)-1]), hasPrev, hasNext)
+}
+
+func (b *Bank) handleGetAccount(rq *request) {
+	b.mu.RLock()
+	a, ok := b.accountByID[rq.params[0]]
+	var body []byte
+	if ok {
+		body = single(appendAccount(nil, rq.base, a))
+	}
+	b.mu.RUnlock()
+	if !ok {
+		writeError(rq.w, notFound("No account with id "+strconv.Quote(rq.params[0])+"."))
+		return
+	}
+	writeJSON(rq.w, http.StatusOK, body)
+}
+
+// txFilter is the parsed filter set of a transactions listing.
+type txFilter struct {
+	status, category, tag, account string
+	since, until                   *time.Time
+}
+
+// parseTxFilter reads the transaction filters; carry receives them for links.
+func parseTxFilter(q, carry url.Values) (txFilter, *apiError) {
+	var f txFilter
+	var aerr *apiError
+	if f.status, aerr = enumParam(q, carry, "filter[status]", "HELD", "SETTLED"); aerr != nil {
+		return f, aerr
+	}
+	for _, p := range []struct {
+		name string
+		dst  **time.Time
+	}{{"filter[since]", &f.since}, {"filter[until]", &f.until}} {
+		if !q.Has(p.name) {
+			continue
+		}
+		v := q.Get(p.name)
+		t, err := time.Parse(time.RFC3339, v)
+		if err != nil {
+			return f, badParam(p.name, p.name+" must be an RFC 3339 date-time (send '+' as %2B), got "+strconv.Quote(v))
+		}
+		*p.dst = &t
+		carry.Set(p.name, v)
+	}
+	if q.Has("filter[category]") {
+		f.category = q.Get("filter[category]")
+		carry.Set("filter[category]", f.category)
+	}
+	if q.Has("filter[tag]") {
+		f.tag = q.Get("filter[tag]")
+		if f.tag == "" {
+			f.tag = "\x00" // no tag has an empty label: zero results
+		}
+		carry.Set("filter[tag]", q.Get("filter[tag]"))
+	}
+	return f, nil
+}
+
+func (b *Bank) handleListTransactions(rq *request) {
+	q := rq.q
+	page, aerr := parsePageRequest(q, kindTransactions)
+	carry := url.Values{}
+	var f txFilter
+	if aerr == nil {
+		f, aerr = parseTxFilter(q, carry)
+	}
+	if aerr != nil {
+		writeError(rq.w, aerr)
+		return
+	}
+	carryPageSize(carry, page)
+	path := "/transactions"
+	if len(rq.params) == 1 {
+		f.account = rq.params[0]
+		path = "/accounts/" + pathEscape(f.account) + "/transactions"
+	}
+	body, aerr := b.transactionsPage(rq.base, path, f, page, carry)
+	if aerr != nil {
+		writeError(rq.w, aerr)
+		return
+	}
+	writeJSON(rq.w, http.StatusOK, body)
+}
+
+// transactionsPage renders one page of a transactions listing.
+func (b *Bank) transactionsPage(base, path string, f txFilter, page pageRequest, carry url.Values) ([]byte, *apiError) {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if _, ok := b.accountByID[f.account]; f.account != "" && !ok {
+		return nil, notFound("No account with id " + strconv.Quote(f.account) + ".")
+	}
+	if _, ok := b.categoryMap[f.category]; f.category != "" && !ok {
+		e := notFound("No category with id " + strconv.Quote(f.category) + ".")
+		e.parameter, e.hasSource = "filter[category]", true
+		return nil, e
+	}
+	l := b.txListing(f)
+	idx, hasPrev, hasNext := l.page(page)
+	items := make([][]byte, len(idx))
+	for i, j := range idx {
+		items[i] = renderedTransaction(b.txs[j], base)
+	}
+	prev, next := b.links(base, path, kindTransactions, carry, l, idx, hasPrev, hasNext)
+	return list(items, prev, next, true), nil
+}
+
+// txListing narrows the date range by binary search and filters the rest.
+// since is inclusive, until exclusive; b.mu is held.
+func (b *Bank) txListing(f txFilter) listing {
+	txs := b.txs
+	l := listing{hi: len(txs), desc: true, key: func(i int) cursorKey { return cursorKey{txs[i].CreatedAt.UnixNano(), txs[i].ID} }}
+	if f.until != nil {
+		l.lo = sort.Search(len(txs), func(i int) bool { return txs[i].CreatedAt.Before(*f.until) })
+	}
+	if f.since != nil {
+		l.hi = sort.Search(len(txs), func(i int) bool { return txs[i].CreatedAt.Before(*f.since) })
+	}
+	l.hi = max(l.hi, l.lo)
+	if f.status == "" && f.category == "" && f.tag == "" && f.account == "" {
+		return l
+	}
+	parent := f.category != "" && b.categoryMap[f.category].ParentID == ""
+	l.match = func(i int) bool {
+		t := txs[i]
+		switch {
+		case f.status != "" && t.Status != f.status,
+			f.account != "" && t.AccountID != f.account,
+			f.category != "" && parent && t.ParentCategoryID != f.category,
+			f.category != "" && !parent && t.CategoryID != f.category,
+			f.tag != "" && !slices.Contains(t.Tags, f.tag):
+			return false
+		}
+		return true
+	}
+	return l
+}
+
+func (b *Bank) handleGetTransaction(rq *request) {
+	b.mu.RLock()
+	t, ok := b.txByID[rq.params[0]]
+	var body []byte
+	if ok {
+		body = single(renderedTransaction(t, rq.base))
+	}
+	b.mu.RUnlock()
+	if !ok {
+		writeError(rq.w, notFound("No transaction with id "+strconv.Quote(rq.params[0])+"."))
+		return
+	}
+	writeJSON(rq.w, http.StatusOK, body)
+}
+
+// RenderTransaction returns the JSON of the TransactionResource that
+// GET {baseURL}/transactions/{id} puts in "data".
+func (b *Bank) RenderTransaction(baseURL, id string) ([]byte, error) {
+	baseURL = strings.TrimSuffix(baseURL, "/")
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	t, ok := b.txByID[id]
+	if !ok {
+		return nil, ErrNotFound
+	}
+	return slices.Clone(renderedTransaction(t, baseURL)), nil
+}
+
+// attachmentURL is a signed temporary download link for a.
+func (b *Bank) attachmentURL(base string, a *Attachment, expires time.Time) string {
+	exp := strconv.FormatInt(expires.Unix(), 10)
+	mac := hmac.New(sha256.New, b.secret)
+	mac.Write([]byte(a.ID + "|" + exp))
+	return strings.TrimSuffix(base, apiPrefix) + "/files/attachments/" + pathEscape(a.ID) + "." + a.FileExtension +
+		"?expires=" + exp + "&signature=" + hex.EncodeToString(mac.Sum(nil))
+}
+
+func (b *Bank) renderAttachment(base string, a *Attachment) []byte {
+	expires := b.now().Add(15 * time.Minute).Truncate(time.Second)
+	return appendAttachment(nil, base, a, b.attachmentURL(base, a, expires), expires)
+}
+
+func (b *Bank) handleListAttachments(rq *request) {
+	q := rq.q
+	page, aerr := parsePageRequest(q, kindAttachments)
+	if aerr != nil {
+		writeError(rq.w, aerr)
+		return
+	}
+	carry := url.Values{}
+	carryPageSize(carry, page)
+	b.mu.RLock()
+	atts := b.attachments
+	l := listing{hi: len(atts), desc: true, key: func(i int) cursorKey { return cursorKey{atts[i].CreatedAt.UnixNano(), atts[i].ID} }}
+	idx, hasPrev, hasNext := l.page(page)
+	items := make([][]byte, len(idx))
+	for i, j := range idx {
+		items[i] = b.renderAttachment(rq.base, atts[j])
+	}
+	prev, next := b.links(rq.base, "/attachments", kindAttachments, carry, l, idx, hasPrev, hasNext)
+	b.mu.RUnlock()
+	writeJSON(rq.w, http.StatusOK, list(items, prev, next, true))
+}
+
+func (b *Bank) handleGetAttachment(rq *request) {
+	b.mu.RLock()
+	a, ok := b.attByID[rq.params[0]]
+	var body []byte
+	if ok {
+		body = single(b.renderAttachment(rq.base, a))
+	}
+	b.mu.RUnlock()
+	if !ok {
+		writeError(rq.w, notFound("No attachment with id "+strconv.Quote(rq.params[0])+"."))
+		return
+	}
+	writeJSON(rq.w, http.StatusOK, body)
+}
+
+// childrenOf lists the ids of a category's children (categories are immutable).
+func (b *Bank) childrenOf(id string) []string {
+	var ids []string
+	for _, c := range b.categories {
+		if c.ParentID == id {
+			ids = append(ids, c.ID)
+		}
+	}
+	return ids
+}
+
+func (b *Bank) handleListCategories(rq *request) {
+	q := rq.q
+	parent := q.Get("filter[parent]")
+	if _, ok := b.categoryMap[parent]; q.Has("filter[parent]") && !ok {
+		e := notFound("No category with id " + strconv.Quote(parent) + ".")
+		e.parameter, e.hasSource = "filter[parent]", true
+		writeError(rq.w, e)
+		return
+	}
+	var items [][]byte
+	for i := range b.categories {
+		c := &b.categories[i]
+		if q.Has("filter[parent]") && c.ParentID != parent {
+			continue
+		}
+		items = append(items, appendCategory(nil, rq.base, c, b.childrenOf(c.ID)))
+	}
+	writeJSON(rq.w, http.StatusOK, list(items, "", "", false))
+}
+
+func (b *Bank) handleGetCategory(rq *request) {
+	c, ok := b.categoryMap[rq.params[0]]
+	if !ok {
+		writeError(rq.w, notFound("No category with id "+strconv.Quote(rq.params[0])+"."))
+		return
+	}
+	writeJSON(rq.w, http.StatusOK, single(appendCategory(nil, rq.base, c, b.childrenOf(c.ID))))
+}
+
+func (b *Bank) handleListTags(rq *request) {
+	q := rq.q
+	page, aerr := parsePageRequest(q, kindTags)
+	if aerr != nil {
+		writeError(rq.w, aerr)
+		return
+	}
+	carry := url.Values{}
+	carryPageSize(carry, page)
+	b.mu.RLock()
+	labels := make([]string, 0, len(b.tagCount))
+	for tag := range b.tagCount {
+		labels = append(labels, tag)
+	}
+	b.mu.RUnlock()
+	sort.Strings(labels)
+	l := listing{hi: len(labels), key: func(i int) cursorKey { return cursorKey{ID: labels[i]} }}
+	idx, hasPrev, hasNext := l.page(page)
+	items := make([][]byte, len(idx))
+	for i, j := range idx {
+		items[i] = appendTag(nil, rq.base, labels[j])
+	}
+	prev, next := b.links(rq.base, "/tags", kindTags, carry, l, idx, hasPrev, hasNext)
+	writeJSON(rq.w, http.StatusOK, list(items, prev, next, true))
+}
+
+// handleListWebhooks answers an always-empty list until webhooks exist.
+func (b *Bank) handleListWebhooks(rq *request) {
+	if _, aerr := parsePageRequest(rq.q, "webhook"); aerr != nil {
+		writeError(rq.w, aerr)
+		return
+	}
+	writeJSON(rq.w, http.StatusOK, list(nil, "", "", true))
+}

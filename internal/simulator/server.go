@@ -1,0 +1,195 @@
+package simulator
+
+import (
+	"crypto/subtle"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// apiPrefix is the path prefix of the API; base URL = server URL + apiPrefix.
+const apiPrefix = "/api/v1"
+
+// request is one routed API request.
+type request struct {
+	w      http.ResponseWriter
+	r      *http.Request
+	q      url.Values
+	base   string   // absolute API base URL, e.g. http://127.0.0.1:1234/api/v1
+	params []string // path parameters in pattern order
+}
+
+// route maps a method and a path pattern ("{}" segments are parameters)
+// below apiPrefix to a handler.
+type route struct {
+	method  string
+	pattern []string
+	handle  func(*Bank, *request)
+}
+
+var routes = []route{
+	{http.MethodGet, []string{"util", "ping"}, (*Bank).handlePing},
+	{http.MethodGet, []string{"accounts"}, (*Bank).handleListAccounts},
+	{http.MethodGet, []string{"accounts", "{}"}, (*Bank).handleGetAccount},
+	{http.MethodGet, []string{"accounts", "{}", "transactions"}, (*Bank).handleListTransactions},
+	{http.MethodGet, []string{"attachments"}, (*Bank).handleListAttachments},
+	{http.MethodGet, []string{"attachments", "{}"}, (*Bank).handleGetAttachment},
+	{http.MethodGet, []string{"categories"}, (*Bank).handleListCategories},
+	{http.MethodGet, []string{"categories", "{}"}, (*Bank).handleGetCategory},
+	{http.MethodGet, []string{"tags"}, (*Bank).handleListTags},
+	{http.MethodGet, []string{"transactions"}, (*Bank).handleListTransactions},
+	{http.MethodGet, []string{"transactions", "{}"}, (*Bank).handleGetTransaction},
+	{http.MethodPatch, []string{"transactions", "{}", "relationships", "category"}, (*Bank).handlePatchCategory},
+	{http.MethodPost, []string{"transactions", "{}", "relationships", "tags"}, (*Bank).handleAddTags},
+	{http.MethodDelete, []string{"transactions", "{}", "relationships", "tags"}, (*Bank).handleRemoveTags},
+	// Webhooks are not simulated yet: the list is always empty.
+	{http.MethodGet, []string{"webhooks"}, (*Bank).handleListWebhooks},
+}
+
+// Handler serves the API under the path prefix /api/v1.
+func (b *Bank) Handler() http.Handler { return http.HandlerFunc(b.serveHTTP) }
+
+func (b *Bank) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	b.requests.Add(1)
+	sleep(r.Context(), b.faults.latency())
+	if !b.authorized(r) {
+		writeError(w, &apiError{status: http.StatusUnauthorized, title: "Not Authorized",
+			detail: "The request was not authenticated because no valid credential was found in the Authorization header, or the Authorization header was not present."})
+		return
+	}
+	if status := b.faults.decide(); status != 0 {
+		writeFault(w, status)
+		return
+	}
+	rt, params, allowed := match(r.Method, r.URL.Path)
+	switch {
+	case rt != nil:
+		q, err := url.ParseQuery(r.URL.RawQuery)
+		if err != nil {
+			writeError(w, &apiError{status: http.StatusBadRequest, title: "Invalid Request Parameter", detail: "The query string is malformed: " + err.Error()})
+			return
+		}
+		rt.handle(b, &request{w: w, r: r, q: q, base: baseURL(r), params: params})
+	case allowed != "":
+		w.Header().Set("Allow", allowed)
+		writeError(w, &apiError{status: http.StatusMethodNotAllowed, title: "Method Not Allowed",
+			detail: "The " + r.Method + " method is not allowed on this endpoint."})
+	default:
+		writeError(w, notFound("The requested endpoint does not exist."))
+	}
+}
+
+// authorized checks the bearer token in constant time.
+func (b *Bank) authorized(r *http.Request) bool {
+	h := r.Header.Get("Authorization")
+	scheme, token, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(token), []byte(b.token)) == 1
+}
+
+// match finds the route for method and path. When the path exists for other
+// methods only, allowed lists them.
+func match(method, path string) (rt *route, params []string, allowed string) {
+	rest, ok := strings.CutPrefix(path, apiPrefix+"/")
+	if !ok {
+		return nil, nil, ""
+	}
+	segs := strings.Split(rest, "/")
+	var methods []string
+	for i := range routes {
+		p, ok := matchPattern(routes[i].pattern, segs)
+		if !ok {
+			continue
+		}
+		if routes[i].method == method {
+			return &routes[i], p, ""
+		}
+		methods = append(methods, routes[i].method)
+	}
+	return nil, nil, strings.Join(methods, ", ")
+}
+
+func matchPattern(pattern, segs []string) ([]string, bool) {
+	if len(pattern) != len(segs) {
+		return nil, false
+	}
+	var params []string
+	for i, p := range pattern {
+		switch {
+		case p == "{}" && segs[i] != "":
+			params = append(params, segs[i])
+		case p != segs[i]:
+			return nil, false
+		}
+	}
+	return params, true
+}
+
+// baseURL is the absolute API base URL as seen by the client.
+func baseURL(r *http.Request) string {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host + apiPrefix
+}
+
+// writeJSON sends a 200 (or other) JSON body.
+func writeJSON(w http.ResponseWriter, status int, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+func writeNoContent(w http.ResponseWriter) { w.WriteHeader(http.StatusNoContent) }
+
+// apiError is a JSON:API error object.
+type apiError struct {
+	status    int
+	title     string
+	detail    string
+	parameter string // source.parameter
+	pointer   string // source.pointer
+	hasSource bool
+}
+
+func badParam(param, detail string) *apiError {
+	return &apiError{status: http.StatusBadRequest, title: "Invalid Request Parameter", detail: detail, parameter: param, hasSource: true}
+}
+
+func notFound(detail string) *apiError {
+	return &apiError{status: http.StatusNotFound, title: "Not Found", detail: detail}
+}
+
+func invalidBody(pointer, detail string) *apiError {
+	return &apiError{status: http.StatusUnprocessableEntity, title: "Invalid Request Body", detail: detail, pointer: pointer, hasSource: true}
+}
+
+// writeError sends the JSON:API error body {"errors":[...]}.
+func writeError(w http.ResponseWriter, e *apiError) {
+	b := make([]byte, 0, 256)
+	b = append(b, `{"errors":[{"status":"`...)
+	b = strconv.AppendInt(b, int64(e.status), 10)
+	b = append(b, `","title":`...)
+	b = appendString(b, e.title)
+	b = append(b, `,"detail":`...)
+	b = appendString(b, e.detail)
+	if e.hasSource {
+		b = append(b, `,"source":{`...)
+		if e.parameter != "" {
+			b = append(b, `"parameter":`...)
+			b = appendString(b, e.parameter)
+		} else {
+			b = append(b, `"pointer":`...)
+			b = appendString(b, e.pointer)
+		}
+		b = append(b, '}')
+	}
+	b = append(b, "}]}"...)
+	writeJSON(w, e.status, b)
+}
