@@ -97,8 +97,8 @@ CREATE TABLE IF NOT EXISTS transactions (
 CREATE INDEX IF NOT EXISTS transactions_account_created ON transactions (account_id, created_at);
 CREATE INDEX IF NOT EXISTS transactions_created ON transactions (created_at);
 CREATE INDEX IF NOT EXISTS transactions_category ON transactions (category_id);
-CREATE INDEX IF NOT EXISTS transactions_parent_category ON transactions (parent_category_id);
-CREATE INDEX IF NOT EXISTS transactions_status ON transactions (status);
+-- Few transactions are HELD at any time: a partial index stays tiny.
+CREATE INDEX IF NOT EXISTS transactions_held ON transactions (status) WHERE status = 'HELD';
 
 CREATE TABLE IF NOT EXISTS transaction_tags (
     transaction_id  TEXT NOT NULL REFERENCES transactions (id) ON DELETE CASCADE,
@@ -111,14 +111,16 @@ CREATE INDEX IF NOT EXISTS transaction_tags_tag ON transaction_tags (tag_id);
 -- One row per real change of a transaction. raw is the previous version for
 -- updated/settled/deleted and NULL for created (the live row holds it).
 CREATE TABLE IF NOT EXISTS transaction_history (
-    seq             INTEGER PRIMARY KEY AUTOINCREMENT,
+    seq             INTEGER PRIMARY KEY, -- rowids only grow: history rows are never deleted
     transaction_id  TEXT NOT NULL,
     change          TEXT NOT NULL CHECK (change IN ('created', 'updated', 'settled', 'deleted')),
     observed_at     TEXT NOT NULL,
     raw             TEXT
 ) STRICT;
 
-CREATE INDEX IF NOT EXISTS transaction_history_tx ON transaction_history (transaction_id, seq);
+-- No index on transaction_id: a random-keyed index would double the pages a
+-- full sync writes. Add one yourself if you query one transaction's history
+-- often: CREATE INDEX transaction_history_tx ON transaction_history (transaction_id);
 
 CREATE TABLE IF NOT EXISTS attachments (
     id                   TEXT PRIMARY KEY,
@@ -154,11 +156,13 @@ CREATE TABLE IF NOT EXISTS sync_state (
     error_count      INTEGER NOT NULL DEFAULT 0
 ) STRICT;
 
--- Ids seen by the full listing in progress; what is not here when the
--- listing completes has been deleted at the bank.
+-- Ids seen by the full listing in progress, one row per page (a JSON array
+-- of ids); what is not here when the listing completes has been deleted at
+-- the bank.
 CREATE TABLE IF NOT EXISTS sync_seen (
-    id  TEXT PRIMARY KEY
-) STRICT, WITHOUT ROWID;
+    page  INTEGER PRIMARY KEY,
+    ids   TEXT NOT NULL
+) STRICT;
 
 -- Webhook inbox: every authentic event, stored before it is acknowledged.
 CREATE TABLE IF NOT EXISTS webhook_events (

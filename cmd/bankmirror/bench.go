@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -31,6 +32,7 @@ func cmdBench(ctx context.Context, a *app, args []string) error {
 	fs := a.flags("bench", "[--transactions N] [--dir DIR]")
 	n := fs.Int("transactions", 100000, "transactions in the simulated bank")
 	dir := fs.String("dir", "", "directory for the benchmark databases (default: a temporary one)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the sync to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -67,7 +69,18 @@ func cmdBench(ctx context.Context, a *app, args []string) error {
 			}
 		}
 	}})
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return fmt.Errorf("cpu profile: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("cpu profile: %w", err)
+		}
+	}
 	res, err := s.Full(ctx)
+	pprof.StopCPUProfile()
 	if err != nil {
 		return err
 	}
@@ -118,7 +131,7 @@ func startSimulatorProcess(ctx context.Context, n int) (apiURL, token string, st
 		_ = cmd.Wait()
 	}
 	sc := bufio.NewScanner(out)
-	for sc.Scan() && (apiURL == "" || token == "") {
+	for (apiURL == "" || token == "") && sc.Scan() {
 		if v, ok := strings.CutPrefix(sc.Text(), "BANKMIRROR_API_URL="); ok {
 			apiURL = v
 		}

@@ -130,9 +130,11 @@ func (s *Store) ApplyEvent(ctx context.Context, eventID string, upsert *bank.Tra
 		}
 		defer w.close()
 		if upsert != nil {
-			if change, err = w.upsert(ctx, upsert); err != nil {
+			changes, err := w.upsert(ctx, []bank.Transaction{*upsert})
+			if err != nil {
 				return err
 			}
+			change = changes[0]
 		}
 		if deleteID != "" {
 			gone, err := w.delete(ctx, deleteID)

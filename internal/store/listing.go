@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -66,15 +67,16 @@ func (s *Store) SaveListingPage(ctx context.Context, l *Listing, txs []bank.Tran
 		if err != nil {
 			return err
 		}
-		seen, err := tx.PrepareContext(ctx, "INSERT INTO sync_seen (id) VALUES (?) ON CONFLICT DO NOTHING")
-		if err != nil {
-			return fmt.Errorf("prepare: %w", err)
-		}
-		defer seen.Close()
+		ids := make([]string, len(txs))
 		for i := range txs {
-			if _, err := seen.ExecContext(ctx, txs[i].ID); err != nil {
-				return fmt.Errorf("mark seen: %w", err)
-			}
+			ids[i] = txs[i].ID
+		}
+		seen, err := json.Marshal(ids)
+		if err != nil {
+			return fmt.Errorf("mark seen: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, "INSERT INTO sync_seen (ids) VALUES (?)", string(seen)); err != nil {
+			return fmt.Errorf("mark seen: %w", err)
 		}
 		_, err = tx.ExecContext(ctx, "UPDATE sync_state SET next_page_url = ?, pages = pages + 1 WHERE name = ?", next, l.Name)
 		if err != nil {
@@ -100,7 +102,7 @@ func (s *Store) FinishListing(ctx context.Context, l *Listing) (deleted []string
 	err = s.InTx(ctx, func(tx *sql.Tx) error {
 		deleted = deleted[:0]
 		rows, err := tx.QueryContext(ctx, `SELECT id FROM transactions
-			WHERE first_seen_at < ? AND id NOT IN (SELECT id FROM sync_seen)`, l.StartedAt.Format(TimeLayout))
+			WHERE first_seen_at < ? AND id NOT IN (SELECT j.value FROM sync_seen, json_each(sync_seen.ids) AS j)`, l.StartedAt.Format(TimeLayout))
 		if err != nil {
 			return fmt.Errorf("find deleted: %w", err)
 		}

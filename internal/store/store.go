@@ -107,6 +107,7 @@ func dsn(path string, readOnly bool) string {
 	q.Set("_foreign_keys", "on")
 	q.Set("_synchronous", "FULL")
 	q.Set("_txlock", "immediate")
+	q.Set("_cache_size", "-32000") // 32 MB: keeps the id index hot during a full sync
 	if readOnly {
 		q.Set("mode", "ro")
 		q.Set("_txlock", "deferred")

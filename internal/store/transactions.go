@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -153,106 +154,177 @@ func contentHash(vals []any, tags []string) []byte {
 	return h.Sum(nil)
 }
 
-// txWriter holds the statements of one write transaction that upserts
-// transactions, prepared once and reused for every row of a page.
+// txWriter writes transactions inside one write transaction. A page of
+// transactions costs one statement per new or changed row plus a handful per
+// page: existing rows are read, and history and tags written, in one
+// statement each through json_each, so a full sync is not bound by
+// per-statement overhead.
 type txWriter struct {
-	s                                            *Store
-	tx                                           *sql.Tx
-	now                                          string
-	sel, ins, upd, hist, delTags, insTag, addTag *sql.Stmt
+	s        *Store
+	tx       *sql.Tx
+	now      string
+	ins, upd *sql.Stmt
 }
 
 func (s *Store) newTxWriter(ctx context.Context, tx *sql.Tx) (*txWriter, error) {
 	w := &txWriter{s: s, tx: tx, now: s.stamp()}
-	for _, p := range []struct {
-		dst **sql.Stmt
-		q   string
-	}{
-		{&w.sel, "SELECT content_hash, status, raw FROM transactions WHERE id = ?"},
-		{&w.ins, insertTxSQL},
-		{&w.upd, updateTxSQL},
-		{&w.hist, "INSERT INTO transaction_history (transaction_id, change, observed_at, raw) VALUES (?, ?, ?, ?)"},
-		{&w.delTags, "DELETE FROM transaction_tags WHERE transaction_id = ?"},
-		{&w.insTag, "INSERT INTO transaction_tags (transaction_id, tag_id) VALUES (?, ?) ON CONFLICT DO NOTHING"},
-		{&w.addTag, "INSERT INTO tags (id) VALUES (?) ON CONFLICT DO NOTHING"},
-	} {
-		st, err := tx.PrepareContext(ctx, p.q)
-		if err != nil {
-			w.close()
-			return nil, fmt.Errorf("prepare: %w", err)
-		}
-		*p.dst = st
+	var err error
+	if w.ins, err = tx.PrepareContext(ctx, insertTxSQL); err != nil {
+		return nil, fmt.Errorf("prepare: %w", err)
+	}
+	if w.upd, err = tx.PrepareContext(ctx, updateTxSQL); err != nil {
+		w.ins.Close()
+		return nil, fmt.Errorf("prepare: %w", err)
 	}
 	return w, nil
 }
 
 func (w *txWriter) close() {
-	for _, st := range []*sql.Stmt{w.sel, w.ins, w.upd, w.hist, w.delTags, w.insTag, w.addTag} {
-		if st != nil {
-			_ = st.Close()
-		}
-	}
+	w.ins.Close()
+	w.upd.Close()
 }
 
-// upsert writes one transaction if it is new or changed, recording the change.
-func (w *txWriter) upsert(ctx context.Context, t *bank.Transaction) (Change, error) {
-	vals := txValues(t)
-	hash := contentHash(vals, t.TagIDs)
-
-	var oldHash []byte
-	var oldStatus, oldRaw string
-	err := w.sel.QueryRowContext(ctx, t.ID).Scan(&oldHash, &oldStatus, &oldRaw)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		args := append([]any{t.ID}, vals...)
-		args = append(args, string(t.Raw), hash, w.now, w.now)
-		if _, err := w.ins.ExecContext(ctx, args...); err != nil {
-			return "", fmt.Errorf("insert transaction %s: %w", t.ID, err)
-		}
-		if err := w.history(ctx, t.ID, Created, nil); err != nil {
-			return "", err
-		}
-		return Created, w.tags(ctx, t, false)
-	case err != nil:
-		return "", fmt.Errorf("read transaction %s: %w", t.ID, err)
-	case bytes.Equal(oldHash, hash):
-		return "", nil
-	}
-
-	change := Updated
-	if oldStatus == "HELD" && t.Status == "SETTLED" {
-		change = Settled
-	}
-	if err := w.history(ctx, t.ID, change, &oldRaw); err != nil {
-		return "", err
-	}
-	args := append(vals, string(t.Raw), hash, w.now, t.ID)
-	if _, err := w.upd.ExecContext(ctx, args...); err != nil {
-		return "", fmt.Errorf("update transaction %s: %w", t.ID, err)
-	}
-	return change, w.tags(ctx, t, true)
+// existing is what the writer needs of a mirrored row to detect a change.
+type existing struct {
+	hash   []byte
+	status string
+	raw    string
 }
 
-func (w *txWriter) history(ctx context.Context, id string, c Change, raw *string) error {
-	if _, err := w.hist.ExecContext(ctx, id, string(c), w.now, nullable(raw)); err != nil {
-		return fmt.Errorf("record %s of transaction %s: %w", c, id, err)
+// jsonArg encodes v for a json_each parameter.
+func jsonArg(v any) (string, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", fmt.Errorf("encode batch: %w", err)
+	}
+	return string(b), nil
+}
+
+// lookup reads the mirrored state of the given ids in one statement.
+func (w *txWriter) lookup(ctx context.Context, txs []bank.Transaction) (map[string]existing, error) {
+	ids := make([]string, len(txs))
+	for i := range txs {
+		ids[i] = txs[i].ID
+	}
+	arg, err := jsonArg(ids)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := w.tx.QueryContext(ctx, `SELECT id, content_hash, status, raw FROM transactions
+		WHERE id IN (SELECT value FROM json_each(?))`, arg)
+	if err != nil {
+		return nil, fmt.Errorf("read transactions: %w", err)
+	}
+	defer rows.Close()
+	out := make(map[string]existing)
+	for rows.Next() {
+		var id string
+		var e existing
+		if err := rows.Scan(&id, &e.hash, &e.status, &e.raw); err != nil {
+			return nil, fmt.Errorf("read transactions: %w", err)
+		}
+		out[id] = e
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read transactions: %w", err)
+	}
+	return out, nil
+}
+
+// upsert writes each transaction that is new or changed and records the
+// change; unchanged rows are not touched. changes[i] is "" when txs[i] was
+// unchanged.
+func (w *txWriter) upsert(ctx context.Context, txs []bank.Transaction) (changes []Change, err error) {
+	if len(txs) == 0 {
+		return nil, nil
+	}
+	old, err := w.lookup(ctx, txs)
+	if err != nil {
+		return nil, err
+	}
+	changes = make([]Change, len(txs))
+	var history [][3]any // transaction_id, change, previous raw
+	var retag []string   // changed rows whose tags are replaced
+	var tags [][2]string // transaction_id, tag
+	for i := range txs {
+		t := &txs[i]
+		vals := txValues(t)
+		hash := contentHash(vals, t.TagIDs)
+		prev, found := old[t.ID]
+		switch {
+		case !found:
+			args := append([]any{t.ID}, vals...)
+			args = append(args, string(t.Raw), hash, w.now, w.now)
+			if _, err := w.ins.ExecContext(ctx, args...); err != nil {
+				return nil, fmt.Errorf("insert transaction %s: %w", t.ID, err)
+			}
+			changes[i] = Created
+			history = append(history, [3]any{t.ID, Created, nil})
+		case bytes.Equal(prev.hash, hash):
+			continue
+		default:
+			changes[i] = Updated
+			if prev.status == "HELD" && t.Status == "SETTLED" {
+				changes[i] = Settled
+			}
+			args := append(vals, string(t.Raw), hash, w.now, t.ID)
+			if _, err := w.upd.ExecContext(ctx, args...); err != nil {
+				return nil, fmt.Errorf("update transaction %s: %w", t.ID, err)
+			}
+			history = append(history, [3]any{t.ID, changes[i], prev.raw})
+			retag = append(retag, t.ID)
+		}
+		// A transaction seen twice in one batch: the later copy wins.
+		old[t.ID] = existing{hash: hash, status: t.Status, raw: string(t.Raw)}
+		for _, tag := range t.TagIDs {
+			tags = append(tags, [2]string{t.ID, tag})
+		}
+	}
+	if err := w.writeHistory(ctx, history); err != nil {
+		return nil, err
+	}
+	return changes, w.writeTags(ctx, retag, tags)
+}
+
+func (w *txWriter) writeHistory(ctx context.Context, history [][3]any) error {
+	if len(history) == 0 {
+		return nil
+	}
+	arg, err := jsonArg(history)
+	if err != nil {
+		return err
+	}
+	_, err = w.tx.ExecContext(ctx, `INSERT INTO transaction_history (transaction_id, change, observed_at, raw)
+		SELECT value->>0, value->>1, ?, value->>2 FROM json_each(?) ORDER BY key`, w.now, arg)
+	if err != nil {
+		return fmt.Errorf("record history: %w", err)
 	}
 	return nil
 }
 
-func (w *txWriter) tags(ctx context.Context, t *bank.Transaction, replace bool) error {
-	if replace {
-		if _, err := w.delTags.ExecContext(ctx, t.ID); err != nil {
-			return fmt.Errorf("clear tags of %s: %w", t.ID, err)
+func (w *txWriter) writeTags(ctx context.Context, retag []string, tags [][2]string) error {
+	if len(retag) > 0 {
+		arg, err := jsonArg(retag)
+		if err != nil {
+			return err
+		}
+		if _, err := w.tx.ExecContext(ctx, "DELETE FROM transaction_tags WHERE transaction_id IN (SELECT value FROM json_each(?))", arg); err != nil {
+			return fmt.Errorf("clear tags: %w", err)
 		}
 	}
-	for _, tag := range t.TagIDs {
-		if _, err := w.addTag.ExecContext(ctx, tag); err != nil {
-			return fmt.Errorf("add tag: %w", err)
-		}
-		if _, err := w.insTag.ExecContext(ctx, t.ID, tag); err != nil {
-			return fmt.Errorf("tag transaction %s: %w", t.ID, err)
-		}
+	if len(tags) == 0 {
+		return nil
+	}
+	arg, err := jsonArg(tags)
+	if err != nil {
+		return err
+	}
+	if _, err := w.tx.ExecContext(ctx, "INSERT INTO tags (id) SELECT DISTINCT value->>1 FROM json_each(?) WHERE true ON CONFLICT DO NOTHING", arg); err != nil {
+		return fmt.Errorf("add tags: %w", err)
+	}
+	if _, err := w.tx.ExecContext(ctx, `INSERT INTO transaction_tags (transaction_id, tag_id)
+		SELECT value->>0, value->>1 FROM json_each(?) WHERE true ON CONFLICT DO NOTHING`, arg); err != nil {
+		return fmt.Errorf("tag transactions: %w", err)
 	}
 	return nil
 }
@@ -268,7 +340,7 @@ func (w *txWriter) delete(ctx context.Context, id string) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("delete transaction %s: %w", id, err)
 	}
-	return true, w.history(ctx, id, Deleted, &raw)
+	return true, w.writeHistory(ctx, [][3]any{{id, Deleted, raw}})
 }
 
 func (r *UpsertResult) count(c Change) {
@@ -294,11 +366,11 @@ func (s *Store) UpsertTransactionsTx(ctx context.Context, tx *sql.Tx, txs []bank
 		return res, err
 	}
 	defer w.close()
-	for i := range txs {
-		c, err := w.upsert(ctx, &txs[i])
-		if err != nil {
-			return res, err
-		}
+	changes, err := w.upsert(ctx, txs)
+	if err != nil {
+		return res, err
+	}
+	for _, c := range changes {
 		res.count(c)
 	}
 	return res, nil
