@@ -213,7 +213,7 @@ type fetched struct {
 // caller writes earlier pages: decoding and SQLite writing overlap. The
 // channel closes after the last page or the first error.
 func (s *Syncer) prefetch(ctx context.Context, first string) <-chan fetched {
-	ch := make(chan fetched, 2)
+	ch := make(chan fetched, maxBatch)
 	go func() {
 		defer close(ch)
 		for next := first; next != ""; {
@@ -262,8 +262,14 @@ func (s *Syncer) listAll(ctx context.Context, r *Result) error {
 	return nil
 }
 
-// consume fetches pages from first on and hands each to write, reporting
-// progress.
+// maxBatch is how many fetched pages the writer may store in one
+// transaction when it has fallen behind the fetcher. A batch is stored with
+// the checkpoint after its last page, so a killed sync still resumes where
+// it stopped; merging pages only saves the fixed cost of each commit.
+const maxBatch = 8
+
+// consume fetches pages from first on and hands them to write, one page or,
+// when the writer is behind, a few pages merged, reporting progress.
 func (s *Syncer) consume(ctx context.Context, kind, first string, r *Result, write func(bank.Page[bank.Transaction]) (store.UpsertResult, error)) error {
 	if first == "" {
 		return nil
@@ -272,18 +278,20 @@ func (s *Syncer) consume(ctx context.Context, kind, first string, r *Result, wri
 	defer cancel()
 	start, lastLog := s.now(), s.now()
 	listed := 0
-	for f := range s.prefetch(ctx, first) {
-		if f.err != nil {
-			return fmt.Errorf("list transactions: %w", f.err)
+	pages := s.prefetch(ctx, first)
+	for f := range pages {
+		batch, n, fetchErr := drain(f, pages)
+		if n == 0 {
+			return fmt.Errorf("list transactions: %w", fetchErr)
 		}
-		res, err := write(f.page)
+		res, err := write(batch)
 		if err != nil {
 			return err
 		}
 		r.Upserted += int64(res.Changed())
-		r.Pages++
-		listed += len(f.page.Data)
-		r.Listed += len(f.page.Data)
+		r.Pages += n
+		listed += len(batch.Data)
+		r.Listed += len(batch.Data)
 		p := Progress{Kind: kind, Pages: r.Pages, Transactions: listed, Elapsed: s.now().Sub(start)}
 		if s.opts.OnProgress != nil {
 			s.opts.OnProgress(p)
@@ -293,8 +301,39 @@ func (s *Syncer) consume(ctx context.Context, kind, first string, r *Result, wri
 			s.log.Info().Int("pages", p.Pages).Int("transactions", p.Transactions).
 				Float64("per_second", p.Rate()).Msg("sync progress")
 		}
+		if fetchErr != nil {
+			return fmt.Errorf("list transactions: %w", fetchErr)
+		}
 	}
 	return ctx.Err()
+}
+
+// drain merges f with the pages already waiting in the channel (up to
+// maxBatch). It returns the merged page, whose Next is the last page's, the
+// number of pages merged (0 when f itself failed), and the fetch error met
+// after them, which the caller reports once the merged pages are stored.
+func drain(f fetched, pages <-chan fetched) (bank.Page[bank.Transaction], int, error) {
+	if f.err != nil {
+		return f.page, 0, f.err
+	}
+	batch, n := f.page, 1
+	for n < maxBatch && batch.Next != "" {
+		select {
+		case g, ok := <-pages:
+			if !ok {
+				return batch, n, nil
+			}
+			if g.err != nil {
+				return batch, n, g.err
+			}
+			batch.Data = append(batch.Data, g.page.Data...)
+			batch.Next = g.page.Next
+			n++
+		default:
+			return batch, n, nil
+		}
+	}
+	return batch, n, nil
 }
 
 // Incremental fetches only what can have changed since the last run: new

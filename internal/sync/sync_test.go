@@ -393,3 +393,28 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+func TestFetchFailureMidListingFailsTheRunThenResumes(t *testing.T) {
+	e := newEnv(t, 900)
+	s := e.syncer(sync.Options{OnProgress: func(p sync.Progress) {
+		if p.Pages >= 2 {
+			e.sim.SetFaults(simulator.Faults{ErrorRate: 1})
+		}
+	}})
+	_, err := s.Full(context.Background())
+	if !errors.Is(err, bank.ErrServer) {
+		t.Fatalf("err = %v, want ErrServer", err)
+	}
+	if n := e.count(t, "SELECT count(*) FROM sync_runs WHERE status = 'failed'"); n != 1 {
+		t.Errorf("failed runs = %d", n)
+	}
+	if n := e.count(t, "SELECT count(*) FROM sync_state WHERE error_count = 1 AND next_page_url IS NOT NULL"); n != 1 {
+		t.Errorf("checkpoint with error count missing")
+	}
+	e.sim.SetFaults(simulator.Faults{})
+	r := e.full(t)
+	if !r.Resumed {
+		t.Error("full sync after a failure did not resume")
+	}
+	e.assertMirrorEqualsTruth(t)
+}
