@@ -14,8 +14,8 @@
 //   - Accounts are listed oldest first, attachments newest first, tags by
 //     label (byte order). Default page size 20, maximum 100.
 //   - An empty filter[tag] matches nothing; a malformed query string is 400.
-//   - Webhooks are not simulated yet: GET /webhooks answers an empty list,
-//     every other webhook path 404 (POST /webhooks 405).
+//   - Webhooks are simulated with asynchronous, signed, retried delivery;
+//     see webhooks.go for the choices made there.
 //   - Attachment fileURLs point at {server}/files/attachments/..., which is
 //     not served.
 //
@@ -27,6 +27,7 @@ import (
 	"encoding/hex"
 	"errors"
 	mrand "math/rand/v2"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -51,6 +52,14 @@ type Options struct {
 	Transactions int              // number of seeded transactions (default 2000 if 0)
 	Token        string           // bearer token accepted; if "" New generates a random one
 	Now          func() time.Time // clock; default time.Now
+
+	// Webhook delivery (zero = default).
+	WebhookRetryBase   time.Duration // first retry delay, doubled per attempt (default 30s)
+	WebhookRetryMax    time.Duration // cap of the retry delay (default 1h)
+	WebhookMaxAttempts int           // attempts per delivery before giving up (default 8)
+	WebhookTimeout     time.Duration // per attempt (default 30s, as the spec says)
+	WebhookWorkers     int           // concurrent deliveries (default 4)
+	HTTPClient         *http.Client  // for deliveries; default: a client with WebhookTimeout that does not follow redirects
 }
 
 // Money is an amount in the smallest unit of a currency.
@@ -183,6 +192,9 @@ type Bank struct {
 	attachments []*Attachment // createdAt desc, id desc
 	attByID     map[string]*Attachment
 	tagCount    map[string]int
+
+	wh              webhookState
+	replaceOnSettle atomic.Bool
 }
 
 // New builds a bank seeded with deterministic data.
@@ -202,6 +214,7 @@ func New(opts Options) *Bank {
 		rng:   mrand.New(mrand.NewPCG(opts.Seed, 0x5eed_ba4c_0ff1_ce)),
 	}
 	b.faults.rng = mrand.New(mrand.NewPCG(opts.Seed, 0xfa17))
+	b.wh.init(opts)
 	b.seed(opts.Transactions)
 	return b
 }

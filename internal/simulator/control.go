@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -9,7 +10,7 @@ import (
 
 // All mutations of transactions live in this file, both for the control
 // API and for the HTTP write endpoints. Each create/settle/delete calls emit
-// (after releasing the lock) so that webhooks can be added later.
+// (webhooks.go) after releasing the lock.
 
 // Webhook event types (spec: Events).
 const (
@@ -17,13 +18,6 @@ const (
 	eventSettled = "TRANSACTION_SETTLED"
 	eventDeleted = "TRANSACTION_DELETED"
 )
-
-// emit is the hook for webhook events; it is called without b.mu held,
-// once per create, settle and delete, in order. Webhooks are not
-// implemented yet, so it does nothing.
-func (b *Bank) emit(eventType, txID string) {
-	_, _ = eventType, txID
-}
 
 // NewTransaction describes a transaction for AddTransaction. Zero values
 // get defaults from the bank's rng: a random merchant, amount and
@@ -135,8 +129,16 @@ func dedupe(tags []string) []string {
 
 // Settle moves a HELD transaction to SETTLED. The settled amount may differ
 // a little from the held one (exchange rate for foreign purchases, a tip at
-// restaurants and pubs); holdInfo keeps the held amounts.
+// restaurants and pubs); holdInfo keeps the held amounts. Event:
+// TRANSACTION_SETTLED, or, after SetSettleAsReplacement(true), the rare path
+// of SettleAsReplacement (the transaction then changes id).
 func (b *Bank) Settle(id string) error {
+	if b.replaceOnSettle.Load() {
+		if _, err := b.SettleAsReplacement(id); err != nil {
+			return fmt.Errorf("settle %s: %w", id, errors.Unwrap(err))
+		}
+		return nil
+	}
 	b.mu.Lock()
 	t, err := b.heldLocked(id)
 	if err == nil {

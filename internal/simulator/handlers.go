@@ -393,12 +393,3 @@ func (b *Bank) handleListTags(rq *request) {
 	prev, next := b.links(rq.base, "/tags", kindTags, carry, l, idx, hasPrev, hasNext)
 	writeJSON(rq.w, http.StatusOK, list(items, prev, next, true))
 }
-
-// handleListWebhooks answers an always-empty list until webhooks exist.
-func (b *Bank) handleListWebhooks(rq *request) {
-	if _, aerr := parsePageRequest(rq.q, "webhook"); aerr != nil {
-		writeError(rq.w, aerr)
-		return
-	}
-	writeJSON(rq.w, http.StatusOK, list(nil, "", "", true))
-}

@@ -43,8 +43,12 @@ var routes = []route{
 	{http.MethodPatch, []string{"transactions", "{}", "relationships", "category"}, (*Bank).handlePatchCategory},
 	{http.MethodPost, []string{"transactions", "{}", "relationships", "tags"}, (*Bank).handleAddTags},
 	{http.MethodDelete, []string{"transactions", "{}", "relationships", "tags"}, (*Bank).handleRemoveTags},
-	// Webhooks are not simulated yet: the list is always empty.
 	{http.MethodGet, []string{"webhooks"}, (*Bank).handleListWebhooks},
+	{http.MethodPost, []string{"webhooks"}, (*Bank).handleCreateWebhook},
+	{http.MethodGet, []string{"webhooks", "{}"}, (*Bank).handleGetWebhook},
+	{http.MethodDelete, []string{"webhooks", "{}"}, (*Bank).handleDeleteWebhook},
+	{http.MethodPost, []string{"webhooks", "{}", "ping"}, (*Bank).handlePingWebhook},
+	{http.MethodGet, []string{"webhooks", "{}", "logs"}, (*Bank).handleListWebhookLogs},
 }
 
 // Handler serves the API under the path prefix /api/v1.
