@@ -266,7 +266,7 @@ func (s *Syncer) listAll(ctx context.Context, r *Result) error {
 // transaction when it has fallen behind the fetcher. A batch is stored with
 // the checkpoint after its last page, so a killed sync still resumes where
 // it stopped; merging pages only saves the fixed cost of each commit.
-const maxBatch = 8
+const maxBatch = 32
 
 // consume fetches pages from first on and hands them to write, one page or,
 // when the writer is behind, a few pages merged, reporting progress.
