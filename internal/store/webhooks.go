@@ -1,0 +1,144 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// Webhook is a row of webhooks: a webhook registered by this mirror, with
+// the secret that authenticates its deliveries. The secret never leaves
+// the database file (mode 0600) except to verify signatures.
+type Webhook struct {
+	ID, URL     string
+	Description *string
+	SecretKey   string
+	CreatedAt   string
+	DeletedAt   *string
+}
+
+// SaveWebhook records a newly registered webhook and its secret.
+func (s *Store) SaveWebhook(ctx context.Context, w Webhook) error {
+	return s.InTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO webhooks (id, url, description, secret_key, created_at) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT (id) DO UPDATE SET url = excluded.url, description = excluded.description,
+			secret_key = excluded.secret_key, created_at = excluded.created_at, deleted_at = NULL`,
+			w.ID, w.URL, nullable(w.Description), w.SecretKey, w.CreatedAt)
+		if err != nil {
+			return fmt.Errorf("save webhook: %w", err)
+		}
+		return nil
+	})
+}
+
+// MarkWebhookDeleted records that a webhook was deleted at the bank. Its
+// row stays (without being used to verify deliveries) so that its events
+// remain explainable.
+func (s *Store) MarkWebhookDeleted(ctx context.Context, id string) error {
+	return s.InTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, "UPDATE webhooks SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL", s.stamp(), id); err != nil {
+			return fmt.Errorf("mark webhook deleted: %w", err)
+		}
+		return nil
+	})
+}
+
+// ActiveWebhooks lists the registered webhooks not deleted, oldest first.
+func (s *Store) ActiveWebhooks(ctx context.Context) ([]Webhook, error) {
+	rows, err := s.ro.QueryContext(ctx, `SELECT id, url, description, secret_key, created_at, deleted_at
+		FROM webhooks WHERE deleted_at IS NULL ORDER BY created_at, id`)
+	if err != nil {
+		return nil, fmt.Errorf("list webhooks: %w", err)
+	}
+	defer rows.Close()
+	var out []Webhook
+	for rows.Next() {
+		var w Webhook
+		if err := rows.Scan(&w.ID, &w.URL, &w.Description, &w.SecretKey, &w.CreatedAt, &w.DeletedAt); err != nil {
+			return nil, fmt.Errorf("list webhooks: %w", err)
+		}
+		out = append(out, w)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list webhooks: %w", err)
+	}
+	return out, nil
+}
+
+// Webhook returns one registered webhook, deleted or not.
+func (s *Store) Webhook(ctx context.Context, id string) (Webhook, error) {
+	var w Webhook
+	err := s.ro.QueryRowContext(ctx, `SELECT id, url, description, secret_key, created_at, deleted_at
+		FROM webhooks WHERE id = ?`, id).Scan(&w.ID, &w.URL, &w.Description, &w.SecretKey, &w.CreatedAt, &w.DeletedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return w, fmt.Errorf("webhook %s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return w, fmt.Errorf("webhook %s: %w", id, err)
+	}
+	return w, nil
+}
+
+// WebhookSecrets returns the secrets of every active webhook.
+func (s *Store) WebhookSecrets(ctx context.Context) ([][]byte, error) {
+	secrets, err := s.strings(ctx, "SELECT secret_key FROM webhooks WHERE deleted_at IS NULL")
+	if err != nil {
+		return nil, fmt.Errorf("webhook secrets: %w", err)
+	}
+	out := make([][]byte, len(secrets))
+	for i, sec := range secrets {
+		out[i] = []byte(sec)
+	}
+	return out, nil
+}
+
+// DeliveryLog is a row of webhook_delivery_logs.
+type DeliveryLog struct {
+	ID, WebhookID, EventID, DeliveryStatus string
+	StatusCode                             *int
+	CreatedAt, RequestBody                 string
+	ResponseBody                           *string
+}
+
+// SaveDeliveryLogs stores delivery log entries, ignoring ones already
+// stored. It returns how many were new.
+func (s *Store) SaveDeliveryLogs(ctx context.Context, logs []DeliveryLog) (n int, err error) {
+	err = s.InTx(ctx, func(tx *sql.Tx) error {
+		n = 0
+		st, err := tx.PrepareContext(ctx, `INSERT INTO webhook_delivery_logs (id, webhook_id, event_id, delivery_status,
+			status_code, created_at, request_body, response_body) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`)
+		if err != nil {
+			return fmt.Errorf("prepare: %w", err)
+		}
+		defer st.Close()
+		for _, l := range logs {
+			var code any
+			if l.StatusCode != nil {
+				code = int64(*l.StatusCode)
+			}
+			r, err := st.ExecContext(ctx, l.ID, l.WebhookID, l.EventID, l.DeliveryStatus, code, l.CreatedAt, l.RequestBody, nullable(l.ResponseBody))
+			if err != nil {
+				return fmt.Errorf("save delivery log: %w", err)
+			}
+			if k, _ := r.RowsAffected(); k == 1 {
+				n++
+			}
+		}
+		return nil
+	})
+	return n, err
+}
+
+// HasDeliveryLog reports whether a delivery log entry is already stored.
+func (s *Store) HasDeliveryLog(ctx context.Context, id string) (bool, error) {
+	var one int
+	err := s.ro.QueryRowContext(ctx, "SELECT 1 FROM webhook_delivery_logs WHERE id = ?", id).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("delivery log: %w", err)
+	}
+	return true, nil
+}
