@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"path/filepath"
 	"reflect"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/caarlos0/env/v11"
+	"github.com/robfig/cron/v3"
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
@@ -30,6 +32,16 @@ type Config struct {
 	LogFormat       string        `env:"LOG_FORMAT"`
 	RequestsPerHour int           `env:"REQUESTS_PER_HOUR" envDefault:"900"`
 	SyncOverlap     time.Duration `env:"SYNC_OVERLAP" envDefault:"3h"`
+
+	// serve
+	Listen            string `env:"LISTEN" envDefault:"127.0.0.1:8080"`
+	WebhookPath       string `env:"WEBHOOK_PATH" envDefault:"/webhook"`
+	WebhookSecret     string `env:"WEBHOOK_SECRET" secret:"true"`
+	WebhookSecretFile string `env:"WEBHOOK_SECRET_FILE,file" secret:"true"`
+	SyncSchedule      string `env:"SYNC_SCHEDULE" envDefault:"@every 15m"`
+	ReconcileSchedule string `env:"RECONCILE_SCHEDULE" envDefault:"@daily"`
+	WorkerConcurrency int    `env:"WORKER_CONCURRENCY" envDefault:"4"`
+	EventMaxAttempts  int    `env:"EVENT_MAX_ATTEMPTS" envDefault:"12"`
 }
 
 // configError is a configuration problem, reported as one line naming the
@@ -65,6 +77,11 @@ func loadConfig(environ map[string]string) (Config, error) {
 	}
 	c.Token = strings.TrimSpace(c.Token)
 	c.TokenFile = ""
+	if c.WebhookSecretFile != "" {
+		c.WebhookSecret = c.WebhookSecretFile
+	}
+	c.WebhookSecret = strings.TrimSpace(c.WebhookSecret)
+	c.WebhookSecretFile = ""
 	return c, c.validate()
 }
 
@@ -86,6 +103,23 @@ func (c *Config) validate() error {
 	}
 	if c.SyncOverlap < 0 {
 		return &configError{envPrefix + "SYNC_OVERLAP", errors.New("must not be negative")}
+	}
+	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
+		return &configError{envPrefix + "LISTEN", fmt.Errorf("%q is not host:port", c.Listen)}
+	}
+	if !strings.HasPrefix(c.WebhookPath, "/") || c.WebhookPath == "/readyz" || c.WebhookPath == "/healthz" {
+		return &configError{envPrefix + "WEBHOOK_PATH", fmt.Errorf("%q must start with / and not be /healthz or /readyz", c.WebhookPath)}
+	}
+	for _, s := range []struct{ name, spec string }{{"SYNC_SCHEDULE", c.SyncSchedule}, {"RECONCILE_SCHEDULE", c.ReconcileSchedule}} {
+		if _, err := cron.ParseStandard(s.spec); err != nil {
+			return &configError{envPrefix + s.name, fmt.Errorf("%q is not a cron schedule: %w", s.spec, err)}
+		}
+	}
+	if c.WorkerConcurrency < 1 {
+		return &configError{envPrefix + "WORKER_CONCURRENCY", errors.New("must be at least 1")}
+	}
+	if c.EventMaxAttempts < 1 {
+		return &configError{envPrefix + "EVENT_MAX_ATTEMPTS", errors.New("must be at least 1")}
 	}
 	return nil
 }

@@ -26,6 +26,8 @@ Usage: bankmirror <command> [flags]
 
 Commands:
   demo        mirror the built-in simulated bank into ./bankmirror-demo.db and show a summary
+  serve       run the daemon: webhook receiver, event worker and sync schedule
+  webhook     register, list, delete, ping, rotate webhooks and read their delivery logs
   sync        one sync now: incremental, or --full for a complete reconciliation
   status      last sync runs, row counts, oldest HELD transaction
   ping        check that the bank accepts the token
@@ -76,6 +78,8 @@ var commands = map[string]command{
 	"ping":      cmdPing,
 	"simulator": cmdSimulator,
 	"bench":     cmdBench,
+	"serve":     cmdServe,
+	"webhook":   cmdWebhook,
 	"version": func(_ context.Context, a *app, _ []string) error {
 		fmt.Fprintln(a.stdout, "bankmirror", version)
 		return nil

@@ -51,6 +51,21 @@ func cmdStatus(ctx context.Context, a *app, args []string) error {
 	} else {
 		fmt.Fprintln(w, "oldest HELD: none")
 	}
+	inbox, err := st.InboxStats(ctx, a.cfg.EventMaxAttempts)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "webhook events: %d received, %d pending, %d stuck, %d recovered from delivery logs\n",
+		inbox.Total, inbox.Pending, inbox.Stuck, inbox.Recovered)
+	if inbox.Stuck > 0 {
+		stuck, err := st.StuckEvents(ctx, a.cfg.EventMaxAttempts, 5)
+		if err != nil {
+			return err
+		}
+		for _, e := range stuck {
+			fmt.Fprintf(w, "  stuck: %s %s transaction %s after %d attempts: %s\n", e.ID, e.EventType, e.TransactionID, e.Attempts, deref(e.LastError, ""))
+		}
+	}
 	if len(runs) == 0 {
 		fmt.Fprintln(w, "sync runs: none yet")
 		return nil

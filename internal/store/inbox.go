@@ -199,3 +199,27 @@ func (s *Store) ReleaseLeases(ctx context.Context) error {
 		return nil
 	})
 }
+
+// StuckEvents lists up to n events that ran out of attempts, oldest first.
+func (s *Store) StuckEvents(ctx context.Context, maxAttempts, n int) ([]InboxEvent, error) {
+	rows, err := s.ro.QueryContext(ctx, `SELECT id, event_type, webhook_id, coalesce(transaction_id, ''), created_at,
+		received_at, source, attempts, last_error FROM webhook_events
+		WHERE processed_at IS NULL AND attempts >= ? ORDER BY received_at LIMIT ?`, maxAttempts, n)
+	if err != nil {
+		return nil, fmt.Errorf("stuck events: %w", err)
+	}
+	defer rows.Close()
+	var out []InboxEvent
+	for rows.Next() {
+		var e InboxEvent
+		if err := rows.Scan(&e.ID, &e.EventType, &e.WebhookID, &e.TransactionID, &e.CreatedAt, &e.ReceivedAt,
+			&e.Source, &e.Attempts, &e.LastError); err != nil {
+			return nil, fmt.Errorf("stuck events: %w", err)
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("stuck events: %w", err)
+	}
+	return out, nil
+}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Webhook is a row of webhooks: a webhook registered by this mirror, with
@@ -80,9 +81,16 @@ func (s *Store) Webhook(ctx context.Context, id string) (Webhook, error) {
 	return w, nil
 }
 
-// WebhookSecrets returns the secrets of every active webhook.
+// SecretGrace is how long a deleted webhook's secret still verifies
+// deliveries: a delivery the bank sent just before the deletion (during a
+// rotation) must not be rejected.
+const SecretGrace = time.Hour
+
+// WebhookSecrets returns the secrets of every active webhook and of those
+// deleted less than SecretGrace ago.
 func (s *Store) WebhookSecrets(ctx context.Context) ([][]byte, error) {
-	secrets, err := s.strings(ctx, "SELECT secret_key FROM webhooks WHERE deleted_at IS NULL")
+	secrets, err := s.strings(ctx, "SELECT secret_key FROM webhooks WHERE deleted_at IS NULL OR deleted_at > ?",
+		s.now().Add(-SecretGrace).UTC().Format(TimeLayout))
 	if err != nil {
 		return nil, fmt.Errorf("webhook secrets: %w", err)
 	}

@@ -1,0 +1,268 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	gosync "sync"
+	"time"
+
+	"github.com/robfig/cron/v3"
+	"github.com/rs/zerolog"
+
+	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/receiver"
+	"github.com/bankmirror/bankmirror/internal/store"
+	"github.com/bankmirror/bankmirror/internal/sync"
+	"github.com/bankmirror/bankmirror/internal/systemd"
+)
+
+func cmdServe(ctx context.Context, a *app, args []string) error {
+	if err := a.flags("serve", "").Parse(args); err != nil {
+		return err
+	}
+	if err := a.cfg.requireToken(); err != nil {
+		return err
+	}
+	m := NewMain(a.cfg, a.log)
+	return m.Run(ctx)
+}
+
+// Main is the daemon: the webhook receiver, the event worker and the sync
+// schedule around one store. Tests run it on ":0" with Open and Close.
+type Main struct {
+	Config Config
+	Log    zerolog.Logger
+
+	Store    *store.Store
+	Bank     *bank.Client
+	Receiver *receiver.Receiver
+	Worker   *sync.Worker
+	Syncer   *sync.Syncer
+
+	ln     net.Listener
+	http   *http.Server
+	served chan error
+	cron   *cron.Cron
+	// syncMu keeps syncs from overlapping, whichever schedule starts them.
+	syncMu gosync.Mutex
+
+	bgCtx  context.Context    // lives until Close: the worker, syncs, loops
+	cancel context.CancelFunc // ends bgCtx
+	bg     gosync.WaitGroup
+}
+
+// NewMain returns a daemon for cfg; Open starts it.
+func NewMain(cfg Config, log zerolog.Logger) *Main {
+	return &Main{Config: cfg, Log: log}
+}
+
+// URL is the base URL the HTTP server listens on.
+func (m *Main) URL() string { return "http://" + m.ln.Addr().String() }
+
+// Run opens the daemon, tells systemd it is ready, and serves until ctx is
+// cancelled; then it shuts down in order.
+func (m *Main) Run(ctx context.Context) error {
+	if err := m.Open(ctx); err != nil {
+		_ = m.Close()
+		return err
+	}
+	if err := systemd.Notify("READY=1"); err != nil {
+		m.Log.Warn().Err(err).Msg("notify systemd")
+	}
+	m.Log.Info().Str("listen", m.ln.Addr().String()).Str("webhook_path", m.Config.WebhookPath).Msg("bankmirror serving")
+	select {
+	case <-ctx.Done():
+	case err := <-m.served:
+		m.Log.Error().Err(err).Msg("http server stopped")
+	}
+	_ = systemd.Notify("STOPPING=1")
+	m.Log.Info().Msg("shutting down")
+	return m.Close()
+}
+
+// Open opens the store, binds the listener and starts every part.
+func (m *Main) Open(ctx context.Context) error {
+	var err error
+	if m.Store, err = store.Open(ctx, m.Config.DB); err != nil {
+		return fmt.Errorf("open mirror %s: %w", m.Config.DB, err)
+	}
+	m.Bank = bank.New(m.Config.APIURL, m.Config.Token, bank.WithHourlyBudget(m.Config.RequestsPerHour),
+		bank.WithLogger(m.Log.With().Str("component", "bank").Logger()))
+	m.Syncer = sync.New(m.Bank, m.Store, m.Log, sync.Options{Overlap: m.Config.SyncOverlap})
+	m.Worker = sync.NewWorker(m.Bank, m.Store, m.Log, sync.WorkerOptions{
+		Concurrency: m.Config.WorkerConcurrency, MaxAttempts: m.Config.EventMaxAttempts,
+	})
+	m.Receiver = receiver.New(m.Store, receiver.Config{
+		Path:    m.Config.WebhookPath,
+		Secrets: m.secrets,
+		Notify:  func([]string) { m.Worker.Notify() },
+		Log:     m.Log,
+	})
+
+	if m.ln, err = net.Listen("tcp", m.Config.Listen); err != nil {
+		return fmt.Errorf("listen on %s: %w", m.Config.Listen, err)
+	}
+
+	bgCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	m.bgCtx, m.cancel = bgCtx, cancel
+	if err := m.Receiver.Start(bgCtx); err != nil {
+		return fmt.Errorf("start receiver: %w", err)
+	}
+	m.bg.Go(func() {
+		if err := m.Worker.Run(bgCtx); err != nil {
+			m.Log.Error().Err(err).Msg("worker stopped")
+		}
+	})
+
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		if err := m.Store.Ping(r.Context()); err != nil {
+			http.Error(w, "database unavailable", http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = w.Write([]byte("ok\n"))
+	})
+	mux.Handle("/", m.Receiver.Handler())
+	m.http = receiver.NewServer(mux)
+	m.served = make(chan error, 1)
+	go func() {
+		if err := m.http.Serve(m.ln); !errors.Is(err, http.ErrServerClosed) {
+			m.served <- err
+		}
+	}()
+
+	if err := m.startSchedule(); err != nil {
+		return err
+	}
+	m.bg.Go(func() { m.initialSync(bgCtx) })
+	if iv := systemd.WatchdogInterval(); iv > 0 {
+		m.bg.Go(func() { m.watchdog(bgCtx, iv) })
+	}
+	return nil
+}
+
+// secrets are the keys that authenticate deliveries: every registered
+// webhook's (read per request, so a newly registered one works at once)
+// and BANKMIRROR_WEBHOOK_SECRET for a webhook made elsewhere.
+func (m *Main) secrets(ctx context.Context) ([][]byte, error) {
+	s, err := m.Store.WebhookSecrets(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if m.Config.WebhookSecret != "" {
+		s = append(s, []byte(m.Config.WebhookSecret))
+	}
+	return s, nil
+}
+
+func (m *Main) startSchedule() error {
+	clog := cronLogger{m.Log.With().Str("component", "schedule").Logger()}
+	m.cron = cron.New(cron.WithChain(cron.Recover(clog), cron.SkipIfStillRunning(clog)), cron.WithLogger(clog))
+	if _, err := m.cron.AddFunc(m.Config.SyncSchedule, func() { m.runSync(m.bgCtx, false) }); err != nil {
+		return fmt.Errorf("sync schedule: %w", err)
+	}
+	if _, err := m.cron.AddFunc(m.Config.ReconcileSchedule, func() { m.runSync(m.bgCtx, true) }); err != nil {
+		return fmt.Errorf("reconcile schedule: %w", err)
+	}
+	m.cron.Start()
+	return nil
+}
+
+// initialSync runs a full sync at start when the mirror has never
+// completed one (an empty database, or a first sync that was interrupted).
+func (m *Main) initialSync(ctx context.Context) {
+	runs, err := m.Store.RecentRuns(ctx, 1)
+	if err != nil {
+		m.Log.Error().Err(err).Msg("read sync runs")
+		return
+	}
+	st, err := m.Store.Stats(ctx)
+	if err != nil {
+		m.Log.Error().Err(err).Msg("read mirror stats")
+		return
+	}
+	if st.Transactions == 0 || len(runs) == 0 {
+		m.runSync(ctx, true)
+	}
+}
+
+// runSync runs one sync unless the daemon is stopping; syncs never overlap.
+func (m *Main) runSync(ctx context.Context, full bool) {
+	m.syncMu.Lock()
+	defer m.syncMu.Unlock()
+	var err error
+	if full {
+		_, err = m.Syncer.Full(ctx)
+	} else {
+		_, err = m.Syncer.Incremental(ctx)
+	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		// The syncer has logged and recorded it; the next run retries.
+		return
+	}
+}
+
+// watchdog feeds systemd's watchdog while the database answers.
+func (m *Main) watchdog(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			pctx, cancel := context.WithTimeout(ctx, every)
+			err := m.Store.Ping(pctx)
+			cancel()
+			if err != nil {
+				m.Log.Error().Err(err).Msg("database ping failed; not feeding the watchdog")
+				continue
+			}
+			_ = systemd.Notify("WATCHDOG=1")
+		}
+	}
+}
+
+// Close shuts down in order: HTTP (5s for requests in flight), the
+// receiver's writer, the schedule (waiting for a running sync), the worker,
+// and the store last.
+func (m *Main) Close() error {
+	var errs []error
+	if m.http != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		errs = append(errs, m.http.Shutdown(ctx))
+		cancel()
+	} else if m.ln != nil {
+		errs = append(errs, m.ln.Close())
+	}
+	if m.Receiver != nil {
+		if err := m.Receiver.Close(); err != nil && !errors.Is(err, receiver.ErrClosed) {
+			errs = append(errs, err)
+		}
+	}
+	if m.cancel != nil {
+		m.cancel()
+	}
+	if m.cron != nil {
+		<-m.cron.Stop().Done()
+	}
+	m.bg.Wait()
+	if m.Store != nil {
+		errs = append(errs, m.Store.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// cronLogger adapts zerolog to cron.Logger.
+type cronLogger struct{ log zerolog.Logger }
+
+func (l cronLogger) Info(msg string, kv ...any) {
+	l.log.Debug().Fields(kv).Msg(msg)
+}
+
+func (l cronLogger) Error(err error, msg string, kv ...any) {
+	l.log.Error().Err(err).Fields(kv).Msg(msg)
+}
