@@ -35,6 +35,11 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 type Main struct {
 	Config Config
 	Log    zerolog.Logger
+	// OnEventApplied, if set before Open, is called after the worker
+	// applies each webhook event (tests and the demo watch it).
+	OnEventApplied func(e store.InboxEvent, c store.Change)
+	// InitialSyncDone is closed when the start-up sync (if any) is over.
+	InitialSyncDone chan struct{}
 
 	Store    *store.Store
 	Bank     *bank.Client
@@ -56,7 +61,7 @@ type Main struct {
 
 // NewMain returns a daemon for cfg; Open starts it.
 func NewMain(cfg Config, log zerolog.Logger) *Main {
-	return &Main{Config: cfg, Log: log}
+	return &Main{Config: cfg, Log: log, InitialSyncDone: make(chan struct{})}
 }
 
 // URL is the base URL the HTTP server listens on.
@@ -94,6 +99,7 @@ func (m *Main) Open(ctx context.Context) error {
 	m.Syncer = sync.New(m.Bank, m.Store, m.Log, sync.Options{Overlap: m.Config.SyncOverlap})
 	m.Worker = sync.NewWorker(m.Bank, m.Store, m.Log, sync.WorkerOptions{
 		Concurrency: m.Config.WorkerConcurrency, MaxAttempts: m.Config.EventMaxAttempts,
+		OnApplied: m.OnEventApplied,
 	})
 	m.Receiver = receiver.New(m.Store, receiver.Config{
 		Path:    m.Config.WebhookPath,
@@ -174,6 +180,7 @@ func (m *Main) startSchedule() error {
 // initialSync runs a full sync at start when the mirror has never
 // completed one (an empty database, or a first sync that was interrupted).
 func (m *Main) initialSync(ctx context.Context) {
+	defer close(m.InitialSyncDone)
 	runs, err := m.Store.RecentRuns(ctx, 1)
 	if err != nil {
 		m.Log.Error().Err(err).Msg("read sync runs")

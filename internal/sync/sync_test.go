@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/mirrortest"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 	"github.com/bankmirror/bankmirror/internal/store"
 	"github.com/bankmirror/bankmirror/internal/sync"
@@ -65,112 +66,18 @@ func (e *env) incremental(t *testing.T) sync.Result {
 
 func (e *env) count(t *testing.T, q string, args ...any) int {
 	t.Helper()
-	var n int
-	if err := e.store.Reader().QueryRow(q, args...).Scan(&n); err != nil {
-		t.Fatalf("%s: %v", q, err)
-	}
-	return n
+	return mirrortest.Int(t, e.store.Reader(), q, args...)
 }
 
-// assertMirrorEqualsTruth checks that the mirror holds exactly the
-// simulator's live transactions, each byte for byte as the bank renders it,
-// with its tags, and the same accounts and categories.
 func (e *env) assertMirrorEqualsTruth(t *testing.T) {
 	t.Helper()
-	snap := e.sim.Snapshot()
-	rows, err := e.store.Reader().Query("SELECT id, raw, status, coalesce(category_id, '') FROM transactions")
-	if err != nil {
-		t.Fatal(err)
-	}
-	type row struct{ raw, status, category string }
-	mirror := map[string]row{}
-	for rows.Next() {
-		var id string
-		var r row
-		if err := rows.Scan(&id, &r.raw, &r.status, &r.category); err != nil {
-			t.Fatal(err)
-		}
-		mirror[id] = r
-	}
-	rows.Close()
-	if len(mirror) != len(snap.Transactions) {
-		t.Errorf("mirror has %d transactions, bank has %d", len(mirror), len(snap.Transactions))
-	}
-	bad := 0
-	for _, tx := range snap.Transactions {
-		want, err := e.sim.RenderTransaction(e.baseURL, tx.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, ok := mirror[tx.ID]
-		if !ok || got.raw != string(want) {
-			if bad++; bad <= 3 {
-				t.Errorf("transaction %s: mirror raw differs from bank\n got: %.300s\nwant: %.300s", tx.ID, got.raw, want)
-			}
-			continue
-		}
-		parsed, err := bank.ParseTransaction(want)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got.status != parsed.Status || got.category != deref(parsed.CategoryID) {
-			t.Errorf("transaction %s: columns status=%s category=%s, bank %s %s", tx.ID, got.status, got.category, parsed.Status, deref(parsed.CategoryID))
-		}
-		tags := e.tags(t, tx.ID)
-		wantTags := slices.Sorted(slices.Values(parsed.TagIDs))
-		if !slices.Equal(tags, wantTags) {
-			t.Errorf("transaction %s: tags %v, bank %v", tx.ID, tags, wantTags)
-		}
-		delete(mirror, tx.ID)
-	}
-	for id := range mirror {
-		t.Errorf("transaction %s is in the mirror but not at the bank", id)
-	}
-	if n := e.count(t, "SELECT count(*) FROM accounts"); n != len(snap.Accounts) {
-		t.Errorf("accounts = %d, bank has %d", n, len(snap.Accounts))
-	}
-	if n := e.count(t, "SELECT count(*) FROM categories"); n != len(snap.Categories) {
-		t.Errorf("categories = %d, bank has %d", n, len(snap.Categories))
-	}
+	mirrortest.AssertEqualsTruth(t, e.sim, e.store.Reader(), e.baseURL)
 }
 
-func (e *env) tags(t *testing.T, id string) []string {
-	t.Helper()
-	rows, err := e.store.Reader().Query("SELECT tag_id FROM transaction_tags WHERE transaction_id = ? ORDER BY tag_id", id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		rows.Scan(&s)
-		out = append(out, s)
-	}
-	return out
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
 
 func (e *env) history(t *testing.T, id string) []string {
 	t.Helper()
-	rows, err := e.store.Reader().Query("SELECT change FROM transaction_history WHERE transaction_id = ? ORDER BY seq", id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		rows.Scan(&s)
-		out = append(out, s)
-	}
-	return out
+	return mirrortest.Strings(t, e.store.Reader(), "SELECT change FROM transaction_history WHERE transaction_id = ? ORDER BY seq", id)
 }
 
 func TestFullSyncMirrorsTheBank(t *testing.T) {
