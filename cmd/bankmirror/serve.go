@@ -38,6 +38,10 @@ type Main struct {
 	// OnEventApplied, if set before Open, is called after the worker
 	// applies each webhook event (tests and the demo watch it).
 	OnEventApplied func(e store.InboxEvent, c store.Change)
+	// OnEventsStored, if set before Open, is called with the ids of new
+	// events right after their durable commit, when their deliveries are
+	// acknowledged.
+	OnEventsStored func(ids []string)
 	// InitialSyncDone is closed when the start-up sync (if any) is over.
 	InitialSyncDone chan struct{}
 
@@ -104,8 +108,13 @@ func (m *Main) Open(ctx context.Context) error {
 	m.Receiver = receiver.New(m.Store, receiver.Config{
 		Path:    m.Config.WebhookPath,
 		Secrets: m.secrets,
-		Notify:  func([]string) { m.Worker.Notify() },
-		Log:     m.Log,
+		Notify: func(ids []string) {
+			m.Worker.Notify()
+			if m.OnEventsStored != nil {
+				m.OnEventsStored(ids)
+			}
+		},
+		Log: m.Log,
 	})
 
 	if m.ln, err = net.Listen("tcp", m.Config.Listen); err != nil {
