@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	gosync "sync"
 	"text/tabwriter"
 	"time"
 
@@ -14,10 +15,11 @@ import (
 )
 
 func cmdDemo(ctx context.Context, a *app, args []string) error {
-	fs := a.flags("demo", "[--db PATH] [--transactions N] [--seed S]")
+	fs := a.flags("demo", "[--db PATH] [--transactions N] [--seed S] [--live DURATION]")
 	dbPath := fs.String("db", "bankmirror-demo.db", "mirror file to write (replaced if it exists)")
 	n := fs.Int("transactions", 5000, "number of transactions in the simulated bank")
 	seed := fs.Uint64("seed", 1, "seed of the simulated bank's data")
+	live := fs.Bool("live", true, "after the sync, register a webhook and show live events being applied")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -31,7 +33,9 @@ func cmdDemo(ctx context.Context, a *app, args []string) error {
 		}
 	}
 
-	sim := simulator.New(simulator.Options{Seed: *seed, Transactions: *n})
+	sim := simulator.New(simulator.Options{Seed: *seed, Transactions: *n,
+		WebhookRetryBase: 50 * time.Millisecond, WebhookRetryMax: time.Second})
+	defer sim.Close()
 	srv, err := startServer("127.0.0.1:0", sim.Handler())
 	if err != nil {
 		return err
@@ -40,31 +44,184 @@ func cmdDemo(ctx context.Context, a *app, args []string) error {
 	apiURL := srv.baseURL + "/api/v1"
 	fmt.Fprintf(a.stdout, "Simulated bank with %d transactions at %s\n", *n, apiURL)
 
-	st, err := a.openStore(ctx, *dbPath)
+	// The daemon itself, on a free loopback port; it runs a full sync at
+	// start because the mirror is empty.
+	cfg := a.cfg
+	cfg.APIURL, cfg.Token, cfg.DB, cfg.Listen = apiURL, sim.Token(), *dbPath, "127.0.0.1:0"
+	cfg.RequestsPerHour = 0 // the simulator is local: no request budget
+	cfg.SyncSchedule, cfg.ReconcileSchedule = "@every 1000h", "@every 1000h"
+	m := NewMain(cfg, a.log)
+	var pl *progressLine
+	if isTerminal(a.stderr) {
+		pl = &progressLine{w: a.stderr}
+		m.SyncProgress = pl.show
+	}
+	ev := newEventPrinter(a.stdout)
+	m.OnEventsStored, m.OnEventApplied = ev.stored, ev.applied
+	if err := m.Open(ctx); err != nil {
+		_ = m.Close()
+		return err
+	}
+	defer m.Close()
+	<-m.InitialSyncDone
+	pl.done()
+	runs, err := m.Store.RecentRuns(ctx, 1)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	// The simulator is local: no request budget.
-	client := a.client(apiURL, sim.Token(), 0)
-	if _, err := client.Ping(ctx); err != nil {
-		return fmt.Errorf("ping simulated bank: %w", err)
+	if len(runs) == 0 || runs[0].Status != store.RunOK {
+		return fmt.Errorf("the initial sync did not succeed: %+v", runs)
 	}
-	res, err := runSync(ctx, a, client, st, true)
-	if err != nil {
+	r := runs[0]
+	fmt.Fprintf(a.stdout, "full sync: %d rows changed, %d requests (run %d)\n", r.Upserted, r.Requests, r.ID)
+	if err := printSummary(ctx, a.stdout, m.Store, time.Now()); err != nil {
 		return err
 	}
-	printResult(a.stdout, res)
-	if err := printSummary(ctx, a.stdout, st, time.Now()); err != nil {
-		return err
+	if *live {
+		if err := demoLive(ctx, a, m, sim, ev); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintf(a.stdout, `
 The mirror is a plain SQLite file. Try:
   sqlite3 %[1]s "SELECT created_at, description, amount, category_name, tags FROM v_transactions ORDER BY created_at DESC LIMIT 10"
   sqlite3 %[1]s "SELECT month, parent_category, round(sum(total_spent), 2) FROM v_monthly_spending GROUP BY 1, 2 ORDER BY 1 DESC, 3 DESC LIMIT 12"
-  sqlite3 %[1]s "SELECT display_name, balance_value, balance_currency FROM accounts ORDER BY display_name"
+  sqlite3 %[1]s "SELECT transaction_id, change, observed_at FROM transaction_history ORDER BY seq DESC LIMIT 10"
 `, *dbPath)
 	return nil
+}
+
+// demoLive registers a webhook with the simulated bank, makes a few
+// seconds of activity and shows each event arriving and being applied.
+func demoLive(ctx context.Context, a *app, m *Main, sim *simulator.Bank, ev *eventPrinter) error {
+	w := &webhookCmd{app: a, st: m.Store, bank: m.Bank}
+	hook, err := w.create(ctx, m.URL()+m.Config.WebhookPath, ptr("bankmirror demo"))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "\nLive: webhook %s registered for %s; making some activity...\n", hook.ID, hook.URL)
+	step := func(what string, fn func() error) error {
+		fmt.Fprintf(a.stdout, "  bank: %s\n", what)
+		if err := fn(); err != nil {
+			return fmt.Errorf("demo activity %q: %w", what, err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(400 * time.Millisecond):
+			return nil
+		}
+	}
+	var coffee, deposit, fuel string
+	steps := []struct {
+		what string
+		fn   func() error
+	}{
+		{"card purchase at a café, held", func() error {
+			coffee = sim.AddTransaction(simulator.NewTransaction{Description: "Seven Seeds", AmountBaseUnits: -520, Held: true, CategoryID: "restaurants-and-cafes"})
+			return nil
+		}},
+		{"groceries, settled at once", func() error {
+			sim.AddTransaction(simulator.NewTransaction{Description: "Woolworths", AmountBaseUnits: -8745, CategoryID: "groceries"})
+			return nil
+		}},
+		{"hotel deposit, held", func() error {
+			deposit = sim.AddTransaction(simulator.NewTransaction{Description: "Hotel deposit", AmountBaseUnits: -20000, Held: true})
+			return nil
+		}},
+		{"the café purchase settles", func() error { return sim.Settle(coffee) }},
+		{"the hotel deposit is returned (the hold is deleted)", func() error { return sim.Delete(deposit) }},
+		{"fuel, held", func() error {
+			fuel = sim.AddTransaction(simulator.NewTransaction{Description: "Ampol", AmountBaseUnits: -6010, Held: true, CategoryID: "fuel"})
+			return nil
+		}},
+		{"the fuel hold settles the rare way: DELETED, then CREATED under a new id", func() error {
+			_, err := sim.SettleAsReplacement(fuel)
+			return err
+		}},
+	}
+	for _, s := range steps {
+		if err := step(s.what, s.fn); err != nil {
+			return err
+		}
+	}
+	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := sim.WaitDeliveries(wctx); err != nil {
+		return fmt.Errorf("wait for deliveries: %w", err)
+	}
+	if err := ev.waitAll(wctx, len(sim.Events())); err != nil {
+		return err
+	}
+	st, err := m.Store.InboxStats(ctx, m.Config.EventMaxAttempts)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "Live: %d events received and applied; %d pending.\n", st.Total, st.Pending)
+	return nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// eventPrinter shows webhook events as the daemon stores and applies them.
+type eventPrinter struct {
+	w        io.Writer
+	mu       gosync.Mutex
+	ackAt    map[string]time.Time
+	nApplied int
+	changed  chan struct{}
+}
+
+func newEventPrinter(w io.Writer) *eventPrinter {
+	return &eventPrinter{w: w, ackAt: map[string]time.Time{}, changed: make(chan struct{}, 1)}
+}
+
+func (p *eventPrinter) stored(ids []string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, id := range ids {
+		p.ackAt[id] = time.Now()
+	}
+}
+
+func (p *eventPrinter) applied(e store.InboxEvent, c store.Change) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.nApplied++
+	effect := string(c)
+	if effect == "" {
+		effect = "no change"
+	}
+	after := ""
+	if t, ok := p.ackAt[e.ID]; ok {
+		after = fmt.Sprintf(" %.1f ms after its acknowledgement", float64(time.Since(t).Microseconds())/1000)
+	}
+	tx := e.TransactionID
+	if len(tx) > 8 {
+		tx = tx[:8]
+	}
+	fmt.Fprintf(p.w, "    webhook: %-19s tx %s... applied: %s%s\n", e.EventType, tx, effect, after)
+	select {
+	case p.changed <- struct{}{}:
+	default:
+	}
+}
+
+// waitAll waits until n events have been applied.
+func (p *eventPrinter) waitAll(ctx context.Context, n int) error {
+	for {
+		p.mu.Lock()
+		done := p.nApplied >= n
+		p.mu.Unlock()
+		if done {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("wait for events: %w", ctx.Err())
+		case <-p.changed:
+		}
+	}
 }
 
 // printSummary prints accounts, transaction counts and this month's spending

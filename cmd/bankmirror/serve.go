@@ -42,6 +42,8 @@ type Main struct {
 	// events right after their durable commit, when their deliveries are
 	// acknowledged.
 	OnEventsStored func(ids []string)
+	// SyncProgress, if set before Open, receives the progress of syncs.
+	SyncProgress func(sync.Progress)
 	// InitialSyncDone is closed when the start-up sync (if any) is over.
 	InitialSyncDone chan struct{}
 
@@ -50,6 +52,7 @@ type Main struct {
 	Receiver *receiver.Receiver
 	Worker   *sync.Worker
 	Syncer   *sync.Syncer
+	Healer   *sync.Healer
 
 	ln     net.Listener
 	http   *http.Server
@@ -100,7 +103,8 @@ func (m *Main) Open(ctx context.Context) error {
 	}
 	m.Bank = bank.New(m.Config.APIURL, m.Config.Token, bank.WithHourlyBudget(m.Config.RequestsPerHour),
 		bank.WithLogger(m.Log.With().Str("component", "bank").Logger()))
-	m.Syncer = sync.New(m.Bank, m.Store, m.Log, sync.Options{Overlap: m.Config.SyncOverlap})
+	m.Syncer = sync.New(m.Bank, m.Store, m.Log, sync.Options{Overlap: m.Config.SyncOverlap, OnProgress: m.SyncProgress})
+	m.Healer = sync.NewHealer(m.Bank, m.Store, m.Log)
 	m.Worker = sync.NewWorker(m.Bank, m.Store, m.Log, sync.WorkerOptions{
 		Concurrency: m.Config.WorkerConcurrency, MaxAttempts: m.Config.EventMaxAttempts,
 		OnApplied: m.OnEventApplied,
@@ -205,19 +209,23 @@ func (m *Main) initialSync(ctx context.Context) {
 	}
 }
 
-// runSync runs one sync unless the daemon is stopping; syncs never overlap.
+// runSync runs one sync, then heals missed webhook events from the
+// delivery logs; syncs never overlap. Failures are logged and recorded by
+// the syncer and healer, and the next run retries.
 func (m *Main) runSync(ctx context.Context, full bool) {
 	m.syncMu.Lock()
 	defer m.syncMu.Unlock()
-	var err error
 	if full {
-		_, err = m.Syncer.Full(ctx)
+		_, _ = m.Syncer.Full(ctx)
 	} else {
-		_, err = m.Syncer.Incremental(ctx)
+		_, _ = m.Syncer.Incremental(ctx)
+	}
+	res, err := m.Healer.Heal(ctx)
+	if len(res.RecoveredIDs) > 0 {
+		m.Worker.Notify()
 	}
 	if err != nil && !errors.Is(err, context.Canceled) {
-		// The syncer has logged and recorded it; the next run retries.
-		return
+		m.Log.Warn().Err(err).Msg("heal from delivery logs")
 	}
 }
 

@@ -74,7 +74,6 @@ func (e *env) assertMirrorEqualsTruth(t *testing.T) {
 	mirrortest.AssertEqualsTruth(t, e.sim, e.store.Reader(), e.baseURL)
 }
 
-
 func (e *env) history(t *testing.T, id string) []string {
 	t.Helper()
 	return mirrortest.Strings(t, e.store.Reader(), "SELECT change FROM transaction_history WHERE transaction_id = ? ORDER BY seq", id)

@@ -1,0 +1,214 @@
+package sync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/store"
+)
+
+// healBank is what the healer needs of the bank client.
+type healBank interface {
+	WebhookLogsURL(id string) string
+	WebhookLogsPage(ctx context.Context, pageURL string) (bank.Page[bank.DeliveryLog], error)
+}
+
+// healStore is what the healer needs of the store.
+type healStore interface {
+	ActiveWebhooks(ctx context.Context) ([]store.Webhook, error)
+	InsertEvents(ctx context.Context, evs []store.InboxEvent) ([]string, error)
+	SaveDeliveryLogs(ctx context.Context, logs []store.DeliveryLog) (int, error)
+	BeginHeal(ctx context.Context, name, firstURL string) (bool, error)
+	FinishHeal(ctx context.Context, name string, pages int) error
+	ListingFailed(ctx context.Context, name string) error
+}
+
+var (
+	_ healBank  = (*bank.Client)(nil)
+	_ healStore = (*store.Store)(nil)
+)
+
+// HealResult summarises one Heal.
+type HealResult struct {
+	Webhooks  int // webhooks whose delivery logs were read (404s not counted)
+	Pages     int // delivery log pages fetched
+	LogsSeen  int // delivery log entries fetched
+	LogsNew   int // entries not stored before
+	Recovered int // events added to the inbox
+	// RecoveredIDs are the ids of the events added to the inbox: pass them
+	// on to the worker (Notify).
+	RecoveredIDs []string
+}
+
+// Healer recovers webhook events that never reached the inbox (receiver
+// down, delivery given up, event never sent) from the bank's delivery logs,
+// which hold the exact body of every attempt. It is idempotent and cheap
+// when nothing was missed: it stops paging a webhook at the first page that
+// was stored entirely by an earlier, completed heal. Heals must not run
+// concurrently.
+type Healer struct {
+	bank  healBank
+	store healStore
+	log   zerolog.Logger
+}
+
+// NewHealer returns a Healer.
+func NewHealer(b healBank, s healStore, log zerolog.Logger) *Healer {
+	return &Healer{bank: b, store: s, log: log.With().Str("component", "healer").Logger()}
+}
+
+// healStateName is the sync_state row of a webhook's heal.
+func healStateName(webhookID string) string { return "heal:" + webhookID }
+
+// Heal walks the delivery logs of every active registered webhook, newest
+// first, stores the entries, and enqueues every event they carry that the
+// inbox lacks (source delivery_log). A webhook the bank no longer knows
+// (404) is skipped with a warning. Errors of one webhook do not stop the
+// others; the result counts what was done even when an error is returned,
+// so recovered events can still be handed to the worker.
+func (h *Healer) Heal(ctx context.Context) (HealResult, error) {
+	var r HealResult
+	hooks, err := h.store.ActiveWebhooks(ctx)
+	if err != nil {
+		return r, fmt.Errorf("heal: %w", err)
+	}
+	var errs []error
+	for _, w := range hooks {
+		if err := ctx.Err(); err != nil {
+			errs = append(errs, fmt.Errorf("heal: %w", err))
+			break
+		}
+		err := h.healWebhook(ctx, w.ID, &r)
+		switch {
+		case err == nil:
+		case errors.Is(err, bank.ErrNotFound):
+			h.log.Warn().Str("webhook_id", w.ID).
+				Msg("webhook unknown to the bank (deleted elsewhere?); its delivery logs were skipped")
+		default:
+			errs = append(errs, fmt.Errorf("heal webhook %s: %w", w.ID, err))
+		}
+	}
+	ev := h.log.Debug()
+	if r.Recovered > 0 {
+		ev = h.log.Info()
+	}
+	ev.Int("webhooks", r.Webhooks).Int("pages", r.Pages).Int("logs_seen", r.LogsSeen).
+		Int("logs_new", r.LogsNew).Int("recovered", r.Recovered).Msg("webhook heal finished")
+	return r, errors.Join(errs...)
+}
+
+// healWebhook walks one webhook's delivery logs. When the previous heal of
+// that webhook completed, every entry older than the ones it stored is
+// stored too, so the walk stops at the first page with nothing new; after
+// an interrupted heal (or on the first one) it walks every page.
+func (h *Healer) healWebhook(ctx context.Context, id string, r *HealResult) (err error) {
+	name := healStateName(id)
+	first := h.bank.WebhookLogsURL(id)
+	prevCompleted, err := h.store.BeginHeal(ctx, name, first)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err == nil {
+			return
+		}
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), failTimeout)
+		defer cancel()
+		if ferr := h.store.ListingFailed(fctx, name); ferr != nil {
+			h.log.Warn().Err(ferr).Str("webhook_id", id).Msg("count heal failure")
+		}
+	}()
+	pages := 0
+	for next := first; next != ""; {
+		p, err := h.bank.WebhookLogsPage(ctx, next)
+		if err != nil {
+			return fmt.Errorf("delivery logs page %d: %w", pages+1, err)
+		}
+		if pages == 0 {
+			r.Webhooks++
+		}
+		pages++
+		r.Pages++
+		r.LogsSeen += len(p.Data)
+		inserted, fresh, err := h.storePage(ctx, id, p.Data)
+		// Events enqueued count even when storing the entries then failed.
+		r.Recovered += len(inserted)
+		r.RecoveredIDs = append(r.RecoveredIDs, inserted...)
+		if err != nil {
+			return err
+		}
+		r.LogsNew += fresh
+		if prevCompleted && fresh == 0 && len(p.Data) > 0 {
+			break // the rest was stored by a completed heal
+		}
+		next = p.Next
+	}
+	h.log.Debug().Str("webhook_id", id).Int("pages", pages).Bool("full_walk", !prevCompleted).Msg("delivery logs healed")
+	return h.store.FinishHeal(ctx, name, pages)
+}
+
+// failTimeout bounds the bookkeeping of a failure after ctx ended.
+const failTimeout = 5 * time.Second
+
+// storePage enqueues the events of one page of delivery logs, then stores
+// the entries. Events go first: a stored entry then always means its event
+// reached the inbox, which is what lets a later heal stop at a page of
+// stored entries. It returns the ids of the events enqueued and the number
+// of entries that were new.
+func (h *Healer) storePage(ctx context.Context, webhookID string, logs []bank.DeliveryLog) (inserted []string, fresh int, err error) {
+	evs := make([]store.InboxEvent, 0, len(logs))
+	rows := make([]store.DeliveryLog, 0, len(logs))
+	seen := make(map[string]bool, len(logs))
+	for _, l := range logs {
+		rows = append(rows, store.DeliveryLog{
+			ID: l.ID, WebhookID: webhookID, EventID: l.EventID, DeliveryStatus: l.DeliveryStatus,
+			StatusCode: l.StatusCode, CreatedAt: l.CreatedAt, RequestBody: l.RequestBody, ResponseBody: l.ResponseBody,
+		})
+		e, perr := bank.ParseWebhookEvent([]byte(l.RequestBody))
+		if perr != nil {
+			// The decoder's message names fields and values, never the body.
+			h.log.Warn().Err(perr).Str("webhook_id", webhookID).Str("log_id", l.ID).Str("event_id", l.EventID).
+				Msg("delivery log body is not a webhook event; skipped")
+			continue
+		}
+		if l.EventID != "" && e.ID != l.EventID {
+			h.log.Warn().Str("webhook_id", webhookID).Str("log_id", l.ID).Str("event_id", l.EventID).
+				Str("body_event_id", e.ID).Msg("delivery log body names another event; enqueuing the body's")
+		}
+		if seen[e.ID] {
+			continue // retries of one event carry the same body
+		}
+		seen[e.ID] = true
+		hookID := e.WebhookID
+		if hookID == "" {
+			hookID = webhookID
+		}
+		evs = append(evs, store.InboxEvent{
+			ID:            e.ID,
+			EventType:     e.EventType,
+			WebhookID:     hookID,
+			TransactionID: e.TransactionID,
+			CreatedAt:     e.CreatedAt,
+			Source:        store.SourceDeliveryLog,
+			Body:          l.RequestBody,
+		})
+	}
+	if len(evs) > 0 {
+		inserted, err = h.store.InsertEvents(ctx, evs)
+		if err != nil {
+			return nil, 0, err
+		}
+	}
+	if len(rows) > 0 {
+		fresh, err = h.store.SaveDeliveryLogs(ctx, rows)
+		if err != nil {
+			return inserted, 0, err
+		}
+	}
+	return inserted, fresh, nil
+}
