@@ -110,8 +110,9 @@ func (m *Main) Open(ctx context.Context) error {
 		OnApplied: m.OnEventApplied,
 	})
 	m.Receiver = receiver.New(m.Store, receiver.Config{
-		Path:    m.Config.WebhookPath,
-		Secrets: m.secrets,
+		Path:        m.Config.WebhookPath,
+		Secrets:     m.secrets,
+		Registering: m.Store.WebhookRegistering,
 		Notify: func(ids []string) {
 			m.Worker.Notify()
 			if m.OnEventsStored != nil {

@@ -75,8 +75,18 @@ func (w *webhookCmd) withID(ctx context.Context, name string, args []string, fn 
 	return fn(ctx, fs.Arg(0))
 }
 
-// create makes a webhook at the bank and stores its secret at once.
+// create makes a webhook at the bank and stores its secret at once. While
+// it does, the daemon answers deliveries it cannot verify with 503 (retry)
+// rather than 401, so none signed with the new secret is rejected.
 func (w *webhookCmd) create(ctx context.Context, url string, desc *string) (bank.Webhook, error) {
+	if err := w.st.BeginWebhookRegistration(ctx); err != nil {
+		return bank.Webhook{}, err
+	}
+	defer func() {
+		if err := w.st.EndWebhookRegistration(context.WithoutCancel(ctx)); err != nil {
+			w.log.Warn().Err(err).Msg("end webhook registration")
+		}
+	}()
 	hook, err := w.bank.CreateWebhook(ctx, url, desc)
 	if errors.Is(err, bank.ErrUnprocessable) {
 		if hooks, lerr := w.bank.Webhooks(ctx); lerr == nil && len(hooks) >= maxWebhooks {

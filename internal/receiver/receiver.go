@@ -82,6 +82,11 @@ type Config struct {
 	// inserted new events, with their ids. It runs on the writer goroutine:
 	// it must not block (poke a channel).
 	Notify func(ids []string)
+	// Registering, if set, reports whether a webhook is being registered
+	// (its secret not yet stored). While it is, a delivery whose signature
+	// matches no known secret is answered 503, so the bank retries it, not
+	// 401: it may be signed with the secret about to be stored.
+	Registering func(ctx context.Context) bool
 	// MaxBody is the largest body accepted; DefaultMaxBody when <= 0.
 	MaxBody int64
 	// Log is the logger; the receiver adds component=receiver.
@@ -335,6 +340,10 @@ func (r *Receiver) serveWebhook(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	if !VerifySignature(body, sig, secrets) {
+		if r.cfg.Registering != nil && r.cfg.Registering(req.Context()) {
+			r.reject(w, http.StatusServiceUnavailable, "unknown signature during a webhook registration", nil)
+			return
+		}
 		r.reject(w, http.StatusUnauthorized, "bad signature", nil)
 		return
 	}

@@ -371,3 +371,42 @@ func TestRunsAndStats(t *testing.T) {
 		t.Errorf("stats = %+v %v", st, err)
 	}
 }
+
+func TestWebhookRegistrationMarkAndSecretGrace(t *testing.T) {
+	s, c := mustOpen(t)
+	ctx := context.Background()
+	if s.WebhookRegistering(ctx) {
+		t.Fatal("registering before any registration")
+	}
+	if err := s.BeginWebhookRegistration(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !s.WebhookRegistering(ctx) {
+		t.Fatal("not registering after Begin")
+	}
+	c.t = c.t.Add(3 * time.Minute)
+	if s.WebhookRegistering(ctx) {
+		t.Error("an abandoned registration counts forever")
+	}
+	if err := s.EndWebhookRegistration(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	if err := s.SaveWebhook(ctx, Webhook{ID: "w1", URL: "https://x/webhook", SecretKey: "s1", CreatedAt: "2026-01-01T00:00:00Z"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.MarkWebhookDeleted(ctx, "w1"); err != nil {
+		t.Fatal(err)
+	}
+	sec, err := s.WebhookSecrets(ctx)
+	if err != nil || len(sec) != 1 || string(sec[0]) != "s1" {
+		t.Fatalf("secrets just after deletion = %q, %v; want the old secret (grace)", sec, err)
+	}
+	c.t = c.t.Add(SecretGrace + time.Second)
+	if sec, err := s.WebhookSecrets(ctx); err != nil || len(sec) != 0 {
+		t.Fatalf("secrets after the grace = %q, %v", sec, err)
+	}
+	if hooks, err := s.ActiveWebhooks(ctx); err != nil || len(hooks) != 0 {
+		t.Fatalf("active after deletion = %v, %v", hooks, err)
+	}
+}

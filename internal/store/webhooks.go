@@ -150,3 +150,39 @@ func (s *Store) HasDeliveryLog(ctx context.Context, id string) (bool, error) {
 	}
 	return true, nil
 }
+
+// registrationWindow bounds how long a registration counts as in progress,
+// should the registering process die before finishing it.
+const registrationWindow = 2 * time.Minute
+
+// BeginWebhookRegistration records that a webhook is being created at the
+// bank and its secret is not stored yet.
+func (s *Store) BeginWebhookRegistration(ctx context.Context) error {
+	return s.InTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO sync_state (name, started_at) VALUES ('webhook_registration', ?)
+			ON CONFLICT (name) DO UPDATE SET started_at = excluded.started_at`, s.stamp())
+		if err != nil {
+			return fmt.Errorf("begin webhook registration: %w", err)
+		}
+		return nil
+	})
+}
+
+// EndWebhookRegistration clears the mark set by BeginWebhookRegistration.
+func (s *Store) EndWebhookRegistration(ctx context.Context) error {
+	return s.InTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM sync_state WHERE name = 'webhook_registration'"); err != nil {
+			return fmt.Errorf("end webhook registration: %w", err)
+		}
+		return nil
+	})
+}
+
+// WebhookRegistering reports whether a webhook registration began less than
+// two minutes ago and has not ended.
+func (s *Store) WebhookRegistering(ctx context.Context) bool {
+	var n int
+	err := s.ro.QueryRowContext(ctx, "SELECT count(*) FROM sync_state WHERE name = 'webhook_registration' AND started_at > ?",
+		s.now().Add(-registrationWindow).UTC().Format(TimeLayout)).Scan(&n)
+	return err == nil && n > 0
+}
