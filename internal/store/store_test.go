@@ -4,8 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -408,5 +410,50 @@ func TestWebhookRegistrationMarkAndSecretGrace(t *testing.T) {
 	}
 	if hooks, err := s.ActiveWebhooks(ctx); err != nil || len(hooks) != 0 {
 		t.Fatalf("active after deletion = %v, %v", hooks, err)
+	}
+}
+
+// A full disk (here: the database at its page limit) fails the write with a
+// clear error and leaves the mirror as it was: the page and its checkpoint
+// are one transaction.
+func TestFullDiskChangesNothing(t *testing.T) {
+	s, c := mustOpen(t)
+	ctx := context.Background()
+	l, err := s.BeginListing(ctx, "transactions", "http://x/p1", c.t.Add(-time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SaveListingPage(ctx, &l, benchPage(0), "http://x/p2"); err != nil {
+		t.Fatal(err)
+	}
+	var pages int
+	if err := s.db.QueryRow("PRAGMA page_count").Scan(&pages); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.db.Exec(fmt.Sprintf("PRAGMA max_page_count = %d", pages+2)); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.SaveListingPage(ctx, &l, benchPage(1), "http://x/p3")
+	if err == nil || !strings.Contains(err.Error(), "full") {
+		t.Fatalf("err = %v, want a 'database or disk is full' error", err)
+	}
+	if l.NextURL != "http://x/p2" {
+		t.Errorf("checkpoint moved to %q on a failed write", l.NextURL)
+	}
+	if n := queryInt(t, s, "SELECT count(*) FROM transactions"); n != 100 {
+		t.Errorf("transactions = %d, want 100", n)
+	}
+	if n := queryInt(t, s, "SELECT count(*) FROM transaction_history"); n != 100 {
+		t.Errorf("history = %d, want 100", n)
+	}
+	var next string
+	if err := s.Reader().QueryRow("SELECT next_page_url FROM sync_state WHERE name = 'transactions'").Scan(&next); err != nil || next != "http://x/p2" {
+		t.Errorf("stored checkpoint = %q, %v", next, err)
+	}
+	if _, err := s.InsertEvents(ctx, []InboxEvent{{ID: "e1", EventType: "PING", WebhookID: "w", CreatedAt: "x", Body: strings.Repeat("x", 64<<10)}}); err == nil {
+		t.Error("inbox insert on a full disk succeeded")
+	}
+	if n := queryInt(t, s, "SELECT count(*) FROM webhook_events"); n != 0 {
+		t.Errorf("webhook_events = %d after a failed insert", n)
 	}
 }
