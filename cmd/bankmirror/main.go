@@ -31,6 +31,7 @@ Commands:
   sync        one sync now: incremental, or --full for a complete reconciliation
   status      last sync runs, row counts, oldest HELD transaction
   ping        check that the bank accepts the token
+  config      print the effective configuration (secrets redacted)
   simulator   run the simulated bank on a local address
   bench       measure a full sync of 100,000 simulated transactions against a baseline
   version     print the version
@@ -80,6 +81,7 @@ var commands = map[string]command{
 	"bench":     cmdBench,
 	"serve":     cmdServe,
 	"webhook":   cmdWebhook,
+	"config":    cmdConfig,
 	"version": func(_ context.Context, a *app, _ []string) error {
 		fmt.Fprintln(a.stdout, "bankmirror", version)
 		return nil

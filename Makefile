@@ -1,0 +1,25 @@
+.PHONY: demo test lint bench fuzz build
+
+build:
+	CGO_ENABLED=1 go build -o bankmirror ./cmd/bankmirror
+
+demo:
+	go run ./cmd/bankmirror demo
+
+test:
+	go test -race -count=1 -shuffle=on ./...
+
+lint:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
+	go vet ./...
+
+bench:
+	go run ./cmd/bankmirror bench
+	go test -run '^$$' -bench . -benchtime 3000x ./internal/receiver
+	go test -run '^$$' -bench EventVisibility -benchtime 1x ./cmd/bankmirror
+
+fuzz:
+	go test -run '^$$' -fuzz FuzzParseTransaction -fuzztime 30s ./internal/bank
+	go test -run '^$$' -fuzz FuzzParseWebhookEvent -fuzztime 30s ./internal/bank
+	go test -run '^$$' -fuzz FuzzVerifySignature -fuzztime 30s ./internal/receiver
+	go test -run '^$$' -fuzz FuzzHandler -fuzztime 30s ./internal/receiver

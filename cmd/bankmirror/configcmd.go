@@ -1,0 +1,44 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"text/tabwriter"
+)
+
+// cmdConfig prints the effective configuration, secrets redacted.
+func cmdConfig(_ context.Context, a *app, args []string) error {
+	if err := a.flags("config", "").Parse(args); err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
+	for _, kv := range configDump(a.cfg) {
+		fmt.Fprintf(tw, "%s\t%s\n", kv[0], kv[1])
+	}
+	return tw.Flush()
+}
+
+// configDump lists each variable with its effective value; fields tagged
+// secret:"true" show only whether they are set.
+func configDump(c Config) [][2]string {
+	v := reflect.ValueOf(c)
+	t := v.Type()
+	var out [][2]string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name := varOfField(f.Name)
+		val := fmt.Sprint(v.Field(i).Interface())
+		if f.Tag.Get("secret") == "true" {
+			if name == envPrefix+"TOKEN_FILE" || name == envPrefix+"WEBHOOK_SECRET_FILE" {
+				continue // folded into TOKEN and WEBHOOK_SECRET by loadConfig
+			}
+			val = "(not set)"
+			if !v.Field(i).IsZero() {
+				val = "(set, redacted)"
+			}
+		}
+		out = append(out, [2]string{name, val})
+	}
+	return out
+}
