@@ -73,6 +73,9 @@ func loadConfig(environ map[string]string) (Config, error) {
 		}
 	}
 	if c.TokenFile != "" {
+		if strings.TrimSpace(c.TokenFile) == "" {
+			return c, &configError{envPrefix + "TOKEN_FILE", errors.New("the file holds no token")}
+		}
 		c.Token = c.TokenFile
 	}
 	c.Token = strings.TrimSpace(c.Token)

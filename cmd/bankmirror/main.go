@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	gosync "sync"
 	"syscall"
 
 	"github.com/rs/zerolog"
@@ -104,12 +105,17 @@ func run(ctx context.Context, args []string, environ map[string]string, stdout, 
 		fmt.Fprintln(stderr, "bankmirror:", err)
 		return 2
 	}
+	// Commands write from several goroutines (the worker, the schedule).
+	stdout, stderr = &lockedWriter{w: stdout}, &lockedWriter{w: stderr}
 	a := &app{cfg: cfg, log: newLogger(cfg, stderr), stdout: stdout, stderr: stderr, environ: environ}
 	if err := cmd(ctx, a, args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
-		fmt.Fprintln(stderr, "bankmirror:", err)
+		var shown *reportedError
+		if !errors.As(err, &shown) {
+			fmt.Fprintln(stderr, "bankmirror:", err)
+		}
 		var ce *configError
 		if errors.As(err, &ce) || errors.Is(err, errUsage) {
 			return 2
@@ -133,24 +139,83 @@ func newLogger(cfg Config, w io.Writer) zerolog.Logger {
 	if format == "console" {
 		w = zerolog.ConsoleWriter{Out: w, TimeFormat: "15:04:05"}
 	}
-	return zerolog.New(w).Level(level).With().Timestamp().Logger()
+	return zerolog.New(zerolog.SyncWriter(w)).Level(level).With().Timestamp().Logger()
 }
 
 func isTerminal(w io.Writer) bool {
+	if l, ok := w.(*lockedWriter); ok {
+		w = l.w
+	}
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// flags returns a FlagSet for a subcommand that reports errors to stderr.
-func (a *app) flags(name, synopsis string) *flag.FlagSet {
+// lockedWriter serialises writes from several goroutines.
+type lockedWriter struct {
+	mu gosync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// flagSet is a subcommand's flags. Its Parse accepts flags after positional
+// arguments (`webhook logs ID --limit 5`) and reports errors as usage errors
+// that the flag package has already printed.
+type flagSet struct{ *flag.FlagSet }
+
+// flags returns a flagSet for a subcommand that reports errors to stderr.
+func (a *app) flags(name, synopsis string) *flagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(a.stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(a.stderr, "Usage: bankmirror %s %s\n", name, synopsis)
 		fs.PrintDefaults()
 	}
-	return fs
+	return &flagSet{fs}
 }
+
+func (fs *flagSet) Parse(args []string) error {
+	var flags, pos []string
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		if arg == "--" {
+			pos = append(pos, args[i+1:]...)
+			break
+		}
+		if !strings.HasPrefix(arg, "-") || arg == "-" {
+			pos = append(pos, arg)
+			continue
+		}
+		flags = append(flags, arg)
+		name := strings.TrimLeft(arg, "-")
+		if strings.Contains(name, "=") {
+			continue
+		}
+		if f := fs.Lookup(name); f != nil && i+1 < len(args) {
+			if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+				continue
+			}
+			flags = append(flags, args[i+1])
+			i++
+		}
+	}
+	err := fs.FlagSet.Parse(append(flags, append([]string{"--"}, pos...)...))
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		return &reportedError{fmt.Errorf("%w: %w", errUsage, err)}
+	}
+	return err
+}
+
+// reportedError has been shown to the user already; run only sets the exit
+// code.
+type reportedError struct{ err error }
+
+func (e *reportedError) Error() string { return e.err.Error() }
+func (e *reportedError) Unwrap() error { return e.err }
 
 func (a *app) openStore(ctx context.Context, path string) (*store.Store, error) {
 	s, err := store.Open(ctx, path)

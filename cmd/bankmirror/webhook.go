@@ -29,15 +29,8 @@ func cmdWebhook(ctx context.Context, a *app, args []string) error {
 		fmt.Fprint(a.stderr, webhookUsage)
 		return errUsage
 	}
-	if err := a.cfg.requireToken(); err != nil {
-		return err
-	}
-	st, err := a.openStore(ctx, a.cfg.DB)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	w := &webhookCmd{app: a, st: st, bank: a.client(a.cfg.APIURL, a.cfg.Token, a.cfg.RequestsPerHour)}
+	w := &webhookCmd{app: a}
+	defer w.close()
 	sub, rest := args[0], args[1:]
 	switch sub {
 	case "register":
@@ -59,8 +52,33 @@ func cmdWebhook(ctx context.Context, a *app, args []string) error {
 
 type webhookCmd struct {
 	*app
-	st   *store.Store
-	bank *bank.Client
+	st     *store.Store
+	bank   *bank.Client
+	opened bool // st was opened here and is closed by close
+}
+
+// open connects to the mirror and the bank, once the arguments are known to
+// be good, so that a usage error creates no file.
+func (w *webhookCmd) open(ctx context.Context) error {
+	if w.st != nil {
+		return nil
+	}
+	if err := w.cfg.requireToken(); err != nil {
+		return err
+	}
+	st, err := w.openStore(ctx, w.cfg.DB)
+	if err != nil {
+		return err
+	}
+	w.st, w.opened = st, true
+	w.bank = w.client(w.cfg.APIURL, w.cfg.Token, w.cfg.RequestsPerHour)
+	return nil
+}
+
+func (w *webhookCmd) close() {
+	if w.opened {
+		_ = w.st.Close()
+	}
 }
 
 func (w *webhookCmd) withID(ctx context.Context, name string, args []string, fn func(context.Context, string) error) error {
@@ -71,6 +89,9 @@ func (w *webhookCmd) withID(ctx context.Context, name string, args []string, fn 
 	if fs.NArg() != 1 {
 		fs.Usage()
 		return fmt.Errorf("%w: webhook %s takes one webhook id", errUsage, name)
+	}
+	if err := w.open(ctx); err != nil {
+		return err
 	}
 	return fn(ctx, fs.Arg(0))
 }
@@ -123,6 +144,9 @@ func (w *webhookCmd) register(ctx context.Context, args []string) error {
 	if *desc != "" {
 		d = desc
 	}
+	if err := w.open(ctx); err != nil {
+		return err
+	}
 	hook, err := w.create(ctx, *url, d)
 	if err != nil {
 		return err
@@ -135,6 +159,9 @@ func (w *webhookCmd) list(ctx context.Context, args []string) error {
 	if err := w.flags("webhook list", "").Parse(args); err != nil {
 		return err
 	}
+	if err := w.open(ctx); err != nil {
+		return err
+	}
 	hooks, err := w.bank.Webhooks(ctx)
 	if err != nil {
 		return fmt.Errorf("list webhooks: %w", err)
@@ -143,7 +170,7 @@ func (w *webhookCmd) list(ctx context.Context, args []string) error {
 	fmt.Fprintln(tw, "ID\tURL\tDESCRIPTION\tCREATED\tSECRET STORED")
 	for _, h := range hooks {
 		stored := "no"
-		if _, err := w.st.Webhook(ctx, h.ID); err == nil {
+		if local, err := w.st.Webhook(ctx, h.ID); err == nil && local.DeletedAt == nil {
 			stored = "yes"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", h.ID, h.URL, deref(h.Description, ""), h.CreatedAt, stored)
@@ -185,6 +212,9 @@ func (w *webhookCmd) logs(ctx context.Context, args []string) error {
 	if fs.NArg() != 1 {
 		fs.Usage()
 		return fmt.Errorf("%w: webhook logs takes one webhook id", errUsage)
+	}
+	if err := w.open(ctx); err != nil {
+		return err
 	}
 	tw := tabwriter.NewWriter(w.stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "CREATED\tSTATUS\tCODE\tEVENT")

@@ -1,0 +1,695 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	gosync "sync"
+	"testing"
+	"time"
+
+	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/mirrortest"
+	"github.com/bankmirror/bankmirror/internal/simulator"
+	"github.com/bankmirror/bankmirror/internal/store"
+)
+
+// cliToken is distinctive so that a leak is found by a plain substring
+// search of the output.
+const cliToken = "SECRET-TOKEN-123"
+
+// cliBuffer is a bytes.Buffer safe for the concurrent writes of a command
+// whose goroutines log (an *os.File is; a bytes.Buffer is not).
+type cliBuffer struct {
+	mu gosync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *cliBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *cliBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+type cliResult struct {
+	code           int
+	stdout, stderr string
+}
+
+func (r cliResult) String() string {
+	return fmt.Sprintf("exit %d\n--- stdout:\n%s--- stderr:\n%s", r.code, r.stdout, r.stderr)
+}
+
+// runCLI runs the whole command line in-process.
+func runCLI(t *testing.T, env map[string]string, args ...string) cliResult {
+	t.Helper()
+	var stdout, stderr cliBuffer
+	code := run(t.Context(), args, env, &stdout, &stderr)
+	return cliResult{code, stdout.String(), stderr.String()}
+}
+
+// wantCode fails the test unless r exited with code.
+func wantCode(t *testing.T, r cliResult, code int) {
+	t.Helper()
+	if r.code != code {
+		t.Fatalf("want exit %d, got %s", code, r)
+	}
+}
+
+// noLeak fails the test if any secret appears in the output of r.
+func noLeak(t *testing.T, r cliResult, secrets ...string) {
+	t.Helper()
+	for _, s := range secrets {
+		if s == "" {
+			t.Fatal("empty secret")
+		}
+		if strings.Contains(r.stdout, s) || strings.Contains(r.stderr, s) {
+			t.Errorf("secret %q in the output:\n%s", s, r)
+		}
+	}
+}
+
+// newTokenBank is newBank with a given token.
+func newTokenBank(t *testing.T, n int, token string) *bankEnv {
+	t.Helper()
+	sim := simulator.New(simulator.Options{Seed: 5, Transactions: n, Token: token,
+		WebhookRetryBase: time.Millisecond, WebhookRetryMax: 20 * time.Millisecond, WebhookMaxAttempts: 50})
+	srv := httptest.NewServer(sim.Handler())
+	t.Cleanup(func() { sim.Close(); srv.Close() })
+	api := srv.URL + "/api/v1"
+	return &bankEnv{sim: sim, apiURL: api, client: bank.New(api, sim.Token(), bank.WithHourlyBudget(0))}
+}
+
+// cliEnv is the environment of a command against b with a mirror at db.
+func cliEnv(b *bankEnv, db string) map[string]string {
+	return map[string]string{
+		"BANKMIRROR_API_URL":           b.apiURL,
+		"BANKMIRROR_TOKEN":             b.sim.Token(),
+		"BANKMIRROR_DB":                db,
+		"BANKMIRROR_REQUESTS_PER_HOUR": "0",
+		"BANKMIRROR_LOG_FORMAT":        "json",
+	}
+}
+
+// openMirror opens a mirror that must already exist, for inspection.
+func openMirror(t *testing.T, path string) *store.Store {
+	t.Helper()
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("mirror: %v", err)
+	}
+	st, err := store.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func TestCLIHelp(t *testing.T) {
+	for _, args := range [][]string{nil, {"help"}, {"-h"}, {"--help"}} {
+		t.Run(fmt.Sprint(args), func(t *testing.T) {
+			// No configuration at all is needed for help.
+			r := runCLI(t, map[string]string{"BANKMIRROR_LOG_LEVEL": "loud"}, args...)
+			wantCode(t, r, 0)
+			if r.stdout != usage {
+				t.Errorf("stdout is not the usage:\n%s", r)
+			}
+			for _, cmd := range []string{"demo", "serve", "webhook", "sync", "status", "ping", "simulator", "bench", "version"} {
+				if !strings.Contains(r.stdout, "\n  "+cmd+" ") {
+					t.Errorf("usage does not list %s", cmd)
+				}
+				if _, ok := commands[cmd]; !ok {
+					t.Errorf("usage lists %s, which is not a command", cmd)
+				}
+			}
+			if r.stderr != "" {
+				t.Errorf("stderr = %q", r.stderr)
+			}
+		})
+	}
+}
+
+func TestCLIUnknownCommand(t *testing.T) {
+	r := runCLI(t, nil, "frobnicate", "--full")
+	wantCode(t, r, 2)
+	if !strings.HasPrefix(r.stderr, `bankmirror: unknown command "frobnicate"`) || !strings.Contains(r.stderr, usage) {
+		t.Errorf("stderr should name the command and show the usage:\n%s", r)
+	}
+	if r.stdout != "" {
+		t.Errorf("stdout = %q", r.stdout)
+	}
+}
+
+func TestCLIVersion(t *testing.T) {
+	r := runCLI(t, nil, "version")
+	wantCode(t, r, 0)
+	if r.stdout != "bankmirror "+version+"\n" {
+		t.Errorf("stdout = %q", r.stdout)
+	}
+}
+
+func TestCLICommandsRequireToken(t *testing.T) {
+	for _, args := range [][]string{{"sync"}, {"sync", "--full"}, {"ping"}, {"serve"}, {"webhook", "list"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			db := filepath.Join(t.TempDir(), "mirror.db")
+			r := runCLI(t, map[string]string{"BANKMIRROR_DB": db, "BANKMIRROR_API_URL": "http://127.0.0.1:9/api/v1"}, args...)
+			wantCode(t, r, 2)
+			if strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "BANKMIRROR_TOKEN") {
+				t.Errorf("want one line naming BANKMIRROR_TOKEN:\n%s", r)
+			}
+			if _, err := os.Stat(db); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("mirror created without a token: %v", err)
+			}
+		})
+	}
+}
+
+func TestCLIPing(t *testing.T) {
+	b := newTokenBank(t, 10, cliToken)
+	p, err := b.client.Ping(t.Context())
+	must(t, err)
+	env := cliEnv(b, filepath.Join(t.TempDir(), "mirror.db"))
+	r := runCLI(t, env, "ping")
+	wantCode(t, r, 0)
+	if want := "token accepted by " + b.apiURL + ": customer " + p.ID; !strings.HasPrefix(r.stdout, want) {
+		t.Errorf("stdout does not start with %q:\n%s", want, r)
+	}
+	noLeak(t, r, cliToken)
+	if _, err := os.Stat(env["BANKMIRROR_DB"]); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("ping created the mirror: %v", err)
+	}
+}
+
+// A rejected token is reported as such, and never shown, whatever the
+// command and at the most verbose log level.
+func TestCLIWrongTokenRejectedAndNotShown(t *testing.T) {
+	b := newBank(t, 10) // accepts "tok"
+	for _, args := range [][]string{{"ping"}, {"sync", "--full"}, {"webhook", "list"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			env := cliEnv(b, filepath.Join(t.TempDir(), "mirror.db"))
+			env["BANKMIRROR_TOKEN"] = cliToken
+			env["BANKMIRROR_LOG_LEVEL"] = "trace"
+			r := runCLI(t, env, args...)
+			wantCode(t, r, 1)
+			if !strings.Contains(r.stderr, "token rejected") {
+				t.Errorf("stderr does not say the token was rejected:\n%s", r)
+			}
+			noLeak(t, r, cliToken)
+		})
+	}
+}
+
+var syncSummary = regexp.MustCompile(`^(full|incremental) sync: (\d+) transactions listed, (\d+) rows changed, (\d+) deleted, (\d+) requests, \S+\n$`)
+
+func TestCLISyncAndStatus(t *testing.T) {
+	b := newTokenBank(t, 300, cliToken)
+	db := filepath.Join(t.TempDir(), "mirror.db")
+	env := cliEnv(b, db)
+
+	r := runCLI(t, env, "sync", "--full")
+	wantCode(t, r, 0)
+	noLeak(t, r, cliToken)
+	m := syncSummary.FindStringSubmatch(r.stdout)
+	if m == nil || m[1] != "full" || m[3] != "300" || m[4] != "0" {
+		t.Errorf("full sync summary:\n%s", r)
+	}
+
+	fi, err := os.Stat(db)
+	must(t, err)
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("mirror mode = %v, want 0600", fi.Mode().Perm())
+	}
+	for _, suffix := range []string{"-wal", "-shm"} {
+		if fi, err := os.Stat(db + suffix); err == nil && fi.Mode().Perm()&0o077 != 0 {
+			t.Errorf("%s mode = %v, readable by others", suffix, fi.Mode().Perm())
+		}
+	}
+
+	b.sim.AddTransaction(simulator.NewTransaction{Description: "After the full sync", AmountBaseUnits: -1234})
+	r = runCLI(t, env, "sync")
+	wantCode(t, r, 0)
+	noLeak(t, r, cliToken)
+	if m := syncSummary.FindStringSubmatch(r.stdout); m == nil || m[1] != "incremental" || m[3] == "0" {
+		t.Errorf("incremental sync summary:\n%s", r)
+	}
+
+	st := openMirror(t, db)
+	mirrortest.AssertEqualsTruth(t, b.sim, st.Reader(), b.apiURL)
+	accounts := mirrortest.Int(t, st.Reader(), "SELECT count(*) FROM accounts")
+	txs := mirrortest.Int(t, st.Reader(), "SELECT count(*) FROM transactions")
+	must(t, st.Close())
+	if txs != 301 {
+		t.Errorf("mirror has %d transactions, want 301", txs)
+	}
+
+	r = runCLI(t, env, "status")
+	wantCode(t, r, 0)
+	noLeak(t, r, cliToken)
+	for _, want := range []string{
+		"mirror: " + db + "\n",
+		fmt.Sprintf("rows: %d accounts, %d transactions (", accounts, txs),
+		"webhook events: 0 received, 0 pending, 0 stuck",
+		"last sync runs:\n",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("status lacks %q:\n%s", want, r)
+		}
+	}
+	// Newest first: the incremental run, then the full one, both ok.
+	runs := regexp.MustCompile(`(?m)^\s+(\d+)\s+(full|incremental)\s+\S+\s+\S+\s+(\w+)\s`).FindAllStringSubmatch(r.stdout, -1)
+	if len(runs) != 2 || runs[0][2] != "incremental" || runs[1][2] != "full" || runs[0][3] != "ok" || runs[1][3] != "ok" {
+		t.Errorf("status runs = %q:\n%s", runs, r)
+	}
+}
+
+// At debug level, with JSON logs and retries being logged, the token is
+// never written to stderr.
+func TestCLISyncDebugLogsNeverShowToken(t *testing.T) {
+	b := newTokenBank(t, 150, cliToken)
+	env := cliEnv(b, filepath.Join(t.TempDir(), "mirror.db"))
+	env["BANKMIRROR_LOG_LEVEL"] = "debug"
+	// One 429 (Retry-After: 1) so that the retry path logs too.
+	b.sim.SetFaults(simulator.Faults{RateLimitBurst: 1})
+	r := runCLI(t, env, "sync", "--full")
+	wantCode(t, r, 0)
+	noLeak(t, r, cliToken)
+	lines := strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n")
+	if r.stderr == "" || len(lines) == 0 {
+		t.Fatalf("no logs at debug level:\n%s", r)
+	}
+	sawRetry := false
+	for _, l := range lines {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(l), &rec); err != nil {
+			t.Errorf("log line is not JSON: %q", l)
+			continue
+		}
+		if rec["status"] == float64(http.StatusTooManyRequests) {
+			sawRetry = true
+		}
+	}
+	if !sawRetry {
+		t.Errorf("the 429 was not logged:\n%s", r)
+	}
+
+	r = runCLI(t, env, "sync")
+	wantCode(t, r, 0)
+	noLeak(t, r, cliToken)
+}
+
+func TestCLIStatusWithoutMirror(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "absent.db")
+	r := runCLI(t, map[string]string{"BANKMIRROR_DB": db}, "status")
+	wantCode(t, r, 1)
+	if !strings.Contains(r.stderr, "no mirror at "+db) || !strings.Contains(r.stderr, "sync --full") {
+		t.Errorf("stderr should say there is no mirror and how to make one:\n%s", r)
+	}
+	if _, err := os.Stat(db); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("status created the mirror: %v", err)
+	}
+}
+
+func TestCLIDemo(t *testing.T) {
+	for _, live := range []bool{false, true} {
+		t.Run(fmt.Sprintf("live=%v", live), func(t *testing.T) {
+			db := filepath.Join(t.TempDir(), "demo.db")
+			// A stale file is replaced, not mirrored into.
+			must(t, os.WriteFile(db, []byte("not a database"), 0o600))
+			args := []string{"demo", "--db", db, "--transactions", "300"}
+			if !live {
+				args = append(args, "--live=false")
+			}
+			r := runCLI(t, map[string]string{"BANKMIRROR_LOG_FORMAT": "json"}, args...)
+			wantCode(t, r, 0)
+			for _, want := range []string{
+				"Simulated bank with 300 transactions at http://127.0.0.1:",
+				"\nAccounts:\n",
+				"Transactions: ",
+				"The mirror is a plain SQLite file. Try:\n",
+				"  sqlite3 " + db + ` "SELECT created_at, description`,
+				"  sqlite3 " + db + ` "SELECT transaction_id, change`,
+			} {
+				if !strings.Contains(r.stdout, want) {
+					t.Errorf("stdout lacks %q:\n%s", want, r)
+				}
+			}
+			st := openMirror(t, db)
+			if n := mirrortest.Int(t, st.Reader(), "SELECT count(*) FROM transactions"); n < 300 {
+				t.Errorf("demo mirror has %d transactions, want 300 or more", n)
+			}
+			if n := mirrortest.Int(t, st.Reader(), "SELECT count(*) FROM sync_runs WHERE kind = 'full' AND status = 'ok'"); n != 1 {
+				t.Errorf("%d successful full sync runs, want 1", n)
+			}
+			processed := mirrortest.Int(t, st.Reader(), "SELECT count(*) FROM webhook_events WHERE processed_at IS NOT NULL")
+			live1 := regexp.MustCompile(`\nLive: (\d+) events received and applied; (\d+) pending\.\n`).FindStringSubmatch(r.stdout)
+			if !live {
+				if live1 != nil || strings.Contains(r.stdout, "webhook") || processed != 0 {
+					t.Errorf("live part ran with --live=false (%d events processed):\n%s", processed, r)
+				}
+				return
+			}
+			if live1 == nil || live1[2] != "0" {
+				t.Fatalf("no live summary with nothing pending:\n%s", r)
+			}
+			// Its seven steps make 8 events (the last one is DELETED + CREATED).
+			if fmt.Sprint(processed) != live1[1] || processed != 8 {
+				t.Errorf("%d webhook events processed in the mirror; the demo says %s, want 8\n%s", processed, live1[1], r)
+			}
+			if n := mirrortest.Int(t, st.Reader(), "SELECT count(*) FROM transactions WHERE description = 'Woolworths'"); n < 1 {
+				t.Errorf("the live purchase was not mirrored")
+			}
+			if n := mirrortest.Int(t, st.Reader(), "SELECT count(*) FROM webhooks WHERE deleted_at IS NULL"); n != 1 {
+				t.Errorf("%d active webhooks stored, want 1", n)
+			}
+		})
+	}
+}
+
+func TestCLISimulatorCommand(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	pr, pw := io.Pipe()
+	var stderr cliBuffer
+	done := make(chan int, 1)
+	go func() {
+		code := run(ctx, []string{"simulator", "--listen", "127.0.0.1:0", "--token", "T", "--transactions", "20"}, nil, pw, &stderr)
+		pw.Close()
+		done <- code
+	}()
+	sc := bufio.NewScanner(pr)
+	var apiURL string
+	var lines []string
+	for apiURL == "" && sc.Scan() {
+		lines = append(lines, sc.Text())
+		if v, ok := strings.CutPrefix(sc.Text(), "BANKMIRROR_API_URL="); ok {
+			apiURL = v
+		}
+	}
+	if len(lines) == 0 || lines[0] != "simulated bank listening" {
+		t.Errorf("simulator stdout starts %q", lines)
+	}
+	// Read the rest until the command ends and closes the pipe.
+	rest := make(chan []string, 1)
+	go func() {
+		var more []string
+		for sc.Scan() {
+			more = append(more, sc.Text())
+		}
+		rest <- more
+	}()
+	if apiURL == "" {
+		cancel()
+		t.Fatalf("no BANKMIRROR_API_URL line in %q; exit %d, stderr %q", lines, <-done, stderr.String())
+	}
+
+	p, err := bank.New(apiURL, "T", bank.WithHourlyBudget(0)).Ping(ctx)
+	if err != nil || p.ID == "" {
+		t.Errorf("ping the simulator at %s: %+v, %v", apiURL, p, err)
+	}
+	if _, err := bank.New(apiURL, "not-T", bank.WithHourlyBudget(0)).Ping(ctx); !errors.Is(err, bank.ErrUnauthorized) {
+		t.Errorf("the simulator accepted another token than --token: %v", err)
+	}
+
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("simulator exit %d, stderr %q", code, stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the simulator did not stop when its context was cancelled")
+	}
+	if more := <-rest; len(more) != 1 || more[0] != "BANKMIRROR_TOKEN=T" {
+		t.Errorf("after the URL, stdout = %q, want the token line", more)
+	}
+	if _, err := bank.New(apiURL, "T", bank.WithHourlyBudget(0), bank.WithMaxAttempts(1)).Ping(context.Background()); err == nil {
+		t.Error("the simulator still answers after the command returned")
+	}
+}
+
+// webhookSink answers every delivery 200.
+func webhookSink(t *testing.T) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.WriteHeader(http.StatusOK)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL + "/hook"
+}
+
+func storedWebhook(t *testing.T, db, id string) (store.Webhook, error) {
+	t.Helper()
+	st := openMirror(t, db)
+	defer st.Close()
+	return st.Webhook(context.Background(), id)
+}
+
+func hookIDs(b *bankEnv) []string {
+	var ids []string
+	for _, h := range b.sim.Webhooks() {
+		ids = append(ids, h.ID)
+	}
+	return ids
+}
+
+func TestCLIWebhookCommands(t *testing.T) {
+	b := newTokenBank(t, 20, cliToken)
+	url := webhookSink(t)
+	db := filepath.Join(t.TempDir(), "mirror.db")
+	env := cliEnv(b, db)
+	// Every secret ever issued; none may be printed.
+	secrets := []string{cliToken}
+	check := func(r cliResult, code int) cliResult {
+		t.Helper()
+		wantCode(t, r, code)
+		for _, h := range b.sim.Webhooks() {
+			secrets = append(secrets, h.Secret)
+		}
+		noLeak(t, r, secrets...)
+		return r
+	}
+
+	// register
+	r := check(runCLI(t, env, "webhook", "register", "--url", url, "--description", "cli test"), 0)
+	hooks := b.sim.Webhooks()
+	if len(hooks) != 1 {
+		t.Fatalf("bank has %d webhooks after register, want 1", len(hooks))
+	}
+	h := hooks[0]
+	if want := fmt.Sprintf("registered webhook %s for %s; its secret is stored in %s\n", h.ID, url, db); r.stdout != want {
+		t.Errorf("register stdout = %q, want %q", r.stdout, want)
+	}
+	if h.URL != url || h.Description == nil || *h.Description != "cli test" {
+		t.Errorf("bank webhook = %+v", h)
+	}
+	sw, err := storedWebhook(t, db, h.ID)
+	must(t, err)
+	if sw.SecretKey != h.Secret || sw.DeletedAt != nil {
+		t.Errorf("stored webhook %+v does not hold the bank's secret", sw)
+	}
+
+	// list: ours has its secret stored, one made elsewhere does not.
+	other, err := b.client.CreateWebhook(t.Context(), url+"/other", nil)
+	must(t, err)
+	r = check(runCLI(t, env, "webhook", "list"), 0)
+	if !strings.HasPrefix(r.stdout, "ID") || !strings.Contains(strings.SplitN(r.stdout, "\n", 2)[0], "SECRET STORED") {
+		t.Errorf("list has no header:\n%s", r)
+	}
+	listed := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(r.stdout), "\n")[1:] {
+		f := strings.Fields(l)
+		listed[f[0]] = f[len(f)-1]
+	}
+	if len(listed) != 2 || listed[h.ID] != "yes" || listed[other.ID] != "no" {
+		t.Errorf("list = %v, want %s yes and %s no:\n%s", listed, h.ID, other.ID, r)
+	}
+	if !strings.Contains(r.stdout, "cli test") {
+		t.Errorf("list does not show the description:\n%s", r)
+	}
+
+	// ping, then its delivery in the logs.
+	r = check(runCLI(t, env, "webhook", "ping", h.ID), 0)
+	m := regexp.MustCompile(`^PING event (\S+) sent to webhook ` + regexp.QuoteMeta(h.ID) + "\n$").FindStringSubmatch(r.stdout)
+	if m == nil {
+		t.Fatalf("ping stdout:\n%s", r)
+	}
+	eventID := m[1]
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	must(t, b.sim.WaitDeliveries(ctx))
+	r = check(runCLI(t, env, "webhook", "logs", h.ID), 0)
+	if !regexp.MustCompile(`(?m)^\S+\s+DELIVERED\s+200\s+` + regexp.QuoteMeta(eventID) + `\s*$`).MatchString(r.stdout) {
+		t.Errorf("logs do not show the PING %s delivered:\n%s", eventID, r)
+	}
+	r = check(runCLI(t, env, "webhook", "logs", "--limit", "0", h.ID), 0)
+	if strings.Contains(r.stdout, eventID) {
+		t.Errorf("logs --limit 0 shows entries:\n%s", r)
+	}
+
+	// rotate: a new webhook with the same URL; the old one is gone.
+	r = check(runCLI(t, env, "webhook", "rotate", h.ID), 0)
+	ids := hookIDs(b)
+	if len(ids) != 2 || ids[0] != other.ID || ids[1] == h.ID {
+		t.Fatalf("bank webhooks after rotate = %v (old %s, other %s)", ids, h.ID, other.ID)
+	}
+	newHook := b.sim.Webhooks()[1]
+	if want := fmt.Sprintf("rotated webhook %s -> %s for %s\n", h.ID, newHook.ID, url); r.stdout != want {
+		t.Errorf("rotate stdout = %q, want %q", r.stdout, want)
+	}
+	if newHook.URL != url || newHook.Description == nil || *newHook.Description != "cli test" {
+		t.Errorf("rotated webhook = %+v, want the old URL and description", newHook)
+	}
+	sw, err = storedWebhook(t, db, newHook.ID)
+	must(t, err)
+	if sw.SecretKey != newHook.Secret || sw.DeletedAt != nil {
+		t.Errorf("new webhook stored as %+v", sw)
+	}
+	sw, err = storedWebhook(t, db, h.ID)
+	must(t, err)
+	if sw.DeletedAt == nil || sw.SecretKey != h.Secret {
+		t.Errorf("old webhook stored as %+v, want its secret kept and deleted_at set", sw)
+	}
+
+	// delete
+	r = check(runCLI(t, env, "webhook", "delete", newHook.ID), 0)
+	if r.stdout != "deleted webhook "+newHook.ID+"\n" {
+		t.Errorf("delete stdout = %q", r.stdout)
+	}
+	if ids := hookIDs(b); len(ids) != 1 || ids[0] != other.ID {
+		t.Errorf("bank webhooks after delete = %v, want only %s", ids, other.ID)
+	}
+	sw, err = storedWebhook(t, db, newHook.ID)
+	must(t, err)
+	if sw.DeletedAt == nil {
+		t.Errorf("deleted webhook not marked deleted: %+v", sw)
+	}
+	r = check(runCLI(t, env, "webhook", "delete", newHook.ID), 0)
+	if r.stdout != "webhook "+newHook.ID+" did not exist at the bank; forgotten locally\n" {
+		t.Errorf("second delete stdout = %q", r.stdout)
+	}
+
+	// Unknown ids are errors (exit 1) for ping, logs and rotate.
+	for _, sub := range []string{"ping", "logs", "rotate"} {
+		r = check(runCLI(t, env, "webhook", sub, newHook.ID), 1)
+		if !strings.Contains(r.stderr, "not found") {
+			t.Errorf("webhook %s of a deleted id:\n%s", sub, r)
+		}
+	}
+}
+
+func TestCLIWebhookLimit(t *testing.T) {
+	b := newTokenBank(t, 10, cliToken)
+	url := webhookSink(t)
+	db := filepath.Join(t.TempDir(), "mirror.db")
+	for i := range maxWebhooks {
+		_, err := b.client.CreateWebhook(t.Context(), fmt.Sprintf("%s/%d", url, i), nil)
+		must(t, err)
+	}
+	r := runCLI(t, cliEnv(b, db), "webhook", "register", "--url", url)
+	wantCode(t, r, 1)
+	if !strings.Contains(r.stderr, "at most 10 webhooks and you have 10") || !strings.Contains(r.stderr, "bankmirror webhook delete") {
+		t.Errorf("stderr does not explain the limit:\n%s", r)
+	}
+	if n := len(b.sim.Webhooks()); n != maxWebhooks {
+		t.Errorf("bank has %d webhooks", n)
+	}
+	st := openMirror(t, db)
+	if n := mirrortest.Int(t, st.Reader(), "SELECT count(*) FROM webhooks"); n != 0 {
+		t.Errorf("%d webhooks stored after a refused registration", n)
+	}
+}
+
+func TestCLIWebhookUsage(t *testing.T) {
+	b := newTokenBank(t, 10, cliToken)
+	for _, tc := range []struct {
+		args     []string
+		noToken  bool
+		inStderr string
+	}{
+		{[]string{"webhook"}, true, webhookUsage},
+		{[]string{"webhook", "frobnicate"}, false, `unknown webhook command "frobnicate"`},
+		{[]string{"webhook", "register"}, false, "--url is required"},
+		{[]string{"webhook", "delete"}, false, "webhook delete takes one webhook id"},
+		{[]string{"webhook", "rotate", "a", "b"}, false, "webhook rotate takes one webhook id"},
+		{[]string{"webhook", "logs"}, false, "webhook logs takes one webhook id"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			env := cliEnv(b, filepath.Join(t.TempDir(), "mirror.db"))
+			if tc.noToken {
+				delete(env, "BANKMIRROR_TOKEN")
+			}
+			r := runCLI(t, env, tc.args...)
+			wantCode(t, r, 2)
+			if !strings.Contains(r.stderr, tc.inStderr) {
+				t.Errorf("stderr lacks %q:\n%s", tc.inStderr, r)
+			}
+			if r.stdout != "" {
+				t.Errorf("stdout = %q", r.stdout)
+			}
+			noLeak(t, r, cliToken)
+			// A usage error creates no mirror file, with or without a token.
+			if _, err := os.Stat(env["BANKMIRROR_DB"]); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("usage error created the mirror: %v", err)
+			}
+		})
+	}
+	if n := len(b.sim.Webhooks()); n != 0 {
+		t.Errorf("usage errors made %d webhooks", n)
+	}
+}
+
+// A bad flag is a usage error: exit 2, the flag package's message once, no
+// mirror created.
+func TestCLIBadFlagIsAUsageError(t *testing.T) {
+	b := newTokenBank(t, 10, cliToken)
+	for _, args := range [][]string{{"sync", "--bogus"}, {"demo", "--transactions", "abc"}, {"webhook", "logs", "--limit", "x", "id"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			env := cliEnv(b, filepath.Join(t.TempDir(), "mirror.db"))
+			r := runCLI(t, env, args...)
+			wantCode(t, r, 2)
+			if n := strings.Count(r.stderr, "invalid value") + strings.Count(r.stderr, "not defined"); n != 1 {
+				t.Errorf("flag error shown %d times:\n%s", n, r)
+			}
+			if _, err := os.Stat(env["BANKMIRROR_DB"]); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("bad flag created the mirror: %v", err)
+			}
+		})
+	}
+}
+
+// Flags may follow the webhook id, as the usage text shows them.
+func TestCLIWebhookLogsFlagAfterID(t *testing.T) {
+	b := newTokenBank(t, 10, cliToken)
+	env := cliEnv(b, filepath.Join(t.TempDir(), "mirror.db"))
+	wantCode(t, runCLI(t, env, "webhook", "register", "--url", webhookSink(t)), 0)
+	id := b.sim.Webhooks()[0].ID
+	wantCode(t, runCLI(t, env, "webhook", "ping", id), 0)
+	wantCode(t, runCLI(t, env, "webhook", "ping", id), 0)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := b.sim.WaitDeliveries(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r := runCLI(t, env, "webhook", "logs", id, "--limit", "1")
+	wantCode(t, r, 0)
+	if lines := strings.Count(r.stdout, "DELIVERED"); lines != 1 {
+		t.Errorf("--limit 1 after the id showed %d entries:\n%s", lines, r)
+	}
+}

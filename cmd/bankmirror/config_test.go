@@ -1,0 +1,266 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bankmirror/bankmirror/internal/bank"
+)
+
+// Secrets set alongside every malformed value: no error may contain them.
+const (
+	cfgTestToken  = "SECRET-TOKEN-123"
+	cfgTestSecret = "WEBHOOK-SECRET-456"
+)
+
+func TestConfigDefaults(t *testing.T) {
+	want := Config{
+		APIURL:            bank.DefaultBaseURL,
+		DB:                "bankmirror.db",
+		LogLevel:          "info",
+		RequestsPerHour:   900,
+		SyncOverlap:       3 * time.Hour,
+		Listen:            "127.0.0.1:8080",
+		WebhookPath:       "/webhook",
+		SyncSchedule:      "@every 15m",
+		ReconcileSchedule: "@daily",
+		WorkerConcurrency: 4,
+		EventMaxAttempts:  12,
+	}
+	for _, tc := range []struct {
+		name    string
+		environ map[string]string
+		db      string
+	}{
+		{"nil environment", nil, "bankmirror.db"},
+		{"empty environment", map[string]string{}, "bankmirror.db"},
+		{"unrelated variables", map[string]string{"HOME": "/root", "TOKEN": "x", "DB": "/x.db"}, "bankmirror.db"},
+		{"empty values take the defaults", map[string]string{
+			"BANKMIRROR_LISTEN": "", "BANKMIRROR_WEBHOOK_PATH": "", "BANKMIRROR_SYNC_SCHEDULE": "", "BANKMIRROR_LOG_LEVEL": "",
+			"BANKMIRROR_REQUESTS_PER_HOUR": "", "BANKMIRROR_API_URL": "", "BANKMIRROR_DB": "",
+		}, "bankmirror.db"},
+		{"systemd state directory", map[string]string{"STATE_DIRECTORY": "/var/lib/bankmirror"}, "/var/lib/bankmirror/bankmirror.db"},
+		{"first of several state directories", map[string]string{"STATE_DIRECTORY": "/var/lib/a:/var/lib/b"}, "/var/lib/a/bankmirror.db"},
+		{"BANKMIRROR_DB wins over the state directory", map[string]string{"STATE_DIRECTORY": "/var/lib/a", "BANKMIRROR_DB": "/srv/m.db"}, "/srv/m.db"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := loadConfig(tc.environ)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := want
+			w.DB = tc.db
+			if got != w {
+				t.Errorf("config =\n%+v\nwant\n%+v", got, w)
+			}
+		})
+	}
+}
+
+func TestConfigExplicitValues(t *testing.T) {
+	got, err := loadConfig(map[string]string{
+		"BANKMIRROR_API_URL":            "http://127.0.0.1:9/api/v1",
+		"BANKMIRROR_TOKEN":              "  " + cfgTestToken + "\n",
+		"BANKMIRROR_DB":                 "/tmp/x.db",
+		"BANKMIRROR_LOG_LEVEL":          "debug",
+		"BANKMIRROR_LOG_FORMAT":         "console",
+		"BANKMIRROR_REQUESTS_PER_HOUR":  "0",
+		"BANKMIRROR_SYNC_OVERLAP":       "90m",
+		"BANKMIRROR_LISTEN":             "[::1]:0",
+		"BANKMIRROR_WEBHOOK_PATH":       "/hooks/up",
+		"BANKMIRROR_WEBHOOK_SECRET":     cfgTestSecret,
+		"BANKMIRROR_SYNC_SCHEDULE":      "*/5 * * * *",
+		"BANKMIRROR_RECONCILE_SCHEDULE": "@every 6h",
+		"BANKMIRROR_WORKER_CONCURRENCY": "1",
+		"BANKMIRROR_EVENT_MAX_ATTEMPTS": "3",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{
+		APIURL: "http://127.0.0.1:9/api/v1", Token: cfgTestToken, DB: "/tmp/x.db", LogLevel: "debug", LogFormat: "console",
+		RequestsPerHour: 0, SyncOverlap: 90 * time.Minute, Listen: "[::1]:0", WebhookPath: "/hooks/up",
+		WebhookSecret: cfgTestSecret, SyncSchedule: "*/5 * * * *", ReconcileSchedule: "@every 6h",
+		WorkerConcurrency: 1, EventMaxAttempts: 3,
+	}
+	if got != want {
+		t.Errorf("config =\n%+v\nwant\n%+v", got, want)
+	}
+}
+
+func TestConfigSecretFiles(t *testing.T) {
+	dir := t.TempDir()
+	tokenFile := filepath.Join(dir, "token")
+	secretFile := filepath.Join(dir, "secret")
+	must(t, os.WriteFile(tokenFile, []byte("  "+cfgTestToken+"\r\n\n"), 0o600))
+	must(t, os.WriteFile(secretFile, []byte("\t"+cfgTestSecret+"\n"), 0o600))
+
+	for _, tc := range []struct {
+		name              string
+		environ           map[string]string
+		token, hookSecret string
+	}{
+		{"files only", map[string]string{
+			"BANKMIRROR_TOKEN_FILE": tokenFile, "BANKMIRROR_WEBHOOK_SECRET_FILE": secretFile,
+		}, cfgTestToken, cfgTestSecret},
+		{"file wins over the plain variable", map[string]string{
+			"BANKMIRROR_TOKEN": "plain-token", "BANKMIRROR_TOKEN_FILE": tokenFile,
+			"BANKMIRROR_WEBHOOK_SECRET": "plain-secret", "BANKMIRROR_WEBHOOK_SECRET_FILE": secretFile,
+		}, cfgTestToken, cfgTestSecret},
+		{"plain variables, trimmed", map[string]string{
+			"BANKMIRROR_TOKEN": " plain-token\n", "BANKMIRROR_WEBHOOK_SECRET": "plain-secret ",
+		}, "plain-token", "plain-secret"},
+		{"empty file variable is ignored", map[string]string{
+			"BANKMIRROR_TOKEN": "plain-token", "BANKMIRROR_TOKEN_FILE": "",
+		}, "plain-token", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := loadConfig(tc.environ)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Token != tc.token || c.WebhookSecret != tc.hookSecret {
+				t.Errorf("token %q, webhook secret %q; want %q, %q", c.Token, c.WebhookSecret, tc.token, tc.hookSecret)
+			}
+			if c.TokenFile != "" || c.WebhookSecretFile != "" {
+				t.Errorf("file fields not cleared: %q, %q", c.TokenFile, c.WebhookSecretFile)
+			}
+		})
+	}
+}
+
+func TestConfigMissingSecretFile(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "no-such-file")
+	for _, name := range []string{"BANKMIRROR_TOKEN_FILE", "BANKMIRROR_WEBHOOK_SECRET_FILE"} {
+		t.Run(name, func(t *testing.T) {
+			_, err := loadConfig(map[string]string{name: missing, "BANKMIRROR_TOKEN": cfgTestToken})
+			if err == nil {
+				t.Fatal("no error for a missing file")
+			}
+			var ce *configError
+			if !errors.As(err, &ce) || ce.Var != name {
+				t.Fatalf("error %q (%T) is not a configError for %s", err, err, name)
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, name) || !strings.Contains(msg, missing) || !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("error %q should name %s and the file, and wrap ErrNotExist", msg, name)
+			}
+			if strings.Contains(msg, cfgTestToken) {
+				t.Errorf("error %q contains the token", msg)
+			}
+		})
+	}
+}
+
+// malformedConfigs are one malformed variable each, with whether the error
+// may repeat the value (only for variables that are not secrets and whose
+// value helps the user).
+var malformedConfigs = []struct {
+	name, value string
+	mayEcho     bool
+}{
+	{"BANKMIRROR_REQUESTS_PER_HOUR", "abc", false},
+	{"BANKMIRROR_REQUESTS_PER_HOUR", "-1", false},
+	{"BANKMIRROR_SYNC_OVERLAP", "soon", false},
+	{"BANKMIRROR_SYNC_OVERLAP", "-1h", false},
+	{"BANKMIRROR_LOG_LEVEL", "loud", true},
+	{"BANKMIRROR_LOG_FORMAT", "xml", true},
+	{"BANKMIRROR_API_URL", "ftp://x", true},
+	{"BANKMIRROR_API_URL", "https://", true},
+	{"BANKMIRROR_LISTEN", "nonsense", true},
+	{"BANKMIRROR_WEBHOOK_PATH", "webhook", true},
+	{"BANKMIRROR_WEBHOOK_PATH", "/healthz", true},
+	{"BANKMIRROR_SYNC_SCHEDULE", "often", true},
+	{"BANKMIRROR_RECONCILE_SCHEDULE", "sometimes", true},
+	{"BANKMIRROR_WORKER_CONCURRENCY", "0", false},
+	{"BANKMIRROR_WORKER_CONCURRENCY", "four", false},
+	{"BANKMIRROR_EVENT_MAX_ATTEMPTS", "0", false},
+}
+
+func malformedEnv(name, value string) map[string]string {
+	return map[string]string{
+		"BANKMIRROR_TOKEN":          cfgTestToken,
+		"BANKMIRROR_WEBHOOK_SECRET": cfgTestSecret,
+		name:                        value,
+	}
+}
+
+func TestConfigRejectsMalformedValues(t *testing.T) {
+	for _, tc := range malformedConfigs {
+		t.Run(tc.name+"="+tc.value, func(t *testing.T) {
+			_, err := loadConfig(malformedEnv(tc.name, tc.value))
+			if err == nil {
+				t.Fatalf("%s=%q accepted", tc.name, tc.value)
+			}
+			var ce *configError
+			if !errors.As(err, &ce) || ce.Var != tc.name {
+				t.Fatalf("error %q (%T) is not a configError for %s", err, err, tc.name)
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, tc.name) {
+				t.Errorf("error %q does not name %s", msg, tc.name)
+			}
+			if n := strings.Count(msg, envPrefix); n != 1 {
+				t.Errorf("error %q names %d variables, want exactly %s", msg, n, tc.name)
+			}
+			if strings.Contains(msg, "\n") {
+				t.Errorf("error %q is not one line", msg)
+			}
+			if !tc.mayEcho && strings.Contains(msg, tc.value) {
+				t.Errorf("error %q repeats the value %q", msg, tc.value)
+			}
+			for _, secret := range []string{cfgTestToken, cfgTestSecret} {
+				if strings.Contains(msg, secret) {
+					t.Errorf("error %q contains a secret", msg)
+				}
+			}
+		})
+	}
+}
+
+// Through run: a malformed value exits 2 with exactly one line on stderr,
+// whatever the command, before the command does anything.
+func TestConfigErrorExitsTwoWithOneLine(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "no-such-token")
+	cases := append([]struct {
+		name, value string
+		mayEcho     bool
+	}{{"BANKMIRROR_TOKEN_FILE", missing, true}}, malformedConfigs...)
+	for _, tc := range cases {
+		t.Run(tc.name+"="+tc.value, func(t *testing.T) {
+			db := filepath.Join(t.TempDir(), "mirror.db")
+			env := malformedEnv(tc.name, tc.value)
+			env["BANKMIRROR_DB"] = db
+			var stdout, stderr bytes.Buffer
+			code := run(context.Background(), []string{"sync", "--full"}, env, &stdout, &stderr)
+			if code != 2 {
+				t.Errorf("exit code %d, want 2", code)
+			}
+			out := stderr.String()
+			if strings.Count(out, "\n") != 1 || !strings.HasSuffix(out, "\n") {
+				t.Errorf("stderr is not exactly one line: %q", out)
+			}
+			if !strings.Contains(out, tc.name) {
+				t.Errorf("stderr %q does not name %s", out, tc.name)
+			}
+			if !strings.HasPrefix(out, "bankmirror: ") {
+				t.Errorf("stderr %q lacks the program name", out)
+			}
+			if stdout.Len() != 0 {
+				t.Errorf("stdout = %q, want nothing", stdout.String())
+			}
+			if strings.Contains(out, cfgTestToken) || strings.Contains(out, cfgTestSecret) {
+				t.Errorf("stderr %q contains a secret", out)
+			}
+			if _, err := os.Stat(db); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("the mirror was created despite the configuration error: %v", err)
+			}
+		})
+	}
+}
