@@ -88,12 +88,8 @@ func noLeak(t *testing.T, r cliResult, secrets ...string) {
 // newTokenBank is newBank with a given token.
 func newTokenBank(t *testing.T, n int, token string) *bankEnv {
 	t.Helper()
-	sim := simulator.New(simulator.Options{Seed: 5, Transactions: n, Token: token,
+	return newBankWith(t, simulator.Options{Seed: 5, Transactions: n, Token: token,
 		WebhookRetryBase: time.Millisecond, WebhookRetryMax: 20 * time.Millisecond, WebhookMaxAttempts: 50})
-	srv := httptest.NewServer(sim.Handler())
-	t.Cleanup(func() { sim.Close(); srv.Close() })
-	api := srv.URL + "/api/v1"
-	return &bankEnv{sim: sim, apiURL: api, client: bank.New(api, sim.Token(), bank.WithHourlyBudget(0))}
 }
 
 // cliEnv is the environment of a command against b with a mirror at db.

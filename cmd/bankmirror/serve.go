@@ -114,10 +114,10 @@ func (m *Main) Open(ctx context.Context) error {
 		Secrets:     m.secrets,
 		Registering: m.Store.WebhookRegistering,
 		Notify: func(ids []string) {
-			m.Worker.Notify()
 			if m.OnEventsStored != nil {
 				m.OnEventsStored(ids)
 			}
+			m.Worker.Notify()
 		},
 		Log: m.Log,
 	})

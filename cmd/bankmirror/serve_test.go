@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,17 +26,13 @@ type bankEnv struct {
 	client *bank.Client
 }
 
-func newBank(t *testing.T, n int) *bankEnv {
+func newBank(t testing.TB, n int) *bankEnv {
 	t.Helper()
-	sim := simulator.New(simulator.Options{Seed: 3, Transactions: n, Token: "tok",
+	return newBankWith(t, simulator.Options{Seed: 3, Transactions: n, Token: "tok",
 		WebhookRetryBase: time.Millisecond, WebhookRetryMax: 20 * time.Millisecond, WebhookMaxAttempts: 50})
-	srv := httptest.NewServer(sim.Handler())
-	t.Cleanup(func() { sim.Close(); srv.Close() })
-	api := srv.URL + "/api/v1"
-	return &bankEnv{sim: sim, apiURL: api, client: bank.New(api, sim.Token(), bank.WithHourlyBudget(0))}
 }
 
-func testConfig(t *testing.T, b *bankEnv) Config {
+func testConfig(t testing.TB, b *bankEnv) Config {
 	t.Helper()
 	cfg, err := loadConfig(map[string]string{
 		"BANKMIRROR_API_URL":            b.apiURL,
@@ -74,7 +69,7 @@ func startMain(t *testing.T, cfg Config) (m *Main, applied chan string) {
 }
 
 // register creates a webhook at the bank for the daemon and stores its secret.
-func register(t *testing.T, b *bankEnv, m *Main) bank.Webhook {
+func register(t testing.TB, b *bankEnv, m *Main) bank.Webhook {
 	t.Helper()
 	h, err := b.client.CreateWebhook(context.Background(), m.URL()+m.Config.WebhookPath, nil)
 	if err != nil {
