@@ -118,9 +118,7 @@ CREATE TABLE IF NOT EXISTS transaction_history (
     raw             TEXT
 ) STRICT;
 
--- No index on transaction_id: a random-keyed index would double the pages a
--- full sync writes. Add one yourself if you query one transaction's history
--- often: CREATE INDEX transaction_history_tx ON transaction_history (transaction_id);
+CREATE INDEX IF NOT EXISTS transaction_history_tx ON transaction_history (transaction_id, seq);
 
 CREATE TABLE IF NOT EXISTS attachments (
     id                   TEXT PRIMARY KEY,
