@@ -46,6 +46,9 @@ type WorkerOptions struct {
 	RetryMax    time.Duration // longest retry delay (default 10m)
 	// OnApplied, if set, is called after each event is applied.
 	OnApplied func(e store.InboxEvent, c store.Change)
+	// OnFailed, if set, is called after a failed attempt has been recorded;
+	// e.Attempts counts it.
+	OnFailed func(e store.InboxEvent, err error)
 }
 
 // Worker applies inbox events to the mirror. The event carries only a
@@ -168,6 +171,9 @@ func (w *Worker) process(ctx context.Context, e store.InboxEvent) {
 			ev = log.Error()
 		}
 		ev.Err(err).Int("attempts", e.Attempts).Time("retry_at", retry).Msg("event not applied")
+		if w.opts.OnFailed != nil {
+			w.opts.OnFailed(e, err)
+		}
 		return
 	}
 	log.Debug().Str("change", string(change)).Msg("event applied")

@@ -1,0 +1,237 @@
+package sync_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	gosync "sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/mirrortest"
+	"github.com/bankmirror/bankmirror/internal/store"
+	"github.com/bankmirror/bankmirror/internal/sync"
+)
+
+// fakeBank is a hand-written fake of the worker's bank.
+type fakeBank struct {
+	mu            gosync.Mutex
+	TransactionFn func(ctx context.Context, id string) (bank.Transaction, error)
+	calls         int
+}
+
+func (f *fakeBank) Transaction(ctx context.Context, id string) (bank.Transaction, error) {
+	f.mu.Lock()
+	f.calls++
+	f.mu.Unlock()
+	return f.TransactionFn(ctx, id)
+}
+
+func openStore(t *testing.T) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "m.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+func txFor(id, status string) bank.Transaction {
+	return bank.Transaction{ID: id, Status: status, Description: "Shop", AccountID: "a1",
+		Amount:    bank.Money{CurrencyCode: "AUD", Value: "-1.00", ValueInBaseUnits: -100},
+		CreatedAt: "2026-01-01T10:00:00+11:00", DeepLinkURL: "up://t/" + id, Raw: []byte(`{"id":"` + id + `","s":"` + status + `"}`)}
+}
+
+func inboxEvent(id, typ, txID string) store.InboxEvent {
+	return store.InboxEvent{ID: id, EventType: typ, WebhookID: "w1", TransactionID: txID, CreatedAt: "2026-01-01T10:00:00+11:00", Body: "{}"}
+}
+
+// runWorker runs w until every id in want has been applied or marked as
+// failed the given number of times, then stops it.
+type observed struct {
+	mu      gosync.Mutex
+	applied map[string]store.Change
+	ch      chan struct{}
+}
+
+func newObserved() *observed {
+	return &observed{applied: map[string]store.Change{}, ch: make(chan struct{}, 100)}
+}
+
+func (o *observed) onApplied(e store.InboxEvent, c store.Change) {
+	o.mu.Lock()
+	o.applied[e.ID] = c
+	o.mu.Unlock()
+	o.ch <- struct{}{}
+}
+
+func (o *observed) waitFor(t *testing.T, ids ...string) {
+	t.Helper()
+	timeout := time.After(30 * time.Second)
+	for {
+		o.mu.Lock()
+		done := true
+		for _, id := range ids {
+			if _, ok := o.applied[id]; !ok {
+				done = false
+			}
+		}
+		o.mu.Unlock()
+		if done {
+			return
+		}
+		select {
+		case <-o.ch:
+		case <-timeout:
+			t.Fatalf("events %v not all applied", ids)
+		}
+	}
+}
+
+func startWorker(t *testing.T, b *fakeBank, st *store.Store, opts sync.WorkerOptions) (*sync.Worker, func()) {
+	t.Helper()
+	w := sync.NewWorker(b, st, zerolog.Nop(), opts)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := w.Run(ctx); err != nil {
+			t.Error(err)
+		}
+	}()
+	stop := func() { cancel(); <-done }
+	t.Cleanup(stop)
+	return w, stop
+}
+
+func TestWorkerAppliesEachEventType(t *testing.T) {
+	st := openStore(t)
+	ctx := context.Background()
+	// t-gone is mirrored, then deleted at the bank before its SETTLED event
+	// is processed: the fetch answers 404, which means deleted.
+	if _, err := st.UpsertTransactions(ctx, []bank.Transaction{txFor("t-del", "HELD"), txFor("t-gone", "HELD")}); err != nil {
+		t.Fatal(err)
+	}
+	fb := &fakeBank{TransactionFn: func(_ context.Context, id string) (bank.Transaction, error) {
+		switch id {
+		case "t-new":
+			return txFor(id, "SETTLED"), nil
+		case "t-gone":
+			return bank.Transaction{}, fmt.Errorf("get: %w", bank.ErrNotFound)
+		}
+		return bank.Transaction{}, fmt.Errorf("unexpected fetch of %s", id)
+	}}
+	obs := newObserved()
+	w, _ := startWorker(t, fb, st, sync.WorkerOptions{OnApplied: obs.onApplied})
+	if _, err := st.InsertEvents(ctx, []store.InboxEvent{
+		inboxEvent("e1", sync.EventCreated, "t-new"),
+		inboxEvent("e2", sync.EventDeleted, "t-del"),
+		inboxEvent("e3", sync.EventSettled, "t-gone"),
+		inboxEvent("e4", sync.EventPing, ""),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	w.Notify()
+	obs.waitFor(t, "e1", "e2", "e3", "e4")
+	want := map[string]store.Change{"e1": store.Created, "e2": store.Deleted, "e3": store.Deleted, "e4": ""}
+	for id, c := range want {
+		if obs.applied[id] != c {
+			t.Errorf("event %s: change %q, want %q", id, obs.applied[id], c)
+		}
+	}
+	db := st.Reader()
+	if n := mirrortest.Int(t, db, "SELECT count(*) FROM transactions"); n != 1 {
+		t.Errorf("live transactions = %d, want 1 (t-new)", n)
+	}
+	if n := mirrortest.Int(t, db, "SELECT count(*) FROM webhook_events WHERE processed_at IS NOT NULL"); n != 4 {
+		t.Errorf("processed = %d, want 4", n)
+	}
+}
+
+func TestWorkerRetriesTransientFailuresThenLeavesTheEvent(t *testing.T) {
+	st := openStore(t)
+	ctx := context.Background()
+	failures := 2
+	var mu gosync.Mutex
+	fb := &fakeBank{TransactionFn: func(_ context.Context, id string) (bank.Transaction, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if id == "t-flaky" && failures > 0 {
+			failures--
+			return bank.Transaction{}, fmt.Errorf("get: %w", bank.ErrServer)
+		}
+		if id == "t-broken" {
+			return bank.Transaction{}, errors.New("bank keeps failing")
+		}
+		return txFor(id, "SETTLED"), nil
+	}}
+	obs := newObserved()
+	const maxAttempts = 3
+	lastFailure := make(chan struct{})
+	w, stop := startWorker(t, fb, st, sync.WorkerOptions{OnApplied: obs.onApplied, MaxAttempts: maxAttempts,
+		RetryBase: time.Millisecond, RetryMax: 2 * time.Millisecond,
+		OnFailed: func(e store.InboxEvent, _ error) {
+			if e.ID == "e-broken" && e.Attempts == maxAttempts {
+				close(lastFailure)
+			}
+		}})
+	if _, err := st.InsertEvents(ctx, []store.InboxEvent{
+		inboxEvent("e-flaky", sync.EventCreated, "t-flaky"),
+		inboxEvent("e-broken", sync.EventCreated, "t-broken"),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	w.Notify()
+	obs.waitFor(t, "e-flaky")
+	var flakyAttempts int
+	if err := st.Reader().QueryRow("SELECT attempts FROM webhook_events WHERE id = 'e-flaky'").Scan(&flakyAttempts); err != nil || flakyAttempts != 3 {
+		t.Errorf("flaky event took %d attempts (%v), want 3", flakyAttempts, err)
+	}
+	// The broken one runs out of attempts: it stays, unprocessed, with its
+	// last error, and counts as stuck.
+	select {
+	case <-lastFailure:
+	case <-time.After(30 * time.Second):
+		t.Fatal("broken event never reached its last attempt")
+	}
+	if s, err := st.InboxStats(ctx, maxAttempts); err != nil || s.Stuck != 1 || s.Pending != 0 {
+		t.Fatalf("inbox = %+v, %v; want 1 stuck, 0 pending", s, err)
+	}
+	stop()
+	stuck, err := st.StuckEvents(ctx, maxAttempts, 10)
+	if err != nil || len(stuck) != 1 || stuck[0].ID != "e-broken" || stuck[0].LastError == nil || *stuck[0].LastError == "" {
+		t.Fatalf("stuck = %+v, %v", stuck, err)
+	}
+	if obs.applied["e-broken"] != "" {
+		t.Error("broken event reported as applied")
+	}
+}
+
+// A worker that dies with an event claimed leaves it leased; the next
+// worker releases the lease at start and applies it at once.
+func TestWorkerResumesClaimedEventsAfterRestart(t *testing.T) {
+	st := openStore(t)
+	ctx := context.Background()
+	if _, err := st.InsertEvents(ctx, []store.InboxEvent{inboxEvent("e1", sync.EventCreated, "t1")}); err != nil {
+		t.Fatal(err)
+	}
+	// The dead process's claim: a lease of an hour.
+	if _, err := st.ClaimEvent(ctx, time.Hour, 10); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.ClaimEvent(ctx, time.Hour, 10); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("leased event claimed twice: %v", err)
+	}
+	fb := &fakeBank{TransactionFn: func(_ context.Context, id string) (bank.Transaction, error) { return txFor(id, "SETTLED"), nil }}
+	obs := newObserved()
+	startWorker(t, fb, st, sync.WorkerOptions{OnApplied: obs.onApplied})
+	obs.waitFor(t, "e1")
+	if n := mirrortest.Int(t, st.Reader(), "SELECT count(*) FROM transactions WHERE id = 't1'"); n != 1 {
+		t.Errorf("transaction not applied after restart")
+	}
+}
