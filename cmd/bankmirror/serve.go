@@ -102,7 +102,7 @@ func (m *Main) Open(ctx context.Context) error {
 		return fmt.Errorf("open mirror %s: %w", m.Config.DB, err)
 	}
 	m.Bank = bank.New(m.Config.APIURL, m.Config.Token, bank.WithHourlyBudget(m.Config.RequestsPerHour),
-		bank.WithLogger(m.Log.With().Str("component", "bank").Logger()))
+		bank.WithLogger(m.Log))
 	m.Syncer = sync.New(m.Bank, m.Store, m.Log, sync.Options{Overlap: m.Config.SyncOverlap, OnProgress: m.SyncProgress})
 	m.Healer = sync.NewHealer(m.Bank, m.Store, m.Log)
 	m.Worker = sync.NewWorker(m.Bank, m.Store, m.Log, sync.WorkerOptions{

@@ -116,7 +116,7 @@ func (w *webhookCmd) create(ctx context.Context, url string, desc *string) (bank
 		}
 	}
 	if err != nil {
-		return hook, fmt.Errorf("create webhook: %w", err)
+		return hook, err
 	}
 	if err := w.st.SaveWebhook(ctx, store.Webhook{ID: hook.ID, URL: hook.URL, Description: hook.Description,
 		SecretKey: hook.SecretKey, CreatedAt: hook.CreatedAt}); err != nil {
@@ -164,7 +164,7 @@ func (w *webhookCmd) list(ctx context.Context, args []string) error {
 	}
 	hooks, err := w.bank.Webhooks(ctx)
 	if err != nil {
-		return fmt.Errorf("list webhooks: %w", err)
+		return err
 	}
 	tw := tabwriter.NewWriter(w.stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tURL\tDESCRIPTION\tCREATED\tSECRET STORED")
@@ -181,7 +181,7 @@ func (w *webhookCmd) list(ctx context.Context, args []string) error {
 func (w *webhookCmd) delete(ctx context.Context, id string) error {
 	err := w.bank.DeleteWebhook(ctx, id)
 	if err != nil && !errors.Is(err, bank.ErrNotFound) {
-		return fmt.Errorf("delete webhook %s: %w", id, err)
+		return err
 	}
 	if err := w.st.MarkWebhookDeleted(ctx, id); err != nil {
 		return err
@@ -197,7 +197,7 @@ func (w *webhookCmd) delete(ctx context.Context, id string) error {
 func (w *webhookCmd) ping(ctx context.Context, id string) error {
 	ev, err := w.bank.PingWebhook(ctx, id)
 	if err != nil {
-		return fmt.Errorf("ping webhook %s: %w", id, err)
+		return err
 	}
 	fmt.Fprintf(w.stdout, "PING event %s sent to webhook %s\n", ev.ID, id)
 	return nil
@@ -222,7 +222,7 @@ func (w *webhookCmd) logs(ctx context.Context, args []string) error {
 	for next := w.bank.WebhookLogsURL(fs.Arg(0)); next != "" && shown < *limit; {
 		page, err := w.bank.WebhookLogsPage(ctx, next)
 		if err != nil {
-			return fmt.Errorf("webhook logs: %w", err)
+			return err
 		}
 		for _, l := range page.Data {
 			if shown == *limit {

@@ -166,7 +166,7 @@ func (s *Syncer) Full(ctx context.Context) (Result, error) {
 		}
 		cats, err := s.bank.Categories(ctx)
 		if err != nil {
-			return fmt.Errorf("list categories: %w", err)
+			return err // the client names the request
 		}
 		if err := s.store.ReplaceCategories(ctx, cats); err != nil {
 			return err
@@ -179,14 +179,14 @@ func (s *Syncer) Full(ctx context.Context) (Result, error) {
 		}
 		tags, err := s.bank.Tags(ctx)
 		if err != nil {
-			return fmt.Errorf("list tags: %w", err)
+			return err // the client names the request
 		}
 		if err := s.store.ReplaceTags(ctx, tags); err != nil {
 			return err
 		}
 		atts, err := s.bank.Attachments(ctx)
 		if err != nil {
-			return fmt.Errorf("list attachments: %w", err)
+			return err // the client names the request
 		}
 		return s.store.ReplaceAttachments(ctx, atts)
 	})
@@ -195,7 +195,7 @@ func (s *Syncer) Full(ctx context.Context) (Result, error) {
 func (s *Syncer) syncAccounts(ctx context.Context) error {
 	accounts, err := s.bank.Accounts(ctx)
 	if err != nil {
-		return fmt.Errorf("list accounts: %w", err)
+		return err // the client names the request
 	}
 	if _, err := s.store.UpsertAccounts(ctx, accounts); err != nil {
 		return err
@@ -282,7 +282,7 @@ func (s *Syncer) consume(ctx context.Context, kind, first string, r *Result, wri
 	for f := range pages {
 		batch, n, fetchErr := drain(f, pages)
 		if n == 0 {
-			return fmt.Errorf("list transactions: %w", fetchErr)
+			return fetchErr
 		}
 		res, err := write(batch)
 		if err != nil {
@@ -302,7 +302,7 @@ func (s *Syncer) consume(ctx context.Context, kind, first string, r *Result, wri
 				Float64("per_second", p.Rate()).Msg("sync progress")
 		}
 		if fetchErr != nil {
-			return fmt.Errorf("list transactions: %w", fetchErr)
+			return fetchErr
 		}
 	}
 	return ctx.Err()
@@ -416,7 +416,7 @@ func (s *Syncer) Refetch(ctx context.Context, id string, r *Result) error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("fetch transaction %s: %w", id, err)
+		return err
 	}
 	res, err := s.store.UpsertTransactions(ctx, []bank.Transaction{t})
 	if err != nil {

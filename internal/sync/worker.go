@@ -3,7 +3,6 @@ package sync
 import (
 	"context"
 	"errors"
-	"fmt"
 	gosync "sync"
 	"time"
 
@@ -199,7 +198,7 @@ func (w *Worker) apply(ctx context.Context, e store.InboxEvent) (store.Change, e
 			return w.inbox.ApplyEvent(actx, e.ID, nil, e.TransactionID)
 		}
 		if err != nil {
-			return "", fmt.Errorf("fetch transaction: %w", err)
+			return "", err
 		}
 		return w.inbox.ApplyEvent(actx, e.ID, &t, "")
 	default:
