@@ -90,6 +90,9 @@ CREATE TABLE IF NOT EXISTS transactions (
     -- content_hash fingerprints every mirrored field and the tags; a sync
     -- that sees the same hash writes nothing.
     content_hash                    BLOB NOT NULL,
+    -- when the response this version came in arrived; an older copy (a
+    -- page fetched before a webhook's refetch) never overwrites a newer one
+    fetched_at                      TEXT NOT NULL DEFAULT '',
     first_seen_at                   TEXT NOT NULL,
     updated_at                      TEXT NOT NULL
 ) STRICT;
@@ -107,6 +110,13 @@ CREATE TABLE IF NOT EXISTS transaction_tags (
 ) STRICT, WITHOUT ROWID;
 
 CREATE INDEX IF NOT EXISTS transaction_tags_tag ON transaction_tags (tag_id);
+
+-- Transactions deleted at the bank, and when the mirror learned it: a copy
+-- fetched before that moment must not bring the row back.
+CREATE TABLE IF NOT EXISTS transaction_tombstones (
+    id          TEXT PRIMARY KEY,
+    deleted_at  TEXT NOT NULL
+) STRICT, WITHOUT ROWID;
 
 -- One row per real change of a transaction. raw is the previous version for
 -- updated/settled/deleted and NULL for created (the live row holds it).

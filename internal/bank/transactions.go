@@ -54,8 +54,12 @@ func (c *Client) TransactionsURL(f TransactionFilter) string {
 func (c *Client) TransactionsPage(ctx context.Context, pageURL string) (Page[Transaction], error) {
 	var p Page[Transaction]
 	err := c.do(ctx, request{method: http.MethodGet, url: pageURL}, func(_ int, body []byte) error {
+		at := time.Now()
 		var err error
 		p, err = decodePage(body, "transaction", parseTransaction)
+		for i := range p.Data {
+			p.Data[i].FetchedAt = at
+		}
 		return err
 	})
 	if err != nil {
@@ -93,8 +97,10 @@ func (c *Client) Transactions(ctx context.Context, f TransactionFilter) iter.Seq
 func (c *Client) Transaction(ctx context.Context, id string) (Transaction, error) {
 	var t Transaction
 	err := c.do(ctx, c.get("/transactions/"+url.PathEscape(id), nil), func(_ int, body []byte) error {
+		at := time.Now()
 		var err error
 		t, err = decodeSingle(body, "transaction", parseTransaction)
+		t.FetchedAt = at
 		return err
 	})
 	if err != nil {

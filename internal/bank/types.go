@@ -1,6 +1,9 @@
 package bank
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"time"
+)
 
 // The types below mirror the resources of the bank API (spec: "Resources and
 // their fields"). Nullable fields are pointers; unknown fields are ignored by
@@ -98,6 +101,10 @@ type Transaction struct {
 	AttachmentID      *string
 
 	Raw json.RawMessage
+	// FetchedAt is when the response carrying this transaction arrived
+	// (zero when it was parsed on its own). The mirror uses it to never let
+	// an older copy overwrite a newer one.
+	FetchedAt time.Time
 }
 
 // Attachment is an AttachmentResource.

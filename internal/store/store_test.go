@@ -457,3 +457,72 @@ func TestFullDiskChangesNothing(t *testing.T) {
 		t.Errorf("webhook_events = %d after a failed insert", n)
 	}
 }
+
+// A copy fetched before the stored one (a page queued behind a webhook's
+// refetch) never overwrites it; a copy fetched before a deletion never
+// brings the row back; of two copies in one batch the later counts.
+func TestOlderCopiesNeverWin(t *testing.T) {
+	s, c := mustOpen(t)
+	ctx := context.Background()
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	at := func(t bank.Transaction, sec int) bank.Transaction {
+		t.FetchedAt = base.Add(time.Duration(sec) * time.Second)
+		return t
+	}
+	held := at(tx("t1", "HELD", -450), 1)
+	settled := at(tx("t1", "SETTLED", -500), 3)
+	if _, err := s.UpsertTransactions(ctx, []bank.Transaction{held}); err != nil {
+		t.Fatal(err)
+	}
+	c.advance()
+	if res, err := s.UpsertTransactions(ctx, []bank.Transaction{settled}); err != nil || res.Settled != 1 {
+		t.Fatalf("settle: %+v %v", res, err)
+	}
+	c.advance()
+	staleHeld := at(tx("t1", "HELD", -450), 2) // fetched between the two
+	if res, err := s.UpsertTransactions(ctx, []bank.Transaction{staleHeld}); err != nil || res.Changed() != 0 {
+		t.Fatalf("stale copy: %+v %v", res, err)
+	}
+	var status string
+	s.Reader().QueryRow("SELECT status FROM transactions WHERE id = 't1'").Scan(&status)
+	if status != "SETTLED" {
+		t.Errorf("status = %s after a stale HELD copy, want SETTLED", status)
+	}
+	if h := history(t, s, "t1"); len(h) != 2 {
+		t.Errorf("history = %v, want created and settled only", h)
+	}
+
+	// Deleted at the bank; a page fetched before the deletion still lists it.
+	c.t = base.Add(10 * time.Second)
+	if _, err := s.DeleteTransaction(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := s.UpsertTransactions(ctx, []bank.Transaction{at(tx("t1", "SETTLED", -500), 9)}); err != nil || res.Changed() != 0 {
+		t.Fatalf("stale copy after deletion: %+v %v", res, err)
+	}
+	if n := queryInt(t, s, "SELECT count(*) FROM transactions WHERE id = 't1'"); n != 0 {
+		t.Error("a copy fetched before the deletion brought the row back")
+	}
+	// A deletion learned before the row was ever mirrored counts too.
+	if _, err := s.DeleteTransaction(ctx, "t2"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.UpsertTransactions(ctx, []bank.Transaction{at(tx("t2", "HELD", -1), 5)}); err != nil {
+		t.Fatal(err)
+	}
+	if n := queryInt(t, s, "SELECT count(*) FROM transactions WHERE id = 't2'"); n != 0 {
+		t.Error("a stale copy of a transaction deleted before it was mirrored was inserted")
+	}
+
+	// Two copies of one id in a batch: the later one's tags, and one row.
+	res, err := s.UpsertTransactions(ctx, []bank.Transaction{tx("t3", "SETTLED", -1, "x"), tx("t3", "SETTLED", -1, "y")})
+	if err != nil || res.Created != 1 || res.Unchanged != 1 {
+		t.Fatalf("duplicate in batch: %+v %v", res, err)
+	}
+	if got := queryInt(t, s, "SELECT count(*) FROM transaction_tags WHERE transaction_id = 't3' AND tag_id = 'y'"); got != 1 {
+		t.Error("later copy's tag missing")
+	}
+	if got := queryInt(t, s, "SELECT count(*) FROM transaction_tags WHERE transaction_id = 't3'"); got != 1 {
+		t.Errorf("tags of t3 = %d, want 1 (only the later copy's)", got)
+	}
+}

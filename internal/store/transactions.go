@@ -57,9 +57,9 @@ var txColumns = []string{
 
 var (
 	insertTxSQL = "INSERT INTO transactions (id, " + strings.Join(txColumns, ", ") +
-		", raw, content_hash, first_seen_at, updated_at) VALUES (?" + strings.Repeat(", ?", len(txColumns)+4) + ")"
+		", raw, content_hash, fetched_at, first_seen_at, updated_at) VALUES (?" + strings.Repeat(", ?", len(txColumns)+5) + ")"
 	updateTxSQL = "UPDATE transactions SET " + strings.Join(txColumns, " = ?, ") +
-		" = ?, raw = ?, content_hash = ?, updated_at = ? WHERE id = ?"
+		" = ?, raw = ?, content_hash = ?, fetched_at = ?, updated_at = ? WHERE id = ?"
 )
 
 func money(m *bank.Money) []any {
@@ -186,10 +186,23 @@ func (w *txWriter) close() {
 
 // existing is what the writer needs of a mirrored row to detect a change.
 type existing struct {
-	hash   []byte
-	status string
-	raw    string
+	hash      []byte
+	status    string
+	raw       string
+	fetchedAt string
 }
+
+// fetchedStamp is how a copy's fetch time is stored: "" when unknown.
+func fetchedStamp(t *bank.Transaction) string {
+	if t.FetchedAt.IsZero() {
+		return ""
+	}
+	return t.FetchedAt.UTC().Format(TimeLayout)
+}
+
+// older reports whether a copy fetched at a is older than one at b; an
+// unknown time ("") is never older.
+func older(a, b string) bool { return a != "" && b != "" && a < b }
 
 // jsonArg encodes v for a json_each parameter.
 func jsonArg(v any) (string, error) {
@@ -200,45 +213,91 @@ func jsonArg(v any) (string, error) {
 	return string(b), nil
 }
 
-// lookup reads the mirrored state of the given ids in one statement.
-func (w *txWriter) lookup(ctx context.Context, txs []bank.Transaction) (map[string]existing, error) {
+// lookup reads, in two statements, the mirrored state of the given ids and
+// when those not mirrored were deleted (if they were).
+func (w *txWriter) lookup(ctx context.Context, txs []bank.Transaction) (map[string]existing, map[string]string, error) {
 	ids := make([]string, len(txs))
 	for i := range txs {
 		ids[i] = txs[i].ID
 	}
 	arg, err := jsonArg(ids)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	rows, err := w.tx.QueryContext(ctx, `SELECT id, content_hash, status, raw FROM transactions
+	rows, err := w.tx.QueryContext(ctx, `SELECT id, content_hash, status, raw, fetched_at FROM transactions
 		WHERE id IN (SELECT value FROM json_each(?))`, arg)
 	if err != nil {
-		return nil, fmt.Errorf("read transactions: %w", err)
+		return nil, nil, fmt.Errorf("read transactions: %w", err)
 	}
 	defer rows.Close()
-	out := make(map[string]existing)
+	live := make(map[string]existing)
 	for rows.Next() {
 		var id string
 		var e existing
-		if err := rows.Scan(&id, &e.hash, &e.status, &e.raw); err != nil {
-			return nil, fmt.Errorf("read transactions: %w", err)
+		if err := rows.Scan(&id, &e.hash, &e.status, &e.raw, &e.fetchedAt); err != nil {
+			return nil, nil, fmt.Errorf("read transactions: %w", err)
 		}
-		out[id] = e
+		live[id] = e
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read transactions: %w", err)
+		return nil, nil, fmt.Errorf("read transactions: %w", err)
 	}
-	return out, nil
+	rows.Close()
+	if len(live) == len(txs) {
+		return live, nil, nil
+	}
+	rows, err = w.tx.QueryContext(ctx, `SELECT id, deleted_at FROM transaction_tombstones
+		WHERE id IN (SELECT value FROM json_each(?))`, arg)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read tombstones: %w", err)
+	}
+	defer rows.Close()
+	var deleted map[string]string
+	for rows.Next() {
+		var id, at string
+		if err := rows.Scan(&id, &at); err != nil {
+			return nil, nil, fmt.Errorf("read tombstones: %w", err)
+		}
+		if deleted == nil {
+			deleted = map[string]string{}
+		}
+		deleted[id] = at
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("read tombstones: %w", err)
+	}
+	return live, deleted, nil
+}
+
+// lastOfEach drops all but the last copy of each id, keeping order.
+func lastOfEach(txs []bank.Transaction) []bank.Transaction {
+	last := make(map[string]int, len(txs))
+	for i := range txs {
+		last[txs[i].ID] = i
+	}
+	if len(last) == len(txs) {
+		return txs
+	}
+	out := make([]bank.Transaction, 0, len(last))
+	for i := range txs {
+		if last[txs[i].ID] == i {
+			out = append(out, txs[i])
+		}
+	}
+	return out
 }
 
 // upsert writes each transaction that is new or changed and records the
-// change; unchanged rows are not touched. changes[i] is "" when txs[i] was
-// unchanged.
+// change; unchanged rows are not touched, and neither are rows whose stored
+// copy is newer than the given one, or that were deleted after the given
+// copy was fetched. When an id appears twice, the later copy counts.
+// changes[i] is "" when nothing was written for the i-th distinct id.
 func (w *txWriter) upsert(ctx context.Context, txs []bank.Transaction) (changes []Change, err error) {
+	txs = lastOfEach(txs)
 	if len(txs) == 0 {
 		return nil, nil
 	}
-	old, err := w.lookup(ctx, txs)
+	old, deleted, err := w.lookup(ctx, txs)
 	if err != nil {
 		return nil, err
 	}
@@ -250,32 +309,33 @@ func (w *txWriter) upsert(ctx context.Context, txs []bank.Transaction) (changes 
 		t := &txs[i]
 		vals := txValues(t)
 		hash := contentHash(vals, t.TagIDs)
+		fetched := fetchedStamp(t)
 		prev, found := old[t.ID]
 		switch {
+		case !found && older(fetched, deleted[t.ID]):
+			continue // fetched before we learned it was deleted: stale
 		case !found:
 			args := append([]any{t.ID}, vals...)
-			args = append(args, string(t.Raw), hash, w.now, w.now)
+			args = append(args, string(t.Raw), hash, fetched, w.now, w.now)
 			if _, err := w.ins.ExecContext(ctx, args...); err != nil {
 				return nil, fmt.Errorf("insert transaction %s: %w", t.ID, err)
 			}
 			changes[i] = Created
 			history = append(history, [3]any{t.ID, Created, nil})
-		case bytes.Equal(prev.hash, hash):
+		case bytes.Equal(prev.hash, hash), older(fetched, prev.fetchedAt):
 			continue
 		default:
 			changes[i] = Updated
 			if prev.status == "HELD" && t.Status == "SETTLED" {
 				changes[i] = Settled
 			}
-			args := append(vals, string(t.Raw), hash, w.now, t.ID)
+			args := append(vals, string(t.Raw), hash, fetched, w.now, t.ID)
 			if _, err := w.upd.ExecContext(ctx, args...); err != nil {
 				return nil, fmt.Errorf("update transaction %s: %w", t.ID, err)
 			}
 			history = append(history, [3]any{t.ID, changes[i], prev.raw})
 			retag = append(retag, t.ID)
 		}
-		// A transaction seen twice in one batch: the later copy wins.
-		old[t.ID] = existing{hash: hash, status: t.Status, raw: string(t.Raw)}
 		for _, tag := range t.TagIDs {
 			tags = append(tags, [2]string{t.ID, tag})
 		}
@@ -330,8 +390,13 @@ func (w *txWriter) writeTags(ctx context.Context, retag []string, tags [][2]stri
 }
 
 // delete removes a live transaction and records it as deleted. It reports
-// whether there was such a row.
+// whether there was such a row. Either way it leaves a tombstone, so that a
+// copy fetched before now cannot bring the transaction back.
 func (w *txWriter) delete(ctx context.Context, id string) (bool, error) {
+	if _, err := w.tx.ExecContext(ctx, `INSERT INTO transaction_tombstones (id, deleted_at) VALUES (?, ?)
+		ON CONFLICT (id) DO UPDATE SET deleted_at = excluded.deleted_at`, id, w.now); err != nil {
+		return false, fmt.Errorf("record deletion of %s: %w", id, err)
+	}
 	var raw string
 	err := w.tx.QueryRowContext(ctx, "DELETE FROM transactions WHERE id = ? RETURNING raw", id).Scan(&raw)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -373,6 +438,8 @@ func (s *Store) UpsertTransactionsTx(ctx context.Context, tx *sql.Tx, txs []bank
 	for _, c := range changes {
 		res.count(c)
 	}
+	// Duplicates within the batch count as unchanged.
+	res.Unchanged += len(txs) - len(changes)
 	return res, nil
 }
 
