@@ -160,6 +160,7 @@ CREATE TABLE IF NOT EXISTS sync_state (
     started_at       TEXT NOT NULL,
     next_page_url    TEXT,
     pages            INTEGER NOT NULL DEFAULT 0,
+    owner            TEXT, -- token of the sync writing this listing; another one taking over makes the first stop
     last_success_at  TEXT,
     error_count      INTEGER NOT NULL DEFAULT 0
 ) STRICT;

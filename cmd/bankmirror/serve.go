@@ -216,10 +216,14 @@ func (m *Main) initialSync(ctx context.Context) {
 func (m *Main) runSync(ctx context.Context, full bool) {
 	m.syncMu.Lock()
 	defer m.syncMu.Unlock()
+	var err error
 	if full {
-		_, _ = m.Syncer.Full(ctx)
+		_, err = m.Syncer.Full(ctx)
 	} else {
-		_, _ = m.Syncer.Incremental(ctx)
+		_, err = m.Syncer.Incremental(ctx)
+	}
+	if errors.Is(err, store.ErrSyncRunning) {
+		m.Log.Warn().Bool("full", full).Msg("skipped a scheduled sync: another process is syncing this mirror")
 	}
 	res, err := m.Healer.Heal(ctx)
 	if len(res.RecoveredIDs) > 0 {

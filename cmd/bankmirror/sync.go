@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -26,6 +27,9 @@ func cmdSync(ctx context.Context, a *app, args []string) error {
 	defer st.Close()
 	client := a.client(a.cfg.APIURL, a.cfg.Token, a.cfg.RequestsPerHour)
 	res, err := runSync(ctx, a, client, st, *full)
+	if errors.Is(err, store.ErrSyncRunning) {
+		return fmt.Errorf("another sync of %s is running (bankmirror serve's schedule?); try again when it ends", a.cfg.DB)
+	}
 	if err != nil {
 		return err
 	}

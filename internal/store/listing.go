@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -16,6 +17,7 @@ import (
 // stored and only the deletion pass is left.
 type Listing struct {
 	Name      string
+	Owner     string // random token of this listing's writer
 	StartedAt time.Time
 	NextURL   string
 	Pages     int
@@ -26,7 +28,7 @@ type Listing struct {
 // after notBefore (a resumed listing), or else starts a new one at firstURL,
 // forgetting what an abandoned one had seen.
 func (s *Store) BeginListing(ctx context.Context, name, firstURL string, notBefore time.Time) (Listing, error) {
-	l := Listing{Name: name}
+	l := Listing{Name: name, Owner: rand.Text()}
 	err := s.InTx(ctx, func(tx *sql.Tx) error {
 		var started string
 		var next sql.NullString
@@ -39,6 +41,9 @@ func (s *Store) BeginListing(ctx context.Context, name, firstURL string, notBefo
 			t, perr := time.Parse(TimeLayout, started)
 			if perr == nil && !t.Before(notBefore) {
 				l.StartedAt, l.NextURL, l.Resumed = t, next.String, true
+				if _, err := tx.ExecContext(ctx, "UPDATE sync_state SET owner = ? WHERE name = ?", l.Owner, name); err != nil {
+					return fmt.Errorf("resume listing: %w", err)
+				}
 				return nil
 			}
 		}
@@ -47,9 +52,10 @@ func (s *Store) BeginListing(ctx context.Context, name, firstURL string, notBefo
 		}
 		now := s.now().UTC()
 		l.StartedAt, l.NextURL, l.Pages = now, firstURL, 0
-		_, err = tx.ExecContext(ctx, `INSERT INTO sync_state (name, started_at, next_page_url, pages) VALUES (?, ?, ?, 0)
-			ON CONFLICT (name) DO UPDATE SET started_at = excluded.started_at, next_page_url = excluded.next_page_url, pages = 0`,
-			name, now.Format(TimeLayout), firstURL)
+		_, err = tx.ExecContext(ctx, `INSERT INTO sync_state (name, started_at, next_page_url, pages, owner) VALUES (?, ?, ?, 0, ?)
+			ON CONFLICT (name) DO UPDATE SET started_at = excluded.started_at, next_page_url = excluded.next_page_url,
+			pages = 0, owner = excluded.owner`,
+			name, now.Format(TimeLayout), firstURL, l.Owner)
 		if err != nil {
 			return fmt.Errorf("start listing: %w", err)
 		}
@@ -78,9 +84,13 @@ func (s *Store) SaveListingPage(ctx context.Context, l *Listing, txs []bank.Tran
 		if _, err := tx.ExecContext(ctx, "INSERT INTO sync_seen (ids) VALUES (?)", string(seen)); err != nil {
 			return fmt.Errorf("mark seen: %w", err)
 		}
-		_, err = tx.ExecContext(ctx, "UPDATE sync_state SET next_page_url = ?, pages = pages + 1 WHERE name = ?", next, l.Name)
+		r, err := tx.ExecContext(ctx, "UPDATE sync_state SET next_page_url = ?, pages = pages + 1 WHERE name = ? AND owner = ?",
+			next, l.Name, l.Owner)
 		if err != nil {
 			return fmt.Errorf("save checkpoint: %w", err)
+		}
+		if n, _ := r.RowsAffected(); n != 1 {
+			return fmt.Errorf("save checkpoint of %s: %w", l.Name, ErrListingLost)
 		}
 		return nil
 	})
@@ -101,6 +111,14 @@ func (s *Store) FinishListing(ctx context.Context, l *Listing) (deleted []string
 	}
 	err = s.InTx(ctx, func(tx *sql.Tx) error {
 		deleted = deleted[:0]
+		var n int
+		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM sync_state WHERE name = ? AND owner = ? AND next_page_url = ''",
+			l.Name, l.Owner).Scan(&n); err != nil {
+			return fmt.Errorf("check listing: %w", err)
+		}
+		if n != 1 {
+			return fmt.Errorf("finish listing %s: %w", l.Name, ErrListingLost)
+		}
 		rows, err := tx.QueryContext(ctx, `SELECT id FROM transactions
 			WHERE first_seen_at < ? AND id NOT IN (SELECT j.value FROM sync_seen, json_each(sync_seen.ids) AS j)`, l.StartedAt.Format(TimeLayout))
 		if err != nil {

@@ -19,6 +19,14 @@ import (
 // ErrNotFound is returned when a requested row does not exist.
 var ErrNotFound = errors.New("not found")
 
+// ErrSyncRunning is returned by LockSync when another sync of the same
+// mirror holds the lock.
+var ErrSyncRunning = errors.New("another sync of this mirror is running")
+
+// ErrListingLost is returned when a listing's checkpoint was taken over by
+// another listing (which cannot happen while the sync lock is held).
+var ErrListingLost = errors.New("listing checkpoint was replaced by another listing")
+
 // ErrSchemaTooNew is returned by Open when the database was written by a
 // newer bankmirror than this one.
 var ErrSchemaTooNew = errors.New("database schema is newer than this binary")

@@ -526,3 +526,62 @@ func TestOlderCopiesNeverWin(t *testing.T) {
 		t.Errorf("tags of t3 = %d, want 1 (only the later copy's)", got)
 	}
 }
+
+func TestSyncLockExcludesASecondSync(t *testing.T) {
+	s, _ := mustOpen(t)
+	unlock, err := s.LockSync()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another process opening the same mirror gets its own descriptor.
+	other, err := Open(context.Background(), s.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if _, err := other.LockSync(); !errors.Is(err, ErrSyncRunning) {
+		t.Fatalf("second lock: %v, want ErrSyncRunning", err)
+	}
+	unlock()
+	unlock2, err := other.LockSync()
+	if err != nil {
+		t.Fatalf("lock after unlock: %v", err)
+	}
+	unlock2()
+}
+
+// A listing resumed by another writer takes it over: the first writer's
+// next page and its finish fail instead of deleting what it did not see.
+func TestListingTakenOverStopsTheFirstWriter(t *testing.T) {
+	s, c := mustOpen(t)
+	ctx := context.Background()
+	if _, err := s.UpsertTransactions(ctx, []bank.Transaction{tx("old", "SETTLED", -1)}); err != nil {
+		t.Fatal(err)
+	}
+	c.advance()
+	a, err := s.BeginListing(ctx, "transactions", "http://x/p1", c.t.Add(-time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SaveListingPage(ctx, &a, []bank.Transaction{tx("old", "SETTLED", -1)}, "http://x/p2"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.BeginListing(ctx, "transactions", "http://x/p1", c.t.Add(-time.Hour))
+	if err != nil || !b.Resumed {
+		t.Fatalf("b: %+v %v", b, err)
+	}
+	if _, err := s.SaveListingPage(ctx, &a, nil, ""); !errors.Is(err, ErrListingLost) {
+		t.Fatalf("first writer's save: %v, want ErrListingLost", err)
+	}
+	if _, err := s.SaveListingPage(ctx, &b, nil, ""); err != nil {
+		t.Fatal(err)
+	}
+	a.NextURL = ""
+	if _, err := s.FinishListing(ctx, &a); !errors.Is(err, ErrListingLost) {
+		t.Fatalf("first writer's finish: %v, want ErrListingLost", err)
+	}
+	deleted, err := s.FinishListing(ctx, &b)
+	if err != nil || len(deleted) != 0 {
+		t.Fatalf("b finish deleted %v, %v; want nothing (old was seen by a's page)", deleted, err)
+	}
+}

@@ -29,6 +29,7 @@ type Bank interface {
 
 // mirror is what the syncer needs of the store.
 type mirror interface {
+	LockSync() (unlock func(), err error)
 	StartRun(ctx context.Context, kind string) (int64, error)
 	FinishRun(ctx context.Context, id int64, requests, upserted, deleted int64, runErr error) error
 	UpsertAccounts(ctx context.Context, accounts []bank.Account) (int, error)
@@ -124,6 +125,11 @@ func New(b Bank, s mirror, log zerolog.Logger, opts Options) *Syncer {
 // run wraps a sync body with its sync_runs row and request accounting.
 func (s *Syncer) run(ctx context.Context, kind string, body func(ctx context.Context, r *Result) error) (Result, error) {
 	r := Result{Kind: kind}
+	unlock, err := s.store.LockSync()
+	if err != nil {
+		return r, fmt.Errorf("%s sync: %w", kind, err)
+	}
+	defer unlock()
 	start := s.now()
 	req0 := s.bank.Requests()
 	id, err := s.store.StartRun(ctx, kind)

@@ -324,3 +324,26 @@ func TestFetchFailureMidListingFailsTheRunThenResumes(t *testing.T) {
 	}
 	e.assertMirrorEqualsTruth(t)
 }
+
+// Two syncs of one mirror never run at once: the second fails at once.
+func TestConcurrentSyncIsRefused(t *testing.T) {
+	e := newEnv(t, 300)
+	var second error
+	tried := false
+	s := e.syncer(sync.Options{OnProgress: func(p sync.Progress) {
+		if !tried {
+			tried = true
+			_, second = e.syncer(sync.Options{}).Full(context.Background())
+		}
+	}})
+	if _, err := s.Full(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !errors.Is(second, store.ErrSyncRunning) {
+		t.Fatalf("second sync: %v, want ErrSyncRunning", second)
+	}
+	if n := e.count(t, "SELECT count(*) FROM sync_runs"); n != 1 {
+		t.Errorf("sync_runs = %d, want 1 (the refused sync records no run)", n)
+	}
+	e.assertMirrorEqualsTruth(t)
+}
