@@ -192,20 +192,15 @@ func (m *Main) startSchedule() error {
 }
 
 // initialSync runs a full sync at start when the mirror has never
-// completed one (an empty database, or a first sync that was interrupted).
+// completed one (an empty database) or one was interrupted (it resumes).
 func (m *Main) initialSync(ctx context.Context) {
 	defer close(m.InitialSyncDone)
-	runs, err := m.Store.RecentRuns(ctx, 1)
+	need, err := m.Store.NeedsFullSync(ctx)
 	if err != nil {
-		m.Log.Error().Err(err).Msg("read sync runs")
+		m.Log.Error().Err(err).Msg("read sync state")
 		return
 	}
-	st, err := m.Store.Stats(ctx)
-	if err != nil {
-		m.Log.Error().Err(err).Msg("read mirror stats")
-		return
-	}
-	if st.Transactions == 0 || len(runs) == 0 {
+	if need {
 		m.runSync(ctx, true)
 	}
 }

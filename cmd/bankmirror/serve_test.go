@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"errors"
 	"io"
 	"net/http"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/mirrortest"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 	"github.com/bankmirror/bankmirror/internal/store"
+	"github.com/bankmirror/bankmirror/internal/sync"
 )
 
 // bankEnv is a simulated bank on loopback.
@@ -270,4 +272,32 @@ func must(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// A first full sync killed halfway is resumed when the daemon starts, not
+// left to the daily reconciliation.
+func TestServeResumesAnInterruptedFirstSync(t *testing.T) {
+	b := newBank(t, 700)
+	cfg := testConfig(t, b)
+	st, err := store.Open(context.Background(), cfg.DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := sync.New(b.client, st, zerolog.Nop(), sync.Options{OnProgress: func(p sync.Progress) {
+		if p.Pages >= 2 {
+			cancel()
+		}
+	}})
+	if _, err := s.Full(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted sync: %v", err)
+	}
+	st.Close()
+
+	m, _ := startMain(t, cfg)
+	runs, err := m.Store.RecentRuns(context.Background(), 1)
+	if err != nil || len(runs) != 1 || runs[0].Kind != "full" || runs[0].Status != store.RunOK {
+		t.Fatalf("start-up run = %+v, %v; want a successful full sync", runs, err)
+	}
+	mirrortest.AssertEqualsTruth(t, b.sim, m.Store.Reader(), b.apiURL)
 }

@@ -168,3 +168,18 @@ func (s *Store) ListingFailed(ctx context.Context, name string) error {
 		return nil
 	})
 }
+
+// NeedsFullSync reports whether the mirror has never completed a full
+// listing, or has one in progress (interrupted): the daemon then runs a
+// full sync at start instead of waiting for the reconciliation schedule.
+func (s *Store) NeedsFullSync(ctx context.Context) (bool, error) {
+	var done, inProgress int
+	err := s.ro.QueryRowContext(ctx, `SELECT
+		count(*) FILTER (WHERE last_success_at IS NOT NULL),
+		count(*) FILTER (WHERE next_page_url IS NOT NULL)
+		FROM sync_state WHERE name = 'transactions'`).Scan(&done, &inProgress)
+	if err != nil {
+		return false, fmt.Errorf("read sync state: %w", err)
+	}
+	return done == 0 || inProgress > 0, nil
+}

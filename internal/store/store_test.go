@@ -585,3 +585,28 @@ func TestListingTakenOverStopsTheFirstWriter(t *testing.T) {
 		t.Fatalf("b finish deleted %v, %v; want nothing (old was seen by a's page)", deleted, err)
 	}
 }
+
+func TestNeedsFullSync(t *testing.T) {
+	s, c := mustOpen(t)
+	ctx := context.Background()
+	check := func(want bool) {
+		t.Helper()
+		if got, err := s.NeedsFullSync(ctx); err != nil || got != want {
+			t.Fatalf("NeedsFullSync = %v, %v; want %v", got, err, want)
+		}
+	}
+	check(true) // empty
+	l, _ := s.BeginListing(ctx, "transactions", "http://x/p1", c.t.Add(-time.Hour))
+	if _, err := s.SaveListingPage(ctx, &l, []bank.Transaction{tx("t1", "SETTLED", -1)}, ""); err != nil {
+		t.Fatal(err)
+	}
+	check(true) // interrupted before finishing
+	if _, err := s.FinishListing(ctx, &l); err != nil {
+		t.Fatal(err)
+	}
+	check(false)
+	if _, err := s.BeginListing(ctx, "transactions", "http://x/p1", c.t.Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	check(true) // a later listing interrupted
+}
