@@ -248,9 +248,22 @@ func (s *Syncer) listAll(ctx context.Context, r *Result) error {
 	if l.Resumed {
 		s.log.Info().Int("pages_done", l.Pages).Msg("resuming interrupted full listing")
 	}
-	err = s.consume(ctx, KindFull, l.NextURL, r, func(p bank.Page[bank.Transaction]) (store.UpsertResult, error) {
+	save := func(p bank.Page[bank.Transaction]) (store.UpsertResult, error) {
 		return s.store.SaveListingPage(ctx, &l, p.Data, p.Next)
-	})
+	}
+	pages0 := r.Pages
+	err = s.consume(ctx, KindFull, l.NextURL, r, save)
+	if err != nil && l.Resumed && r.Pages == pages0 && permanent(err) {
+		// The bank no longer accepts the saved cursor (cursors are opaque
+		// and may expire): start the listing over rather than fail until
+		// the checkpoint ages out.
+		s.log.Warn().Err(err).Msg("saved listing cursor refused; starting the full listing over")
+		if l, err = s.store.BeginListing(ctx, "transactions", s.bank.TransactionsURL(bank.TransactionFilter{}), s.now().Add(time.Hour)); err != nil {
+			return err
+		}
+		r.Resumed = false
+		err = s.consume(ctx, KindFull, l.NextURL, r, save)
+	}
 	if err != nil {
 		if ferr := s.store.ListingFailed(context.WithoutCancel(ctx), l.Name); ferr != nil {
 			s.log.Warn().Err(ferr).Msg("count listing failure")
@@ -266,6 +279,12 @@ func (s *Syncer) listAll(ctx context.Context, r *Result) error {
 		s.log.Info().Str("transaction_id", id).Msg("transaction gone from the bank; deleted")
 	}
 	return nil
+}
+
+// permanent reports whether a bank error will not go away by retrying the
+// same request (a 4xx other than 401 and 429).
+func permanent(err error) bool {
+	return errors.Is(err, bank.ErrBadRequest) || errors.Is(err, bank.ErrNotFound) || errors.Is(err, bank.ErrUnprocessable)
 }
 
 // maxBatch is how many fetched pages the writer may store in one

@@ -347,3 +347,23 @@ func TestConcurrentSyncIsRefused(t *testing.T) {
 	}
 	e.assertMirrorEqualsTruth(t)
 }
+
+// A saved cursor the bank refuses (400) starts the listing over instead of
+// failing every full sync until the checkpoint ages out.
+func TestRefusedResumeCursorStartsOver(t *testing.T) {
+	e := newEnv(t, 500)
+	ctx := context.Background()
+	l, err := e.store.BeginListing(ctx, "transactions", e.client.TransactionsURL(bank.TransactionFilter{}), time.Now().Add(-time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bogus := e.baseURL + "/transactions?page%5Bafter%5D=bm90LWEtY3Vyc29y&page%5Bsize%5D=100"
+	if _, err := e.store.SaveListingPage(ctx, &l, nil, bogus); err != nil {
+		t.Fatal(err)
+	}
+	r := e.full(t)
+	if r.Resumed {
+		t.Error("result says resumed although the listing started over")
+	}
+	e.assertMirrorEqualsTruth(t)
+}
