@@ -323,12 +323,14 @@ func parseWebhookEvent(raw []byte, owned bool) (WebhookEvent, error) {
 		EventType: w.Attributes.EventType,
 		CreatedAt: w.Attributes.CreatedAt,
 	}
-	switch e.EventType {
-	case EventTransactionCreated, EventTransactionSettled, EventTransactionDeleted, EventPing:
-	case "":
+	// Event types the bank adds later are accepted (the spec: clients must
+	// tolerate extensions) and the worker records and skips them; a value
+	// that cannot be an event type name is not.
+	if e.EventType == "" {
 		return WebhookEvent{}, missing(kind, "attributes.eventType")
-	default:
-		return WebhookEvent{}, fmt.Errorf("decode %s %q: unknown event type %q", kind, "attributes.eventType", e.EventType)
+	}
+	if !validEventType(e.EventType) {
+		return WebhookEvent{}, fmt.Errorf("decode %s %q: not an event type name", kind, "attributes.eventType")
 	}
 	wh := w.Relationships.Webhook
 	if wh == nil || wh.Data == nil || wh.Data.ID == "" {
@@ -338,9 +340,25 @@ func parseWebhookEvent(raw []byte, owned bool) (WebhookEvent, error) {
 	if tx := w.Relationships.Transaction; tx != nil && tx.Data != nil {
 		e.TransactionID = tx.Data.ID
 	}
-	if e.EventType != EventPing && e.TransactionID == "" {
+	transactional := e.EventType == EventTransactionCreated || e.EventType == EventTransactionSettled ||
+		e.EventType == EventTransactionDeleted
+	if transactional && e.TransactionID == "" {
 		return WebhookEvent{}, missing(kind, "relationships.transaction.data.id")
 	}
 	e.Raw = keep(raw, owned)
 	return e, nil
+}
+
+// validEventType reports whether s looks like an event type: upper-case
+// letters, digits and underscores, at most 64 characters.
+func validEventType(s string) bool {
+	if len(s) > 64 {
+		return false
+	}
+	for _, r := range s {
+		if (r < 'A' || r > 'Z') && (r < '0' || r > '9') && r != '_' {
+			return false
+		}
+	}
+	return true
 }

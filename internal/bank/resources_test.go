@@ -378,7 +378,10 @@ func TestGetOne(t *testing.T) {
 	if !bytes.Equal(compact(t, tx.Raw), compact(t, want.Raw)) {
 		t.Error("Raw differs")
 	}
-	tx.Raw, want.Raw = nil, nil
+	if tx.FetchedAt.IsZero() {
+		t.Error("FetchedAt not set by a fetch")
+	}
+	tx.Raw, want.Raw, tx.FetchedAt = nil, nil, time.Time{}
 	if !reflect.DeepEqual(tx, want) {
 		t.Errorf("got %+v\nwant %+v", tx, want)
 	}
