@@ -132,7 +132,7 @@ func (m *Main) Open(ctx context.Context) error {
 		return fmt.Errorf("start receiver: %w", err)
 	}
 	m.bg.Go(func() {
-		if err := m.Worker.Run(bgCtx); err != nil {
+		if err := m.Worker.Run(bgCtx); err != nil && !errors.Is(err, context.Canceled) {
 			m.Log.Error().Err(err).Msg("worker stopped")
 		}
 	})

@@ -8,7 +8,8 @@ import (
 	"net/url"
 )
 
-var errPageLoop = errors.New("pagination loop: next link repeats the current page")
+// ErrPageLoop is returned when a next link repeats the page it is on.
+var ErrPageLoop = errors.New("pagination loop: next link repeats the current page")
 
 // listAll fetches first and every page after it, following links.next.
 func listAll[T any](ctx context.Context, c *Client, first, kind string, parse func([]byte, bool) (T, error)) ([]T, error) {
@@ -29,7 +30,7 @@ func listAll[T any](ctx context.Context, c *Client, first, kind string, parse fu
 			all = append(all, p.Data...)
 		}
 		if p.Next == next {
-			return nil, errPageLoop
+			return nil, ErrPageLoop
 		}
 		next = p.Next
 	}

@@ -175,7 +175,7 @@ func TestPaginationLoopRefused(t *testing.T) {
 		w.Write([]byte(`{"data":[],"links":{"prev":null,"next":"` + s.base() + `/tags?page%5Bsize%5D=100"}}`))
 	})
 	c := newTestClient(s)
-	if _, err := c.Tags(t.Context()); !errors.Is(err, errPageLoop) {
+	if _, err := c.Tags(t.Context()); !errors.Is(err, ErrPageLoop) {
 		t.Fatalf("err = %v", err)
 	}
 }

@@ -85,7 +85,7 @@ func (c *Client) Transactions(ctx context.Context, f TransactionFilter) iter.Seq
 				}
 			}
 			if p.Next == next {
-				yield(Transaction{}, fmt.Errorf("transactions: %w", errPageLoop))
+				yield(Transaction{}, fmt.Errorf("transactions: %w", ErrPageLoop))
 				return
 			}
 			next = p.Next

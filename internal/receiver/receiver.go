@@ -35,6 +35,8 @@ const SignatureHeader = "X-Service-Authenticity-Signature"
 const (
 	DefaultPath    = "/webhook"
 	DefaultMaxBody = 1 << 20 // 1 MiB
+	// DefaultMaxInFlight is the default Config.MaxInFlight.
+	DefaultMaxInFlight = 512
 )
 
 const (
@@ -87,6 +89,10 @@ type Config struct {
 	// matches no known secret is answered 503, so the bank retries it, not
 	// 401: it may be signed with the secret about to be stored.
 	Registering func(ctx context.Context) bool
+	// MaxInFlight caps the deliveries handled at once; beyond it a delivery
+	// is answered 503 (the bank retries) before its body is read.
+	// DefaultMaxInFlight when <= 0.
+	MaxInFlight int
 	// MaxBody is the largest body accepted; DefaultMaxBody when <= 0.
 	MaxBody int64
 	// Log is the logger; the receiver adds component=receiver.
@@ -107,6 +113,7 @@ type Receiver struct {
 	log zerolog.Logger
 
 	queue   chan *request
+	slots   chan struct{} // one per delivery being handled
 	stop    chan struct{} // closed by Close
 	done    chan struct{} // closed when the writer has exited
 	started atomic.Bool
@@ -132,6 +139,9 @@ func New(in inbox, cfg Config) *Receiver {
 	if cfg.MaxBody <= 0 {
 		cfg.MaxBody = DefaultMaxBody
 	}
+	if cfg.MaxInFlight <= 0 {
+		cfg.MaxInFlight = DefaultMaxInFlight
+	}
 	if cfg.Secrets == nil {
 		cfg.Secrets = func(context.Context) ([][]byte, error) { return nil, nil }
 	}
@@ -140,6 +150,7 @@ func New(in inbox, cfg Config) *Receiver {
 		cfg:   cfg,
 		log:   cfg.Log.With().Str(logComponent, "receiver").Logger(),
 		queue: make(chan *request, maxBatch),
+		slots: make(chan struct{}, cfg.MaxInFlight),
 		stop:  make(chan struct{}),
 		done:  make(chan struct{}),
 	}
@@ -323,6 +334,13 @@ func (r *Receiver) Handler() http.Handler {
 }
 
 func (r *Receiver) serveWebhook(w http.ResponseWriter, req *http.Request) {
+	select {
+	case r.slots <- struct{}{}:
+		defer func() { <-r.slots }()
+	default:
+		r.reject(w, http.StatusServiceUnavailable, "too many deliveries at once", nil)
+		return
+	}
 	body, status, reason := r.readBody(w, req)
 	if status != 0 {
 		r.reject(w, status, reason, nil)
@@ -385,8 +403,10 @@ func (r *Receiver) readBody(w http.ResponseWriter, req *http.Request) (body []by
 		return nil, http.StatusRequestEntityTooLarge, "body too large"
 	}
 	var buf bytes.Buffer
+	// Trust a declared length only up to what a real event needs, so that
+	// requests that never send their body cannot pin memory.
 	if n := req.ContentLength; n > 0 {
-		buf.Grow(int(n))
+		buf.Grow(int(min(n, 64<<10)))
 	}
 	_, err := buf.ReadFrom(http.MaxBytesReader(w, req.Body, limit))
 	if err != nil {

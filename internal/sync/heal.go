@@ -146,6 +146,9 @@ func (h *Healer) healWebhook(ctx context.Context, id string, r *HealResult) (err
 		if prevCompleted && fresh == 0 && len(p.Data) > 0 {
 			break // the rest was stored by a completed heal
 		}
+		if p.Next == next {
+			return fmt.Errorf("delivery logs page %d: %w", pages, bank.ErrPageLoop)
+		}
 		next = p.Next
 	}
 	h.log.Debug().Str("webhook_id", id).Int("pages", pages).Bool("full_walk", !prevCompleted).Msg("delivery logs healed")

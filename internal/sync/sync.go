@@ -232,6 +232,13 @@ func (s *Syncer) prefetch(ctx context.Context, first string) <-chan fetched {
 			if err != nil {
 				return
 			}
+			if p.Next == next {
+				select {
+				case ch <- fetched{err: fmt.Errorf("transactions page: %w", bank.ErrPageLoop)}:
+				case <-ctx.Done():
+				}
+				return
+			}
 			next = p.Next
 		}
 	}()

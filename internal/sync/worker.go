@@ -39,7 +39,7 @@ const (
 // WorkerOptions tune a Worker. Zero values take the defaults.
 type WorkerOptions struct {
 	Concurrency int           // events applied at once (default 4)
-	Lease       time.Duration // how long a claimed event is hidden (default 1m)
+	Lease       time.Duration // how long a claimed event is hidden (default 5m: longer than an apply waiting behind others of its transaction)
 	MaxAttempts int           // attempts before an event is left for an operator (default 12)
 	RetryBase   time.Duration // first retry delay (default 1s), doubling
 	RetryMax    time.Duration // longest retry delay (default 10m)
@@ -70,7 +70,7 @@ func NewWorker(b transactionFetcher, in eventInbox, log zerolog.Logger, opts Wor
 		opts.Concurrency = 4
 	}
 	if opts.Lease <= 0 {
-		opts.Lease = time.Minute
+		opts.Lease = 5 * time.Minute
 	}
 	if opts.MaxAttempts <= 0 {
 		opts.MaxAttempts = 12
@@ -106,8 +106,21 @@ func (w *Worker) Notify() {
 // flight. Events a previous process had claimed are released first, so a
 // restart resumes them at once.
 func (w *Worker) Run(ctx context.Context) error {
-	if err := w.inbox.ReleaseLeases(ctx); err != nil {
-		return err
+	// Without this step a restart would leave claimed events waiting for
+	// their leases; keep trying rather than leave the inbox unattended.
+	for attempt := 1; ; attempt++ {
+		err := w.inbox.ReleaseLeases(ctx)
+		if err == nil {
+			break
+		}
+		w.log.Error().Err(err).Int("attempt", attempt).Msg("release event leases")
+		t := time.NewTimer(backoff(w.opts.RetryBase, w.opts.RetryMax, attempt))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
 	}
 	var wg gosync.WaitGroup
 	for range w.opts.Concurrency {
