@@ -546,7 +546,10 @@ func TestCLIWebhookCommands(t *testing.T) {
 		t.Fatalf("bank webhooks after rotate = %v (old %s, other %s)", ids, h.ID, other.ID)
 	}
 	newHook := b.sim.Webhooks()[1]
-	if want := fmt.Sprintf("rotated webhook %s -> %s for %s\n", h.ID, newHook.ID, url); r.stdout != want {
+	// The PING sent to the sink above never reached a daemon's inbox: the
+	// rotation takes it from the old webhook's delivery log first.
+	want := fmt.Sprintf("recovered 1 undelivered events of webhook %s into the inbox\nrotated webhook %s -> %s for %s\n", h.ID, h.ID, newHook.ID, url)
+	if r.stdout != want {
 		t.Errorf("rotate stdout = %q, want %q", r.stdout, want)
 	}
 	if newHook.URL != url || newHook.Description == nil || *newHook.Description != "cli test" {
@@ -688,4 +691,35 @@ func TestCLIWebhookLogsFlagAfterID(t *testing.T) {
 	if lines := strings.Count(r.stdout, "DELIVERED"); lines != 1 {
 		t.Errorf("--limit 1 after the id showed %d entries:\n%s", lines, r)
 	}
+}
+
+// When creating a webhook fails ambiguously (the bank made it but the
+// answer was lost), the command names the orphan so the user can delete it.
+func TestCLIWebhookRegisterReportsOrphan(t *testing.T) {
+	sim := simulator.New(simulator.Options{Seed: 5, Transactions: 10, Token: cliToken})
+	t.Cleanup(sim.Close)
+	h := sim.Handler()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/webhooks") {
+			h.ServeHTTP(httptest.NewRecorder(), r) // created at the bank...
+			http.Error(w, "bad gateway", http.StatusBadGateway)
+			return // ...but the answer is lost
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	env := map[string]string{
+		"BANKMIRROR_API_URL": srv.URL + "/api/v1", "BANKMIRROR_TOKEN": cliToken,
+		"BANKMIRROR_DB": filepath.Join(t.TempDir(), "m.db"), "BANKMIRROR_REQUESTS_PER_HOUR": "0",
+	}
+	r := runCLI(t, env, "webhook", "register", "--url", "https://example.org/hook")
+	wantCode(t, r, 1)
+	hooks := sim.Webhooks()
+	if len(hooks) != 1 {
+		t.Fatalf("bank has %d webhooks, want the orphan", len(hooks))
+	}
+	if !strings.Contains(r.stderr, "bankmirror webhook delete "+hooks[0].ID) {
+		t.Errorf("orphan %s not reported:\n%s", hooks[0].ID, r)
+	}
+	noLeak(t, r, cliToken, hooks[0].Secret)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/store"
+	"github.com/bankmirror/bankmirror/internal/sync"
 )
 
 const webhookUsage = `Usage: bankmirror webhook <command>
@@ -116,6 +117,12 @@ func (w *webhookCmd) create(ctx context.Context, url string, desc *string) (bank
 		}
 	}
 	if err != nil {
+		var apiErr *bank.APIError
+		if !errors.As(err, &apiErr) || apiErr.StatusCode >= 500 {
+			// The request may have reached the bank: a webhook it created
+			// would deliver events signed with a secret nobody has.
+			w.reportOrphans(context.WithoutCancel(ctx), url)
+		}
 		return hook, err
 	}
 	if err := w.st.SaveWebhook(ctx, store.Webhook{ID: hook.ID, URL: hook.URL, Description: hook.Description,
@@ -127,6 +134,25 @@ func (w *webhookCmd) create(ctx context.Context, url string, desc *string) (bank
 		return hook, fmt.Errorf("store secret of webhook %s (deleted it again): %w", hook.ID, err)
 	}
 	return hook, nil
+}
+
+// reportOrphans names the bank's webhooks for url whose secret the mirror
+// does not hold.
+func (w *webhookCmd) reportOrphans(ctx context.Context, url string) {
+	hooks, err := w.bank.Webhooks(ctx)
+	if err != nil {
+		return
+	}
+	for _, h := range hooks {
+		if h.URL != url {
+			continue
+		}
+		if local, err := w.st.Webhook(ctx, h.ID); err == nil && local.DeletedAt == nil {
+			continue
+		}
+		fmt.Fprintf(w.stderr, "bankmirror: the bank has webhook %s for %s whose secret this mirror does not hold; "+
+			"if the failed request created it, delete it: bankmirror webhook delete %s\n", h.ID, url, h.ID)
+	}
 }
 
 func (w *webhookCmd) register(ctx context.Context, args []string) error {
@@ -251,6 +277,13 @@ func (w *webhookCmd) rotate(ctx context.Context, id string) error {
 	hook, err := w.create(ctx, old.URL, old.Description)
 	if err != nil {
 		return fmt.Errorf("rotate webhook %s: %w", id, err)
+	}
+	// Deliveries to the old webhook that failed stop being retried once it
+	// is deleted: take its delivery log's events into the inbox first.
+	if res, err := sync.NewHealer(w.bank, w.st, w.log).Heal(ctx); err != nil {
+		w.log.Warn().Err(err).Msg("heal delivery logs before deleting the old webhook")
+	} else if res.Recovered > 0 {
+		fmt.Fprintf(w.stdout, "recovered %d undelivered events of webhook %s into the inbox\n", res.Recovered, id)
 	}
 	if err := w.bank.DeleteWebhook(ctx, id); err != nil && !errors.Is(err, bank.ErrNotFound) {
 		return fmt.Errorf("rotate webhook %s: new webhook %s is live, but deleting the old one failed: %w", id, hook.ID, err)
