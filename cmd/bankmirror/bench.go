@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -26,15 +27,21 @@ import (
 // cmdBench measures a full sync of the simulated bank end to end, beside a
 // baseline measured in the same run: decoding the same pages and inserting
 // the same rows with one prepared statement and one transaction per page.
-// The simulator runs in a child process so that the peak RSS reported is
-// the sync's own.
+// Rounds alternate the two, each into a fresh database, and the median
+// ratio is reported, since these machines are noisy. The simulator runs in
+// a child process, and the first round's sync runs before any baseline, so
+// the peak RSS reported is the sync's own.
 func cmdBench(ctx context.Context, a *app, args []string) error {
-	fs := a.flags("bench", "[--transactions N] [--dir DIR]")
+	fs := a.flags("bench", "[--transactions N] [--rounds R] [--dir DIR]")
 	n := fs.Int("transactions", 100000, "transactions in the simulated bank")
+	rounds := fs.Int("rounds", 3, "rounds of (sync, baseline), alternated")
 	dir := fs.String("dir", "", "directory for the benchmark databases (default: a temporary one)")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the sync to this file")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the first sync to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *rounds < 1 || *n < 1 {
+		return fmt.Errorf("%w: --rounds and --transactions must be positive", errUsage)
 	}
 	if *dir == "" {
 		d, err := os.MkdirTemp("", "bankmirror-bench-")
@@ -50,63 +57,85 @@ func cmdBench(ctx context.Context, a *app, args []string) error {
 	}
 	defer stop()
 	w := a.stdout
-	fmt.Fprintf(w, "bench: full sync of %d simulated transactions (simulator in a child process at %s)\n", *n, apiURL)
-
-	// End to end first, so that the peak RSS is the sync's alone.
-	st, err := store.Open(ctx, filepath.Join(*dir, "sync.db"))
-	if err != nil {
-		return err
-	}
-	defer st.Close()
+	fmt.Fprintf(w, "bench: full sync of %d simulated transactions, %d rounds (simulator in a child process at %s)\n", *n, *rounds, apiURL)
 	client := bank.New(apiURL, token, bank.WithHourlyBudget(0))
+
+	var pages [][]byte
+	var ratios, rates []float64
+	var first sync.Result
+	var peak float64
 	var rss []string
-	marks := map[int]bool{*n / 4: false, *n / 2: false}
-	s := sync.New(client, st, zerolog.Nop(), sync.Options{OnProgress: func(p sync.Progress) {
-		for m, done := range marks {
-			if !done && p.Transactions >= m {
-				marks[m] = true
-				rss = append(rss, fmt.Sprintf("%d tx: %.0f MiB", p.Transactions, procMiB("VmRSS")))
+	for round := 1; round <= *rounds; round++ {
+		var progress func(sync.Progress)
+		if round == 1 {
+			marks := map[int]bool{*n / 4: false, *n / 2: false}
+			progress = func(p sync.Progress) {
+				for m, done := range marks {
+					if !done && p.Transactions >= m {
+						marks[m] = true
+						rss = append(rss, fmt.Sprintf("%d tx: %.0f MiB", p.Transactions, procMiB("VmRSS")))
+					}
+				}
 			}
 		}
-	}})
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
+		res, err := benchSync(ctx, client, filepath.Join(*dir, fmt.Sprintf("sync-%d.db", round)), progress, round == 1, *cpuProfile)
 		if err != nil {
-			return fmt.Errorf("cpu profile: %w", err)
+			return err
+		}
+		if round == 1 {
+			first, peak = res, procMiB("VmHWM")
+			rss = append(rss, fmt.Sprintf("end: %.0f MiB", procMiB("VmRSS")))
+			// The baseline's pages, fetched once, untimed.
+			if pages, err = fetchPages(ctx, token, client.TransactionsURL(bank.TransactionFilter{})); err != nil {
+				return err
+			}
+		}
+		baseRows, baseDur, err := baseline(ctx, filepath.Join(*dir, fmt.Sprintf("baseline-%d.db", round)), pages)
+		if err != nil {
+			return err
+		}
+		base := float64(baseRows) / baseDur.Seconds()
+		e2e := float64(res.Listed) / res.Duration.Seconds()
+		ratios, rates = append(ratios, e2e/base), append(rates, e2e)
+		fmt.Fprintf(w, "round %d: baseline (decode + 1 prepared INSERT, 1 tx/page) %.0f rows/s; bankmirror full sync (HTTP + decode + upsert + history) %.0f tx/s; ratio %.2fx\n",
+			round, base, e2e, e2e/base)
+	}
+	floor := (first.Listed+99)/100 + 4
+	fmt.Fprintf(w, "median: %.0f tx/s, %.2fx the baseline\n", median(rates), median(ratios))
+	fmt.Fprintf(w, "requests: %d (floor %d, +%.1f%%)\n", first.Requests, floor, 100*float64(int(first.Requests)-floor)/float64(floor))
+	fmt.Fprintf(w, "peak RSS of the first sync: %.0f MiB (RSS at %s)\n", peak, strings.Join(rss, ", "))
+	return nil
+}
+
+// benchSync runs one full sync into a fresh mirror at path.
+func benchSync(ctx context.Context, client *bank.Client, path string, progress func(sync.Progress), profile bool, cpuProfile string) (sync.Result, error) {
+	st, err := store.Open(ctx, path)
+	if err != nil {
+		return sync.Result{}, err
+	}
+	defer st.Close()
+	s := sync.New(client, st, zerolog.Nop(), sync.Options{OnProgress: progress})
+	if profile && cpuProfile != "" {
+		f, err := os.Create(cpuProfile)
+		if err != nil {
+			return sync.Result{}, fmt.Errorf("cpu profile: %w", err)
 		}
 		defer f.Close()
 		if err := pprof.StartCPUProfile(f); err != nil {
-			return fmt.Errorf("cpu profile: %w", err)
+			return sync.Result{}, fmt.Errorf("cpu profile: %w", err)
 		}
+		defer pprof.StopCPUProfile()
 	}
-	res, err := s.Full(ctx)
-	pprof.StopCPUProfile()
-	if err != nil {
-		return err
-	}
-	e2e := float64(res.Listed) / res.Duration.Seconds()
-	peak := procMiB("VmHWM")
-	rss = append(rss, fmt.Sprintf("end: %.0f MiB", procMiB("VmRSS")))
+	return s.Full(ctx)
+}
 
-	// Baseline: the same pages, fetched ahead (untimed), then decoded and
-	// inserted with one prepared statement and one transaction per page.
-	pages, err := fetchPages(ctx, token, client.TransactionsURL(bank.TransactionFilter{}))
-	if err != nil {
-		return err
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
 	}
-	baseRows, baseDur, err := baseline(ctx, filepath.Join(*dir, "baseline.db"), pages)
-	if err != nil {
-		return err
-	}
-	base := float64(baseRows) / baseDur.Seconds()
-	floor := (res.Listed+99)/100 + 4
-
-	fmt.Fprintf(w, "baseline (decode + 1 prepared INSERT, 1 tx/page): %d rows in %s = %.0f rows/s\n", baseRows, baseDur.Round(time.Millisecond), base)
-	fmt.Fprintf(w, "bankmirror full sync (HTTP + decode + upsert + history): %d tx in %s = %.0f tx/s\n", res.Listed, res.Duration.Round(time.Millisecond), e2e)
-	fmt.Fprintf(w, "ratio to baseline: %.2fx\n", e2e/base)
-	fmt.Fprintf(w, "requests: %d (floor %d, +%.1f%%)\n", res.Requests, floor, 100*float64(int(res.Requests)-floor)/float64(floor))
-	fmt.Fprintf(w, "peak RSS: %.0f MiB (RSS at %s)\n", peak, strings.Join(rss, ", "))
-	return nil
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 // startSimulatorProcess runs `bankmirror simulator` as a child on a free
