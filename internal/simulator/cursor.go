@@ -192,3 +192,17 @@ func pageLinks(base, path, kind string, q url.Values, first, last cursorKey, has
 	}
 	return prev, next
 }
+
+// pageParams parses a list request's paging parameters and starts the query
+// its links carry; on a bad parameter it answers the error itself and
+// reports false.
+func pageParams(rq *request, kind string) (pageRequest, url.Values, bool) {
+	page, aerr := parsePageRequest(rq.q, kind)
+	if aerr != nil {
+		writeError(rq.w, aerr)
+		return page, nil, false
+	}
+	carry := url.Values{}
+	carryPageSize(carry, page)
+	return page, carry, true
+}

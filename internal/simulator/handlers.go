@@ -73,12 +73,12 @@ func carryPageSize(carry url.Values, p pageRequest) {
 
 func (b *Bank) handleListAccounts(rq *request) {
 	q := rq.q
-	page, aerr := parsePageRequest(q, kindAccounts)
-	carry := url.Values{}
-	var typ, owner string
-	if aerr == nil {
-		typ, aerr = enumParam(q, carry, "filter[accountType]", "SAVER", "TRANSACTIONAL", "HOME_LOAN")
+	page, carry, ok := pageParams(rq, kindAccounts)
+	if !ok {
+		return
 	}
+	typ, aerr := enumParam(q, carry, "filter[accountType]", "SAVER", "TRANSACTIONAL", "HOME_LOAN")
+	var owner string
 	if aerr == nil {
 		owner, aerr = enumParam(q, carry, "filter[ownershipType]", "INDIVIDUAL", "JOINT")
 	}
@@ -86,7 +86,6 @@ func (b *Bank) handleListAccounts(rq *request) {
 		writeError(rq.w, aerr)
 		return
 	}
-	carryPageSize(carry, page)
 	b.mu.RLock()
 	accs := b.accounts
 	l := listing{hi: len(accs), key: func(i int) cursorKey { return cursorKey{accs[i].CreatedAt.UnixNano(), accs[i].ID} }}
@@ -172,17 +171,15 @@ func parseTxFilter(q, carry url.Values) (txFilter, *apiError) {
 
 func (b *Bank) handleListTransactions(rq *request) {
 	q := rq.q
-	page, aerr := parsePageRequest(q, kindTransactions)
-	carry := url.Values{}
-	var f txFilter
-	if aerr == nil {
-		f, aerr = parseTxFilter(q, carry)
+	page, carry, ok := pageParams(rq, kindTransactions)
+	if !ok {
+		return
 	}
+	f, aerr := parseTxFilter(q, carry)
 	if aerr != nil {
 		writeError(rq.w, aerr)
 		return
 	}
-	carryPageSize(carry, page)
 	path := "/transactions"
 	if len(rq.params) == 1 {
 		f.account = rq.params[0]
@@ -292,14 +289,10 @@ func (b *Bank) renderAttachment(base string, a *Attachment) []byte {
 }
 
 func (b *Bank) handleListAttachments(rq *request) {
-	q := rq.q
-	page, aerr := parsePageRequest(q, kindAttachments)
-	if aerr != nil {
-		writeError(rq.w, aerr)
+	page, carry, ok := pageParams(rq, kindAttachments)
+	if !ok {
 		return
 	}
-	carry := url.Values{}
-	carryPageSize(carry, page)
 	b.mu.RLock()
 	atts := b.attachments
 	l := listing{hi: len(atts), desc: true, key: func(i int) cursorKey { return cursorKey{atts[i].CreatedAt.UnixNano(), atts[i].ID} }}
@@ -369,14 +362,10 @@ func (b *Bank) handleGetCategory(rq *request) {
 }
 
 func (b *Bank) handleListTags(rq *request) {
-	q := rq.q
-	page, aerr := parsePageRequest(q, kindTags)
-	if aerr != nil {
-		writeError(rq.w, aerr)
+	page, carry, ok := pageParams(rq, kindTags)
+	if !ok {
 		return
 	}
-	carry := url.Values{}
-	carryPageSize(carry, page)
 	b.mu.RLock()
 	labels := make([]string, 0, len(b.tagCount))
 	for tag := range b.tagCount {

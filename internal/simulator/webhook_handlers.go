@@ -184,13 +184,10 @@ func (b *Bank) handleCreateWebhook(rq *request) {
 }
 
 func (b *Bank) handleListWebhooks(rq *request) {
-	page, aerr := parsePageRequest(rq.q, kindWebhooks)
-	if aerr != nil {
-		writeError(rq.w, aerr)
+	page, carry, ok := pageParams(rq, kindWebhooks)
+	if !ok {
 		return
 	}
-	carry := url.Values{}
-	carryPageSize(carry, page)
 	wh := &b.wh
 	wh.mu.Lock()
 	hooks := wh.hooks
@@ -278,13 +275,10 @@ func (b *Bank) handlePingWebhook(rq *request) {
 }
 
 func (b *Bank) handleListWebhookLogs(rq *request) {
-	page, aerr := parsePageRequest(rq.q, kindWebhookLogs)
-	if aerr != nil {
-		writeError(rq.w, aerr)
+	page, carry, ok := pageParams(rq, kindWebhookLogs)
+	if !ok {
 		return
 	}
-	carry := url.Values{}
-	carryPageSize(carry, page)
 	wh := &b.wh
 	wh.mu.Lock()
 	h, ok := wh.byID[rq.params[0]]
