@@ -37,7 +37,7 @@ func cmdBench(ctx context.Context, a *app, args []string) error {
 	rounds := fs.Int("rounds", 3, "rounds of (sync, baseline), alternated")
 	dir := fs.String("dir", "", "directory for the benchmark databases (default: a temporary one)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the first sync to this file")
-	if err := fs.Parse(args); err != nil {
+	if err := fs.ParseNone(args); err != nil {
 		return err
 	}
 	if *rounds < 1 || *n < 1 {

@@ -723,3 +723,13 @@ func TestCLIWebhookRegisterReportsOrphan(t *testing.T) {
 	}
 	noLeak(t, r, cliToken, hooks[0].Secret)
 }
+
+func TestCLIStrayArgumentIsAUsageError(t *testing.T) {
+	for _, args := range [][]string{{"sync", "--full", "false"}, {"status", "now"}, {"webhook", "list", "all"}} {
+		r := runCLI(t, map[string]string{"BANKMIRROR_TOKEN": "t", "BANKMIRROR_DB": filepath.Join(t.TempDir(), "m.db")}, args...)
+		wantCode(t, r, 2)
+		if !strings.Contains(r.stderr, "takes no arguments") {
+			t.Errorf("%v: %s", args, r)
+		}
+	}
+}

@@ -9,7 +9,7 @@ import (
 
 // cmdConfig prints the effective configuration, secrets redacted.
 func cmdConfig(_ context.Context, a *app, args []string) error {
-	if err := a.flags("config", "").Parse(args); err != nil {
+	if err := a.flags("config", "").ParseNone(args); err != nil {
 		return err
 	}
 	tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)

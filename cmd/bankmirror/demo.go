@@ -20,7 +20,7 @@ func cmdDemo(ctx context.Context, a *app, args []string) error {
 	n := fs.Int("transactions", 5000, "number of transactions in the simulated bank")
 	seed := fs.Uint64("seed", 1, "seed of the simulated bank's data")
 	live := fs.Bool("live", true, "after the sync, register a webhook and show live events being applied")
-	if err := fs.Parse(args); err != nil {
+	if err := fs.ParseNone(args); err != nil {
 		return err
 	}
 	if *n < 0 {

@@ -210,6 +210,18 @@ func (fs *flagSet) Parse(args []string) error {
 	return err
 }
 
+// ParseNone is Parse for a command that takes no arguments: a stray one
+// (`sync --full false`) is a usage error rather than silently ignored.
+func (fs *flagSet) ParseNone(args []string) error {
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: %s takes no arguments, got %q", errUsage, fs.Name(), fs.Arg(0))
+	}
+	return nil
+}
+
 // reportedError has been shown to the user already; run only sets the exit
 // code.
 type reportedError struct{ err error }

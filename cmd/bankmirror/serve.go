@@ -20,7 +20,7 @@ import (
 )
 
 func cmdServe(ctx context.Context, a *app, args []string) error {
-	if err := a.flags("serve", "").Parse(args); err != nil {
+	if err := a.flags("serve", "").ParseNone(args); err != nil {
 		return err
 	}
 	if err := a.cfg.requireToken(); err != nil {
@@ -257,7 +257,15 @@ func (m *Main) Close() error {
 	var errs []error
 	if m.http != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		errs = append(errs, m.http.Shutdown(ctx))
+		if err := m.http.Shutdown(ctx); errors.Is(err, context.DeadlineExceeded) {
+			// Connections still open after 5 s (one that never sent a
+			// request, a stuck client) are cut; the bank retries what it
+			// did not get a 200 for.
+			m.Log.Warn().Msg("closing connections still open after 5s")
+			errs = append(errs, m.http.Close())
+		} else {
+			errs = append(errs, err)
+		}
 		cancel()
 	} else if m.ln != nil {
 		errs = append(errs, m.ln.Close())

@@ -17,7 +17,7 @@ func cmdSimulator(ctx context.Context, a *app, args []string) error {
 	token := fs.String("token", "", "bearer token to accept (default: a random one, printed)")
 	n := fs.Int("transactions", 2000, "number of seeded transactions")
 	seed := fs.Uint64("seed", 1, "seed of the generated data")
-	if err := fs.Parse(args); err != nil {
+	if err := fs.ParseNone(args); err != nil {
 		return err
 	}
 	if *n < 0 {

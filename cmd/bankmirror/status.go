@@ -8,7 +8,7 @@ import (
 )
 
 func cmdPing(ctx context.Context, a *app, args []string) error {
-	if err := a.flags("ping", "").Parse(args); err != nil {
+	if err := a.flags("ping", "").ParseNone(args); err != nil {
 		return err
 	}
 	if err := a.cfg.requireToken(); err != nil {
@@ -23,7 +23,7 @@ func cmdPing(ctx context.Context, a *app, args []string) error {
 }
 
 func cmdStatus(ctx context.Context, a *app, args []string) error {
-	if err := a.flags("status", "").Parse(args); err != nil {
+	if err := a.flags("status", "").ParseNone(args); err != nil {
 		return err
 	}
 	if _, err := os.Stat(a.cfg.DB); err != nil {

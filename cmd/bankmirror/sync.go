@@ -14,7 +14,7 @@ import (
 func cmdSync(ctx context.Context, a *app, args []string) error {
 	fs := a.flags("sync", "[--full]")
 	full := fs.Bool("full", false, "list everything and reconcile deletions (default: incremental)")
-	if err := fs.Parse(args); err != nil {
+	if err := fs.ParseNone(args); err != nil {
 		return err
 	}
 	if err := a.cfg.requireToken(); err != nil {

@@ -182,7 +182,7 @@ func (w *webhookCmd) register(ctx context.Context, args []string) error {
 }
 
 func (w *webhookCmd) list(ctx context.Context, args []string) error {
-	if err := w.flags("webhook list", "").Parse(args); err != nil {
+	if err := w.flags("webhook list", "").ParseNone(args); err != nil {
 		return err
 	}
 	if err := w.open(ctx); err != nil {

@@ -2,9 +2,12 @@
 
 package store
 
-import gosync "sync"
+import (
+	"context"
+	gosync "sync"
+)
 
-var syncLock gosync.Mutex
+var syncLock, healLock gosync.Mutex
 
 // LockSync takes the mirror's sync lock. Without flock it only excludes
 // syncs within this process.
@@ -13,4 +16,10 @@ func (s *Store) LockSync() (unlock func(), err error) {
 		return nil, ErrSyncRunning
 	}
 	return syncLock.Unlock, nil
+}
+
+// LockHeal takes the heal lock of this process.
+func (s *Store) LockHeal(ctx context.Context) (unlock func(), err error) {
+	healLock.Lock()
+	return healLock.Unlock, nil
 }

@@ -3,10 +3,12 @@
 package store
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"syscall"
+	"time"
 )
 
 // LockSync takes the mirror's sync lock, a lock file beside the database,
@@ -14,16 +16,43 @@ import (
 // daemon's schedule and a `bankmirror sync` from a shell). It fails at once
 // with ErrSyncRunning when another holds it. The lock dies with its process.
 func (s *Store) LockSync() (unlock func(), err error) {
-	f, err := os.OpenFile(s.path+".sync-lock", os.O_RDWR|os.O_CREATE, 0o600)
+	return s.tryLock("sync", ErrSyncRunning)
+}
+
+// LockHeal takes the lock that keeps two heals of the delivery logs (the
+// daemon's, and `webhook rotate`'s) from running at once, waiting for it
+// until ctx ends.
+func (s *Store) LockHeal(ctx context.Context) (unlock func(), err error) {
+	for {
+		unlock, err := s.tryLock("heal", errLocked)
+		if !errors.Is(err, errLocked) {
+			return unlock, err
+		}
+		t := time.NewTimer(50 * time.Millisecond)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, fmt.Errorf("wait for the heal lock: %w", ctx.Err())
+		case <-t.C:
+		}
+	}
+}
+
+var errLocked = errors.New("locked")
+
+// tryLock takes an exclusive flock on a file beside the database, or
+// returns busy at once.
+func (s *Store) tryLock(name string, busy error) (unlock func(), err error) {
+	f, err := os.OpenFile(s.path+"."+name+"-lock", os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("open sync lock: %w", err)
+		return nil, fmt.Errorf("open %s lock: %w", name, err)
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, ErrSyncRunning
+			return nil, busy
 		}
-		return nil, fmt.Errorf("take sync lock: %w", err)
+		return nil, fmt.Errorf("take %s lock: %w", name, err)
 	}
 	return func() {
 		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)

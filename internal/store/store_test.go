@@ -610,3 +610,50 @@ func TestNeedsFullSync(t *testing.T) {
 	}
 	check(true) // a later listing interrupted
 }
+
+// Stamps from a clock that ran ahead and was set back do not freeze rows.
+func TestFutureStampsAreNotTrusted(t *testing.T) {
+	s, c := mustOpen(t)
+	ctx := context.Background()
+	ahead := tx("t1", "HELD", -1)
+	ahead.FetchedAt = c.t.Add(48 * time.Hour) // the clock was two days fast
+	if _, err := s.UpsertTransactions(ctx, []bank.Transaction{ahead}); err != nil {
+		t.Fatal(err)
+	}
+	c.advance()
+	now := tx("t1", "SETTLED", -1)
+	now.FetchedAt = c.t
+	if res, err := s.UpsertTransactions(ctx, []bank.Transaction{now}); err != nil || res.Settled != 1 {
+		t.Fatalf("copy fetched now after a future-stamped one: %+v %v; want it applied", res, err)
+	}
+}
+
+func TestHealLockWaitsForTheHolder(t *testing.T) {
+	s, _ := mustOpen(t)
+	other, err := Open(context.Background(), s.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	unlock, err := s.LockHeal(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := other.LockHeal(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("lock held elsewhere: %v, want the context's error", err)
+	}
+	got := make(chan error, 1)
+	go func() {
+		u, err := other.LockHeal(context.Background())
+		if err == nil {
+			u()
+		}
+		got <- err
+	}()
+	unlock()
+	if err := <-got; err != nil {
+		t.Fatalf("waiting lock: %v", err)
+	}
+}

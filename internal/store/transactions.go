@@ -309,8 +309,16 @@ func (w *txWriter) upsert(ctx context.Context, txs []bank.Transaction) (changes 
 		t := &txs[i]
 		vals := txValues(t)
 		hash := contentHash(vals, t.TagIDs)
-		fetched := fetchedStamp(t)
+		// Stamps later than now come from a clock that has since been set
+		// back: trust none of them, or one bad hour would freeze rows.
+		fetched := min(fetchedStamp(t), w.now)
 		prev, found := old[t.ID]
+		if prev.fetchedAt > w.now {
+			prev.fetchedAt = ""
+		}
+		if deleted[t.ID] > w.now {
+			delete(deleted, t.ID)
+		}
 		switch {
 		case !found && older(fetched, deleted[t.ID]):
 			continue // fetched before we learned it was deleted: stale

@@ -20,6 +20,7 @@ type healBank interface {
 
 // healStore is what the healer needs of the store.
 type healStore interface {
+	LockHeal(ctx context.Context) (unlock func(), err error)
 	ActiveWebhooks(ctx context.Context) ([]store.Webhook, error)
 	InsertEvents(ctx context.Context, evs []store.InboxEvent) ([]string, error)
 	SaveDeliveryLogs(ctx context.Context, logs []store.DeliveryLog) (int, error)
@@ -49,8 +50,8 @@ type HealResult struct {
 // down, delivery given up, event never sent) from the bank's delivery logs,
 // which hold the exact body of every attempt. It is idempotent and cheap
 // when nothing was missed: it stops paging a webhook at the first page that
-// was stored entirely by an earlier, completed heal. Heals must not run
-// concurrently.
+// was stored entirely by an earlier, completed heal. Heals of one mirror
+// never overlap: Heal holds the store's heal lock.
 type Healer struct {
 	bank  healBank
 	store healStore
@@ -73,6 +74,13 @@ func healStateName(webhookID string) string { return "heal:" + webhookID }
 // so recovered events can still be handed to the worker.
 func (h *Healer) Heal(ctx context.Context) (HealResult, error) {
 	var r HealResult
+	// One heal at a time, across processes: a heal that stops early trusts
+	// that the pages after it were stored by a heal that completed.
+	unlock, err := h.store.LockHeal(ctx)
+	if err != nil {
+		return r, fmt.Errorf("heal: %w", err)
+	}
+	defer unlock()
 	hooks, err := h.store.ActiveWebhooks(ctx)
 	if err != nil {
 		return r, fmt.Errorf("heal: %w", err)

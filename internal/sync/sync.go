@@ -40,6 +40,7 @@ type mirror interface {
 	DeleteTransaction(ctx context.Context, id string) (bool, error)
 	HeldTransactionIDs(ctx context.Context) ([]string, error)
 	NewestCreatedAt(ctx context.Context) (string, error)
+	NeedsFullSync(ctx context.Context) (bool, error)
 	BeginListing(ctx context.Context, name, firstURL string, notBefore time.Time) (store.Listing, error)
 	SaveListingPage(ctx context.Context, l *store.Listing, txs []bank.Transaction, next string) (store.UpsertResult, error)
 	FinishListing(ctx context.Context, l *store.Listing) ([]string, error)
@@ -371,14 +372,21 @@ func drain(f fetched, pages <-chan fetched) (bank.Page[bank.Transaction], int, e
 // Incremental fetches only what can have changed since the last run: new
 // transactions (since the newest known createdAt less the overlap), every
 // locally HELD transaction (settled, changed or gone), and account balances.
-// With an empty mirror it runs a full sync instead.
+// When no full sync has completed yet (or one was interrupted) it runs, or
+// resumes, a full sync instead.
 func (s *Syncer) Incremental(ctx context.Context) (Result, error) {
+	need, err := s.store.NeedsFullSync(ctx)
+	if err != nil {
+		return Result{}, err
+	}
 	newest, err := s.store.NewestCreatedAt(ctx)
 	if err != nil {
 		return Result{}, err
 	}
-	if newest == "" {
-		s.log.Info().Msg("mirror is empty; running a full sync")
+	if need || newest == "" {
+		// Never completed a full listing, or one was interrupted: an
+		// incremental pass would leave the older history missing.
+		s.log.Info().Msg("no complete full sync yet; running (or resuming) one")
 		return s.Full(ctx)
 	}
 	since, err := time.Parse(time.RFC3339, newest)
