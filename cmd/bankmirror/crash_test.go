@@ -423,3 +423,68 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// A `bankmirror sync --full` killed with SIGKILL halfway resumes where it
+// stopped on the next run: no page refetched from the start, the lock died
+// with the process, and the mirror ends equal to the bank.
+func TestSyncKilledHalfwayResumes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs bankmirror in subprocesses")
+	}
+	b := newBank(t, 3000)
+	b.sim.SetFaults(simulator.Faults{Latency: 15 * time.Millisecond}) // ~30 pages: about half a second
+	db := filepath.Join(t.TempDir(), "mirror.db")
+	env := childEnviron(map[string]string{
+		"BANKMIRROR_API_URL": b.apiURL, "BANKMIRROR_TOKEN": b.sim.Token(), "BANKMIRROR_DB": db,
+		"BANKMIRROR_REQUESTS_PER_HOUR": "0", "BANKMIRROR_LOG_FORMAT": "json",
+	})
+	var out syncBuffer
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("bankmirror output:\n%s", out.String())
+		}
+	})
+	c := startChild(t, env, &out, "sync", "--full")
+	pagesDone := func() int {
+		st, err := store.Open(context.Background(), db)
+		if err != nil {
+			return 0
+		}
+		defer st.Close()
+		var n int
+		_ = st.Reader().QueryRow("SELECT pages FROM sync_state WHERE name = 'transactions'").Scan(&n)
+		return n
+	}
+	poll(t, c, 30*time.Second, "a few stored pages", func() bool { return pagesDone() >= 3 })
+	must(t, c.cmd.Process.Kill())
+	if err := c.wait(10 * time.Second); !killedBy(err, syscall.SIGKILL) {
+		t.Fatalf("child did not die of SIGKILL: %v", err)
+	}
+	stored := pagesDone()
+	if stored >= 30 {
+		t.Fatalf("the sync finished (%d pages) before it was killed", stored)
+	}
+
+	b.sim.SetFaults(simulator.Faults{})
+	req0 := b.sim.Requests()
+	c2 := startChild(t, env, &out, "sync", "--full")
+	if err := c2.wait(60 * time.Second); err != nil {
+		t.Fatalf("second sync: %v", err)
+	}
+	if !strings.Contains(out.String(), "full sync (resumed)") {
+		t.Errorf("second sync did not resume")
+	}
+	// Resumed: it fetched fewer transaction pages than a whole listing (31).
+	if n := b.sim.Requests() - req0; n >= 31+5 {
+		t.Errorf("second sync made %d requests: it started over", n)
+	}
+	st, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	mirrortest.AssertEqualsTruth(t, b.sim, st.Reader(), b.apiURL)
+	if n := mirrortest.Int(t, st.Reader(), "SELECT count(*) FROM sync_runs WHERE status = 'interrupted'"); n != 1 {
+		t.Errorf("interrupted runs = %d, want 1 (the killed one)", n)
+	}
+}
