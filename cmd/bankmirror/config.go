@@ -42,6 +42,9 @@ type Config struct {
 	ReconcileSchedule string `env:"RECONCILE_SCHEDULE" envDefault:"@daily"`
 	WorkerConcurrency int    `env:"WORKER_CONCURRENCY" envDefault:"4"`
 	EventMaxAttempts  int    `env:"EVENT_MAX_ATTEMPTS" envDefault:"12"`
+	// InboxRetention is how long processed webhook events and delivery log
+	// entries are kept (pruned after each full reconciliation); 0 keeps them.
+	InboxRetention time.Duration `env:"INBOX_RETENTION" envDefault:"2160h"`
 }
 
 // configError is a configuration problem, reported as one line naming the
@@ -120,6 +123,9 @@ func (c *Config) validate() error {
 	}
 	if c.WorkerConcurrency < 1 {
 		return &configError{envPrefix + "WORKER_CONCURRENCY", errors.New("must be at least 1")}
+	}
+	if c.InboxRetention < 0 {
+		return &configError{envPrefix + "INBOX_RETENTION", errors.New("must not be negative (0 keeps everything)")}
 	}
 	if c.EventMaxAttempts < 1 {
 		return &configError{envPrefix + "EVENT_MAX_ATTEMPTS", errors.New("must be at least 1")}

@@ -32,6 +32,7 @@ func TestConfigDefaults(t *testing.T) {
 		ReconcileSchedule: "@daily",
 		WorkerConcurrency: 4,
 		EventMaxAttempts:  12,
+		InboxRetention:    90 * 24 * time.Hour,
 	}
 	for _, tc := range []struct {
 		name    string
@@ -79,6 +80,7 @@ func TestConfigExplicitValues(t *testing.T) {
 		"BANKMIRROR_RECONCILE_SCHEDULE": "@every 6h",
 		"BANKMIRROR_WORKER_CONCURRENCY": "1",
 		"BANKMIRROR_EVENT_MAX_ATTEMPTS": "3",
+		"BANKMIRROR_INBOX_RETENTION":    "0",
 	})
 	if err != nil {
 		t.Fatal(err)

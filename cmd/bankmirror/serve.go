@@ -227,6 +227,14 @@ func (m *Main) runSync(ctx context.Context, full bool) {
 	if err != nil && !errors.Is(err, context.Canceled) {
 		m.Log.Warn().Err(err).Msg("heal from delivery logs")
 	}
+	if full && m.Config.InboxRetention > 0 {
+		events, logs, err := m.Store.PruneInbox(ctx, time.Now().Add(-m.Config.InboxRetention))
+		if err != nil {
+			m.Log.Warn().Err(err).Msg("prune webhook inbox")
+		} else if events+logs > 0 {
+			m.Log.Info().Int64("events", events).Int64("delivery_logs", logs).Msg("pruned old webhook events")
+		}
+	}
 }
 
 // watchdog feeds systemd's watchdog while the database answers.

@@ -223,3 +223,24 @@ func (s *Store) StuckEvents(ctx context.Context, maxAttempts, n int) ([]InboxEve
 	}
 	return out, nil
 }
+
+// PruneInbox deletes processed webhook events, and delivery log entries,
+// created before cutoff. Unprocessed events are kept whatever their age.
+func (s *Store) PruneInbox(ctx context.Context, cutoff time.Time) (events, logs int64, err error) {
+	stamp := cutoff.UTC().Format(TimeLayout)
+	err = s.InTx(ctx, func(tx *sql.Tx) error {
+		r, err := tx.ExecContext(ctx, "DELETE FROM webhook_events WHERE processed_at IS NOT NULL AND received_at < ?", stamp)
+		if err != nil {
+			return fmt.Errorf("prune webhook events: %w", err)
+		}
+		events, _ = r.RowsAffected()
+		// Log entries carry the bank's RFC 3339 time with an offset.
+		r, err = tx.ExecContext(ctx, "DELETE FROM webhook_delivery_logs WHERE unixepoch(created_at) < unixepoch(?)", stamp)
+		if err != nil {
+			return fmt.Errorf("prune delivery logs: %w", err)
+		}
+		logs, _ = r.RowsAffected()
+		return nil
+	})
+	return events, logs, err
+}

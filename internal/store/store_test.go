@@ -657,3 +657,45 @@ func TestHealLockWaitsForTheHolder(t *testing.T) {
 		t.Fatalf("waiting lock: %v", err)
 	}
 }
+
+func TestPruneInboxKeepsUnprocessedAndRecent(t *testing.T) {
+	s, c := mustOpen(t)
+	ctx := context.Background()
+	if _, err := s.InsertEvents(ctx, []InboxEvent{{ID: "old-done", EventType: "PING", WebhookID: "w", CreatedAt: "x", Body: "{}"},
+		{ID: "old-pending", EventType: "PING", WebhookID: "w", CreatedAt: "x", Body: "{}"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ApplyEvent(ctx, "old-done", nil, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SaveDeliveryLogs(ctx, []DeliveryLog{
+		{ID: "l-old", WebhookID: "w", EventID: "old-done", DeliveryStatus: "DELIVERED", CreatedAt: "2025-12-01T10:00:00+11:00", RequestBody: "{}"},
+		{ID: "l-new", WebhookID: "w", EventID: "x", DeliveryStatus: "DELIVERED", CreatedAt: "2026-03-01T10:00:00+11:00", RequestBody: "{}"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	c.t = c.t.Add(48 * time.Hour)
+	if _, err := s.InsertEvents(ctx, []InboxEvent{{ID: "new-done", EventType: "PING", WebhookID: "w", CreatedAt: "x", Body: "{}"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ApplyEvent(ctx, "new-done", nil, ""); err != nil {
+		t.Fatal(err)
+	}
+	events, logs, err := s.PruneInbox(ctx, c.t.Add(-24*time.Hour))
+	if err != nil || events != 1 || logs != 1 {
+		t.Fatalf("pruned %d events and %d logs, %v; want 1 and 1", events, logs, err)
+	}
+	got := mirrortestStrings(t, s, "SELECT id FROM webhook_events ORDER BY id")
+	if len(got) != 2 || got[0] != "new-done" || got[1] != "old-pending" {
+		t.Errorf("left %v, want new-done and old-pending", got)
+	}
+}
+
+func mirrortestStrings(t *testing.T, s *Store, q string) []string {
+	t.Helper()
+	out, err := s.strings(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
