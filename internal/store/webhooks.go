@@ -138,19 +138,6 @@ func (s *Store) SaveDeliveryLogs(ctx context.Context, logs []DeliveryLog) (n int
 	return n, err
 }
 
-// HasDeliveryLog reports whether a delivery log entry is already stored.
-func (s *Store) HasDeliveryLog(ctx context.Context, id string) (bool, error) {
-	var one int
-	err := s.ro.QueryRowContext(ctx, "SELECT 1 FROM webhook_delivery_logs WHERE id = ?", id).Scan(&one)
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("delivery log: %w", err)
-	}
-	return true, nil
-}
-
 // registrationWindow bounds how long a registration counts as in progress,
 // should the registering process die before finishing it.
 const registrationWindow = 2 * time.Minute

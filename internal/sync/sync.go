@@ -87,16 +87,15 @@ type Options struct {
 
 // Result summarises one run.
 type Result struct {
-	RunID     int64
-	Kind      string
-	Requests  int64
-	Upserted  int64
-	Deleted   int64
-	Listed    int
-	Pages     int
-	Resumed   bool
-	Duration  time.Duration
-	Recovered int
+	RunID    int64
+	Kind     string
+	Requests int64
+	Upserted int64
+	Deleted  int64
+	Listed   int
+	Pages    int
+	Resumed  bool
+	Duration time.Duration
 }
 
 // Syncer runs full and incremental syncs. Runs must not overlap; the
