@@ -283,6 +283,8 @@ func TestServeResumesAnInterruptedFirstSync(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A slow bank keeps the writer ahead, so the sync stops mid-listing.
+	b.sim.SetFaults(simulator.Faults{Latency: 20 * time.Millisecond})
 	ctx, cancel := context.WithCancel(context.Background())
 	s := sync.New(b.client, st, zerolog.Nop(), sync.Options{OnProgress: func(p sync.Progress) {
 		if p.Pages >= 2 {
@@ -292,6 +294,7 @@ func TestServeResumesAnInterruptedFirstSync(t *testing.T) {
 	if _, err := s.Full(ctx); !errors.Is(err, context.Canceled) {
 		t.Fatalf("interrupted sync: %v", err)
 	}
+	b.sim.SetFaults(simulator.Faults{})
 	st.Close()
 
 	m, _ := startMain(t, cfg)

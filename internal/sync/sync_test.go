@@ -223,15 +223,19 @@ func TestFullSyncDeletesWhatTheBankNoLongerLists(t *testing.T) {
 func TestKilledFullSyncResumes(t *testing.T) {
 	const n = 1200
 	e := newEnv(t, n)
+	// A slow bank keeps the writer ahead of the fetcher, so pages are
+	// stored one at a time and the sync can be stopped after the fifth.
+	e.sim.SetFaults(simulator.Faults{Latency: 20 * time.Millisecond})
 	ctx, cancel := context.WithCancel(context.Background())
 	s := e.syncer(sync.Options{OnProgress: func(p sync.Progress) {
-		if p.Pages == 5 {
+		if p.Pages >= 5 {
 			cancel()
 		}
 	}})
 	if _, err := s.Full(ctx); !errors.Is(err, context.Canceled) {
 		t.Fatalf("interrupted sync: err = %v, want context.Canceled", err)
 	}
+	e.sim.SetFaults(simulator.Faults{})
 	stored := e.count(t, "SELECT count(*) FROM transactions")
 	if stored < 500 || stored >= n {
 		t.Fatalf("after 5 pages the mirror holds %d transactions", stored)
@@ -302,6 +306,8 @@ func must(t *testing.T, err error) {
 
 func TestFetchFailureMidListingFailsTheRunThenResumes(t *testing.T) {
 	e := newEnv(t, 900)
+	// A slow bank keeps the writer ahead, so the failure lands mid-listing.
+	e.sim.SetFaults(simulator.Faults{Latency: 20 * time.Millisecond})
 	s := e.syncer(sync.Options{OnProgress: func(p sync.Progress) {
 		if p.Pages >= 2 {
 			e.sim.SetFaults(simulator.Faults{ErrorRate: 1})
