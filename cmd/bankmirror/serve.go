@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
+	"strings"
 	gosync "sync"
 	"time"
 
@@ -54,10 +54,8 @@ type Main struct {
 	Syncer   *sync.Syncer
 	Healer   *sync.Healer
 
-	ln     net.Listener
-	http   *http.Server
-	served chan error
-	cron   *cron.Cron
+	http *server
+	cron *cron.Cron
 	// syncMu keeps syncs from overlapping, whichever schedule starts them.
 	syncMu gosync.Mutex
 
@@ -72,7 +70,7 @@ func NewMain(cfg Config, log zerolog.Logger) *Main {
 }
 
 // URL is the base URL the HTTP server listens on.
-func (m *Main) URL() string { return "http://" + m.ln.Addr().String() }
+func (m *Main) URL() string { return m.http.baseURL }
 
 // Run opens the daemon, tells systemd it is ready, and serves until ctx is
 // cancelled; then it shuts down in order.
@@ -84,11 +82,11 @@ func (m *Main) Run(ctx context.Context) error {
 	if err := systemd.Notify("READY=1"); err != nil {
 		m.Log.Warn().Err(err).Msg("notify systemd")
 	}
-	m.Log.Info().Str("listen", m.ln.Addr().String()).Str("webhook_path", m.Config.WebhookPath).Msg("bankmirror serving")
+	m.Log.Info().Str("listen", strings.TrimPrefix(m.URL(), "http://")).Str("webhook_path", m.Config.WebhookPath).Msg("bankmirror serving")
 	select {
 	case <-ctx.Done():
-	case err := <-m.served:
-		m.Log.Error().Err(err).Msg("http server stopped")
+	case <-m.http.stopped:
+		m.Log.Error().Err(m.http.serveErr).Msg("http server stopped")
 	}
 	_ = systemd.Notify("STOPPING=1")
 	m.Log.Info().Msg("shutting down")
@@ -122,10 +120,6 @@ func (m *Main) Open(ctx context.Context) error {
 		Log: m.Log,
 	})
 
-	if m.ln, err = net.Listen("tcp", m.Config.Listen); err != nil {
-		return fmt.Errorf("listen on %s: %w", m.Config.Listen, err)
-	}
-
 	bgCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	m.bgCtx, m.cancel = bgCtx, cancel
 	if err := m.Receiver.Start(bgCtx); err != nil {
@@ -146,13 +140,9 @@ func (m *Main) Open(ctx context.Context) error {
 		_, _ = w.Write([]byte("ok\n"))
 	})
 	mux.Handle("/", m.Receiver.Handler())
-	m.http = receiver.NewServer(mux)
-	m.served = make(chan error, 1)
-	go func() {
-		if err := m.http.Serve(m.ln); !errors.Is(err, http.ErrServerClosed) {
-			m.served <- err
-		}
-	}()
+	if m.http, err = startServer(m.Config.Listen, mux); err != nil {
+		return err
+	}
 
 	if err := m.startSchedule(); err != nil {
 		return err
@@ -264,19 +254,7 @@ func (m *Main) watchdog(ctx context.Context, every time.Duration) {
 func (m *Main) Close() error {
 	var errs []error
 	if m.http != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		if err := m.http.Shutdown(ctx); errors.Is(err, context.DeadlineExceeded) {
-			// Connections still open after 5 s (one that never sent a
-			// request, a stuck client) are cut; the bank retries what it
-			// did not get a 200 for.
-			m.Log.Warn().Msg("closing connections still open after 5s")
-			errs = append(errs, m.http.Close())
-		} else {
-			errs = append(errs, err)
-		}
-		cancel()
-	} else if m.ln != nil {
-		errs = append(errs, m.ln.Close())
+		errs = append(errs, m.http.shutdown())
 	}
 	if m.Receiver != nil {
 		if err := m.Receiver.Close(); err != nil && !errors.Is(err, receiver.ErrClosed) {
