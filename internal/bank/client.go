@@ -24,7 +24,6 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
-	"golang.org/x/time/rate"
 )
 
 // DefaultBaseURL is the production API, version prefix included.
@@ -33,7 +32,6 @@ const DefaultBaseURL = "https://api.up.com.au/api/v1"
 const (
 	userAgent       = "bankmirror"
 	maxBodySize     = 32 << 20
-	defaultBudget   = 900
 	defaultPageSize = 100
 )
 
@@ -44,13 +42,12 @@ type Client struct {
 	token    string
 	hc       *http.Client
 	log      zerolog.Logger
-	budget   int
-	limiter  *rate.Limiter // nil: unlimited
+	budget   *budget
 	pageSize int
 
 	backoffBase, backoffMax time.Duration
-	rlBase, rlMax           time.Duration
 	maxAttempts             int
+	budgetOpts              []func(*budget)
 
 	requests atomic.Int64
 }
@@ -65,9 +62,30 @@ func WithHTTPClient(hc *http.Client) Option { return func(c *Client) { c.hc = hc
 // WithLogger sets the logger for retries. Default: zerolog.Nop().
 func WithLogger(l zerolog.Logger) Option { return func(c *Client) { c.log = l } }
 
-// WithHourlyBudget sets how many requests may be sent per hour (retries
-// included). 0 means unlimited. Default 900.
-func WithHourlyBudget(n int) Option { return func(c *Client) { c.budget = n } }
+// WithHourlyBudget caps the requests sent per hour (retries included)
+// below what the bank allows. 0, the default, means no cap of our own: the
+// client follows the budget the bank reports.
+func WithHourlyBudget(n int) Option {
+	return func(c *Client) { c.budgetOpts = append(c.budgetOpts, func(b *budget) { b.cap = max(n, 0) }) }
+}
+
+// WithReserve sets how many requests of the bank's budget syncs leave for
+// webhook refetches. Default DefaultReserve.
+func WithReserve(n int) Option {
+	return func(c *Client) { c.budgetOpts = append(c.budgetOpts, func(b *budget) { b.reserve = max(n, 0) }) }
+}
+
+// WithBucket sets the length of the bank's rate-limit buckets, used to
+// expect the next reset once one was seen. Default DefaultBucket.
+func WithBucket(d time.Duration) Option {
+	return func(c *Client) { c.budgetOpts = append(c.budgetOpts, func(b *budget) { b.bucket = d }) }
+}
+
+// WithBudgetObserver calls f (quickly, without blocking) whenever what the
+// client knows of the bank's budget changes.
+func WithBudgetObserver(f func(BudgetState)) Option {
+	return func(c *Client) { c.budgetOpts = append(c.budgetOpts, func(b *budget) { b.onChange = f }) }
+}
 
 // WithBackoff sets the backoff for 5xx, timeouts and connection errors.
 // Default 500ms doubling to 30s, with full jitter.
@@ -75,10 +93,13 @@ func WithBackoff(base, maxWait time.Duration) Option {
 	return func(c *Client) { c.backoffBase, c.backoffMax = base, maxWait }
 }
 
-// WithRateLimitBackoff sets the wait after a 429 without Retry-After.
-// Default 1s doubling to 60s.
+// WithRateLimitBackoff sets the backoff between probes of a spent budget
+// when neither Retry-After nor the bank's next reset is known. Default 1s
+// doubling to 5m.
 func WithRateLimitBackoff(base, maxWait time.Duration) Option {
-	return func(c *Client) { c.rlBase, c.rlMax = base, maxWait }
+	return func(c *Client) {
+		c.budgetOpts = append(c.budgetOpts, func(b *budget) { b.probeBase, b.probeMax = base, maxWait })
+	}
 }
 
 // WithMaxAttempts sets how many attempts a request gets on 5xx, timeouts and
@@ -98,12 +119,9 @@ func New(baseURL, token string, opts ...Option) *Client {
 		baseURL:     strings.TrimRight(baseURL, "/"),
 		token:       token,
 		log:         zerolog.Nop(),
-		budget:      defaultBudget,
 		pageSize:    defaultPageSize,
 		backoffBase: 500 * time.Millisecond,
 		backoffMax:  30 * time.Second,
-		rlBase:      time.Second,
-		rlMax:       60 * time.Second,
 		maxAttempts: 8,
 	}
 	for _, o := range opts {
@@ -115,9 +133,6 @@ func New(baseURL, token string, opts ...Option) *Client {
 	}
 	if c.pageSize < 1 {
 		c.pageSize = defaultPageSize
-	}
-	if c.budget > 0 {
-		c.limiter = rate.NewLimiter(rate.Limit(float64(c.budget)/3600), budgetBurst(c.budget))
 	}
 	// A malformed base URL leaves base nil; every request then fails with a
 	// clear error instead of New panicking or returning an error.
@@ -135,12 +150,15 @@ func New(baseURL, token string, opts ...Option) *Client {
 		}
 	}
 	c.log = c.log.With().Str("component", "bank").Logger()
+	c.budget = newBudget(c.log)
+	for _, o := range c.budgetOpts {
+		o(c.budget)
+	}
 	return c
 }
 
-func budgetBurst(n int) int {
-	return max(1, min(n/10, 100))
-}
+// Budget is what the client knows of the bank's request budget now.
+func (c *Client) Budget() BudgetState { return c.budget.state() }
 
 func defaultHTTPClient() *http.Client {
 	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
@@ -233,19 +251,20 @@ func (c *Client) do(ctx context.Context, r request, decode func(status int, body
 		}
 	}()
 
+	lane := laneOf(ctx)
 	failures, limited := 0, 0
+	var lastErr error // the last failure, reported if the wait is cancelled
 	for {
-		if c.limiter != nil {
-			if err := c.limiter.Wait(ctx); err != nil {
-				if ctxErr := ctx.Err(); ctxErr != nil {
-					return fmt.Errorf("%s: %w", label, ctxErr)
-				}
-				return fmt.Errorf("%s: budget: %w", label, err)
+		p, err := c.budget.acquire(ctx, lane)
+		if err != nil {
+			if lastErr != nil {
+				return fmt.Errorf("%s: waiting for the bank's budget: %w: %w", label, err, lastErr)
 			}
+			return fmt.Errorf("%s: waiting for the bank's budget: %w", label, err)
 		}
 		status, hdr, err := c.send(ctx, r, u, buf)
+		c.budget.done(p, status, hdr)
 		var wait time.Duration
-		var lastErr error
 		switch {
 		case err != nil:
 			if ctxErr := ctx.Err(); ctxErr != nil {
@@ -268,15 +287,13 @@ func (c *Client) do(ctx context.Context, r request, decode func(status int, body
 			}
 			return nil
 		case status == http.StatusTooManyRequests:
+			// The budget waits (Retry-After, the next bucket, or a
+			// backoff) before the next attempt; 429s never give up.
 			limited++
 			lastErr = newAPIError(status, buf.Bytes())
-			if d, ok := retryAfter(hdr.Get("Retry-After"), time.Now()); ok {
-				wait = d
-			} else {
-				wait = equalJitter(c.rlBase, c.rlMax, limited)
-			}
 			c.log.Warn().Str("request", label).Int("status", status).Int("attempt", limited).
-				Dur("wait", wait).Str("remaining", hdr.Get("X-RateLimit-Remaining")).Msg("bank rate limited, waiting")
+				Str("retry_after", hdr.Get("Retry-After")).Str("remaining", hdr.Get(RemainingHeader)).Msg("bank rate limited, waiting")
+			continue
 		case status >= 500:
 			failures++
 			apiErr := newAPIError(status, buf.Bytes())

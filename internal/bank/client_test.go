@@ -15,11 +15,15 @@ import (
 
 func TestDefaults(t *testing.T) {
 	c := New("", testToken)
-	if c.baseURL != DefaultBaseURL || c.pageSize != 100 || c.maxAttempts != 8 || c.budget != 900 {
+	if c.baseURL != DefaultBaseURL || c.pageSize != 100 || c.maxAttempts != 8 {
 		t.Errorf("defaults: %+v", c)
 	}
-	if c.backoffBase != 500*time.Millisecond || c.backoffMax != 30*time.Second || c.rlBase != time.Second || c.rlMax != time.Minute {
-		t.Errorf("backoff defaults: %v %v %v %v", c.backoffBase, c.backoffMax, c.rlBase, c.rlMax)
+	b := c.budget
+	if b.cap != 0 || b.reserve != DefaultReserve || b.bucket != time.Hour || b.probeBase != time.Second || b.probeMax != 5*time.Minute {
+		t.Errorf("budget defaults: cap %d reserve %d bucket %v probe %v..%v", b.cap, b.reserve, b.bucket, b.probeBase, b.probeMax)
+	}
+	if c.backoffBase != 500*time.Millisecond || c.backoffMax != 30*time.Second {
+		t.Errorf("backoff defaults: %v %v", c.backoffBase, c.backoffMax)
 	}
 	if c.hc.Timeout != 20*time.Second {
 		t.Errorf("client timeout %v", c.hc.Timeout)
@@ -30,31 +34,8 @@ func TestDefaults(t *testing.T) {
 	}
 }
 
-func TestBudgetLimiterConfig(t *testing.T) {
-	tests := []struct {
-		budget, burst int
-	}{{900, 90}, {3600, 100}, {100000, 100}, {5, 1}, {1, 1}}
-	for _, tt := range tests {
-		c := New("http://x", testToken, WithHourlyBudget(tt.budget))
-		if c.limiter == nil {
-			t.Fatalf("budget %d: no limiter", tt.budget)
-		}
-		if got, want := float64(c.limiter.Limit()), float64(tt.budget)/3600; got != want {
-			t.Errorf("budget %d: limit %v, want %v/s", tt.budget, got, want)
-		}
-		if got := c.limiter.Burst(); got != tt.burst {
-			t.Errorf("budget %d: burst %d, want %d", tt.budget, got, tt.burst)
-		}
-	}
-	if c := New("http://x", testToken, WithHourlyBudget(0)); c.limiter != nil {
-		t.Error("budget 0 has a limiter")
-	}
-}
-
-// Each attempt, retries included, takes a token of the budget: with a
-// budget of 50/h (burst 5) and three attempts, two tokens are left. The
-// refill in the test's lifetime is far below one token.
-func TestBudgetCountsRetries(t *testing.T) {
+// Each attempt, retries included, counts against BANKMIRROR_REQUESTS_PER_HOUR.
+func TestHourlyCapCountsRetries(t *testing.T) {
 	s := newServer(t, func(s *testServer, w http.ResponseWriter, r *http.Request) {
 		if s.hits.Load() <= 2 {
 			w.WriteHeader(http.StatusServiceUnavailable)
@@ -69,8 +50,8 @@ func TestBudgetCountsRetries(t *testing.T) {
 	if got := c.Requests(); got != 3 {
 		t.Errorf("Requests() = %d, want 3", got)
 	}
-	if tokens := c.limiter.Tokens(); tokens < 1.9 || tokens >= 2.9 {
-		t.Errorf("tokens left = %v, want about 2", tokens)
+	if got := c.budget.capCount; got != 3 {
+		t.Errorf("counted against the cap: %d, want 3", got)
 	}
 }
 
@@ -243,7 +224,7 @@ func TestRateLimitedResumes(t *testing.T) {
 				t.Errorf("Requests() = %d, want 6", got)
 			}
 			out := logs.String()
-			for _, f := range []string{`"level":"warn"`, `"status":429`, `"attempt":5`, `"wait":`} {
+			for _, f := range []string{`"level":"warn"`, `"status":429`, `"attempt":5`, `"remaining":"0"`} {
 				if !strings.Contains(out, f) {
 					t.Errorf("logs lack %s: %s", f, out)
 				}
