@@ -28,6 +28,7 @@ import (
 	"errors"
 	mrand "math/rand/v2"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -52,6 +53,8 @@ type Options struct {
 	Transactions int              // number of seeded transactions (default 2000 if 0)
 	Token        string           // bearer token accepted; if "" New generates a random one
 	Now          func() time.Time // clock; default time.Now
+	RateLimit    RateLimit        // hourly-bucket rate limiting; zero = none (see SetRateLimit)
+	PublicURL    string           // API base URL written into links, e.g. https://api.up.com.au/api/v1; "" = the address the client used
 
 	// Webhook delivery (zero = default).
 	WebhookRetryBase   time.Duration // first retry delay, doubled per attempt (default 30s)
@@ -171,13 +174,16 @@ type renderCache struct {
 
 // Bank is a simulated bank. All methods are safe for concurrent use.
 type Bank struct {
-	token      string
+	token      atomic.Pointer[string] // "" = revoked: every request is 401
 	customerID string
 	now        func() time.Time
+	publicURL  string
 	secret     []byte // signs attachment download URLs
 
 	requests atomic.Int64
+	record   requestRecord
 	faults   faultState
+	limiter  rateLimiter
 
 	mu          sync.RWMutex
 	rng         *mrand.Rand // guarded by mu
@@ -209,10 +215,12 @@ func New(opts Options) *Bank {
 		opts.Token = randomToken()
 	}
 	b := &Bank{
-		token: opts.Token,
-		now:   opts.Now,
-		rng:   mrand.New(mrand.NewPCG(opts.Seed, 0x5eed_ba4c_0ff1_ce)),
+		now:       opts.Now,
+		publicURL: strings.TrimSuffix(opts.PublicURL, "/"),
+		rng:       mrand.New(mrand.NewPCG(opts.Seed, 0x5eed_ba4c_0ff1_ce)),
 	}
+	b.token.Store(&opts.Token)
+	b.limiter.set(opts.RateLimit)
 	b.faults.rng = mrand.New(mrand.NewPCG(opts.Seed, 0xfa17))
 	b.wh.init(opts)
 	b.seed(opts.Transactions)
@@ -229,7 +237,7 @@ func randomToken() string {
 }
 
 // Token is the bearer token the bank accepts.
-func (b *Bank) Token() string { return b.token }
+func (b *Bank) Token() string { return *b.token.Load() }
 
 // Requests is the number of HTTP requests served, faulted ones included.
 func (b *Bank) Requests() int64 { return b.requests.Load() }

@@ -4,7 +4,6 @@ import (
 	"context"
 	mrand "math/rand/v2"
 	"net/http"
-	"strconv"
 	"sync"
 	"time"
 )
@@ -12,7 +11,8 @@ import (
 // Faults are injected into the HTTP API to exercise a client's retries.
 type Faults struct {
 	ErrorRate      float64       // fraction of requests (after auth) answered with a random one of 500/502/503/504
-	RateLimitBurst int           // the next N requests (after auth) are answered 429; counts down
+	RateLimitBurst int           // the next N requests (after auth) are answered 429 with X-RateLimit-Remaining: 0; counts down
+	RetryAfter     time.Duration // Retry-After of those 429s, in whole seconds rounded up; 0 = no header
 	Latency        time.Duration // added to every response
 }
 
@@ -37,20 +37,21 @@ func (fs *faultState) latency() time.Duration {
 	return fs.f.Latency
 }
 
-// decide returns the fault status for an authenticated request, 0 if none.
-// A pending rate-limit burst takes precedence over random errors.
-func (fs *faultState) decide() int {
+// decide returns the fault status for an authenticated request, 0 if
+// none, and the Retry-After of a 429. A pending rate-limit burst takes
+// precedence over random errors.
+func (fs *faultState) decide() (int, time.Duration) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	if fs.f.RateLimitBurst > 0 {
 		fs.f.RateLimitBurst--
-		return http.StatusTooManyRequests
+		return http.StatusTooManyRequests, fs.f.RetryAfter
 	}
 	if fs.f.ErrorRate > 0 && fs.rng.Float64() < fs.f.ErrorRate {
 		codes := []int{http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout}
-		return codes[fs.rng.IntN(len(codes))]
+		return codes[fs.rng.IntN(len(codes))], 0
 	}
-	return 0
+	return 0, 0
 }
 
 // sleep waits for d or until ctx is done.
@@ -67,11 +68,9 @@ func sleep(ctx context.Context, d time.Duration) {
 }
 
 // writeFault answers an injected fault.
-func writeFault(w http.ResponseWriter, status int) {
+func writeFault(w http.ResponseWriter, status int, retryAfter time.Duration) {
 	if status == http.StatusTooManyRequests {
-		w.Header().Set("X-RateLimit-Remaining", "0")
-		w.Header().Set("Retry-After", "1")
-		writeError(w, &apiError{status: status, title: "Too Many Requests", detail: "Rate limit exceeded; retry after " + strconv.Itoa(1) + " second."})
+		writeRateLimited(w, retryAfter)
 		return
 	}
 	writeError(w, &apiError{status: status, title: http.StatusText(status), detail: "Simulated server-side failure; retry later."})
