@@ -56,6 +56,10 @@ type Options struct {
 	RateLimit    RateLimit        // hourly-bucket rate limiting; zero = none (see SetRateLimit)
 	PublicURL    string           // API base URL written into links, e.g. https://api.up.com.au/api/v1; "" = the address the client used
 
+	// PageCacheBytes bounds the memory of rendered transaction pages kept
+	// for repeated listings (default 256 MiB; negative = no page cache).
+	PageCacheBytes int64
+
 	// Webhook delivery (zero = default).
 	WebhookRetryBase   time.Duration // first retry delay, doubled per attempt (default 30s)
 	WebhookRetryMax    time.Duration // cap of the retry delay (default 1h)
@@ -199,6 +203,9 @@ type Bank struct {
 	attByID     map[string]*Attachment
 	tagCount    map[string]int
 
+	gen   atomic.Uint64 // data generation: bumped by every mutation, under mu
+	pages pageCache
+
 	wh              webhookState
 	replaceOnSettle atomic.Bool
 }
@@ -220,6 +227,10 @@ func New(opts Options) *Bank {
 		rng:       mrand.New(mrand.NewPCG(opts.Seed, 0x5eed_ba4c_0ff1_ce)),
 	}
 	b.token.Store(&opts.Token)
+	b.pages.max = opts.PageCacheBytes
+	if b.pages.max == 0 {
+		b.pages.max = defaultPageCacheBytes
+	}
 	b.limiter.set(opts.RateLimit)
 	b.faults.rng = mrand.New(mrand.NewPCG(opts.Seed, 0xfa17))
 	b.wh.init(opts)
@@ -263,6 +274,10 @@ func (b *Bank) Snapshot() Snapshot {
 	}
 	return s
 }
+
+// changedLocked marks the data as changed, so that no cached page of the
+// previous generation is served again; b.mu is held for writing.
+func (b *Bank) changedLocked() { b.gen.Add(1) }
 
 // clone deep-copies a transaction.
 func (t Transaction) clone() Transaction {

@@ -166,6 +166,7 @@ func (b *Bank) heldLocked(id string) (*txn, error) {
 
 // settleLocked settles t in place; b.mu is held.
 func (b *Bank) settleLocked(t *txn) {
+	b.changedLocked()
 	now := b.now().Round(0)
 	if t.HoldInfo == nil {
 		t.HoldInfo = &HoldInfo{Amount: t.Amount, ForeignAmount: clonePtr(t.ForeignAmount)}
@@ -260,6 +261,7 @@ func (b *Bank) SetCategory(id, categoryID string) error {
 
 // setTagsLocked replaces t's tags; b.mu is held.
 func (b *Bank) setTagsLocked(t *txn, tags []string) error {
+	b.changedLocked()
 	tags = dedupe(tags)
 	if len(tags) > maxTags {
 		return ErrTooManyTags
@@ -287,6 +289,7 @@ func (b *Bank) setCategoryLocked(t *txn, categoryID string) error {
 		}
 		parent = c.ParentID
 	}
+	b.changedLocked()
 	t.CategoryID, t.ParentCategoryID = categoryID, parent
 	t.cache.Store(nil)
 	return nil
@@ -303,6 +306,7 @@ func (b *Bank) countTags(tags []string, delta int) {
 
 // insertLocked adds t at its sorted position; b.mu is held.
 func (b *Bank) insertLocked(t *txn) {
+	b.changedLocked()
 	i := sort.Search(len(b.txs), func(i int) bool { return txBefore(&t.Transaction, &b.txs[i].Transaction) })
 	b.txs = slices.Insert(b.txs, i, t)
 	b.txByID[t.ID] = t
@@ -312,6 +316,7 @@ func (b *Bank) insertLocked(t *txn) {
 
 // removeLocked deletes t; b.mu is held.
 func (b *Bank) removeLocked(t *txn) {
+	b.changedLocked()
 	i := sort.Search(len(b.txs), func(i int) bool { return !txBefore(&b.txs[i].Transaction, &t.Transaction) })
 	if i < len(b.txs) && b.txs[i] == t {
 		b.txs = slices.Delete(b.txs, i, i+1)
@@ -322,6 +327,7 @@ func (b *Bank) removeLocked(t *txn) {
 }
 
 func (b *Bank) removeAttachmentLocked(a *Attachment) {
+	b.changedLocked()
 	b.attachments = slices.DeleteFunc(b.attachments, func(x *Attachment) bool { return x == a })
 	delete(b.attByID, a.ID)
 }

@@ -170,6 +170,11 @@ func parseTxFilter(q, carry url.Values) (txFilter, *apiError) {
 }
 
 func (b *Bank) handleListTransactions(rq *request) {
+	key := rq.base + "\x00" + rq.r.URL.Path + "?" + rq.r.URL.RawQuery
+	if body, ok := b.pages.get(b.gen.Load(), key); ok {
+		writeJSON(rq.w, http.StatusOK, body)
+		return
+	}
 	q := rq.q
 	page, carry, ok := pageParams(rq, kindTransactions)
 	if !ok {
@@ -185,25 +190,28 @@ func (b *Bank) handleListTransactions(rq *request) {
 		f.account = rq.params[0]
 		path = "/accounts/" + pathEscape(f.account) + "/transactions"
 	}
-	body, aerr := b.transactionsPage(rq.base, path, f, page, carry)
+	body, gen, aerr := b.transactionsPage(rq.base, path, f, page, carry)
 	if aerr != nil {
 		writeError(rq.w, aerr)
 		return
 	}
+	b.pages.put(gen, key, body)
 	writeJSON(rq.w, http.StatusOK, body)
 }
 
-// transactionsPage renders one page of a transactions listing.
-func (b *Bank) transactionsPage(base, path string, f txFilter, page pageRequest, carry url.Values) ([]byte, *apiError) {
+// transactionsPage renders one page of a transactions listing and returns
+// the data generation it belongs to.
+func (b *Bank) transactionsPage(base, path string, f txFilter, page pageRequest, carry url.Values) ([]byte, uint64, *apiError) {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
+	gen := b.gen.Load()
 	if _, ok := b.accountByID[f.account]; f.account != "" && !ok {
-		return nil, notFound("No account with id " + strconv.Quote(f.account) + ".")
+		return nil, gen, notFound("No account with id " + strconv.Quote(f.account) + ".")
 	}
 	if _, ok := b.categoryMap[f.category]; f.category != "" && !ok {
 		e := notFound("No category with id " + strconv.Quote(f.category) + ".")
 		e.parameter, e.hasSource = "filter[category]", true
-		return nil, e
+		return nil, gen, e
 	}
 	l := b.txListing(f)
 	idx, hasPrev, hasNext := l.page(page)
@@ -212,7 +220,7 @@ func (b *Bank) transactionsPage(base, path string, f txFilter, page pageRequest,
 		items[i] = renderedTransaction(b.txs[j], base)
 	}
 	prev, next := b.links(base, path, kindTransactions, carry, l, idx, hasPrev, hasNext)
-	return list(items, prev, next, true), nil
+	return list(items, prev, next, true), gen, nil
 }
 
 // txListing narrows the date range by binary search and filters the rest.

@@ -273,3 +273,29 @@ func attr(m map[string]any, path ...string) any {
 	}
 	return v
 }
+
+// walkFirst returns the data items of the first page of target.
+func (e *env) walkFirst(target string) []map[string]any {
+	e.t.Helper()
+	var out []map[string]any
+	for _, it := range e.mustGet(target)["data"].([]any) {
+		out = append(out, it.(map[string]any))
+	}
+	return out
+}
+
+// walkRaw follows links.next from target and returns each page's body.
+func (e *env) walkRaw(target string) [][]byte {
+	e.t.Helper()
+	var pages [][]byte
+	for target != "" {
+		r := e.get(target)
+		if r.status != http.StatusOK {
+			e.t.Fatalf("GET %s: status %d", target, r.status)
+		}
+		pages = append(pages, r.body)
+		next, _ := attr(r.json(e.t), "links", "next").(string)
+		target = next
+	}
+	return pages
+}
