@@ -44,6 +44,12 @@ var (
 	ErrInvalidTag       = errors.New("simulator: invalid tag label")
 )
 
+// rngStream is the PCG stream of the data's rng (the seed is Options.Seed).
+const rngStream = 0x5eed_ba4c_0ff1_ce
+
+// faultStream is the PCG stream of the faults' rng.
+const faultStream = 0xfa17
+
 // maxTags is the spec's limit of tags per transaction.
 const maxTags = 6
 
@@ -51,6 +57,7 @@ const maxTags = 6
 type Options struct {
 	Seed         uint64           // deterministic data for the same Seed+Transactions+Now
 	Transactions int              // number of seeded transactions (default 2000 if 0)
+	Empty        bool             // seed no transactions at all (Transactions is ignored)
 	Token        string           // bearer token accepted; if "" New generates a random one
 	Now          func() time.Time // clock; default time.Now
 	RateLimit    RateLimit        // hourly-bucket rate limiting; zero = none (see SetRateLimit)
@@ -84,8 +91,11 @@ type Account struct {
 	DisplayName   string
 	AccountType   string // SAVER, TRANSACTIONAL, HOME_LOAN
 	OwnershipType string // INDIVIDUAL, JOINT
-	Balance       Money
-	CreatedAt     time.Time
+	// Balance is the available balance: OpeningBalance plus the amounts of
+	// all the account's transactions, HELD ones included.
+	Balance        Money
+	OpeningBalance Money // the balance before the account's first transaction
+	CreatedAt      time.Time
 }
 
 // Category is a node of the fixed two-level category tree.
@@ -180,7 +190,10 @@ type renderCache struct {
 type Bank struct {
 	token      atomic.Pointer[string] // "" = revoked: every request is 401
 	customerID string
-	now        func() time.Time
+	clock      clock
+	now        func() time.Time // clock.Now
+	opts       Options          // as given to New, defaults applied: Reset seeds from them
+	seededAt   time.Time        // the clock when New seeded the data
 	publicURL  string
 	secret     []byte // signs attachment download URLs
 
@@ -215,6 +228,9 @@ func New(opts Options) *Bank {
 	if opts.Transactions <= 0 {
 		opts.Transactions = 2000
 	}
+	if opts.Empty {
+		opts.Transactions = 0
+	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -222,19 +238,22 @@ func New(opts Options) *Bank {
 		opts.Token = randomToken()
 	}
 	b := &Bank{
-		now:       opts.Now,
+		opts:      opts,
+		clock:     clock{base: opts.Now},
 		publicURL: strings.TrimSuffix(opts.PublicURL, "/"),
-		rng:       mrand.New(mrand.NewPCG(opts.Seed, 0x5eed_ba4c_0ff1_ce)),
+		rng:       mrand.New(mrand.NewPCG(opts.Seed, rngStream)),
 	}
+	b.now = b.clock.Now
 	b.token.Store(&opts.Token)
 	b.pages.max = opts.PageCacheBytes
 	if b.pages.max == 0 {
 		b.pages.max = defaultPageCacheBytes
 	}
 	b.limiter.set(opts.RateLimit)
-	b.faults.rng = mrand.New(mrand.NewPCG(opts.Seed, 0xfa17))
+	b.faults.rng = mrand.New(mrand.NewPCG(opts.Seed, faultStream))
 	b.wh.init(opts)
-	b.seed(opts.Transactions)
+	b.seededAt = b.now()
+	b.seed(opts.Transactions, b.seededAt)
 	return b
 }
 

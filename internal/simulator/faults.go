@@ -2,18 +2,21 @@ package simulator
 
 import (
 	"context"
+	"maps"
 	mrand "math/rand/v2"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 )
 
 // Faults are injected into the HTTP API to exercise a client's retries.
 type Faults struct {
-	ErrorRate      float64       // fraction of requests (after auth) answered with a random one of 500/502/503/504
-	RateLimitBurst int           // the next N requests (after auth) are answered 429 with X-RateLimit-Remaining: 0; counts down
-	RetryAfter     time.Duration // Retry-After of those 429s, in whole seconds rounded up; 0 = no header
-	Latency        time.Duration // added to every response
+	ErrorRate      float64         // fraction of requests (after auth) answered with a random one of 500/502/503/504
+	StatusRates    map[int]float64 // fraction of requests answered with each status (any 5xx), after ErrorRate
+	RateLimitBurst int             // the next N requests (after auth) are answered 429 with X-RateLimit-Remaining: 0; counts down
+	RetryAfter     time.Duration   // Retry-After of those 429s, in whole seconds rounded up; 0 = no header
+	Latency        time.Duration   // added to every response
 }
 
 // faultState is the current fault configuration; it has its own lock so
@@ -26,6 +29,7 @@ type faultState struct {
 
 // SetFaults replaces the fault configuration.
 func (b *Bank) SetFaults(f Faults) {
+	f.StatusRates = maps.Clone(f.StatusRates)
 	b.faults.mu.Lock()
 	defer b.faults.mu.Unlock()
 	b.faults.f = f
@@ -51,7 +55,25 @@ func (fs *faultState) decide() (int, time.Duration) {
 		codes := []int{http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout}
 		return codes[fs.rng.IntN(len(codes))], 0
 	}
+	if len(fs.f.StatusRates) > 0 {
+		r := fs.rng.Float64()
+		for _, code := range slices.Sorted(maps.Keys(fs.f.StatusRates)) {
+			if r -= fs.f.StatusRates[code]; r < 0 {
+				return code, 0
+			}
+		}
+	}
 	return 0, 0
+}
+
+// Faults returns the current fault configuration (RateLimitBurst counts
+// down as the burst is served).
+func (b *Bank) Faults() Faults {
+	b.faults.mu.Lock()
+	defer b.faults.mu.Unlock()
+	f := b.faults.f
+	f.StatusRates = maps.Clone(f.StatusRates)
+	return f
 }
 
 // sleep waits for d or until ctx is done.
