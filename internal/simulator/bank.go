@@ -42,6 +42,10 @@ var (
 	ErrNotCategorizable = errors.New("simulator: transaction is not categorizable")
 	ErrInvalidCategory  = errors.New("simulator: not a child category")
 	ErrInvalidTag       = errors.New("simulator: invalid tag label")
+
+	ErrUnknownAccount    = errors.New("simulator: unknown account")
+	ErrInvalidAttachment = errors.New("simulator: attachment content type must be image/jpeg, image/png or application/pdf")
+	ErrInvalidTransfer   = errors.New("simulator: a transfer needs another account")
 )
 
 // rngStream is the PCG stream of the data's rng (the seed is Options.Seed).

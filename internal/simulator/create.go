@@ -1,17 +1,9 @@
 package simulator
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"time"
-)
-
-// Errors of CreateTransaction.
-var (
-	ErrUnknownAccount    = errors.New("simulator: unknown account")
-	ErrInvalidAttachment = errors.New("simulator: attachment content type must be image/jpeg, image/png or application/pdf")
-	ErrInvalidTransfer   = errors.New("simulator: a transfer needs another account")
 )
 
 // NewTransaction describes a transaction for CreateTransaction and

@@ -2,8 +2,8 @@ package simulator
 
 import (
 	"errors"
-	"reflect"
 	"net/http"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -105,14 +105,14 @@ func TestCreateTransactionEveryField(t *testing.T) {
 		}
 	}
 	for path, want := range map[[3]string]any{
-		{"attributes", "note", "text"}:                     "for mum",
+		{"attributes", "note", "text"}:                      "for mum",
 		{"attributes", "performingCustomer", "displayName"}: "Alex",
 		{"attributes", "cardPurchaseMethod", "method"}:      "ECOMMERCE",
 		{"attributes", "foreignAmount", "currencyCode"}:     "EUR",
 		{"attributes", "holdInfo", "foreignAmount"}:         attr(tx, "attributes", "foreignAmount"),
 		{"attributes", "roundUp", "boostPortion"}:           map[string]any{"currencyCode": "AUD", "value": "-1.00", "valueInBaseUnits": float64(-100)},
-		{"attributes", "cashback", "description"}:          "Book club",
-		{"relationships", "category", "data"}:              map[string]any{"type": "categories", "id": "news-magazines-and-books"},
+		{"attributes", "cashback", "description"}:           "Book club",
+		{"relationships", "category", "data"}:               map[string]any{"type": "categories", "id": "news-magazines-and-books"},
 	} {
 		if got := attr(tx, path[:]...); !reflect.DeepEqual(got, want) {
 			t.Errorf("%v = %v, want %v", path, got, want)
@@ -131,7 +131,7 @@ func TestCreateTransactionEveryField(t *testing.T) {
 	if err != nil || len(pair) != 2 {
 		t.Fatalf("transfer: %v, %v", pair, err)
 	}
-	out, in := e.mustGet("/transactions/"+pair[0])["data"], e.mustGet("/transactions/"+pair[1])["data"]
+	out, in := e.mustGet("/transactions/" + pair[0])["data"], e.mustGet("/transactions/" + pair[1])["data"]
 	if attr(out.(map[string]any), "attributes", "amount", "valueInBaseUnits") != float64(-5000) ||
 		attr(in.(map[string]any), "attributes", "amount", "valueInBaseUnits") != float64(5000) ||
 		attr(out.(map[string]any), "relationships", "transferAccount", "data", "id") != saver ||
