@@ -6,8 +6,8 @@
 //
 // Behaviour where the spec is silent:
 //   - Every request is counted, then delayed by Faults.Latency, then
-//     authenticated (401), then subject to injected faults (429, 5xx), then
-//     routed (404 unknown path, 405 wrong method).
+//     authenticated (401), then rate limited (429), then subject to injected
+//     faults (429, 5xx), then routed (404 unknown path, 405 wrong method).
 //   - Transactions are listed newest first by (createdAt, id) descending;
 //     cursors are keyset positions, so pages are stable under inserts.
 //     filter[since] is inclusive and filter[until] exclusive.
@@ -16,8 +16,13 @@
 //   - An empty filter[tag] matches nothing; a malformed query string is 400.
 //   - Webhooks are simulated with asynchronous, signed, retried delivery;
 //     see webhooks.go for the choices made there.
-//   - Attachment fileURLs point at {server}/files/attachments/..., which is
-//     not served.
+//   - Attachment fileURLs point at {server}/files/attachments/..., signed
+//     links served without the API token until fileURLExpiresAt (files.go).
+//   - Cursors are the real bank's: padded standard base64 of a JSON array.
+//   - With RateLimit set, every authenticated response carries
+//     X-RateLimit-Remaining; the limit is checked after authentication and
+//     before injected faults (ratelimit.go).
+//   - The control API is served under /_sim/ (control_http.go).
 //
 // The simulator imports none of the daemon's packages.
 package simulator
@@ -65,6 +70,7 @@ type Options struct {
 	Token        string           // bearer token accepted; if "" New generates a random one
 	Now          func() time.Time // clock; default time.Now
 	RateLimit    RateLimit        // hourly-bucket rate limiting; zero = none (see SetRateLimit)
+	ControlToken string           // bearer token of the control API under /_sim/; "" = a random one
 	PublicURL    string           // API base URL written into links, e.g. https://api.up.com.au/api/v1; "" = the address the client used
 
 	// PageCacheBytes bounds the memory of rendered transaction pages kept
@@ -192,14 +198,15 @@ type renderCache struct {
 
 // Bank is a simulated bank. All methods are safe for concurrent use.
 type Bank struct {
-	token      atomic.Pointer[string] // "" = revoked: every request is 401
-	customerID string
-	clock      clock
-	now        func() time.Time // clock.Now
-	opts       Options          // as given to New, defaults applied: Reset seeds from them
-	seededAt   time.Time        // the clock when New seeded the data
-	publicURL  string
-	secret     []byte // signs attachment download URLs
+	token        atomic.Pointer[string] // "" = revoked: every request is 401
+	controlToken string
+	customerID   string
+	clock        clock
+	now          func() time.Time // clock.Now
+	opts         Options          // as given to New, defaults applied: Reset seeds from them
+	seededAt     time.Time        // the clock when New seeded the data
+	publicURL    string
+	secret       []byte // signs attachment download URLs
 
 	requests atomic.Int64
 	record   requestRecord
@@ -241,11 +248,15 @@ func New(opts Options) *Bank {
 	if opts.Token == "" {
 		opts.Token = randomToken()
 	}
+	if opts.ControlToken == "" {
+		opts.ControlToken = randomToken()
+	}
 	b := &Bank{
-		opts:      opts,
-		clock:     clock{base: opts.Now},
-		publicURL: strings.TrimSuffix(opts.PublicURL, "/"),
-		rng:       mrand.New(mrand.NewPCG(opts.Seed, rngStream)),
+		opts:         opts,
+		controlToken: opts.ControlToken,
+		clock:        clock{base: opts.Now},
+		publicURL:    strings.TrimSuffix(opts.PublicURL, "/"),
+		rng:          mrand.New(mrand.NewPCG(opts.Seed, rngStream)),
 	}
 	b.now = b.clock.Now
 	b.token.Store(&opts.Token)

@@ -1,9 +1,6 @@
 package simulator
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"net/http"
 	"net/url"
 	"slices"
@@ -282,13 +279,11 @@ func (b *Bank) RenderTransaction(baseURL, id string) ([]byte, error) {
 	return slices.Clone(renderedTransaction(t, baseURL)), nil
 }
 
-// attachmentURL is a signed temporary download link for a.
+// attachmentURL is a signed temporary download link for a (see files.go).
 func (b *Bank) attachmentURL(base string, a *Attachment, expires time.Time) string {
 	exp := strconv.FormatInt(expires.Unix(), 10)
-	mac := hmac.New(sha256.New, b.secret)
-	mac.Write([]byte(a.ID + "|" + exp))
-	return strings.TrimSuffix(base, apiPrefix) + "/files/attachments/" + pathEscape(a.ID) + "." + a.FileExtension +
-		"?expires=" + exp + "&signature=" + hex.EncodeToString(mac.Sum(nil))
+	return strings.TrimSuffix(base, apiPrefix) + filesPrefix + pathEscape(a.ID) + "." + a.FileExtension +
+		"?expires=" + exp + "&signature=" + b.fileSignature(a.ID, exp)
 }
 
 func (b *Bank) renderAttachment(base string, a *Attachment) []byte {

@@ -126,16 +126,7 @@ func (e *env) do(method, target string, body any, header ...string) response {
 			req.Header.Set(header[i], header[i+1])
 		}
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	got, err := io.ReadAll(resp.Body)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	r := response{status: resp.StatusCode, header: resp.Header, body: got}
+	r := roundTrip(e.t, req)
 	validateResponse(e.t, req, raw, r)
 	return r
 }
@@ -298,4 +289,19 @@ func (e *env) walkRaw(target string) [][]byte {
 		target = next
 	}
 	return pages
+}
+
+// roundTrip sends req with the default client and reads the response.
+func roundTrip(t testing.TB, req *http.Request) response {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return response{status: resp.StatusCode, header: resp.Header, body: got}
 }

@@ -60,13 +60,25 @@ var routes = []route{
 	{http.MethodGet, []string{"webhooks", "{}", "logs"}, (*Bank).handleListWebhookLogs},
 }
 
-// Handler serves the API under the path prefix /api/v1.
+// Handler serves the API under the path prefix /api/v1, attachment files
+// under /files/attachments/ and the control API under /_sim/.
 func (b *Bank) Handler() http.Handler { return http.HandlerFunc(b.serveHTTP) }
 
+// serveHTTP routes the control API (/_sim/), attachment downloads
+// (/files/attachments/) and the API.
 func (b *Bank) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, controlPrefix+"/") {
+		b.serveControl(w, r)
+		return
+	}
 	b.requests.Add(1)
-	rt, params, allowed := match(r.Method, r.URL.Path)
 	sw := &statusWriter{ResponseWriter: w}
+	if strings.HasPrefix(r.URL.Path, filesPrefix) {
+		defer func() { b.record.add(r.Method, filesPrefix+"{file}", sw.status) }()
+		b.serveFile(sw, r)
+		return
+	}
+	rt, params, allowed := match(r.Method, r.URL.Path)
 	defer func() { b.record.add(r.Method, rt.name(), sw.status) }()
 	b.serveAPI(sw, r, rt, params, allowed)
 }

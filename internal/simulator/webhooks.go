@@ -131,8 +131,8 @@ type EventInfo struct {
 
 // DeliveryResponse is the response to a delivery attempt.
 type DeliveryResponse struct {
-	StatusCode int
-	Body       string
+	StatusCode int    `json:"statusCode"`
+	Body       string `json:"body"`
 }
 
 // DeliveryLogInfo is one delivery attempt.
@@ -374,9 +374,14 @@ func randomSecret() string {
 // Sign returns the X-Service-Authenticity-Signature of a callback body: the
 // lowercase hex HMAC-SHA256 of body keyed with secret.
 func Sign(secret string, body []byte) string {
-	mac := hmac.New(sha256.New, []byte(secret))
-	mac.Write(body)
-	return hex.EncodeToString(mac.Sum(nil))
+	return hex.EncodeToString(hmacSHA256([]byte(secret), string(body)))
+}
+
+// hmacSHA256 is the HMAC-SHA256 of msg keyed with key.
+func hmacSHA256(key []byte, msg string) []byte {
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte(msg))
+	return mac.Sum(nil)
 }
 
 // emit creates one event per live webhook and submits their delivery. It
