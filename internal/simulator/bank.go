@@ -229,6 +229,7 @@ type Bank struct {
 
 	gen   atomic.Uint64 // data generation: bumped by every mutation, under mu
 	pages pageCache
+	live  liveRunner
 
 	wh              webhookState
 	replaceOnSettle atomic.Bool

@@ -56,6 +56,8 @@ var controlRoutes = []controlRoute{
 	{http.MethodPut, []string{"clock"}, (*Bank).ctlSetClock},
 	{http.MethodPost, []string{"reset"}, (*Bank).ctlReset},
 	{http.MethodPost, []string{"live", "step"}, (*Bank).ctlLiveStep},
+	{http.MethodGet, []string{"live"}, (*Bank).ctlGetLive},
+	{http.MethodPut, []string{"live"}, (*Bank).ctlSetLive},
 }
 
 // ControlToken is the bearer token of the control API.
@@ -452,4 +454,22 @@ func (b *Bank) ctlReset(w http.ResponseWriter, _ *http.Request, _ []string) erro
 
 func (b *Bank) ctlLiveStep(w http.ResponseWriter, _ *http.Request, _ []string) error {
 	return writeControlJSON(w, http.StatusOK, map[string]string{"change": b.LiveStep()})
+}
+
+func (b *Bank) ctlGetLive(w http.ResponseWriter, _ *http.Request, _ []string) error {
+	return writeControlJSON(w, http.StatusOK, liveJSON{Every: jsonDuration(b.Live())})
+}
+
+// ctlSetLive starts, changes or ({"every": "0s"}) stops the background
+// changes; it answers once a stopped loop has finished its last change.
+func (b *Bank) ctlSetLive(w http.ResponseWriter, r *http.Request, _ []string) error {
+	var in liveJSON
+	if err := readControlJSON(w, r, &in); err != nil {
+		return err
+	}
+	if in.Every < 0 {
+		return &controlError{http.StatusUnprocessableEntity, errors.New("every must not be negative")}
+	}
+	b.SetLive(time.Duration(in.Every))
+	return b.ctlGetLive(w, r, nil)
 }

@@ -405,6 +405,15 @@ func TestControlAPIFaultsTokenClockReset(t *testing.T) {
 		}
 	}
 
+	// Background changes: set, read back, stop.
+	if l := c.must(200, http.MethodPut, "/live", map[string]string{"every": "1h"}); l["every"] != "1h0m0s" {
+		t.Errorf("live: %v", l)
+	}
+	c.must(200, http.MethodPut, "/live", map[string]string{"every": "0s"})
+	if l := c.must(200, http.MethodGet, "/live", nil); l["every"] != "0s" || e.bank.Live() != 0 {
+		t.Errorf("live after stop: %v", l)
+	}
+
 	// Reset: back to the seed.
 	seeded := len(e.bank.Snapshot().Transactions)
 	c.must(201, http.MethodPost, "/transactions", nil)

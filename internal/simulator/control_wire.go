@@ -194,3 +194,8 @@ type deliveryJSON struct {
 	DeliveryStatus string            `json:"deliveryStatus"`
 	CreatedAt      time.Time         `json:"createdAt"`
 }
+
+// liveJSON is the interval of the background changes; "0s" = stopped.
+type liveJSON struct {
+	Every jsonDuration `json:"every"`
+}

@@ -2,6 +2,7 @@ package simulator
 
 import (
 	"context"
+	"sync"
 	"time"
 )
 
@@ -60,4 +61,44 @@ func (b *Bank) RunLive(ctx context.Context, every time.Duration) {
 			b.LiveStep()
 		}
 	}
+}
+
+// liveRunner is the background loop of SetLive.
+type liveRunner struct {
+	mu    sync.Mutex
+	every time.Duration
+	stop  context.CancelFunc
+	done  chan struct{}
+}
+
+// SetLive makes LiveStep run every interval in the background, replacing
+// any earlier setting; 0 stops it. It returns once the previous loop has
+// stopped, so no change happens after SetLive(0) returns.
+func (b *Bank) SetLive(every time.Duration) {
+	l := &b.live
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.stop != nil {
+		l.stop()
+		<-l.done
+		l.stop, l.done = nil, nil
+	}
+	l.every = max(every, 0)
+	if every <= 0 {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	l.stop, l.done = cancel, done
+	go func() {
+		defer close(done)
+		b.RunLive(ctx, every)
+	}()
+}
+
+// Live is the interval of SetLive, 0 when stopped.
+func (b *Bank) Live() time.Duration {
+	b.live.mu.Lock()
+	defer b.live.mu.Unlock()
+	return b.live.every
 }

@@ -640,12 +640,13 @@ func (b *Bank) WaitDeliveries(ctx context.Context) error {
 	}
 }
 
-// Close stops webhook delivery: pending, held and scheduled deliveries are
+// Close stops SetLive's changes and webhook delivery: pending, held and scheduled deliveries are
 // discarded, in-flight requests cancelled (and not logged), and the workers
 // waited for. Later events are recorded but never delivered. The HTTP API
 // keeps working. Close is idempotent; a bank that is never closed leaks
 // nothing unless webhooks deliver (workers then idle until Close).
 func (b *Bank) Close() {
+	b.SetLive(0)
 	wh := &b.wh
 	wh.mu.Lock()
 	if wh.closed {
