@@ -256,8 +256,10 @@ func (b *Bank) ctlGetFaults(w http.ResponseWriter, _ *http.Request, _ []string) 
 	f := b.Faults()
 	out := faultsJSON{ErrorRate: f.ErrorRate, RateLimitBurst: f.RateLimitBurst, RetryAfter: jsonDuration(f.RetryAfter),
 		Latency: jsonDuration(f.Latency), StatusRates: map[string]float64{}}
-	for code, rate := range f.StatusRates {
-		out.StatusRates[strconv.Itoa(code)] = rate
+	for i, rate := range f.statusRates() {
+		if rate != 0 {
+			out.StatusRates[strconv.Itoa(faultStatuses[i])] = rate
+		}
 	}
 	return writeControlJSON(w, http.StatusOK, out)
 }
@@ -270,13 +272,9 @@ func (b *Bank) ctlSetFaults(w http.ResponseWriter, r *http.Request, _ []string) 
 	f := Faults{ErrorRate: in.ErrorRate, RateLimitBurst: in.RateLimitBurst, RetryAfter: time.Duration(in.RetryAfter), Latency: time.Duration(in.Latency)}
 	for s, rate := range in.StatusRates {
 		code, err := strconv.Atoi(s)
-		if err != nil || code < 500 || code > 599 {
-			return &controlError{http.StatusUnprocessableEntity, fmt.Errorf("statusRates: %q is not a 5xx status", s)}
+		if err != nil || !f.setStatusRate(code, rate) {
+			return &controlError{http.StatusUnprocessableEntity, fmt.Errorf("statusRates: %q is not one of 500, 502, 503, 504", s)}
 		}
-		if f.StatusRates == nil {
-			f.StatusRates = map[int]float64{}
-		}
-		f.StatusRates[code] = rate
 	}
 	b.SetFaults(f)
 	return b.ctlGetFaults(w, r, nil)

@@ -289,6 +289,9 @@ func TestControlAPIDrivesTheBank(t *testing.T) {
 	if f := c.must(200, http.MethodPut, "/webhook-faults", map[string]any{"paused": true}); f["paused"] != true {
 		t.Errorf("webhook-faults: %v", f)
 	}
+	if f := c.must(200, http.MethodGet, "/webhook-faults", nil); f["paused"] != true || f["reorder"] != false {
+		t.Errorf("GET webhook-faults: %v", f)
+	}
 	before := len(rc.callbacks())
 	paused := ids(c.must(201, http.MethodPost, "/transactions", nil))[0]
 	wait()
@@ -341,6 +344,9 @@ func TestControlAPIFaultsTokenClockReset(t *testing.T) {
 	if got := e.pingStatus(tok); got.status != http.StatusServiceUnavailable {
 		t.Errorf("statusRates 503: %v", got)
 	}
+	if f := c.must(200, http.MethodGet, "/faults", nil); attr(f, "statusRates", "503") != float64(1) {
+		t.Errorf("GET faults: %v", f)
+	}
 	f := c.must(200, http.MethodPut, "/faults", map[string]any{"rateLimitBurst": 1, "retryAfter": "2s", "latency": "1ms"})
 	if f["rateLimitBurst"] != float64(1) || f["retryAfter"] != "2s" || f["latency"] != "1ms" {
 		t.Errorf("faults: %v", f)
@@ -360,6 +366,9 @@ func TestControlAPIFaultsTokenClockReset(t *testing.T) {
 	}
 	if rl := c.must(200, http.MethodPut, "/rate-limit", map[string]any{"limit": 2, "bucket": "1h", "retryAfter": true}); rl["limit"] != float64(2) || rl["bucket"] != "1h0m0s" {
 		t.Errorf("rate-limit: %v", rl)
+	}
+	if rl := c.must(200, http.MethodGet, "/rate-limit", nil); rl["retryAfter"] != true {
+		t.Errorf("GET rate-limit: %v", rl)
 	}
 	got := []rateStatus{e.pingStatus(tok), e.pingStatus(tok), e.pingStatus(tok)}
 	if want := []rateStatus{{200, "1", ""}, {200, "0", ""}, {429, "0", "2700"}}; !slices.Equal(got, want) {

@@ -181,13 +181,13 @@ func TestDeleteWithoutEvent(t *testing.T) {
 
 func TestStatusRates(t *testing.T) {
 	e := newEnv(t, Options{Seed: 1, Transactions: 60})
-	e.bank.SetFaults(Faults{StatusRates: map[int]float64{503: 1}})
+	e.bank.SetFaults(Faults{Rate503: 1})
 	for range 5 {
 		if r := e.get("/util/ping"); r.status != http.StatusServiceUnavailable {
 			t.Fatalf("status %d, want 503", r.status)
 		}
 	}
-	e.bank.SetFaults(Faults{StatusRates: map[int]float64{500: 0.5, 502: 0.5}})
+	e.bank.SetFaults(Faults{Rate500: 0.5, Rate502: 0.5})
 	seen := map[int]int{}
 	for range 40 {
 		seen[e.get("/util/ping").status]++

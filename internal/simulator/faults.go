@@ -2,21 +2,21 @@ package simulator
 
 import (
 	"context"
-	"maps"
 	mrand "math/rand/v2"
 	"net/http"
-	"slices"
 	"sync"
 	"time"
 )
 
 // Faults are injected into the HTTP API to exercise a client's retries.
 type Faults struct {
-	ErrorRate      float64         // fraction of requests (after auth) answered with a random one of 500/502/503/504
-	StatusRates    map[int]float64 // fraction of requests answered with each status (any 5xx), after ErrorRate
-	RateLimitBurst int             // the next N requests (after auth) are answered 429 with X-RateLimit-Remaining: 0; counts down
-	RetryAfter     time.Duration   // Retry-After of those 429s, in whole seconds rounded up; 0 = no header
-	Latency        time.Duration   // added to every response
+	ErrorRate float64 // fraction of requests (after auth) answered with a random one of 500/502/503/504
+	// Fractions of requests answered with each of the spec's 5xx statuses,
+	// drawn after ErrorRate.
+	Rate500, Rate502, Rate503, Rate504 float64
+	RateLimitBurst                     int           // the next N requests (after auth) are answered 429 with X-RateLimit-Remaining: 0; counts down
+	RetryAfter                         time.Duration // Retry-After of those 429s, in whole seconds rounded up; 0 = no header
+	Latency                            time.Duration // added to every response
 }
 
 // faultState is the current fault configuration; it has its own lock so
@@ -29,7 +29,6 @@ type faultState struct {
 
 // SetFaults replaces the fault configuration.
 func (b *Bank) SetFaults(f Faults) {
-	f.StatusRates = maps.Clone(f.StatusRates)
 	b.faults.mu.Lock()
 	defer b.faults.mu.Unlock()
 	b.faults.f = f
@@ -52,13 +51,12 @@ func (fs *faultState) decide() (int, time.Duration) {
 		return http.StatusTooManyRequests, fs.f.RetryAfter
 	}
 	if fs.f.ErrorRate > 0 && fs.rng.Float64() < fs.f.ErrorRate {
-		codes := []int{http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout}
-		return codes[fs.rng.IntN(len(codes))], 0
+		return faultStatuses[fs.rng.IntN(len(faultStatuses))], 0
 	}
-	if len(fs.f.StatusRates) > 0 {
+	if rates := fs.f.statusRates(); rates != [4]float64{} {
 		r := fs.rng.Float64()
-		for _, code := range slices.Sorted(maps.Keys(fs.f.StatusRates)) {
-			if r -= fs.f.StatusRates[code]; r < 0 {
+		for i, code := range faultStatuses {
+			if r -= rates[i]; r < 0 {
 				return code, 0
 			}
 		}
@@ -71,9 +69,25 @@ func (fs *faultState) decide() (int, time.Duration) {
 func (b *Bank) Faults() Faults {
 	b.faults.mu.Lock()
 	defer b.faults.mu.Unlock()
-	f := b.faults.f
-	f.StatusRates = maps.Clone(f.StatusRates)
-	return f
+	return b.faults.f
+}
+
+// faultStatuses are the 5xx statuses of the spec, in the order of
+// Faults.statusRates.
+var faultStatuses = [4]int{http.StatusInternalServerError, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout}
+
+func (f Faults) statusRates() [4]float64 {
+	return [4]float64{f.Rate500, f.Rate502, f.Rate503, f.Rate504}
+}
+
+// setStatusRate sets the rate of one of faultStatuses; false for another status.
+func (f *Faults) setStatusRate(code int, rate float64) bool {
+	dst := map[int]*float64{500: &f.Rate500, 502: &f.Rate502, 503: &f.Rate503, 504: &f.Rate504}[code]
+	if dst == nil {
+		return false
+	}
+	*dst = rate
+	return true
 }
 
 // sleep waits for d or until ctx is done.
