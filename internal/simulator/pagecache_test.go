@@ -90,3 +90,20 @@ func TestPageCacheBoundedAndExact(t *testing.T) {
 		t.Error("PageCacheBytes -1 cached pages")
 	}
 }
+
+func TestPrerender(t *testing.T) {
+	e := newEnv(t, Options{Seed: 5, Transactions: 50})
+	e.bank.Prerender(e.base + "/")
+	for _, tx := range e.bank.txs {
+		if c := tx.cache.Load(); c == nil || c.base != e.base {
+			t.Fatalf("%s not rendered for %s", tx.ID, e.base)
+		}
+	}
+	cached := e.bank.txs[0].cache.Load().json
+	if got := e.mustGet("/transactions?page[size]=1"); attr(got, "data").([]any)[0].(map[string]any)["id"] != e.bank.txs[0].ID {
+		t.Fatal("first page does not start with the newest transaction")
+	}
+	if &e.bank.txs[0].cache.Load().json[0] != &cached[0] {
+		t.Error("the listing rendered the transaction again")
+	}
+}
