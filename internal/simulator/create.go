@@ -110,7 +110,7 @@ func (b *Bank) buildTransactions(nt NewTransaction) ([]*txn, *Attachment, error)
 	m := g.pickMerchant()
 	if nt.Description == "" {
 		nt.Description = m.name
-		if nt.CategoryID == "" {
+		if nt.CategoryID == "" && !nt.NotCategorizable {
 			nt.CategoryID = m.category
 		}
 	}

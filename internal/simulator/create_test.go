@@ -152,6 +152,12 @@ func TestCreateTransactionEveryField(t *testing.T) {
 			t.Errorf("%s: no error", name)
 		}
 	}
+	if ids, err := e.bank.CreateTransaction(NewTransaction{NotCategorizable: true}); err != nil {
+		t.Errorf("a default purchase that is not categorizable: %v", err)
+	} else if tx := e.mustGet("/transactions/" + ids[0]); attr(tx, "data", "attributes", "isCategorizable") != false ||
+		attr(tx, "data", "relationships", "category", "data") != nil {
+		t.Errorf("not categorizable: %v", tx)
+	}
 	if _, err := e.bank.CreateTransaction(NewTransaction{AccountID: "nope"}); !errors.Is(err, ErrUnknownAccount) {
 		t.Errorf("unknown account: %v", err)
 	}
