@@ -3,6 +3,7 @@ package simulator
 import (
 	"context"
 	"crypto/subtle"
+	_ "embed" // control-openapi.yaml
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,6 +22,12 @@ import (
 
 const controlPrefix = "/_sim"
 
+// controlSpec is the control API's OpenAPI description, served at
+// GET /_sim/openapi.yaml.
+//
+//go:embed control-openapi.yaml
+var controlSpec []byte
+
 // controlRoute maps a method and a path pattern below /_sim to a handler.
 type controlRoute struct {
 	method  string
@@ -29,6 +36,7 @@ type controlRoute struct {
 }
 
 var controlRoutes = []controlRoute{
+	{http.MethodGet, []string{"openapi.yaml"}, (*Bank).ctlSpec},
 	{http.MethodGet, []string{"accounts"}, (*Bank).ctlAccounts},
 	{http.MethodGet, []string{"transactions"}, (*Bank).ctlTransactions},
 	{http.MethodPost, []string{"transactions"}, (*Bank).ctlCreate},
@@ -150,6 +158,13 @@ func readControlJSON(w http.ResponseWriter, r *http.Request, v any) error {
 	if err := dec.Decode(v); err != nil {
 		return badRequest(fmt.Errorf("decode body: %w", err))
 	}
+	return nil
+}
+
+func (b *Bank) ctlSpec(w http.ResponseWriter, _ *http.Request, _ []string) error {
+	w.Header().Set("Content-Type", "application/yaml")
+	w.Header().Set("Content-Length", strconv.Itoa(len(controlSpec)))
+	_, _ = w.Write(controlSpec)
 	return nil
 }
 

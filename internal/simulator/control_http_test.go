@@ -144,6 +144,9 @@ func TestControlAPIAuthAndErrors(t *testing.T) {
 			t.Errorf("token %q: status %d", tok, r.status)
 		}
 	}
+	if r := c.do(http.MethodGet, "/openapi.yaml", nil); r.status != http.StatusOK || !bytes.HasPrefix(r.body, []byte("openapi: 3.")) {
+		t.Errorf("GET /_sim/openapi.yaml: %d %.40s", r.status, r.body)
+	}
 	settled := e.bank.Snapshot().Transactions[len(e.bank.Snapshot().Transactions)-1].ID
 	for _, tc := range []struct {
 		method, path string
