@@ -8,9 +8,11 @@ import (
 	"time"
 )
 
-// All mutations of transactions live in this file, both for the control
-// API and for the HTTP write endpoints. Each create/settle/delete calls emit
-// (webhooks.go) after releasing the lock.
+// The mutations of transactions live in this file (creation in create.go),
+// both for the control API (Go and HTTP, control_http.go) and for the API's
+// write endpoints. Each create/settle/delete calls emit (webhooks.go) after
+// releasing the lock, and each change bumps the data generation that
+// invalidates cached pages (pagecache.go).
 
 // Webhook event types (spec: Events).
 const (
