@@ -226,6 +226,7 @@ type Bank struct {
 	attachments []*Attachment // createdAt desc, id desc
 	attByID     map[string]*Attachment
 	tagCount    map[string]int
+	held        map[string]*txn // the HELD transactions, for LiveStep
 
 	gen   atomic.Uint64 // data generation: bumped by every mutation, under mu
 	pages pageCache

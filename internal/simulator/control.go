@@ -96,6 +96,7 @@ func (b *Bank) settleLocked(t *txn) {
 	b.accountByID[t.AccountID].Balance.ValueInBaseUnits += t.Amount.ValueInBaseUnits - old
 	t.Status = "SETTLED"
 	t.SettledAt = ptr(now)
+	delete(b.held, t.ID)
 	t.cache.Store(nil)
 }
 
@@ -235,6 +236,9 @@ func (b *Bank) insertLocked(t *txn) {
 	i := sort.Search(len(b.txs), func(i int) bool { return txBefore(&t.Transaction, &b.txs[i].Transaction) })
 	b.txs = slices.Insert(b.txs, i, t)
 	b.txByID[t.ID] = t
+	if t.Status == "HELD" {
+		b.held[t.ID] = t
+	}
 	b.countTags(t.Tags, +1)
 	b.accountByID[t.AccountID].Balance.ValueInBaseUnits += t.Amount.ValueInBaseUnits
 }
@@ -247,6 +251,7 @@ func (b *Bank) removeLocked(t *txn) {
 		b.txs = slices.Delete(b.txs, i, i+1)
 	}
 	delete(b.txByID, t.ID)
+	delete(b.held, t.ID)
 	b.countTags(t.Tags, -1)
 	b.accountByID[t.AccountID].Balance.ValueInBaseUnits -= t.Amount.ValueInBaseUnits
 }

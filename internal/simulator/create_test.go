@@ -33,6 +33,18 @@ func TestBalancesReconcileUnderEveryMutation(t *testing.T) {
 	}
 	s := e.bank.Snapshot()
 	checkBalances(t, s)
+	held := 0
+	for _, tx := range s.Transactions {
+		if tx.Status == "HELD" {
+			held++
+			if e.bank.held[tx.ID] == nil {
+				t.Errorf("HELD %s missing from the held index", tx.ID)
+			}
+		}
+	}
+	if held != len(e.bank.held) {
+		t.Errorf("%d HELD transactions, the held index has %d", held, len(e.bank.held))
+	}
 	// The API shows the same balances.
 	for _, a := range s.Accounts {
 		got := e.mustGet("/accounts/" + a.ID)

@@ -541,8 +541,12 @@ func (g *generator) install() {
 	b.txs = g.out
 	b.txByID = make(map[string]*txn, len(g.out))
 	b.tagCount = map[string]int{}
+	b.held = map[string]*txn{}
 	for _, t := range g.out {
 		b.txByID[t.ID] = t
+		if t.Status == "HELD" {
+			b.held[t.ID] = t
+		}
 		for _, tag := range t.Tags {
 			b.tagCount[tag]++
 		}

@@ -2,6 +2,8 @@ package simulator
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 )
@@ -16,12 +18,7 @@ func (b *Bank) LiveStep() string {
 	b.mu.Lock()
 	r := b.rng.IntN(100)
 	refund := 500 + b.rng.Int64N(5000)
-	var held []string
-	for _, t := range b.txs {
-		if t.Status == "HELD" {
-			held = append(held, t.ID)
-		}
-	}
+	held := slices.Sorted(maps.Keys(b.held)) // sorted: the same seed picks the same
 	var pick string
 	if len(held) > 0 {
 		pick = held[b.rng.IntN(len(held))]
