@@ -3,28 +3,123 @@ package main
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/bankmirror/bankmirror/internal/simulator"
 )
 
 func cmdSimulator(ctx context.Context, a *app, args []string) error {
-	fs := a.flags("simulator", "--listen ADDR [--token T] [--transactions N] [--seed S]")
+	fs := a.flags("simulator", "[--listen ADDR] [--token T] [--control-token T] [--transactions N] [--seed S] [--now TIME] "+
+		"[--public-url URL] [--live RATE] [--webhook-retry BASE,MAX,ATTEMPTS] [--rate-limit N] [--rate-bucket DUR] [--rate-retry-after]")
 	listen := fs.String("listen", "127.0.0.1:8081", "address to listen on")
 	token := fs.String("token", "", "bearer token to accept (default: a random one, printed)")
-	n := fs.Int("transactions", 2000, "number of seeded transactions")
+	controlToken := fs.String("control-token", "", "bearer token of the control API under /_sim/ (default: a random one, printed)")
+	n := fs.Int("transactions", 2000, "number of seeded transactions (0 = an empty bank)")
 	seed := fs.Uint64("seed", 1, "seed of the generated data")
+	now := fs.String("now", "", "fixed clock, RFC 3339 (with the same --seed every response is byte-identical from run to run)")
+	publicURL := fs.String("public-url", "", "API base URL written into links, e.g. https://api.up.com.au/api/v1 (default: the address the client used)")
+	live := fs.String("live", "", "changes over time: new purchases, settlements, refunds, deleted holds, e.g. 10/m (N/s, N/m or N/h)")
+	webhookRetry := fs.String("webhook-retry", "", "webhook retry schedule BASE,MAX,ATTEMPTS, e.g. 1s,10s,5 (default 30s,1h,8)")
+	rateLimit := fs.Int("rate-limit", 1000, "requests per token per bucket, as the real bank (0 = no limit)")
+	rateBucket := fs.Duration("rate-bucket", time.Hour, "length of a rate-limit bucket, aligned to the bank's clock")
+	retryAfter := fs.Bool("rate-retry-after", false, "send Retry-After (seconds until the bucket ends) on a rate-limited 429")
 	if err := fs.ParseNone(args); err != nil {
 		return err
 	}
-	if *n < 0 {
-		return fmt.Errorf("%w: --transactions must not be negative", errUsage)
+	opts, every, err := simulatorOptions(simulatorFlags{n: *n, now: *now, live: *live, webhookRetry: *webhookRetry,
+		rateLimit: *rateLimit, rateBucket: *rateBucket})
+	if err != nil {
+		return fmt.Errorf("%w: %w", errUsage, err)
 	}
-	sim := simulator.New(simulator.Options{Seed: *seed, Transactions: *n, Token: *token})
+	opts.Seed, opts.Token, opts.ControlToken, opts.PublicURL = *seed, *token, *controlToken, *publicURL
+	opts.RateLimit.RetryAfter = *retryAfter
+	sim := simulator.New(opts)
+	defer sim.Close()
 	srv, err := startServer(*listen, sim.Handler())
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stdout, "simulated bank listening\nBANKMIRROR_API_URL=%s\nBANKMIRROR_TOKEN=%s\n", srv.baseURL+"/api/v1", sim.Token())
+	sim.Prerender(srv.baseURL + "/api/v1")
+	sim.SetLive(every)
+	fmt.Fprintf(a.stdout, "simulated bank listening\nBANKMIRROR_SIM_CONTROL_URL=%s\nBANKMIRROR_SIM_CONTROL_TOKEN=%s\nBANKMIRROR_API_URL=%s\nBANKMIRROR_TOKEN=%s\n",
+		srv.baseURL+"/_sim", sim.ControlToken(), srv.baseURL+"/api/v1", sim.Token())
 	<-ctx.Done()
 	return srv.shutdown()
+}
+
+// simulatorFlags are the flags of the simulator command that need parsing.
+type simulatorFlags struct {
+	n            int
+	now, live    string
+	webhookRetry string
+	rateLimit    int
+	rateBucket   time.Duration
+}
+
+// simulatorOptions turns the flags into simulator options and the interval
+// of --live (0 = off).
+func simulatorOptions(f simulatorFlags) (simulator.Options, time.Duration, error) {
+	var opts simulator.Options
+	switch {
+	case f.n < 0:
+		return opts, 0, fmt.Errorf("--transactions must not be negative")
+	case f.n == 0:
+		opts.Empty = true
+	default:
+		opts.Transactions = f.n
+	}
+	if f.rateLimit < 0 || f.rateBucket <= 0 {
+		return opts, 0, fmt.Errorf("--rate-limit must not be negative and --rate-bucket must be positive")
+	}
+	opts.RateLimit = simulator.RateLimit{Limit: f.rateLimit, Bucket: f.rateBucket}
+	if f.now != "" {
+		at, err := time.Parse(time.RFC3339, f.now)
+		if err != nil {
+			return opts, 0, fmt.Errorf("--now: %w", err)
+		}
+		opts.Now = func() time.Time { return at }
+	}
+	if f.webhookRetry != "" {
+		r, err := parseWebhookRetry(f.webhookRetry)
+		if err != nil {
+			return opts, 0, err
+		}
+		opts.WebhookRetryBase, opts.WebhookRetryMax, opts.WebhookMaxAttempts = r.Base, r.Max, r.Attempts
+	}
+	var every time.Duration
+	if f.live != "" {
+		var err error
+		if every, err = parseRate(f.live); err != nil {
+			return opts, 0, err
+		}
+	}
+	return opts, every, nil
+}
+
+// parseWebhookRetry parses BASE,MAX,ATTEMPTS, e.g. "1s,10s,5".
+func parseWebhookRetry(s string) (simulator.WebhookRetry, error) {
+	parts := strings.Split(s, ",")
+	if len(parts) != 3 {
+		return simulator.WebhookRetry{}, fmt.Errorf("--webhook-retry %q: want BASE,MAX,ATTEMPTS", s)
+	}
+	base, err1 := time.ParseDuration(parts[0])
+	maxWait, err2 := time.ParseDuration(parts[1])
+	attempts, err3 := strconv.Atoi(parts[2])
+	if err1 != nil || err2 != nil || err3 != nil || base <= 0 || maxWait < base || attempts < 1 {
+		return simulator.WebhookRetry{}, fmt.Errorf("--webhook-retry %q: want positive BASE <= MAX and ATTEMPTS >= 1", s)
+	}
+	return simulator.WebhookRetry{Base: base, Max: maxWait, Attempts: attempts}, nil
+}
+
+// parseRate parses N/s, N/m or N/h into the interval between changes.
+func parseRate(s string) (time.Duration, error) {
+	num, unit, ok := strings.Cut(s, "/")
+	per := map[string]time.Duration{"s": time.Second, "m": time.Minute, "h": time.Hour}[unit]
+	n, err := strconv.ParseFloat(num, 64)
+	if !ok || per == 0 || err != nil || n <= 0 || n > 1000 {
+		return 0, fmt.Errorf("--live %q: want N/s, N/m or N/h with 0 < N <= 1000", s)
+	}
+	return time.Duration(float64(per) / n), nil
 }

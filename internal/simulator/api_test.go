@@ -439,7 +439,7 @@ func TestFaults(t *testing.T) {
 	e.bank.SetFaults(Faults{RateLimitBurst: 3, ErrorRate: 1, Latency: time.Millisecond})
 	for i := range 3 {
 		r := e.get("/accounts")
-		if r.status != http.StatusTooManyRequests || r.header.Get("X-RateLimit-Remaining") != "0" || r.header.Get("Retry-After") != "1" {
+		if r.status != http.StatusTooManyRequests || r.header.Get("X-RateLimit-Remaining") != "0" || r.header.Values("Retry-After") != nil {
 			t.Fatalf("burst request %d: %d %v", i, r.status, r.header)
 		}
 	}

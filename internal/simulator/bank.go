@@ -6,8 +6,8 @@
 //
 // Behaviour where the spec is silent:
 //   - Every request is counted, then delayed by Faults.Latency, then
-//     authenticated (401), then subject to injected faults (429, 5xx), then
-//     routed (404 unknown path, 405 wrong method).
+//     authenticated (401), then rate limited (429), then subject to injected
+//     faults (429, 5xx), then routed (404 unknown path, 405 wrong method).
 //   - Transactions are listed newest first by (createdAt, id) descending;
 //     cursors are keyset positions, so pages are stable under inserts.
 //     filter[since] is inclusive and filter[until] exclusive.
@@ -16,8 +16,13 @@
 //   - An empty filter[tag] matches nothing; a malformed query string is 400.
 //   - Webhooks are simulated with asynchronous, signed, retried delivery;
 //     see webhooks.go for the choices made there.
-//   - Attachment fileURLs point at {server}/files/attachments/..., which is
-//     not served.
+//   - Attachment fileURLs point at {server}/files/attachments/..., signed
+//     links served without the API token until fileURLExpiresAt (files.go).
+//   - Cursors are the real bank's: padded standard base64 of a JSON array.
+//   - With RateLimit set, every authenticated response carries
+//     X-RateLimit-Remaining; the limit is checked after authentication and
+//     before injected faults (ratelimit.go).
+//   - The control API is served under /_sim/ (control_http.go).
 //
 // The simulator imports none of the daemon's packages.
 package simulator
@@ -28,6 +33,7 @@ import (
 	"errors"
 	mrand "math/rand/v2"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -41,7 +47,17 @@ var (
 	ErrNotCategorizable = errors.New("simulator: transaction is not categorizable")
 	ErrInvalidCategory  = errors.New("simulator: not a child category")
 	ErrInvalidTag       = errors.New("simulator: invalid tag label")
+
+	ErrUnknownAccount    = errors.New("simulator: unknown account")
+	ErrInvalidAttachment = errors.New("simulator: attachment content type must be image/jpeg, image/png or application/pdf")
+	ErrInvalidTransfer   = errors.New("simulator: a transfer needs another account")
 )
+
+// rngStream is the PCG stream of the data's rng (the seed is Options.Seed).
+const rngStream = 0x5eed_ba4c_0ff1_ce
+
+// faultStream is the PCG stream of the faults' rng.
+const faultStream = 0xfa17
 
 // maxTags is the spec's limit of tags per transaction.
 const maxTags = 6
@@ -50,8 +66,16 @@ const maxTags = 6
 type Options struct {
 	Seed         uint64           // deterministic data for the same Seed+Transactions+Now
 	Transactions int              // number of seeded transactions (default 2000 if 0)
+	Empty        bool             // seed no transactions at all (Transactions is ignored)
 	Token        string           // bearer token accepted; if "" New generates a random one
 	Now          func() time.Time // clock; default time.Now
+	RateLimit    RateLimit        // hourly-bucket rate limiting; zero = none (see SetRateLimit)
+	ControlToken string           // bearer token of the control API under /_sim/; "" = a random one
+	PublicURL    string           // API base URL written into links, e.g. https://api.up.com.au/api/v1; "" = the address the client used
+
+	// PageCacheBytes bounds the memory of rendered transaction pages kept
+	// for repeated listings (default 256 MiB; negative = no page cache).
+	PageCacheBytes int64
 
 	// Webhook delivery (zero = default).
 	WebhookRetryBase   time.Duration // first retry delay, doubled per attempt (default 30s)
@@ -77,8 +101,11 @@ type Account struct {
 	DisplayName   string
 	AccountType   string // SAVER, TRANSACTIONAL, HOME_LOAN
 	OwnershipType string // INDIVIDUAL, JOINT
-	Balance       Money
-	CreatedAt     time.Time
+	// Balance is the available balance: OpeningBalance plus the amounts of
+	// all the account's transactions, HELD ones included.
+	Balance        Money
+	OpeningBalance Money // the balance before the account's first transaction
+	CreatedAt      time.Time
 }
 
 // Category is a node of the fixed two-level category tree.
@@ -171,13 +198,20 @@ type renderCache struct {
 
 // Bank is a simulated bank. All methods are safe for concurrent use.
 type Bank struct {
-	token      string
-	customerID string
-	now        func() time.Time
-	secret     []byte // signs attachment download URLs
+	token        atomic.Pointer[string] // "" = revoked: every request is 401
+	controlToken string
+	customerID   string
+	clock        clock
+	now          func() time.Time // clock.Now
+	opts         Options          // as given to New, defaults applied: Reset seeds from them
+	seededAt     time.Time        // the clock when New seeded the data
+	publicURL    string
+	secret       []byte // signs attachment download URLs
 
 	requests atomic.Int64
+	record   requestRecord
 	faults   faultState
+	limiter  rateLimiter
 
 	mu          sync.RWMutex
 	rng         *mrand.Rand // guarded by mu
@@ -192,6 +226,11 @@ type Bank struct {
 	attachments []*Attachment // createdAt desc, id desc
 	attByID     map[string]*Attachment
 	tagCount    map[string]int
+	held        map[string]*txn // the HELD transactions, for LiveStep
+
+	gen   atomic.Uint64 // data generation: bumped by every mutation, under mu
+	pages pageCache
+	live  liveRunner
 
 	wh              webhookState
 	replaceOnSettle atomic.Bool
@@ -202,20 +241,36 @@ func New(opts Options) *Bank {
 	if opts.Transactions <= 0 {
 		opts.Transactions = 2000
 	}
+	if opts.Empty {
+		opts.Transactions = 0
+	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
 	if opts.Token == "" {
 		opts.Token = randomToken()
 	}
-	b := &Bank{
-		token: opts.Token,
-		now:   opts.Now,
-		rng:   mrand.New(mrand.NewPCG(opts.Seed, 0x5eed_ba4c_0ff1_ce)),
+	if opts.ControlToken == "" {
+		opts.ControlToken = randomToken()
 	}
-	b.faults.rng = mrand.New(mrand.NewPCG(opts.Seed, 0xfa17))
+	b := &Bank{
+		opts:         opts,
+		controlToken: opts.ControlToken,
+		clock:        clock{base: opts.Now},
+		publicURL:    strings.TrimSuffix(opts.PublicURL, "/"),
+		rng:          mrand.New(mrand.NewPCG(opts.Seed, rngStream)),
+	}
+	b.now = b.clock.Now
+	b.token.Store(&opts.Token)
+	b.pages.max = opts.PageCacheBytes
+	if b.pages.max == 0 {
+		b.pages.max = defaultPageCacheBytes
+	}
+	b.limiter.set(opts.RateLimit)
+	b.faults.rng = mrand.New(mrand.NewPCG(opts.Seed, faultStream))
 	b.wh.init(opts)
-	b.seed(opts.Transactions)
+	b.seededAt = b.now()
+	b.seed(opts.Transactions, b.seededAt)
 	return b
 }
 
@@ -229,7 +284,7 @@ func randomToken() string {
 }
 
 // Token is the bearer token the bank accepts.
-func (b *Bank) Token() string { return b.token }
+func (b *Bank) Token() string { return *b.token.Load() }
 
 // Requests is the number of HTTP requests served, faulted ones included.
 func (b *Bank) Requests() int64 { return b.requests.Load() }
@@ -255,6 +310,10 @@ func (b *Bank) Snapshot() Snapshot {
 	}
 	return s
 }
+
+// changedLocked marks the data as changed, so that no cached page of the
+// previous generation is served again; b.mu is held for writing.
+func (b *Bank) changedLocked() { b.gen.Add(1) }
 
 // clone deep-copies a transaction.
 func (t Transaction) clone() Transaction {

@@ -69,7 +69,7 @@ func BenchmarkNew(b *testing.B) {
 
 // BenchmarkRenderPage measures rendering one uncached page in process.
 func BenchmarkRenderPage(b *testing.B) {
-	bank := New(Options{Seed: 1, Transactions: 100_000, Now: fixedClock})
+	bank := New(Options{Seed: 1, Transactions: 100_000, Now: fixedClock, PageCacheBytes: -1})
 	h := bank.Handler()
 	req := httptest.NewRequest(http.MethodGet, apiPrefix+"/transactions?page[size]=100", nil)
 	req.Header.Set("Authorization", "Bearer "+bank.Token())

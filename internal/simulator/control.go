@@ -8,9 +8,11 @@ import (
 	"time"
 )
 
-// All mutations of transactions live in this file, both for the control
-// API and for the HTTP write endpoints. Each create/settle/delete calls emit
-// (webhooks.go) after releasing the lock.
+// The mutations of transactions live in this file (creation in create.go),
+// both for the control API (Go and HTTP, control_http.go) and for the API's
+// write endpoints. Each create/settle/delete calls emit (webhooks.go) after
+// releasing the lock, and each change bumps the data generation that
+// invalidates cached pages (pagecache.go).
 
 // Webhook event types (spec: Events).
 const (
@@ -18,93 +20,6 @@ const (
 	eventSettled = "TRANSACTION_SETTLED"
 	eventDeleted = "TRANSACTION_DELETED"
 )
-
-// NewTransaction describes a transaction for AddTransaction. Zero values
-// get defaults from the bank's rng: a random merchant, amount and
-// category; "" AccountID is the main transactional account ("Spending").
-type NewTransaction struct {
-	AccountID       string
-	Description     string
-	AmountBaseUnits int64 // AUD cents; negative = money out
-	Held            bool
-	CategoryID      string // child category; "" = the default merchant's category (uncategorized if Description is set)
-	Tags            []string
-	Foreign         bool // charged in USD
-}
-
-// AddTransaction creates a transaction at Now() and returns its id. It
-// panics on an unknown account or category or more than 6 tags, which are
-// errors in the calling test.
-func (b *Bank) AddTransaction(nt NewTransaction) string {
-	b.mu.Lock()
-	t := b.buildTransaction(nt)
-	b.insertLocked(t)
-	b.mu.Unlock()
-	b.emit(eventCreated, t.ID)
-	return t.ID
-}
-
-// buildTransaction turns nt into a transaction; b.mu is held.
-func (b *Bank) buildTransaction(nt NewTransaction) *txn {
-	now := b.now().Round(0) // wall clock only: keys and ordering use it
-	g := b.controlGenerator(now)
-	if nt.AccountID == "" {
-		nt.AccountID = b.mainAccount
-	}
-	acc, ok := b.accountByID[nt.AccountID]
-	if !ok {
-		panic(fmt.Sprintf("simulator: AddTransaction: unknown account %q", nt.AccountID))
-	}
-	tags := dedupe(nt.Tags)
-	if len(tags) > maxTags {
-		panic("simulator: AddTransaction: more than 6 tags")
-	}
-	m := g.pickMerchant()
-	if nt.Description == "" {
-		nt.Description = m.name
-		if nt.CategoryID == "" {
-			nt.CategoryID = m.category
-		}
-	}
-	if nt.AmountBaseUnits == 0 {
-		nt.AmountBaseUnits = -g.between(m.min, m.max)
-	}
-	t := g.newTxn(acc.ID, now, nt.Description, nt.AmountBaseUnits)
-	t.IsCategorizable = true
-	if nt.CategoryID != "" {
-		c, ok := b.categoryMap[nt.CategoryID]
-		if !ok || c.ParentID == "" {
-			panic(fmt.Sprintf("simulator: AddTransaction: %q is not a child category", nt.CategoryID))
-		}
-		t.CategoryID, t.ParentCategoryID = c.ID, c.ParentID
-	}
-	t.Tags = tags
-	if nt.AmountBaseUnits < 0 {
-		b.makeCardPurchase(g, t, acc)
-	} else {
-		t.TransactionType = ptr("Deposit")
-	}
-	if nt.Foreign {
-		t.ForeignAmount = g.foreignMoney(nt.AmountBaseUnits, 0)
-		t.RawText = ptr(nt.Description + ", SAN FRANCISCO USA")
-	}
-	if nt.Held {
-		t.Status, t.SettledAt = "HELD", nil
-		t.HoldInfo = &HoldInfo{Amount: t.Amount, ForeignAmount: clonePtr(t.ForeignAmount)}
-	}
-	return t
-}
-
-// makeCardPurchase gives t a card, a performing customer and raw text.
-func (b *Bank) makeCardPurchase(g *generator, t *txn, acc *Account) {
-	person := primaryPerson
-	if acc.OwnershipType == "JOINT" {
-		person = pick(g, b.jointPeople)
-	}
-	t.PerformingCustomer = ptr(person)
-	t.CardPurchaseMethod = &CardPurchaseMethod{Method: "CONTACTLESS", CardNumberSuffix: ptr("4821")}
-	t.RawText = ptr(t.Description)
-}
 
 // controlGenerator returns a generator for control API defaults; b.mu is held.
 func (b *Bank) controlGenerator(now time.Time) *generator {
@@ -166,6 +81,7 @@ func (b *Bank) heldLocked(id string) (*txn, error) {
 
 // settleLocked settles t in place; b.mu is held.
 func (b *Bank) settleLocked(t *txn) {
+	b.changedLocked()
 	now := b.now().Round(0)
 	if t.HoldInfo == nil {
 		t.HoldInfo = &HoldInfo{Amount: t.Amount, ForeignAmount: clonePtr(t.ForeignAmount)}
@@ -180,6 +96,7 @@ func (b *Bank) settleLocked(t *txn) {
 	b.accountByID[t.AccountID].Balance.ValueInBaseUnits += t.Amount.ValueInBaseUnits - old
 	t.Status = "SETTLED"
 	t.SettledAt = ptr(now)
+	delete(b.held, t.ID)
 	t.cache.Store(nil)
 }
 
@@ -211,8 +128,16 @@ func (b *Bank) SettleAsReplacement(id string) (string, error) {
 	return repl.ID, nil
 }
 
-// Delete removes a HELD transaction (e.g. a returned deposit).
-func (b *Bank) Delete(id string) error {
+// Delete removes a HELD transaction (e.g. a returned deposit). Event:
+// TRANSACTION_DELETED.
+func (b *Bank) Delete(id string) error { return b.deleteHeld(id, true) }
+
+// DeleteWithoutEvent removes a HELD transaction and sends no event, as
+// when the real bank's event is lost: only a full listing shows the
+// deletion.
+func (b *Bank) DeleteWithoutEvent(id string) error { return b.deleteHeld(id, false) }
+
+func (b *Bank) deleteHeld(id string, event bool) error {
 	b.mu.Lock()
 	t, err := b.heldLocked(id)
 	if err == nil {
@@ -225,7 +150,9 @@ func (b *Bank) Delete(id string) error {
 	if err != nil {
 		return fmt.Errorf("delete %s: %w", id, err)
 	}
-	b.emit(eventDeleted, id)
+	if event {
+		b.emit(eventDeleted, id)
+	}
 	return nil
 }
 
@@ -260,6 +187,7 @@ func (b *Bank) SetCategory(id, categoryID string) error {
 
 // setTagsLocked replaces t's tags; b.mu is held.
 func (b *Bank) setTagsLocked(t *txn, tags []string) error {
+	b.changedLocked()
 	tags = dedupe(tags)
 	if len(tags) > maxTags {
 		return ErrTooManyTags
@@ -287,6 +215,7 @@ func (b *Bank) setCategoryLocked(t *txn, categoryID string) error {
 		}
 		parent = c.ParentID
 	}
+	b.changedLocked()
 	t.CategoryID, t.ParentCategoryID = categoryID, parent
 	t.cache.Store(nil)
 	return nil
@@ -303,25 +232,32 @@ func (b *Bank) countTags(tags []string, delta int) {
 
 // insertLocked adds t at its sorted position; b.mu is held.
 func (b *Bank) insertLocked(t *txn) {
+	b.changedLocked()
 	i := sort.Search(len(b.txs), func(i int) bool { return txBefore(&t.Transaction, &b.txs[i].Transaction) })
 	b.txs = slices.Insert(b.txs, i, t)
 	b.txByID[t.ID] = t
+	if t.Status == "HELD" {
+		b.held[t.ID] = t
+	}
 	b.countTags(t.Tags, +1)
 	b.accountByID[t.AccountID].Balance.ValueInBaseUnits += t.Amount.ValueInBaseUnits
 }
 
 // removeLocked deletes t; b.mu is held.
 func (b *Bank) removeLocked(t *txn) {
+	b.changedLocked()
 	i := sort.Search(len(b.txs), func(i int) bool { return !txBefore(&b.txs[i].Transaction, &t.Transaction) })
 	if i < len(b.txs) && b.txs[i] == t {
 		b.txs = slices.Delete(b.txs, i, i+1)
 	}
 	delete(b.txByID, t.ID)
+	delete(b.held, t.ID)
 	b.countTags(t.Tags, -1)
 	b.accountByID[t.AccountID].Balance.ValueInBaseUnits -= t.Amount.ValueInBaseUnits
 }
 
 func (b *Bank) removeAttachmentLocked(a *Attachment) {
+	b.changedLocked()
 	b.attachments = slices.DeleteFunc(b.attachments, func(x *Attachment) bool { return x == a })
 	delete(b.attByID, a.ID)
 }

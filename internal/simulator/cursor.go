@@ -2,12 +2,13 @@ package simulator
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
 	"sort"
 	"strconv"
-	"strings"
+	"time"
 )
 
 // Page size limits of paginated lists.
@@ -32,27 +33,50 @@ type cursorKey struct {
 	ID    string
 }
 
-// encodeCursor builds the opaque page[after]/page[before] value.
+// cursorTime is the layout of a cursor's time: UTC with nanoseconds, as
+// the real bank's cursors show it.
+const cursorTime = "2006-01-02T15:04:05.000000000Z"
+
+// encodeCursor builds the opaque page[after]/page[before] value in the real
+// bank's format: padded standard base64 of a JSON array, ["<time>","<id>"]
+// for lists keyed by time (webhook lists use their creation sequence as the
+// time), ["<label>"] for tags. Links percent-encode its '+', '/' and '='.
 func encodeCursor(kind string, k cursorKey) string {
-	raw := kind + ":" + strconv.FormatInt(k.Nanos, 10) + ":" + k.ID
-	return base64.RawURLEncoding.EncodeToString([]byte(raw))
+	key := []string{k.ID}
+	if kind != kindTags {
+		key = []string{time.Unix(0, k.Nanos).UTC().Format(cursorTime), k.ID}
+	}
+	raw, err := json.Marshal(key)
+	if err != nil {
+		panic("simulator: marshal cursor: " + err.Error())
+	}
+	return base64.StdEncoding.EncodeToString(raw)
 }
 
 // decodeCursor parses a cursor made by encodeCursor for the same kind.
 func decodeCursor(kind, s string) (cursorKey, error) {
-	raw, err := base64.RawURLEncoding.DecodeString(s)
+	raw, err := base64.StdEncoding.DecodeString(s)
 	if err != nil {
 		return cursorKey{}, fmt.Errorf("%w: %w", errBadCursor, err)
 	}
-	parts := strings.SplitN(string(raw), ":", 3)
-	if len(parts) != 3 || parts[0] != kind || parts[2] == "" {
+	var key []string
+	if err := json.Unmarshal(raw, &key); err != nil {
+		return cursorKey{}, fmt.Errorf("%w: %w", errBadCursor, err)
+	}
+	if kind == kindTags {
+		if len(key) != 1 {
+			return cursorKey{}, errBadCursor
+		}
+		return cursorKey{ID: key[0]}, nil
+	}
+	if len(key) != 2 || key[1] == "" {
 		return cursorKey{}, errBadCursor
 	}
-	n, err := strconv.ParseInt(parts[1], 10, 64)
+	at, err := time.Parse(time.RFC3339Nano, key[0])
 	if err != nil {
 		return cursorKey{}, fmt.Errorf("%w: %w", errBadCursor, err)
 	}
-	return cursorKey{Nanos: n, ID: parts[2]}, nil
+	return cursorKey{Nanos: at.UnixNano(), ID: key[1]}, nil
 }
 
 // pageRequest is the parsed pagination part of a query string.

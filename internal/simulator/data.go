@@ -34,14 +34,19 @@ type seededAccounts struct {
 	spending, joint, saver1, saver2, homeLoan string
 }
 
-// seed fills the bank with categories, accounts and n transactions.
-func (b *Bank) seed(n int) {
-	end := b.now().Add(-2 * time.Minute).Truncate(time.Second)
+// seed fills the bank with categories, accounts and n transactions whose
+// history ends a little before now.
+func (b *Bank) seed(n int, now time.Time) {
+	end := now.Add(-2 * time.Minute).Truncate(time.Second)
 	span := max(minHistory, time.Duration(n/txPerDay)*24*time.Hour)
 	g := &generator{b: b, rng: b.rng, start: end.Add(-span), end: end}
-	b.customerID = g.uuid()
-	b.secret = []byte(g.uuid())
-	b.seedCategories()
+	customer, secret := g.uuid(), g.uuid()
+	if b.customerID == "" { // a Reset draws the same ones again
+		b.customerID, b.secret = customer, []byte(secret)
+	}
+	if b.categoryMap == nil { // fixed: a Reset keeps them
+		b.seedCategories()
+	}
 	g.seedAccounts()
 	total := 0
 	for _, m := range merchants {
@@ -536,8 +541,12 @@ func (g *generator) install() {
 	b.txs = g.out
 	b.txByID = make(map[string]*txn, len(g.out))
 	b.tagCount = map[string]int{}
+	b.held = map[string]*txn{}
 	for _, t := range g.out {
 		b.txByID[t.ID] = t
+		if t.Status == "HELD" {
+			b.held[t.ID] = t
+		}
 		for _, tag := range t.Tags {
 			b.tagCount[tag]++
 		}
@@ -553,8 +562,13 @@ func (g *generator) install() {
 	for _, a := range g.atts {
 		b.attByID[a.ID] = a
 	}
-	// Each account's (implicit) opening balance absorbs its history, so the
-	// balance is a plausible figure; mutations then move it consistently.
+	// Each account's opening balance absorbs its history, so that the
+	// balance is a plausible figure and equals the opening balance plus the
+	// account's transactions; mutations then move it consistently.
+	sums := map[string]int64{}
+	for _, t := range g.out {
+		sums[t.AccountID] += t.Amount.ValueInBaseUnits
+	}
 	targets := map[string]int64{
 		g.acc.spending: g.between(80000, 600000), g.acc.joint: g.between(20000, 250000),
 		g.acc.saver1: g.between(200000, 1500000), g.acc.saver2: g.between(50000, 800000),
@@ -562,6 +576,7 @@ func (g *generator) install() {
 	}
 	for _, a := range b.accounts {
 		a.Balance.ValueInBaseUnits = targets[a.ID]
+		a.OpeningBalance = Money{CurrencyCode: a.Balance.CurrencyCode, ValueInBaseUnits: targets[a.ID] - sums[a.ID]}
 	}
 }
 

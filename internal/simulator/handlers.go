@@ -1,9 +1,6 @@
 package simulator
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"net/http"
 	"net/url"
 	"slices"
@@ -170,6 +167,11 @@ func parseTxFilter(q, carry url.Values) (txFilter, *apiError) {
 }
 
 func (b *Bank) handleListTransactions(rq *request) {
+	key := rq.base + "\x00" + rq.r.URL.Path + "?" + rq.r.URL.RawQuery
+	if body, ok := b.pages.get(b.gen.Load(), key); ok {
+		writeJSON(rq.w, http.StatusOK, body)
+		return
+	}
 	q := rq.q
 	page, carry, ok := pageParams(rq, kindTransactions)
 	if !ok {
@@ -185,25 +187,28 @@ func (b *Bank) handleListTransactions(rq *request) {
 		f.account = rq.params[0]
 		path = "/accounts/" + pathEscape(f.account) + "/transactions"
 	}
-	body, aerr := b.transactionsPage(rq.base, path, f, page, carry)
+	body, gen, aerr := b.transactionsPage(rq.base, path, f, page, carry)
 	if aerr != nil {
 		writeError(rq.w, aerr)
 		return
 	}
+	b.pages.put(gen, key, body)
 	writeJSON(rq.w, http.StatusOK, body)
 }
 
-// transactionsPage renders one page of a transactions listing.
-func (b *Bank) transactionsPage(base, path string, f txFilter, page pageRequest, carry url.Values) ([]byte, *apiError) {
+// transactionsPage renders one page of a transactions listing and returns
+// the data generation it belongs to.
+func (b *Bank) transactionsPage(base, path string, f txFilter, page pageRequest, carry url.Values) ([]byte, uint64, *apiError) {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
+	gen := b.gen.Load()
 	if _, ok := b.accountByID[f.account]; f.account != "" && !ok {
-		return nil, notFound("No account with id " + strconv.Quote(f.account) + ".")
+		return nil, gen, notFound("No account with id " + strconv.Quote(f.account) + ".")
 	}
 	if _, ok := b.categoryMap[f.category]; f.category != "" && !ok {
 		e := notFound("No category with id " + strconv.Quote(f.category) + ".")
 		e.parameter, e.hasSource = "filter[category]", true
-		return nil, e
+		return nil, gen, e
 	}
 	l := b.txListing(f)
 	idx, hasPrev, hasNext := l.page(page)
@@ -212,7 +217,7 @@ func (b *Bank) transactionsPage(base, path string, f txFilter, page pageRequest,
 		items[i] = renderedTransaction(b.txs[j], base)
 	}
 	prev, next := b.links(base, path, kindTransactions, carry, l, idx, hasPrev, hasNext)
-	return list(items, prev, next, true), nil
+	return list(items, prev, next, true), gen, nil
 }
 
 // txListing narrows the date range by binary search and filters the rest.
@@ -274,13 +279,11 @@ func (b *Bank) RenderTransaction(baseURL, id string) ([]byte, error) {
 	return slices.Clone(renderedTransaction(t, baseURL)), nil
 }
 
-// attachmentURL is a signed temporary download link for a.
+// attachmentURL is a signed temporary download link for a (see files.go).
 func (b *Bank) attachmentURL(base string, a *Attachment, expires time.Time) string {
 	exp := strconv.FormatInt(expires.Unix(), 10)
-	mac := hmac.New(sha256.New, b.secret)
-	mac.Write([]byte(a.ID + "|" + exp))
-	return strings.TrimSuffix(base, apiPrefix) + "/files/attachments/" + pathEscape(a.ID) + "." + a.FileExtension +
-		"?expires=" + exp + "&signature=" + hex.EncodeToString(mac.Sum(nil))
+	return strings.TrimSuffix(base, apiPrefix) + filesPrefix + pathEscape(a.ID) + "." + a.FileExtension +
+		"?expires=" + exp + "&signature=" + b.fileSignature(a.ID, exp)
 }
 
 func (b *Bank) renderAttachment(base string, a *Attachment) []byte {

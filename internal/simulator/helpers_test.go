@@ -126,16 +126,7 @@ func (e *env) do(method, target string, body any, header ...string) response {
 			req.Header.Set(header[i], header[i+1])
 		}
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	got, err := io.ReadAll(resp.Body)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	r := response{status: resp.StatusCode, header: resp.Header, body: got}
+	r := roundTrip(e.t, req)
 	validateResponse(e.t, req, raw, r)
 	return r
 }
@@ -272,4 +263,45 @@ func attr(m map[string]any, path ...string) any {
 		v = mm[p]
 	}
 	return v
+}
+
+// walkFirst returns the data items of the first page of target.
+func (e *env) walkFirst(target string) []map[string]any {
+	e.t.Helper()
+	var out []map[string]any
+	for _, it := range e.mustGet(target)["data"].([]any) {
+		out = append(out, it.(map[string]any))
+	}
+	return out
+}
+
+// walkRaw follows links.next from target and returns each page's body.
+func (e *env) walkRaw(target string) [][]byte {
+	e.t.Helper()
+	var pages [][]byte
+	for target != "" {
+		r := e.get(target)
+		if r.status != http.StatusOK {
+			e.t.Fatalf("GET %s: status %d", target, r.status)
+		}
+		pages = append(pages, r.body)
+		next, _ := attr(r.json(e.t), "links", "next").(string)
+		target = next
+	}
+	return pages
+}
+
+// roundTrip sends req with the default client and reads the response.
+func roundTrip(t testing.TB, req *http.Request) response {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return response{status: resp.StatusCode, header: resp.Header, body: got}
 }

@@ -28,6 +28,15 @@ type route struct {
 	handle  func(*Bank, *request)
 }
 
+// name is the route's pattern as the request record shows it, e.g.
+// /transactions/{id}.
+func (rt *route) name() string {
+	if rt == nil {
+		return ""
+	}
+	return "/" + strings.ReplaceAll(strings.Join(rt.pattern, "/"), "{}", "{id}")
+}
+
 var routes = []route{
 	{http.MethodGet, []string{"util", "ping"}, (*Bank).handlePing},
 	{http.MethodGet, []string{"accounts"}, (*Bank).handleListAccounts},
@@ -51,22 +60,51 @@ var routes = []route{
 	{http.MethodGet, []string{"webhooks", "{}", "logs"}, (*Bank).handleListWebhookLogs},
 }
 
-// Handler serves the API under the path prefix /api/v1.
+// Handler serves the API under the path prefix /api/v1, attachment files
+// under /files/attachments/ and the control API under /_sim/.
 func (b *Bank) Handler() http.Handler { return http.HandlerFunc(b.serveHTTP) }
 
+// serveHTTP routes the control API (/_sim/), attachment downloads
+// (/files/attachments/) and the API.
 func (b *Bank) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, controlPrefix+"/") {
+		b.serveControl(w, r)
+		return
+	}
 	b.requests.Add(1)
+	sw := &statusWriter{ResponseWriter: w}
+	if strings.HasPrefix(r.URL.Path, filesPrefix) {
+		defer func() { b.record.add(r.Method, filesPrefix+"{file}", sw.status) }()
+		b.serveFile(sw, r)
+		return
+	}
+	rt, params, allowed := match(r.Method, r.URL.Path)
+	defer func() { b.record.add(r.Method, rt.name(), sw.status) }()
+	b.serveAPI(sw, r, rt, params, allowed)
+}
+
+// serveAPI answers one API request: latency, authentication, rate limit,
+// injected faults, then the route.
+func (b *Bank) serveAPI(w http.ResponseWriter, r *http.Request, rt *route, params []string, allowed string) {
 	sleep(r.Context(), b.faults.latency())
-	if !b.authorized(r) {
+	token, ok := b.authorized(r)
+	if !ok {
 		writeError(w, &apiError{status: http.StatusUnauthorized, title: "Not Authorized",
 			detail: "The request was not authenticated because no valid credential was found in the Authorization header, or the Authorization header was not present."})
 		return
 	}
-	if status := b.faults.decide(); status != 0 {
-		writeFault(w, status)
+	rd := b.limiter.take(token, b.now())
+	if rd.limited {
+		writeRateLimited(w, rd.retryAfter)
 		return
 	}
-	rt, params, allowed := match(r.Method, r.URL.Path)
+	if rd.remaining >= 0 {
+		w.Header().Set("X-RateLimit-Remaining", strconv.Itoa(rd.remaining))
+	}
+	if status, retryAfter := b.faults.decide(); status != 0 {
+		writeFault(w, status, retryAfter)
+		return
+	}
 	switch {
 	case rt != nil:
 		q, err := url.ParseQuery(r.URL.RawQuery)
@@ -74,7 +112,7 @@ func (b *Bank) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			writeError(w, &apiError{status: http.StatusBadRequest, title: "Invalid Request Parameter", detail: "The query string is malformed: " + err.Error()})
 			return
 		}
-		rt.handle(b, &request{w: w, r: r, q: q, base: baseURL(r), params: params})
+		rt.handle(b, &request{w: w, r: r, q: q, base: b.baseURL(r), params: params})
 	case allowed != "":
 		w.Header().Set("Allow", allowed)
 		writeError(w, &apiError{status: http.StatusMethodNotAllowed, title: "Method Not Allowed",
@@ -84,14 +122,18 @@ func (b *Bank) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// authorized checks the bearer token in constant time.
-func (b *Bank) authorized(r *http.Request) bool {
+// authorized checks the bearer token in constant time and returns it.
+func (b *Bank) authorized(r *http.Request) (string, bool) {
 	h := r.Header.Get("Authorization")
 	scheme, token, ok := strings.Cut(h, " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
-		return false
+		return "", false
 	}
-	return subtle.ConstantTimeCompare([]byte(token), []byte(b.token)) == 1
+	want := b.Token()
+	if want == "" || subtle.ConstantTimeCompare([]byte(token), []byte(want)) != 1 {
+		return "", false
+	}
+	return token, true
 }
 
 // match finds the route for method and path. When the path exists for other
@@ -132,8 +174,12 @@ func matchPattern(pattern, segs []string) ([]string, bool) {
 	return params, true
 }
 
-// baseURL is the absolute API base URL as seen by the client.
-func baseURL(r *http.Request) string {
+// baseURL is the absolute API base URL written into links: Options.PublicURL
+// when set, else the address the client used.
+func (b *Bank) baseURL(r *http.Request) string {
+	if b.publicURL != "" {
+		return b.publicURL
+	}
 	scheme := "http"
 	if r.TLS != nil {
 		scheme = "https"

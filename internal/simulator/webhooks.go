@@ -131,8 +131,8 @@ type EventInfo struct {
 
 // DeliveryResponse is the response to a delivery attempt.
 type DeliveryResponse struct {
-	StatusCode int
-	Body       string
+	StatusCode int    `json:"statusCode"`
+	Body       string `json:"body"`
 }
 
 // DeliveryLogInfo is one delivery attempt.
@@ -149,7 +149,42 @@ type DeliveryLogInfo struct {
 	CreatedAt      time.Time
 }
 
-// webhookConfig is the immutable delivery configuration.
+// WebhookRetry is the delivery schedule of webhook events. Zero fields
+// take the defaults: 30s doubling to 1h, 8 attempts, 30s per attempt.
+type WebhookRetry struct {
+	Base     time.Duration // first retry delay, doubled per attempt
+	Max      time.Duration // cap of the retry delay
+	Attempts int           // attempts per delivery before giving up
+	Timeout  time.Duration // per attempt
+}
+
+// SetWebhookRetry replaces the delivery schedule; it applies to the
+// attempts and retries that start after the call.
+func (b *Bank) SetWebhookRetry(r WebhookRetry) {
+	wh := &b.wh
+	wh.mu.Lock()
+	defer wh.mu.Unlock()
+	wh.cfg.setRetry(r)
+}
+
+// WebhookRetry returns the delivery schedule.
+func (b *Bank) WebhookRetry() WebhookRetry {
+	wh := &b.wh
+	wh.mu.Lock()
+	defer wh.mu.Unlock()
+	c := &wh.cfg
+	return WebhookRetry{Base: c.retryBase, Max: c.retryMax, Attempts: c.maxAttempts, Timeout: c.timeout}
+}
+
+func (c *webhookConfig) setRetry(r WebhookRetry) {
+	c.retryBase = orDefault(r.Base, defaultWebhookRetryBase)
+	c.retryMax = max(orDefault(r.Max, defaultWebhookRetryMax), c.retryBase)
+	c.maxAttempts = orDefault(r.Attempts, defaultWebhookMaxAttempts)
+	c.timeout = orDefault(r.Timeout, defaultWebhookTimeout)
+}
+
+// webhookConfig is the delivery configuration; the retry schedule is
+// guarded by webhookState.mu, the rest is immutable.
 type webhookConfig struct {
 	retryBase   time.Duration
 	retryMax    time.Duration
@@ -162,19 +197,15 @@ type webhookConfig struct {
 
 func newWebhookConfig(opts Options) webhookConfig {
 	c := webhookConfig{
-		retryBase:   orDefault(opts.WebhookRetryBase, defaultWebhookRetryBase),
-		retryMax:    orDefault(opts.WebhookRetryMax, defaultWebhookRetryMax),
-		maxAttempts: orDefault(opts.WebhookMaxAttempts, defaultWebhookMaxAttempts),
-		timeout:     orDefault(opts.WebhookTimeout, defaultWebhookTimeout),
-		workers:     orDefault(opts.WebhookWorkers, defaultWebhookWorkers),
-		client:      opts.HTTPClient,
+		workers: orDefault(opts.WebhookWorkers, defaultWebhookWorkers),
+		client:  opts.HTTPClient,
 	}
-	c.retryMax = max(c.retryMax, c.retryBase)
+	c.setRetry(WebhookRetry{Base: opts.WebhookRetryBase, Max: opts.WebhookRetryMax, Attempts: opts.WebhookMaxAttempts, Timeout: opts.WebhookTimeout})
 	if c.client == nil {
+		// No client timeout: each attempt's context carries the current one.
 		c.transport = http.DefaultTransport.(*http.Transport).Clone()
 		c.client = &http.Client{
 			Transport:     c.transport,
-			Timeout:       c.timeout,
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		}
 	}
@@ -343,9 +374,14 @@ func randomSecret() string {
 // Sign returns the X-Service-Authenticity-Signature of a callback body: the
 // lowercase hex HMAC-SHA256 of body keyed with secret.
 func Sign(secret string, body []byte) string {
-	mac := hmac.New(sha256.New, []byte(secret))
-	mac.Write(body)
-	return hex.EncodeToString(mac.Sum(nil))
+	return hex.EncodeToString(hmacSHA256([]byte(secret), string(body)))
+}
+
+// hmacSHA256 is the HMAC-SHA256 of msg keyed with key.
+func hmacSHA256(key []byte, msg string) []byte {
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte(msg))
+	return mac.Sum(nil)
 }
 
 // emit creates one event per live webhook and submits their delivery. It
@@ -443,9 +479,10 @@ func (wh *webhookState) attempt(d *delivery) {
 		wh.mu.Unlock()
 		return
 	}
+	timeout := wh.cfg.timeout
 	wh.mu.Unlock()
 
-	res := wh.send(h, d.ev.body)
+	res := wh.send(h, d.ev.body, timeout)
 
 	wh.mu.Lock()
 	defer wh.mu.Unlock()
@@ -504,9 +541,9 @@ func (wh *webhookState) scheduleRetryLocked(d *delivery) {
 }
 
 // send POSTs body to h's URL.
-func (wh *webhookState) send(h *webhook, body []byte) attemptResult {
+func (wh *webhookState) send(h *webhook, body []byte, timeout time.Duration) attemptResult {
 	undeliverable := attemptResult{status: deliveryUndeliverable}
-	ctx, cancel := context.WithTimeout(h.ctx, wh.cfg.timeout)
+	ctx, cancel := context.WithTimeout(h.ctx, timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.url, bytes.NewReader(body))
 	if err != nil {
@@ -603,12 +640,13 @@ func (b *Bank) WaitDeliveries(ctx context.Context) error {
 	}
 }
 
-// Close stops webhook delivery: pending, held and scheduled deliveries are
+// Close stops SetLive's changes and webhook delivery: pending, held and scheduled deliveries are
 // discarded, in-flight requests cancelled (and not logged), and the workers
 // waited for. Later events are recorded but never delivered. The HTTP API
 // keeps working. Close is idempotent; a bank that is never closed leaks
 // nothing unless webhooks deliver (workers then idle until Close).
 func (b *Bank) Close() {
+	b.SetLive(0)
 	wh := &b.wh
 	wh.mu.Lock()
 	if wh.closed {

@@ -1,0 +1,240 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestSimulatorOptions(t *testing.T) {
+	at := "2025-01-02T03:04:05Z"
+	opts, every, err := simulatorOptions(simulatorFlags{n: 0, now: at, live: "30/m", webhookRetry: "1s,10s,5", rateLimit: 1000, rateBucket: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !opts.Empty || opts.Now == nil || opts.Now().Format(time.RFC3339) != at || every != 2*time.Second ||
+		opts.WebhookRetryBase != time.Second || opts.WebhookRetryMax != 10*time.Second || opts.WebhookMaxAttempts != 5 ||
+		opts.RateLimit.Limit != 1000 || opts.RateLimit.Bucket != time.Hour {
+		t.Errorf("options %+v, live every %v", opts, every)
+	}
+	if opts, _, _ := simulatorOptions(simulatorFlags{n: 50, rateBucket: time.Hour}); opts.Empty || opts.Transactions != 50 || opts.RateLimit.Limit != 0 {
+		t.Errorf("--transactions 50 --rate-limit 0: %+v", opts)
+	}
+	for _, bad := range []simulatorFlags{
+		{n: -1, rateBucket: time.Hour},
+		{now: "yesterday", rateBucket: time.Hour},
+		{live: "fast", rateBucket: time.Hour},
+		{live: "0/s", rateBucket: time.Hour},
+		{webhookRetry: "1s,10s", rateBucket: time.Hour},
+		{webhookRetry: "10s,1s,3", rateBucket: time.Hour},
+		{rateLimit: -1, rateBucket: time.Hour},
+		{rateBucket: 0},
+	} {
+		if _, _, err := simulatorOptions(bad); err == nil {
+			t.Errorf("%+v: no error", bad)
+		}
+	}
+}
+
+// simRun is a running `bankmirror simulator` command.
+type simRun struct {
+	vars   map[string]string // the KEY=VALUE lines it printed
+	cancel context.CancelFunc
+	done   chan int
+}
+
+// startSimulator runs the simulator command and reads its start lines.
+func startSimulator(t *testing.T, args ...string) *simRun {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	pr, pw := io.Pipe()
+	var stderr cliBuffer
+	s := &simRun{vars: map[string]string{}, cancel: cancel, done: make(chan int, 1)}
+	go func() {
+		code := run(ctx, append([]string{"simulator", "--listen", "127.0.0.1:0"}, args...), nil, pw, &stderr)
+		pw.Close()
+		s.done <- code
+	}()
+	sc := bufio.NewScanner(pr)
+	for s.vars["BANKMIRROR_TOKEN"] == "" && sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), "="); ok {
+			s.vars[k] = v
+		}
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	t.Cleanup(func() {
+		cancel()
+		if code := <-s.done; code != 0 {
+			t.Errorf("simulator exit %d: %s", code, stderr.String())
+		}
+	})
+	if s.vars["BANKMIRROR_TOKEN"] == "" {
+		cancel()
+		t.Fatalf("simulator printed %v; stderr %q", s.vars, stderr.String())
+	}
+	return s
+}
+
+// get sends a GET with a bearer token and returns the response and body.
+func simGet(t *testing.T, url, token string) (*http.Response, []byte) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, body
+}
+
+func TestCLISimulatorFlags(t *testing.T) {
+	const public = "https://api.up.com.au/api/v1"
+	s := startSimulator(t, "--transactions", "0", "--now", "2025-01-02T03:04:05Z", "--public-url", public,
+		"--control-token", "C", "--token", "T", "--rate-limit", "5", "--rate-bucket", "1h")
+	if s.vars["BANKMIRROR_SIM_CONTROL_TOKEN"] != "C" || !strings.HasSuffix(s.vars["BANKMIRROR_SIM_CONTROL_URL"], "/_sim") {
+		t.Errorf("printed %v", s.vars)
+	}
+	api := s.vars["BANKMIRROR_API_URL"]
+	resp, body := simGet(t, api+"/transactions", "T")
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("X-RateLimit-Remaining") != "4" || !bytes.HasPrefix(body, []byte(`{"data":[]`)) {
+		t.Errorf("empty bank: %d %v %s", resp.StatusCode, resp.Header, body)
+	}
+	req, _ := http.NewRequest(http.MethodPost, s.vars["BANKMIRROR_SIM_CONTROL_URL"]+"/transactions", strings.NewReader(`{"description":"First","amountBaseUnits":-500}`))
+	req.Header.Set("Authorization", "Bearer C")
+	cr, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr.Body.Close()
+	if cr.StatusCode != http.StatusCreated {
+		t.Fatalf("control create: %d", cr.StatusCode)
+	}
+	_, body = simGet(t, api+"/transactions", "T")
+	var page struct {
+		Data []struct {
+			Attributes struct{ CreatedAt string }
+			Links      struct{ Self string }
+		}
+	}
+	if err := json.Unmarshal(body, &page); err != nil || len(page.Data) != 1 {
+		t.Fatalf("listing %s: %v", body, err)
+	}
+	if got := page.Data[0]; got.Attributes.CreatedAt != "2025-01-02T14:04:05+11:00" || !strings.HasPrefix(got.Links.Self, public+"/transactions/") {
+		t.Errorf("created transaction %+v: want --now's time and --public-url's links", got)
+	}
+}
+
+// Two runs with the same --seed and --now answer byte-identical listings.
+func TestCLISimulatorReproducible(t *testing.T) {
+	var listings [2][]byte
+	for i := range listings {
+		s := startSimulator(t, "--transactions", "300", "--seed", "9", "--now", "2025-06-01T00:00:00Z",
+			"--public-url", "https://api.up.com.au/api/v1", "--token", "T")
+		for _, path := range []string{"/accounts", "/transactions?page[size]=100", "/attachments", "/tags"} {
+			_, body := simGet(t, s.vars["BANKMIRROR_API_URL"]+path, "T")
+			listings[i] = append(listings[i], body...)
+		}
+	}
+	if len(listings[0]) < 10000 || !bytes.Equal(listings[0], listings[1]) {
+		t.Errorf("two runs differ (%d and %d bytes)", len(listings[0]), len(listings[1]))
+	}
+}
+
+// simControl sends a control request and decodes the JSON answer.
+func simControl(t *testing.T, s *simRun, method, path, body string, out any) {
+	t.Helper()
+	req, _ := http.NewRequest(method, s.vars["BANKMIRROR_SIM_CONTROL_URL"]+path, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+s.vars["BANKMIRROR_SIM_CONTROL_TOKEN"])
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode >= 300 {
+		t.Fatalf("%s %s: %d %s", method, path, resp.StatusCode, raw)
+	}
+	if out != nil {
+		if err := json.Unmarshal(raw, out); err != nil {
+			t.Fatalf("%s %s: %v", method, path, err)
+		}
+	}
+}
+
+// After a --live run, every account's balance is its opening balance plus
+// its transactions.
+func TestCLISimulatorLiveBalancesReconcile(t *testing.T) {
+	const want = 40
+	arrived := make(chan struct{})
+	var mu sync.Mutex
+	n := 0
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		mu.Lock()
+		defer mu.Unlock()
+		if n++; n == want {
+			close(arrived)
+		}
+	}))
+	defer hook.Close()
+	s := startSimulator(t, "--transactions", "100", "--live", "1000/s", "--token", "T", "--webhook-retry", "1ms,1ms,1")
+	api := s.vars["BANKMIRROR_API_URL"]
+	req, _ := http.NewRequest(http.MethodPost, api+"/webhooks", strings.NewReader(`{"data":{"attributes":{"url":"`+hook.URL+`"}}}`))
+	req.Header.Set("Authorization", "Bearer T")
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	select {
+	case <-arrived:
+	case <-time.After(60 * time.Second):
+		t.Fatal("no live events arrived")
+	}
+	simControl(t, s, http.MethodPut, "/live", `{"every":"0s"}`, nil)
+
+	var accounts struct {
+		Data []struct {
+			ID                      string
+			Balance, OpeningBalance struct{ ValueInBaseUnits int64 }
+		}
+	}
+	var txs struct {
+		Data []struct {
+			Attributes struct {
+				Amount struct{ ValueInBaseUnits int64 }
+			}
+			Relationships struct {
+				Account struct{ Data struct{ ID string } }
+			}
+		}
+	}
+	simControl(t, s, http.MethodGet, "/accounts", "", &accounts)
+	simControl(t, s, http.MethodGet, "/transactions", "", &txs)
+	if len(txs.Data) == 100 {
+		t.Error("--live changed nothing")
+	}
+	sums := map[string]int64{}
+	for _, tx := range txs.Data {
+		sums[tx.Relationships.Account.Data.ID] += tx.Attributes.Amount.ValueInBaseUnits
+	}
+	for _, a := range accounts.Data {
+		if a.OpeningBalance.ValueInBaseUnits+sums[a.ID] != a.Balance.ValueInBaseUnits {
+			t.Errorf("account %s: opening %d + transactions %d != balance %d", a.ID, a.OpeningBalance.ValueInBaseUnits, sums[a.ID], a.Balance.ValueInBaseUnits)
+		}
+	}
+}
