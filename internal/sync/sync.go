@@ -167,6 +167,9 @@ func (s *Syncer) run(ctx context.Context, kind string, body func(ctx context.Con
 // complete listing no longer contains.
 func (s *Syncer) Full(ctx context.Context) (Result, error) {
 	return s.run(ctx, KindFull, func(ctx context.Context, r *Result) error {
+		// A full listing spends the bank's budget last: webhook refetches
+		// and incremental syncs go first, and the reserve is theirs.
+		ctx = bank.WithLane(ctx, bank.LaneFull)
 		if err := s.syncAccounts(ctx); err != nil {
 			return err
 		}
@@ -394,6 +397,7 @@ func (s *Syncer) Incremental(ctx context.Context) (Result, error) {
 	}
 	since = since.Add(-s.opts.Overlap)
 	return s.run(ctx, KindIncremental, func(ctx context.Context, r *Result) error {
+		ctx = bank.WithLane(ctx, bank.LaneIncremental)
 		if err := s.syncAccounts(ctx); err != nil {
 			return err
 		}

@@ -77,6 +77,9 @@ type WorkerOptions struct {
 	// OnFailed, if set, is called after an event's own failure has been
 	// recorded; e.Attempts counts it.
 	OnFailed func(e store.InboxEvent, err error)
+	// OnIdle, if set, is called when the worker has caught up: no event
+	// due and no balance left to refresh.
+	OnIdle func()
 }
 
 func (o *WorkerOptions) defaults() {
@@ -224,6 +227,12 @@ func (w *Worker) round(ctx context.Context) (bool, time.Duration) {
 	}
 	if len(evs) == 0 {
 		w.refreshBalances(ctx)
+		w.mu.Lock()
+		idle := len(w.dirty) == 0
+		w.mu.Unlock()
+		if idle && w.opts.OnIdle != nil {
+			w.opts.OnIdle()
+		}
 		return false, w.untilNextDue(ctx)
 	}
 	ids := transactionIDs(evs)
@@ -353,14 +362,28 @@ func (w *Worker) list(ctx context.Context, evs []store.InboxEvent, ids []string,
 		covered = since
 	}
 	// A row mirrored before the listing began, created inside the range the
-	// listing covered, and absent from it, is gone at the bank.
+	// listing covered, and absent from it, is gone at the bank. So is one
+	// never mirrored that the bank announced deleted, if its event falls in
+	// that range: the listing confirms the announcement.
+	deletedAt := map[string]time.Time{}
+	for _, e := range evs {
+		if e.EventType == EventDeleted {
+			if at, err := time.Parse(time.RFC3339, e.CreatedAt); err == nil {
+				deletedAt[e.TransactionID] = at
+			}
+		}
+	}
 	for _, id := range res.unresolved(ids) {
 		k, ok := known[id]
-		if !ok || !k.FirstSeenAt.Before(started) {
-			continue
-		}
-		if created, err := time.Parse(time.RFC3339, k.CreatedAt); err == nil && !created.Before(covered) {
-			res.gone[id] = true
+		switch {
+		case ok && k.FirstSeenAt.Before(started):
+			if created, err := time.Parse(time.RFC3339, k.CreatedAt); err == nil && !created.Before(covered) {
+				res.gone[id] = true
+			}
+		case !ok:
+			if at, announced := deletedAt[id]; announced && !at.Before(covered.Add(w.opts.Margin)) {
+				res.gone[id] = true
+			}
 		}
 	}
 	if len(res.unresolved(ids)) > w.opts.ListAbove {
