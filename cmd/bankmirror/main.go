@@ -238,5 +238,5 @@ func (a *app) openStore(ctx context.Context, path string) (*store.Store, error) 
 }
 
 func (a *app) client(baseURL, token string, budget int) *bank.Client {
-	return bank.New(baseURL, token, bank.WithHourlyBudget(budget), bank.WithLogger(a.log))
+	return bank.New(baseURL, token, bank.WithHourlyBudget(budget), bank.WithReserve(a.cfg.BudgetReserve), bank.WithLogger(a.log))
 }
