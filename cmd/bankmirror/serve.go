@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 	gosync "sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -59,6 +61,8 @@ type Main struct {
 	bgCtx  context.Context    // lives until Close: the worker, syncs, loops
 	cancel context.CancelFunc // ends bgCtx
 	bg     gosync.WaitGroup
+	// progress is the last progress of a sync, for the daemon's report.
+	progress atomic.Pointer[sync.Progress]
 }
 
 // NewMain returns a daemon for cfg; Open starts it.
@@ -98,7 +102,12 @@ func (m *Main) Open(ctx context.Context) error {
 	}
 	m.Bank = bank.New(m.Config.APIURL, m.Config.Token, bank.WithHourlyBudget(m.Config.RequestsPerHour),
 		bank.WithReserve(m.Config.BudgetReserve), bank.WithLogger(m.Log))
-	m.Syncer = sync.New(m.Bank, m.Store, m.Log, sync.Options{Overlap: m.Config.SyncOverlap, OnProgress: m.SyncProgress})
+	m.Syncer = sync.New(m.Bank, m.Store, m.Log, sync.Options{Overlap: m.Config.SyncOverlap, OnProgress: func(p sync.Progress) {
+		m.progress.Store(&p)
+		if m.SyncProgress != nil {
+			m.SyncProgress(p)
+		}
+	}})
 	m.Healer = sync.NewHealer(m.Bank, m.Store, m.Log)
 	m.Worker = sync.NewWorker(m.Bank, m.Store, m.Log, sync.WorkerOptions{
 		Concurrency: m.Config.WorkerConcurrency, MaxAttempts: m.Config.EventMaxAttempts,
@@ -148,6 +157,7 @@ func (m *Main) Open(ctx context.Context) error {
 	if err := m.Schedule.Start(bgCtx); err != nil {
 		return err
 	}
+	m.bg.Go(func() { sync.RunReporter(bgCtx, m.Store, 2*time.Second, m.report, m.Log) })
 	if iv := systemd.WatchdogInterval(); iv > 0 {
 		m.bg.Go(func() { m.watchdog(bgCtx, iv) })
 	}
@@ -166,6 +176,15 @@ func (m *Main) secrets(ctx context.Context) ([][]byte, error) {
 		s = append(s, []byte(m.Config.WebhookSecret))
 	}
 	return s, nil
+}
+
+// report is what the daemon says of itself to `bankmirror status`.
+func (m *Main) report() sync.Report {
+	r := sync.Report{PID: os.Getpid(), Budget: m.Bank.Budget(), Worker: m.Worker.State()}
+	if p := m.progress.Load(); p != nil && m.Schedule.Running() {
+		r.Sync = p
+	}
+	return r
 }
 
 // watchdog feeds systemd's watchdog while the database answers.
@@ -214,4 +233,3 @@ func (m *Main) Close() error {
 	}
 	return errors.Join(errs...)
 }
-

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	gosync "sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/robfig/cron/v3"
@@ -40,9 +41,10 @@ type Schedule struct {
 	log    zerolog.Logger
 	now    func() time.Time
 
-	cron *cron.Cron
-	mu   gosync.Mutex // held while a sync runs
-	bg   gosync.WaitGroup
+	cron    *cron.Cron
+	mu      gosync.Mutex // held while a sync runs
+	running atomic.Bool
+	bg      gosync.WaitGroup
 	// StartupDone is closed when the start-up sync is over.
 	StartupDone chan struct{}
 }
@@ -75,6 +77,9 @@ func (s *Schedule) Start(ctx context.Context) error {
 	return nil
 }
 
+// Running reports whether a sync (or its heal) is running.
+func (s *Schedule) Running() bool { return s.running.Load() }
+
 // Stop stops the schedule and waits for a running sync (cancel its
 // context first to make it quick).
 func (s *Schedule) Stop() {
@@ -90,6 +95,8 @@ func (s *Schedule) Stop() {
 func (s *Schedule) Run(ctx context.Context, full bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.running.Store(true)
+	defer s.running.Store(false)
 	var err error
 	if full {
 		_, err = s.syncer.Full(ctx)
