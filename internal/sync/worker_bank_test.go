@@ -305,3 +305,76 @@ func TestWorkerOutageLeavesNoEventStuck(t *testing.T) {
 	}
 	le.assertMirrorEqualsTruth(t)
 }
+
+// A backfill larger than one of the bank's buckets keeps the reserve for
+// webhooks: events arriving while the full sync waits for the next bucket
+// are applied before it resumes, the backfill uses few buckets and gets at
+// most a handful of 429s, and the mirror ends exact.
+func TestBackfillAcrossBucketsLeavesRoomForLiveEvents(t *testing.T) {
+	const limit, reserve = 20, 6
+	bucket := time.Second
+	rc := &requestCounter{}
+	waiting := make(chan struct{}, 1)
+	le := newLiveEnv(t, 2500, rc, simulator.RateLimit{Limit: limit, Bucket: bucket},
+		bank.WithReserve(reserve), bank.WithBucket(bucket), bank.WithRateLimitBackoff(10*time.Millisecond, bucket/4),
+		bank.WithBudgetObserver(func(s bank.BudgetState) {
+			if s.Waiting && strings.Contains(s.WaitReason, "reserve") {
+				select {
+				case waiting <- struct{}{}:
+				default:
+				}
+			}
+		}))
+	applied := make(chan string, 16)
+	le.start(t, sync.WorkerOptions{OnApplied: func(e store.InboxEvent, _ store.Change) { applied <- e.ID }}, zerolog.Nop())
+
+	syncDone := make(chan error, 1)
+	go func() { _, err := le.syncer(sync.Options{}).Full(context.Background()); syncDone <- err }()
+	select {
+	case <-waiting:
+	case err := <-syncDone:
+		t.Fatalf("the full sync never waited for the bank's budget (err %v)", err)
+	case <-time.After(60 * time.Second):
+		t.Fatal("the full sync never reached the reserve")
+	}
+	var evs []store.InboxEvent
+	for range 3 {
+		evs = append(evs, le.event(sync.EventCreated, le.sim.AddTransaction(simulator.NewTransaction{})))
+	}
+	le.deliver(t, evs)
+	for range evs {
+		select {
+		case <-applied:
+		case err := <-syncDone:
+			t.Fatalf("the full sync finished (err %v) before the live events were applied", err)
+		case <-time.After(60 * time.Second):
+			t.Fatal("live events not applied")
+		}
+	}
+	if err := <-syncDone; err != nil {
+		t.Fatal(err)
+	}
+	le.caughtUp(t)
+	counts, total := rc.snapshot()
+	limited := 0
+	for k, v := range counts {
+		if strings.HasSuffix(k, " 429") {
+			limited += v
+		}
+	}
+	if limited > 3 {
+		t.Errorf("%d answers were 429, want at most a handful: %v", limited, counts)
+	}
+	// Buckets the requests fell in, by the bank's clock alignment.
+	rc.mu.Lock()
+	buckets := map[int64]bool{}
+	for _, at := range rc.times {
+		buckets[at.UnixNano()/bucket.Nanoseconds()] = true
+	}
+	rc.mu.Unlock()
+	if min := (total + limit - reserve - 1) / (limit - reserve); len(buckets) > min+2 {
+		t.Errorf("%d requests took %d buckets, want at most %d", total, len(buckets), min+2)
+	}
+	t.Logf("%d requests in %d buckets, %d answers 429", total, len(buckets), limited)
+	le.assertMirrorEqualsTruth(t)
+}
