@@ -72,11 +72,9 @@ func (c *Client) TransactionsPage(ctx context.Context, pageURL string) (Page[Tra
 // On error it yields a zero Transaction with the error and stops.
 func (c *Client) Transactions(ctx context.Context, f TransactionFilter) iter.Seq2[Transaction, error] {
 	return func(yield func(Transaction, error) bool) {
-		next := c.TransactionsURL(f)
-		for next != "" {
-			p, err := c.TransactionsPage(ctx, next)
+		for p, err := range Pages(ctx, c.TransactionsURL(f), c.TransactionsPage) {
 			if err != nil {
-				yield(Transaction{}, err)
+				yield(Transaction{}, fmt.Errorf("transactions: %w", err))
 				return
 			}
 			for _, t := range p.Data {
@@ -84,11 +82,6 @@ func (c *Client) Transactions(ctx context.Context, f TransactionFilter) iter.Seq
 					return
 				}
 			}
-			if p.Next == next {
-				yield(Transaction{}, fmt.Errorf("transactions: %w", ErrPageLoop))
-				return
-			}
-			next = p.Next
 		}
 	}
 }
