@@ -53,8 +53,8 @@ func (c *Client) TransactionsURL(f TransactionFilter) string {
 // scheme and host is refused.
 func (c *Client) TransactionsPage(ctx context.Context, pageURL string) (Page[Transaction], error) {
 	var p Page[Transaction]
-	err := c.do(ctx, request{method: http.MethodGet, url: pageURL}, func(_ int, body []byte) error {
-		at := time.Now()
+	var at time.Time
+	err := c.do(ctx, request{method: http.MethodGet, url: pageURL, sent: &at}, func(_ int, body []byte) error {
 		var err error
 		p, err = decodePage(body, "transaction", parseTransaction)
 		for i := range p.Data {
@@ -89,8 +89,10 @@ func (c *Client) Transactions(ctx context.Context, f TransactionFilter) iter.Seq
 // Transaction fetches one transaction.
 func (c *Client) Transaction(ctx context.Context, id string) (Transaction, error) {
 	var t Transaction
-	err := c.do(ctx, c.get("/transactions/"+url.PathEscape(id), nil), func(_ int, body []byte) error {
-		at := time.Now()
+	var at time.Time
+	r := c.get("/transactions/"+url.PathEscape(id), nil)
+	r.sent = &at
+	err := c.do(ctx, r, func(_ int, body []byte) error {
 		var err error
 		t, err = decodeSingle(body, "transaction", parseTransaction)
 		t.FetchedAt = at
