@@ -122,6 +122,9 @@ type budget struct {
 	// bucketSeen is the first answer seen in the bank's current bucket:
 	// the bucket ends at most a bucket length after it.
 	bucketSeen time.Time
+	// lowSeen: the bank reported the reserve or less in this bucket, so a
+	// refusal means the bucket is spent (not a passing throttle).
+	lowSeen bool
 	limited    int64
 
 	waiters    int
@@ -288,7 +291,7 @@ func (b *budget) closeLocked(g *gate, retryAfter time.Duration, hasRA bool) {
 		until = now.Add(equalJitter(b.probeBase, b.probeMax, g.fails+1))
 		// Each failed probe costs a request (or a 429): after a few, wait
 		// for the latest moment the bank's current bucket can end.
-		if g.fails >= maxProbes && !b.bucketSeen.IsZero() && b.bucket > 0 {
+		if g.fails >= maxProbes && b.lowSeen && !b.bucketSeen.IsZero() && b.bucket > 0 {
 			if latest := b.bucketSeen.Add(b.bucket); latest.After(until) {
 				until = latest
 			}
@@ -315,8 +318,10 @@ func (b *budget) done(p probe, status int, hdr http.Header) {
 		b.res.probing = false
 	}
 	if status == http.StatusTooManyRequests {
+		// Remaining keeps what the last accepted answer said: a refusal
+		// may be a passing throttle, and a reset is only recognised from
+		// answers counting the same budget.
 		b.limited++
-		b.known, b.remaining, b.seenAt = true, 0, now
 		d, ok := retryAfter(hdr.Get("Retry-After"), now)
 		b.closeLocked(&b.all, d, ok)
 		return
@@ -340,12 +345,15 @@ func (b *budget) done(p probe, status int, hdr http.Header) {
 		b.bucketSeen = now
 	case v > b.remaining+b.inflight+1:
 		// A new bucket began since the last answer.
-		b.lastReset, b.bucketSeen = now, now
+		b.lastReset, b.bucketSeen, b.lowSeen = now, now, false
 		if gap := now.Sub(b.seenAt); gap < b.bucket/20 {
 			b.lastReset = b.seenAt
 		}
 	}
 	b.known, b.remaining, b.seenAt = true, v, now
+	if v <= b.reserve {
+		b.lowSeen = true
+	}
 	if v == 0 {
 		b.closeLocked(&b.all, 0, false)
 		return
