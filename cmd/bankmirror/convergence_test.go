@@ -1,0 +1,894 @@
+//go:build unix
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"maps"
+	mrand "math/rand/v2"
+	"net/http"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	gosync "sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/bankmirror/bankmirror/internal/mirrortest"
+	"github.com/bankmirror/bankmirror/internal/simulator"
+	"github.com/bankmirror/bankmirror/internal/store"
+)
+
+// The randomized convergence test of the whole daemon (issue 6): random
+// histories at the simulated bank against random webhook delivery and
+// restarts of the daemon mid-stream, each run ending with the mirror
+// compared to the simulator's own truth, field by field, in phases that
+// match what each mechanism can know.
+//
+// A run is a pure function of its seed: the simulator's data and clock, the
+// history (every control API call, its arguments and its moment on the
+// bank's clock), every fault decision (which events are dropped, when
+// deliveries are held, reordered or released, which events are delivered
+// again, when the daemon restarts) come from one PCG stream seeded with it,
+// consumed only by this test's goroutine, between operations. What remains
+// nondeterministic is timing: the simulator's four delivery workers and the
+// daemon's four event workers run concurrently with the history, so the
+// order in which deliveries arrive (outside the held batches), which of
+// them hit the daemon while it is down (and are retried, or given up and
+// healed), how far the worker has got at a restart, and the ids of webhook
+// events and delivery logs (crypto/rand in the simulator) vary from run to
+// run. The bank's final state and the phases' expectations do not.
+//
+// Runs:
+//
+//	go test -race -count=1 -run 'TestConvergence$' ./cmd/bankmirror/                                # the CI seeds
+//	BANKMIRROR_CONVERGENCE_SEEDS=500 go test -count=1 -timeout 2h -run 'TestConvergence$' ./cmd/bankmirror/ # 500 random seeds
+//	BANKMIRROR_CONVERGENCE_SEED=42 go test -race -count=1 -run 'TestConvergence$' ./cmd/bankmirror/      # exactly one
+//
+// What the simulator's Go API cannot do, and how the test copes:
+//   - A hold deleted without any event: emulated by Delete under
+//     WebhookFaults.Drop = 1 (the event is recorded as Dropped, never
+//     delivered and never logged, so neither the receiver nor the healer can
+//     learn of it).
+//   - Transfers between own accounts: AddTransaction cannot set
+//     transferAccount, so a transfer is emulated by a debit of a
+//     transactional account and a credit of a saver at the same moment; the
+//     seeded history's real transfers (with the relationship) are mirrored
+//     by the first full sync and compared like every other transaction.
+//   - Per-event duplicates: WebhookFaults.Duplicate is decided at delivery
+//     time from the simulator's rng, so a run uses it only as 0 or 1 (every
+//     delivered event is sent 1 or 2 more times); single duplicates are
+//     replayed by the test, with the exact body and signature the bank sends.
+//     With Duplicate on, the number of rng draws depends on timing, so such a
+//     run holds deliveries with Paused or DeliverInReverse, never Reorder
+//     (whose shuffle would then vary).
+//   - Restarts are graceful (Main.Close, then a new Main on the same file and
+//     address); TestServeKilledLosesNoAcknowledgedEvent covers SIGKILL.
+
+const (
+	convergenceSeedsEnv = "BANKMIRROR_CONVERGENCE_SEEDS"
+	convergenceSeedEnv  = "BANKMIRROR_CONVERGENCE_SEED"
+)
+
+// convergenceCISeeds run on every `go test`; under -race on two cores they
+// take a few seconds each.
+var convergenceCISeeds = []uint64{1, 2, 3, 4, 5, 6}
+
+func TestConvergence(t *testing.T) {
+	seeds, parallel := convergenceSeeds(t)
+	for _, seed := range seeds {
+		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
+			if parallel {
+				t.Parallel()
+			}
+			t.Cleanup(func() {
+				if t.Failed() {
+					t.Logf("reproduce with: %s=%d go test -race -count=1 -run 'TestConvergence$' ./cmd/bankmirror/",
+						convergenceSeedEnv, seed)
+				}
+			})
+			runConvergence(t, seed)
+		})
+	}
+}
+
+// convergenceSeeds reads the environment: one seed, N random seeds (run in
+// parallel), or the CI seeds.
+func convergenceSeeds(t *testing.T) (seeds []uint64, parallel bool) {
+	if v := os.Getenv(convergenceSeedEnv); v != "" {
+		seed, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			t.Fatalf("%s=%q: not a seed", convergenceSeedEnv, v)
+		}
+		return []uint64{seed}, false
+	}
+	if v := os.Getenv(convergenceSeedsEnv); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			t.Fatalf("%s=%q: not a positive number", convergenceSeedsEnv, v)
+		}
+		for range n {
+			var b [8]byte
+			_, _ = rand.Read(b[:])
+			seeds = append(seeds, binary.LittleEndian.Uint64(b[:])>>1) // fits in a signed int64 too
+		}
+		return seeds, true
+	}
+	return convergenceCISeeds, false
+}
+
+// Timeouts of the bounded waits; generous, since a failure says what it
+// waited for and the CI machine is shared.
+const (
+	convDeliveryWait = 60 * time.Second
+	convDrainWait    = 60 * time.Second
+)
+
+// convergenceBankStart is the simulated bank's clock at the start of every
+// run: fixed, so that the seeded data and every timestamp of the history
+// are the same for a seed.
+var convergenceBankStart = time.Date(2026, time.November, 2, 9, 0, 0, 0, time.UTC)
+
+// convergence is one run.
+type convergence struct {
+	t      *testing.T
+	seed   uint64
+	rng    *mrand.Rand
+	bank   *bankEnv
+	clock  atomic.Int64 // the bank's clock, unix nanoseconds; advanced by the history only
+	cfg    Config
+	m      *Main // nil while the daemon is down
+	hook   string
+	secret string
+	ops    []string // the history, for the failure report
+
+	// Run-level choices.
+	maxAttempts int // simulator delivery attempts; small means given-up deliveries the healer must recover
+	dupCopies   int // 0, or every delivered event is delivered this many more times
+	dropRate    float64
+	mode        simulator.WebhookFaults // current delivery mode (Drop toggled around single operations)
+
+	// The history's truth, per transaction id.
+	seeded   map[string]bool            // in the bank before the history started
+	held     []string                   // HELD at the bank now, in a deterministic order
+	last     map[string]lastOp          // the last operation on each id
+	seen     map[string]bool            // the daemon can know it: seeded, or some event about it was not dropped
+	versions map[string]map[string]bool // every rendering the bank ever had of the id
+
+	// Bookkeeping of the daemon.
+	appliedMu gosync.Mutex
+	applied   map[string]int // event id -> times the worker applied it
+	restarts  int
+	replays   int
+	syncDone  chan struct{} // closed when the background sync ends
+}
+
+// lastOp is what the last operation on a transaction was.
+type lastOp struct {
+	silent  bool // a tag or category edit: no event
+	dropped bool // its event was dropped (never delivered, never logged)
+}
+
+func (c *convergence) now() time.Time { return time.Unix(0, c.clock.Load()) }
+
+func (c *convergence) logf(format string, args ...any) {
+	c.ops = append(c.ops, fmt.Sprintf("%3d ", len(c.ops))+fmt.Sprintf(format, args...))
+}
+
+func runConvergence(t *testing.T, seed uint64) {
+	c := &convergence{
+		t: t, seed: seed, rng: mrand.New(mrand.NewPCG(seed, 0xc0417e46e)),
+		seeded: map[string]bool{}, last: map[string]lastOp{}, seen: map[string]bool{},
+		versions: map[string]map[string]bool{}, applied: map[string]int{},
+	}
+	c.clock.Store(convergenceBankStart.UnixNano())
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("history of seed %d:\n%s", seed, strings.Join(c.ops, "\n"))
+		}
+	})
+	c.maxAttempts = []int{2, 3, 1000}[c.rng.IntN(3)]
+	c.dupCopies = []int{0, 0, 1, 2}[c.rng.IntN(4)]
+	c.dropRate = []float64{0, 0.05, 0.15}[c.rng.IntN(3)]
+	nTx := 120 + c.rng.IntN(200)
+	nOps := 50 + c.rng.IntN(70)
+	c.logf("run: %d seeded transactions, %d operations, %d delivery attempts, %d duplicate copies, drop rate %.2f",
+		nTx, nOps, c.maxAttempts, c.dupCopies, c.dropRate)
+
+	c.bank = newBankWith(t, simulator.Options{Seed: seed, Transactions: nTx, Token: "tok", Now: c.now,
+		WebhookRetryBase: time.Millisecond, WebhookRetryMax: 20 * time.Millisecond, WebhookMaxAttempts: c.maxAttempts})
+	sim := c.bank.sim
+	snap := sim.Snapshot()
+	for _, tx := range snap.Transactions {
+		c.seeded[tx.ID] = true
+		c.seen[tx.ID] = true
+		c.record(tx.ID)
+		if tx.Status == "HELD" {
+			c.held = append(c.held, tx.ID)
+		}
+	}
+
+	c.cfg = testConfig(t, c.bank)
+	c.cfg.Listen = freeLoopbackAddr(t) // the bank keeps delivering there across restarts
+	c.cfg.InboxRetention = 0           // the bank's clock is not the daemon's: never prune
+	c.start()
+	t.Cleanup(func() { c.stop() })
+	if diffs := mirrortest.TruthDiffs(t, sim, c.m.Store.Reader(), c.bank.apiURL); len(diffs) > 0 {
+		t.Fatalf("the first full sync left %d differences, e.g.\n%s", len(diffs), strings.Join(diffs[:min(len(diffs), 10)], "\n"))
+	}
+	h := register(t, c.bank, c.m)
+	c.hook, c.secret = h.ID, h.SecretKey
+	c.setMode(simulator.WebhookFaults{})
+
+	downFor := 0 // operations left before the daemon comes back
+	failedAtClose := 0
+	for i := range nOps {
+		c.clock.Add(int64(5+c.rng.IntN(56)) * int64(time.Second)) // at most 2h of history: inside the 3h sync overlap
+		c.step(snap.Accounts, snap.Categories, downFor > 0)
+		if downFor > 0 {
+			if downFor--; downFor == 0 {
+				c.waitFailedDelivery(failedAtClose)
+				c.start()
+				c.logf("daemon restarted")
+			}
+			continue
+		}
+		if c.restarts == 0 && i == nOps/2 || c.restarts < 3 && c.rng.IntN(20) == 0 {
+			downFor = 1 + c.rng.IntN(6)
+			failedAtClose = countDeliveries(sim.DeliveryLog(c.hook), false)
+			c.logf("daemon stopped for %d operations", downFor)
+			c.stop()
+			c.restarts++
+		}
+	}
+	if c.m == nil {
+		c.waitFailedDelivery(failedAtClose)
+		c.start()
+		c.logf("daemon restarted")
+	}
+	c.finish()
+}
+
+// start opens a daemon on the mirror's file and address and waits for its
+// start-up sync.
+func (c *convergence) start() {
+	c.t.Helper()
+	m := NewMain(c.cfg, zerolog.Nop())
+	m.OnEventApplied = func(e store.InboxEvent, _ store.Change) {
+		c.appliedMu.Lock()
+		c.applied[e.ID]++
+		c.appliedMu.Unlock()
+	}
+	if err := m.Open(context.Background()); err != nil {
+		_ = m.Close()
+		c.t.Fatalf("open the daemon: %v", err)
+	}
+	c.m = m
+	select {
+	case <-m.InitialSyncDone:
+	case <-time.After(convDrainWait):
+		c.t.Fatalf("the daemon's start-up sync did not finish within %v", convDrainWait)
+	}
+}
+
+// background runs a sync and heal as the daemon's schedule does, on the
+// daemon's context (Close cancels it and waits for it), after the previous
+// one has finished.
+func (c *convergence) background(full bool) {
+	c.t.Helper()
+	c.waitBackground()
+	m, done := c.m, make(chan struct{})
+	c.syncDone = done
+	m.bg.Go(func() {
+		defer close(done)
+		m.runSync(m.bgCtx, full)
+	})
+}
+
+// waitBackground waits for the sync started by background, if any.
+func (c *convergence) waitBackground() {
+	c.t.Helper()
+	if c.syncDone == nil {
+		return
+	}
+	select {
+	case <-c.syncDone:
+		c.syncDone = nil
+	case <-time.After(convDrainWait):
+		c.t.Fatalf("a background sync did not finish within %v", convDrainWait)
+	}
+}
+
+// stop closes the daemon gracefully, if it is running; a background sync
+// is cancelled (an interrupted full sync resumes at the next start).
+func (c *convergence) stop() {
+	if c.m == nil {
+		return
+	}
+	defer func() { c.syncDone = nil }()
+	if err := c.m.Close(); err != nil {
+		c.t.Errorf("close the daemon: %v", err)
+	}
+	c.m = nil
+}
+
+// waitFailedDelivery waits, before a restart, until the bank has seen the
+// daemon down (a failed attempt logged since the stop), unless it has
+// nothing to deliver (all held, dropped or none emitted).
+func (c *convergence) waitFailedDelivery(before int) {
+	c.t.Helper()
+	poll(c.t, nil, convDeliveryWait, "a delivery to fail while the daemon is down", func() bool {
+		if countDeliveries(c.bank.sim.DeliveryLog(c.hook), false) > before {
+			return true
+		}
+		// Idle: the deadline cannot pass before an idle bank answers.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+		defer cancel()
+		return c.bank.sim.WaitDeliveries(ctx) == nil
+	})
+}
+
+// setMode changes the delivery mode (Drop is set per operation).
+func (c *convergence) setMode(f simulator.WebhookFaults) {
+	if c.dupCopies > 0 {
+		f.Duplicate, f.DuplicateCopies = 1, c.dupCopies
+	}
+	c.mode = f
+	c.bank.sim.SetWebhookFaults(f)
+}
+
+// record keeps the bank's current rendering of id as one of its versions.
+func (c *convergence) record(id string) {
+	raw, err := c.bank.sim.RenderTransaction(c.bank.apiURL, id)
+	if err != nil {
+		return // deleted
+	}
+	if c.versions[id] == nil {
+		c.versions[id] = map[string]bool{}
+	}
+	c.versions[id][string(raw)] = true
+}
+
+// evented runs op, which emits events about ids, dropping them with the
+// run's drop rate (or always, for a silent deletion), and records the
+// outcome.
+func (c *convergence) evented(drop bool, op func() []string) {
+	c.t.Helper()
+	if drop {
+		f := c.mode
+		f.Drop = 1
+		c.bank.sim.SetWebhookFaults(f)
+	}
+	ids := op()
+	if drop {
+		c.bank.sim.SetWebhookFaults(c.mode)
+	}
+	for _, id := range ids {
+		c.last[id] = lastOp{dropped: drop}
+		if !drop {
+			c.seen[id] = true
+		}
+		c.record(id)
+	}
+}
+
+func (c *convergence) takeHeld() string {
+	i := c.rng.IntN(len(c.held))
+	id := c.held[i]
+	c.held = slices.Delete(c.held, i, i+1)
+	return id
+}
+
+var convergenceTags = []string{"coffee", "work trip", "Ölbier 🍺", "shared 🏠", "tax-2026", "gift", "holiday", "a+b"}
+
+func (c *convergence) randomTags(n int) []string {
+	var tags []string
+	for range n {
+		tags = append(tags, convergenceTags[c.rng.IntN(len(convergenceTags))])
+	}
+	return tags
+}
+
+// step performs one random operation of the history.
+func (c *convergence) step(accounts []simulator.Account, categories []simulator.Category, down bool) {
+	t, sim := c.t, c.bank.sim
+	var spend, save []string
+	for _, a := range accounts {
+		switch a.AccountType {
+		case "TRANSACTIONAL":
+			spend = append(spend, a.ID)
+		case "SAVER":
+			save = append(save, a.ID)
+		}
+	}
+	var children []string
+	for _, cat := range categories {
+		if cat.ParentID != "" {
+			children = append(children, cat.ID)
+		}
+	}
+	drop := c.rng.Float64() < c.dropRate
+	switch r := c.rng.IntN(100); {
+	case r < 28: // a purchase: held or settled, domestic or foreign, tagged or not
+		nt := simulator.NewTransaction{
+			AccountID: spend[c.rng.IntN(len(spend))],
+			Held:      c.rng.IntN(2) == 0,
+			Foreign:   c.rng.IntN(4) == 0,
+			Tags:      c.randomTags(c.rng.IntN(4)),
+		}
+		if c.rng.IntN(3) == 0 {
+			nt.Description = fmt.Sprintf("Shop %d", c.rng.IntN(1000))
+			nt.AmountBaseUnits = -1 - c.rng.Int64N(50000)
+			if c.rng.IntN(2) == 0 {
+				nt.CategoryID = children[c.rng.IntN(len(children))]
+			}
+		}
+		c.evented(drop, func() []string {
+			id := sim.AddTransaction(nt)
+			if nt.Held {
+				c.held = append(c.held, id)
+			}
+			c.logf("purchase %s held=%v foreign=%v tags=%q dropped=%v", id, nt.Held, nt.Foreign, nt.Tags, drop)
+			return []string{id}
+		})
+	case r < 31: // a deposit
+		c.evented(drop, func() []string {
+			id := sim.AddTransaction(simulator.NewTransaction{AccountID: spend[c.rng.IntN(len(spend))],
+				Description: "Salary", AmountBaseUnits: 100000 + c.rng.Int64N(500000)})
+			c.logf("deposit %s dropped=%v", id, drop)
+			return []string{id}
+		})
+	case r < 35: // a transfer between own accounts (emulated: see the file comment)
+		amount := 100 + c.rng.Int64N(100000)
+		from, to := spend[c.rng.IntN(len(spend))], save[c.rng.IntN(len(save))]
+		c.evented(drop, func() []string {
+			out := sim.AddTransaction(simulator.NewTransaction{AccountID: from, Description: "Transfer to saver", AmountBaseUnits: -amount})
+			in := sim.AddTransaction(simulator.NewTransaction{AccountID: to, Description: "Transfer from spending", AmountBaseUnits: amount})
+			c.logf("transfer %s -> %s dropped=%v", out, in, drop)
+			return []string{out, in}
+		})
+	case r < 47 && len(c.held) > 0: // a settlement
+		id := c.takeHeld()
+		c.evented(drop, func() []string {
+			must(t, sim.Settle(id))
+			c.logf("settle %s dropped=%v", id, drop)
+			return []string{id}
+		})
+	case r < 53 && len(c.held) > 0: // a settlement as DELETED + CREATED
+		id := c.takeHeld()
+		viaSettle := c.rng.IntN(2) == 0
+		c.evented(drop, func() []string {
+			var repl string
+			if viaSettle {
+				sim.SetSettleAsReplacement(true)
+				must(t, sim.Settle(id))
+				sim.SetSettleAsReplacement(false)
+				evs := sim.Events()
+				repl = evs[len(evs)-1].TransactionID
+			} else {
+				var err error
+				repl, err = sim.SettleAsReplacement(id)
+				must(t, err)
+			}
+			c.logf("settle %s as replacement %s (via Settle: %v) dropped=%v", id, repl, viaSettle, drop)
+			return []string{id, repl}
+		})
+	case r < 59 && len(c.held) > 0: // a hold deleted, with its event
+		id := c.takeHeld()
+		c.evented(drop, func() []string {
+			must(t, sim.Delete(id))
+			c.logf("delete %s dropped=%v", id, drop)
+			return []string{id}
+		})
+	case r < 64 && len(c.held) > 0: // a hold deleted silently
+		id := c.takeHeld()
+		c.evented(true, func() []string {
+			must(t, sim.Delete(id))
+			c.logf("delete %s silently", id)
+			return []string{id}
+		})
+	case r < 71: // a silent re-tag
+		txs := sim.Snapshot().Transactions
+		id := txs[c.rng.IntN(len(txs))].ID
+		tags := c.randomTags(c.rng.IntN(7))
+		must(t, sim.SetTags(id, tags))
+		c.last[id] = lastOp{silent: true}
+		c.record(id)
+		c.logf("silent tags %s %q", id, tags)
+	case r < 77: // a silent re-categorisation
+		var ids []string
+		for _, tx := range sim.Snapshot().Transactions {
+			if tx.IsCategorizable {
+				ids = append(ids, tx.ID)
+			}
+		}
+		id := ids[c.rng.IntN(len(ids))]
+		cat := ""
+		if c.rng.IntN(5) > 0 {
+			cat = children[c.rng.IntN(len(children))]
+		}
+		must(t, sim.SetCategory(id, cat))
+		c.last[id] = lastOp{silent: true}
+		c.record(id)
+		c.logf("silent category %s %q", id, cat)
+	case r < 85: // the delivery mode changes
+		var f simulator.WebhookFaults
+		switch c.rng.IntN(4) {
+		case 1:
+			f.Paused = true
+		case 2:
+			f.DeliverInReverse = true
+		case 3:
+			if c.dupCopies == 0 {
+				f.Reorder = true
+			} else {
+				f.Paused = true
+			}
+		}
+		flush := c.rng.IntN(2) == 0
+		if flush {
+			sim.FlushDeliveries()
+		}
+		c.setMode(f)
+		c.logf("delivery mode %+v (flushed first: %v)", c.mode, flush)
+	case r < 89: // held deliveries are released
+		sim.FlushDeliveries()
+		c.logf("flush held deliveries")
+	case r < 92: // a scheduled sync starts and runs alongside the next operations (a restart interrupts it)
+		if down {
+			c.logf("no sync: daemon down")
+			return
+		}
+		full := c.rng.IntN(3) == 0
+		c.background(full)
+		c.logf("sync started in the background (full: %v)", full)
+	case r < 96: // an event is delivered again (the bank's retries and duplicates carry the same id and body)
+		var evs []simulator.EventInfo
+		for _, e := range sim.Events() {
+			if !e.Dropped {
+				evs = append(evs, e)
+			}
+		}
+		if len(evs) == 0 || down {
+			c.logf("no replay (daemon down: %v)", down)
+			return
+		}
+		e := evs[c.rng.IntN(len(evs))]
+		c.replay(e)
+		c.logf("replay %s %s", e.Type, e.TransactionID)
+	default: // the history waits for the bank (and maybe the daemon) to catch up
+		if down {
+			c.logf("no catch-up: daemon down")
+			return
+		}
+		drain := c.rng.IntN(2) == 0
+		c.waitDeliveries()
+		if drain {
+			c.waitInboxDrained("a catch-up point")
+		}
+		c.logf("catch up (inbox drained too: %v)", drain)
+	}
+}
+
+// replay delivers e's exact body, signed, to the running daemon.
+func (c *convergence) replay(e simulator.EventInfo) {
+	c.t.Helper()
+	req, err := http.NewRequest(http.MethodPost, c.m.URL()+c.cfg.WebhookPath, bytes.NewReader(e.Body))
+	must(c.t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(simulator.SignatureHeader, simulator.Sign(c.secret, e.Body))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatalf("replay event %s: %v", e.ID, err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		c.t.Errorf("replayed event %s (%s): status %d, want 200", e.ID, e.Type, resp.StatusCode)
+	}
+	c.replays++
+}
+
+// waitDeliveries waits until the bank has nothing queued, in flight or
+// waiting for a retry (held deliveries excepted).
+func (c *convergence) waitDeliveries() {
+	c.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), convDeliveryWait)
+	defer cancel()
+	if err := c.bank.sim.WaitDeliveries(ctx); err != nil {
+		c.t.Fatalf("the bank's deliveries did not finish within %v: %v", convDeliveryWait, err)
+	}
+}
+
+// waitInboxDrained waits until the worker has processed every event in
+// the inbox.
+func (c *convergence) waitInboxDrained(what string) {
+	c.t.Helper()
+	var st store.InboxStats
+	ok := eventually(c.t, nil, convDrainWait, what, func() bool {
+		var err error
+		st, err = c.m.Store.InboxStats(context.Background(), c.m.Worker.MaxAttempts())
+		must(c.t, err)
+		return st.Pending == 0
+	})
+	if !ok {
+		c.t.Fatalf("%s: %d inbox events still pending after %v: %q", what, st.Pending, convDrainWait,
+			mirrortest.Strings(c.t, c.m.Store.Reader(), `SELECT id || ' ' || event_type || ' ' || coalesce(transaction_id, '') ||
+				' attempts=' || attempts || ' ' || coalesce(last_error, '') FROM webhook_events WHERE processed_at IS NULL LIMIT 5`))
+	}
+	if st.Stuck > 0 {
+		c.t.Errorf("%s: %d inbox events ran out of attempts: %q", what, st.Stuck, mirrortest.Strings(c.t, c.m.Store.Reader(),
+			`SELECT id || ' ' || event_type || ' ' || coalesce(last_error, '') FROM webhook_events WHERE processed_at IS NULL LIMIT 5`))
+	}
+}
+
+// finish stops the history's faults, lets every delivery finish and the
+// worker drain, then compares the mirror with the bank in three phases.
+func (c *convergence) finish() {
+	t, sim := c.t, c.bank.sim
+	c.waitBackground()
+	c.setMode(simulator.WebhookFaults{}) // releases what is held
+	sim.FlushDeliveries()
+	c.waitDeliveries()
+	c.waitInboxDrained("the end of the event stream")
+
+	// Phase 1: the event stream, plus the healer (what the daemon runs
+	// after each sync) for deliveries the bank gave up on.
+	heal, err := c.m.Healer.Heal(context.Background())
+	if err != nil {
+		t.Errorf("heal: %v", err)
+	}
+	c.m.Worker.Notify()
+	c.waitInboxDrained("the events recovered by the healer")
+	c.checkInbox()
+	phase1 := c.checkPhase("phase 1 (events and heal)", func(id string, bankHas bool) expect {
+		lo := c.last[id] // zero for a seeded transaction the history never touched: the full sync saw it
+		switch {
+		case !lo.silent && !lo.dropped:
+			return mustEqual // its last change sent an event that arrived (or was healed)
+		case bankHas && c.seen[id]:
+			return mustBePresent // mirrored once, then changed silently or by a dropped event
+		default:
+			return mayBeStale
+		}
+	})
+
+	// Phase 2: an incremental sync (and its heal), as the schedule runs it:
+	// it lists recent transactions (the whole history is within the
+	// overlap) and re-checks every HELD one, so only silent edits of older
+	// settled transactions remain unknown.
+	c.m.runSync(context.Background(), false)
+	c.waitInboxDrained("the incremental sync")
+	snap := sim.Snapshot()
+	status := map[string]string{}
+	for _, tx := range snap.Transactions {
+		status[tx.ID] = tx.Status
+	}
+	phase2 := c.checkPhase("phase 2 (incremental sync)", func(id string, bankHas bool) expect {
+		if bankHas && c.last[id].silent && c.seeded[id] && status[id] == "SETTLED" {
+			return mustBePresent
+		}
+		return mustEqual
+	})
+	for _, d := range mirrortest.AccountDiffs(t, snap, c.m.Store.Reader()) {
+		t.Errorf("phase 2 (incremental sync): %s", d)
+	}
+
+	// Phase 3: a full reconciliation: everything equals the bank.
+	c.m.runSync(context.Background(), true)
+	c.waitInboxDrained("the full sync")
+	diffs := mirrortest.TruthDiffs(t, sim, c.m.Store.Reader(), c.bank.apiURL)
+	for _, d := range diffs[:min(len(diffs), 20)] {
+		t.Errorf("phase 3 (full sync): %s", d)
+	}
+	if len(diffs) > 20 {
+		t.Errorf("phase 3 (full sync): ... %d differences in all", len(diffs))
+	}
+	c.checkHistory()
+
+	st, err := c.m.Store.InboxStats(context.Background(), c.m.Worker.MaxAttempts())
+	must(t, err)
+	var dropped, failed int
+	for _, e := range sim.Events() {
+		if e.Dropped {
+			dropped++
+		}
+	}
+	failed = countDeliveries(sim.DeliveryLog(c.hook), false)
+	t.Logf("seed %d: fingerprint %s (the history and the bank's final state: equal for equal seeds)", c.seed, c.fingerprint())
+	t.Logf("seed %d: %d history lines, %d events (%d dropped), %d delivery attempts failed, %d replays, %d restarts; "+
+		"inbox %d events, %d recovered from delivery logs (%d by the last heal); "+
+		"phase 1 checked %d exactly and %d as known versions (%d stale), phase 2 %d and %d (%d stale, left to the full sync)",
+		c.seed, len(c.ops)-1, len(sim.Events()), dropped, failed, c.replays, c.restarts,
+		st.Total, st.Recovered, heal.Recovered, phase1.exact, phase1.loose, phase1.stale, phase2.exact, phase2.loose, phase2.stale)
+}
+
+// fingerprint hashes the history and the bank's final transactions, to
+// check that a seed reproduces.
+func (c *convergence) fingerprint() string {
+	h := sha256.New()
+	for _, op := range c.ops {
+		fmt.Fprintln(h, op)
+	}
+	for _, tx := range c.bank.sim.Snapshot().Transactions {
+		raw, err := c.bank.sim.RenderTransaction("", tx.ID)
+		must(c.t, err)
+		h.Write(raw)
+	}
+	return fmt.Sprintf("%x", h.Sum(nil)[:8])
+}
+
+// expect is what a phase requires of one transaction.
+type expect int
+
+const (
+	mayBeStale    expect = iota // present as a version the bank once had, or absent
+	mustBePresent               // present, as a version the bank once had
+	mustEqual                   // equal to the bank's now (absent if the bank deleted it)
+)
+
+// phaseCount counts the transactions a phase checked exactly and loosely,
+// and of the latter those that differed from the bank (stale).
+type phaseCount struct{ exact, loose, stale int }
+
+// checkPhase compares every transaction the bank or the mirror has ever
+// had with what the phase requires of it.
+func (c *convergence) checkPhase(phase string, want func(id string, bankHas bool) expect) phaseCount {
+	t := c.t
+	t.Helper()
+	var n phaseCount
+	mirror := mirrortest.ReadTransactions(t, c.m.Store.Reader())
+	live := map[string]bool{}
+	for _, tx := range c.bank.sim.Snapshot().Transactions {
+		live[tx.ID] = true
+	}
+	bad := 0
+	report := func(format string, args ...any) {
+		if bad++; bad <= 10 {
+			t.Errorf(phase+": "+format, args...)
+		}
+	}
+	for id := range mirror {
+		if c.versions[id] == nil {
+			report("transaction %s is in the mirror but the bank never had it", id)
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(c.versions)) {
+		row, inMirror := mirror[id]
+		bankHas := live[id]
+		switch w := want(id, bankHas); {
+		case w == mustEqual && !bankHas:
+			n.exact++
+			if inMirror {
+				report("transaction %s was deleted at the bank (%s) but is still in the mirror", id, c.describe(id))
+			}
+		case w == mustEqual:
+			n.exact++
+			if !inMirror {
+				report("transaction %s (%s) is missing from the mirror", id, c.describe(id))
+				continue
+			}
+			raw, err := c.bank.sim.RenderTransaction(c.bank.apiURL, id)
+			must(t, err)
+			if diffs := mirrortest.RowDiffs(row, raw); len(diffs) > 0 {
+				report("transaction %s (%s) differs from the bank:\n  %s", id, c.describe(id), strings.Join(diffs, "\n  "))
+			}
+		case !inMirror:
+			n.loose++
+			if bankHas {
+				n.stale++
+			}
+			if w == mustBePresent {
+				report("transaction %s (%s) is missing from the mirror", id, c.describe(id))
+			}
+		default:
+			n.loose++
+			if now, err := c.bank.sim.RenderTransaction(c.bank.apiURL, id); err != nil || string(now) != row.Raw {
+				n.stale++
+			}
+			if !c.versions[id][row.Raw] {
+				report("transaction %s (%s): the mirror holds a version the bank never had:\n  %.400s", id, c.describe(id), row.Raw)
+			}
+			if diffs := mirrortest.RowDiffs(row, []byte(row.Raw)); len(diffs) > 0 {
+				report("transaction %s: columns disagree with the row's own raw JSON:\n  %s", id, strings.Join(diffs, "\n  "))
+			}
+		}
+	}
+	if bad > 10 {
+		t.Errorf("%s: %d problems in all", phase, bad)
+	}
+	return n
+}
+
+func (c *convergence) describe(id string) string {
+	lo := c.last[id]
+	return fmt.Sprintf("seeded %v, last change silent %v, its event dropped %v", c.seeded[id], lo.silent, lo.dropped)
+}
+
+// checkInbox checks the receiver and the healer: every event the bank did
+// not drop is in the inbox (delivered, or recovered from the delivery
+// logs), no dropped one is, and the worker applied each event once.
+func (c *convergence) checkInbox() {
+	t := c.t
+	inbox := map[string]bool{}
+	for _, id := range mirrortest.Strings(t, c.m.Store.Reader(), "SELECT id FROM webhook_events") {
+		inbox[id] = true
+	}
+	missing := 0
+	for _, e := range c.bank.sim.Events() {
+		switch {
+		case e.Dropped && inbox[e.ID]:
+			t.Errorf("dropped event %s (%s %s) is in the inbox", e.ID, e.Type, e.TransactionID)
+		case !e.Dropped && !inbox[e.ID]:
+			if missing++; missing <= 5 {
+				t.Errorf("event %s (%s %s) reached neither the receiver nor the healer", e.ID, e.Type, e.TransactionID)
+			}
+		}
+	}
+	c.appliedMu.Lock()
+	defer c.appliedMu.Unlock()
+	for id := range inbox {
+		if n := c.applied[id]; n > 1 {
+			t.Errorf("event %s was applied %d times", id, n)
+		}
+	}
+}
+
+// historyPattern is the life of a transaction in transaction_history.
+var historyPattern = regexp.MustCompile(`^created(,updated)*(,settled)?(,updated)*(,deleted)?$`)
+
+// checkHistory checks transaction_history after the full sync: each
+// mirrored transaction's changes follow its life at the bank, the previous
+// versions recorded are versions the bank had, and the live rows are
+// exactly the transactions whose history does not end with a deletion.
+func (c *convergence) checkHistory() {
+	t := c.t
+	rows, err := c.m.Store.Reader().Query("SELECT transaction_id, change, coalesce(raw, '') FROM transaction_history ORDER BY seq")
+	must(t, err)
+	changes := map[string][]string{}
+	bad := 0
+	for rows.Next() {
+		var id, change, raw string
+		must(t, rows.Scan(&id, &change, &raw))
+		changes[id] = append(changes[id], change)
+		if change != "created" && !c.versions[id][raw] {
+			if bad++; bad <= 5 {
+				t.Errorf("history of %s: the version before %q is not one the bank had: %.300s", id, change, raw)
+			}
+		}
+		if change == "settled" && !strings.Contains(raw, `"status":"HELD"`) {
+			t.Errorf("history of %s: settled, but the previous version was not HELD: %.300s", id, raw)
+		}
+	}
+	must(t, rows.Err())
+	rows.Close()
+	live := map[string]bool{}
+	for _, id := range mirrortest.Strings(t, c.m.Store.Reader(), "SELECT id FROM transactions") {
+		live[id] = true
+	}
+	for id, ch := range changes {
+		h := strings.Join(ch, ",")
+		if !historyPattern.MatchString(h) {
+			t.Errorf("history of %s (%s) is %s", id, c.describe(id), h)
+		}
+		if ended := ch[len(ch)-1] == "deleted"; ended == live[id] {
+			t.Errorf("history of %s ends with %s, live in the mirror: %v", id, ch[len(ch)-1], live[id])
+		}
+	}
+	for id := range live {
+		if changes[id] == nil {
+			t.Errorf("transaction %s is live with no history", id)
+		}
+	}
+}
