@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -890,5 +891,85 @@ func (c *convergence) checkHistory() {
 		if changes[id] == nil {
 			t.Errorf("transaction %s is live with no history", id)
 		}
+	}
+}
+
+// The comparison the phases rely on sees every mirrored field: a mirror
+// equal to the bank has no difference, and each column, the raw JSON, the
+// tags, a missing or an extra row, a balance and a category each make one.
+func TestConvergenceComparisonSeesEveryField(t *testing.T) {
+	b := newBank(t, 80)
+	m, _ := startMain(t, testConfig(t, b))
+	db := m.Store.Reader()
+	diffs := func() []string { return mirrortest.TruthDiffs(t, b.sim, db, b.apiURL) }
+	if d := diffs(); len(d) > 0 {
+		t.Fatalf("a fresh full sync differs from the bank: %q", d)
+	}
+	exec := func(q string, args ...any) {
+		t.Helper()
+		must(t, m.Store.InTx(context.Background(), func(tx *sql.Tx) error {
+			_, err := tx.Exec(q, args...)
+			return err
+		}))
+	}
+	expectDiff := func(what, want string, tamper, restore func()) {
+		t.Helper()
+		tamper()
+		d := diffs()
+		restore()
+		if len(d) == 0 || !strings.Contains(strings.Join(d, "\n"), want) {
+			t.Errorf("%s: differences %q, want one mentioning %q", what, d, want)
+		}
+	}
+	// A transaction with a foreign amount, a hold, a round-up and tags.
+	id := mirrortest.Strings(t, db, `SELECT id FROM transactions ORDER BY (foreign_amount_value IS NOT NULL) + (hold_amount_value IS NOT NULL)
+		+ (round_up_amount_value IS NOT NULL) + (SELECT count(*) > 0 FROM transaction_tags WHERE transaction_id = id) DESC, id LIMIT 1`)[0]
+	cols := mirrortest.Strings(t, db, `SELECT name FROM pragma_table_info('transactions') WHERE name NOT IN
+		('id', 'raw', 'content_hash', 'fetched_at', 'first_seen_at', 'updated_at') ORDER BY cid`)
+	if len(cols) < 40 {
+		t.Fatalf("only %d mirrored columns: %q", len(cols), cols)
+	}
+	for _, col := range cols {
+		var orig any
+		must(t, db.QueryRow("SELECT "+col+" FROM transactions WHERE id = ?", id).Scan(&orig))
+		other := any("x")
+		if strings.HasSuffix(col, "_base_units") || col == "is_categorizable" {
+			other = int64(7)
+			if orig == int64(7) {
+				other = int64(8)
+			}
+		}
+		expectDiff("column "+col, "column "+col+" ",
+			func() { exec("UPDATE transactions SET "+col+" = ? WHERE id = ?", other, id) },
+			func() { exec("UPDATE transactions SET "+col+" = ? WHERE id = ?", orig, id) })
+	}
+	var raw string
+	must(t, db.QueryRow("SELECT raw FROM transactions WHERE id = ?", id).Scan(&raw))
+	expectDiff("raw", "raw differs",
+		func() { exec("UPDATE transactions SET raw = ? WHERE id = ?", strings.Replace(raw, `"`, ` "`, 1), id) },
+		func() { exec("UPDATE transactions SET raw = ? WHERE id = ?", raw, id) })
+	expectDiff("an extra tag", "tags ",
+		func() {
+			exec("INSERT INTO transaction_tags (transaction_id, tag_id) VALUES (?, 'not at the bank')", id)
+		},
+		func() { exec("DELETE FROM transaction_tags WHERE tag_id = 'not at the bank'") })
+	expectDiff("an extra row", "in the mirror, not at the bank",
+		func() {
+			exec(`INSERT INTO transactions SELECT 'extra', `+strings.Join(cols, ", ")+`, raw, content_hash, fetched_at,
+				first_seen_at, updated_at FROM transactions WHERE id = ?`, id)
+		},
+		func() { exec("DELETE FROM transactions WHERE id = 'extra'") })
+	expectDiff("a balance", "account ",
+		func() { exec("UPDATE accounts SET balance_base_units = balance_base_units + 1") },
+		func() { exec("UPDATE accounts SET balance_base_units = balance_base_units - 1") })
+	expectDiff("a category name", "category ",
+		func() { exec("UPDATE categories SET name = name || '!'") },
+		func() { exec("UPDATE categories SET name = substr(name, 1, length(name) - 1)") })
+	untagged := mirrortest.Strings(t, db, "SELECT id FROM transactions WHERE id NOT IN (SELECT transaction_id FROM transaction_tags) LIMIT 1")[0]
+	expectDiff("a missing row", "missing from the mirror",
+		func() { exec("UPDATE transactions SET id = 'moved' WHERE id = ?", untagged) },
+		func() { exec("UPDATE transactions SET id = ? WHERE id = 'moved'", untagged) })
+	if d := diffs(); len(d) > 0 {
+		t.Fatalf("restoring every field left differences: %q", d)
 	}
 }
