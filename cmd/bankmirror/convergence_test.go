@@ -74,6 +74,9 @@ import (
 //     With Duplicate on, the number of rng draws depends on timing, so such a
 //     run holds deliveries with Paused or DeliverInReverse, never Reorder
 //     (whose shuffle would then vary).
+//   - API errors (5xx on a fraction of requests, in some runs) are decided
+//     by the simulator's rng per request, in whatever order the requests
+//     arrive: which requests fail varies from run to run.
 //   - Restarts are graceful (Main.Close, then a new Main on the same file and
 //     address); TestServeKilledLosesNoAcknowledgedEvent covers SIGKILL.
 
@@ -83,8 +86,11 @@ const (
 )
 
 // convergenceCISeeds run on every `go test`; under -race on two cores they
-// take a few seconds each.
-var convergenceCISeeds = []uint64{1, 2, 3, 4, 5, 6}
+// take one or two seconds each. Between them they cover few and many
+// delivery attempts (given-up deliveries the healer must recover, or
+// retries that outlast a restart), duplicates off (Reorder then used) and
+// on, drop rates up to 0.15, API errors, and three restarts each.
+var convergenceCISeeds = []uint64{1, 3, 7, 9, 11, 14, 27, 29}
 
 func TestConvergence(t *testing.T) {
 	seeds, parallel := convergenceSeeds(t)
@@ -158,6 +164,7 @@ type convergence struct {
 	maxAttempts int // simulator delivery attempts; small means given-up deliveries the healer must recover
 	dupCopies   int // 0, or every delivered event is delivered this many more times
 	dropRate    float64
+	apiErrors   float64                 // fraction of API requests answered 5xx during the history (the client retries)
 	mode        simulator.WebhookFaults // current delivery mode (Drop toggled around single operations)
 
 	// The history's truth, per transaction id.
@@ -202,10 +209,11 @@ func runConvergence(t *testing.T, seed uint64) {
 	c.maxAttempts = []int{2, 3, 1000}[c.rng.IntN(3)]
 	c.dupCopies = []int{0, 0, 1, 2}[c.rng.IntN(4)]
 	c.dropRate = []float64{0, 0.05, 0.15}[c.rng.IntN(3)]
+	c.apiErrors = []float64{0, 0, 0, 0.03}[c.rng.IntN(4)]
 	nTx := 120 + c.rng.IntN(200)
-	nOps := 50 + c.rng.IntN(70)
-	c.logf("run: %d seeded transactions, %d operations, %d delivery attempts, %d duplicate copies, drop rate %.2f",
-		nTx, nOps, c.maxAttempts, c.dupCopies, c.dropRate)
+	nOps := 60 + c.rng.IntN(90)
+	c.logf("run: %d seeded transactions, %d operations, %d delivery attempts, %d duplicate copies, drop rate %.2f, API errors %.2f",
+		nTx, nOps, c.maxAttempts, c.dupCopies, c.dropRate, c.apiErrors)
 
 	c.bank = newBankWith(t, simulator.Options{Seed: seed, Transactions: nTx, Token: "tok", Now: c.now,
 		WebhookRetryBase: time.Millisecond, WebhookRetryMax: 20 * time.Millisecond, WebhookMaxAttempts: c.maxAttempts})
@@ -231,6 +239,7 @@ func runConvergence(t *testing.T, seed uint64) {
 	h := register(t, c.bank, c.m)
 	c.hook, c.secret = h.ID, h.SecretKey
 	c.setMode(simulator.WebhookFaults{})
+	sim.SetFaults(simulator.Faults{ErrorRate: c.apiErrors})
 
 	downFor := 0 // operations left before the daemon comes back
 	failedAtClose := 0
@@ -640,6 +649,7 @@ func (c *convergence) waitInboxDrained(what string) {
 func (c *convergence) finish() {
 	t, sim := c.t, c.bank.sim
 	c.waitBackground()
+	sim.SetFaults(simulator.Faults{})    // the phases check convergence, not the client's retries
 	c.setMode(simulator.WebhookFaults{}) // releases what is held
 	sim.FlushDeliveries()
 	c.waitDeliveries()
@@ -708,6 +718,7 @@ func (c *convergence) finish() {
 		}
 	}
 	failed = countDeliveries(sim.DeliveryLog(c.hook), false)
+	t.Logf("seed %d: %s", c.seed, c.ops[0])
 	t.Logf("seed %d: fingerprint %s (the history and the bank's final state: equal for equal seeds)", c.seed, c.fingerprint())
 	t.Logf("seed %d: %d history lines, %d events (%d dropped), %d delivery attempts failed, %d replays, %d restarts; "+
 		"inbox %d events, %d recovered from delivery logs (%d by the last heal); "+
@@ -947,7 +958,9 @@ func TestConvergenceComparisonSeesEveryField(t *testing.T) {
 	var raw string
 	must(t, db.QueryRow("SELECT raw FROM transactions WHERE id = ?", id).Scan(&raw))
 	expectDiff("raw", "raw differs",
-		func() { exec("UPDATE transactions SET raw = ? WHERE id = ?", strings.Replace(raw, `"up://`, `"up:/x/`, 1), id) },
+		func() {
+			exec("UPDATE transactions SET raw = ? WHERE id = ?", strings.Replace(raw, `"up://`, `"up:/x/`, 1), id)
+		},
 		func() { exec("UPDATE transactions SET raw = ? WHERE id = ?", raw, id) })
 	expectDiff("an extra tag", "tags ",
 		func() {
