@@ -175,11 +175,12 @@ type convergence struct {
 	versions map[string]map[string]bool // every rendering the bank ever had of the id
 
 	// Bookkeeping of the daemon.
-	appliedMu gosync.Mutex
-	applied   map[string]int // event id -> times the worker applied it
-	restarts  int
-	replays   int
-	syncDone  chan struct{} // closed when the background sync ends
+	appliedMu  gosync.Mutex
+	applied    map[string]int // event id -> times the worker applied it
+	restarts   int
+	replays    int
+	syncDone   chan struct{} // closed when the background sync ends
+	syncCancel context.CancelFunc
 }
 
 // lastOp is what the last operation on a transaction was.
@@ -292,18 +293,24 @@ func (c *convergence) start() {
 	}
 }
 
-// background runs a sync and heal as the daemon's schedule does, on the
-// daemon's context (Close cancels it and waits for it), after the previous
-// one has finished.
+// scheduledSync runs one sync and its heal exactly as the daemon's
+// schedule does. It is the test's only use of the schedule's internals:
+// when the schedule moves, change this.
+func scheduledSync(ctx context.Context, m *Main, full bool) { m.runSync(ctx, full) }
+
+// background starts a scheduled sync alongside the history, after the
+// previous one has finished; stop cancels it as Close cancels the
+// schedule's runs.
 func (c *convergence) background(full bool) {
 	c.t.Helper()
 	c.waitBackground()
+	ctx, cancel := context.WithCancel(context.Background())
 	m, done := c.m, make(chan struct{})
-	c.syncDone = done
-	m.bg.Go(func() {
+	c.syncDone, c.syncCancel = done, cancel
+	go func() {
 		defer close(done)
-		m.runSync(m.bgCtx, full)
-	})
+		scheduledSync(ctx, m, full)
+	}()
 }
 
 // waitBackground waits for the sync started by background, if any.
@@ -320,13 +327,16 @@ func (c *convergence) waitBackground() {
 	}
 }
 
-// stop closes the daemon gracefully, if it is running; a background sync
-// is cancelled (an interrupted full sync resumes at the next start).
+// stop closes the daemon gracefully, if it is running, after cancelling
+// a background sync (an interrupted full sync resumes at the next start).
 func (c *convergence) stop() {
 	if c.m == nil {
 		return
 	}
-	defer func() { c.syncDone = nil }()
+	if c.syncDone != nil {
+		c.syncCancel()
+		c.waitBackground()
+	}
 	if err := c.m.Close(); err != nil {
 		c.t.Errorf("close the daemon: %v", err)
 	}
@@ -680,7 +690,7 @@ func (c *convergence) finish() {
 	// it lists recent transactions (the whole history is within the
 	// overlap) and re-checks every HELD one, so only silent edits of older
 	// settled transactions remain unknown.
-	c.m.runSync(context.Background(), false)
+	scheduledSync(context.Background(), c.m, false)
 	c.waitInboxDrained("the incremental sync")
 	snap := sim.Snapshot()
 	status := map[string]string{}
@@ -698,7 +708,7 @@ func (c *convergence) finish() {
 	}
 
 	// Phase 3: a full reconciliation: everything equals the bank.
-	c.m.runSync(context.Background(), true)
+	scheduledSync(context.Background(), c.m, true)
 	c.waitInboxDrained("the full sync")
 	diffs := mirrortest.TruthDiffs(t, sim, c.m.Store.Reader(), c.bank.apiURL)
 	for _, d := range diffs[:min(len(diffs), 20)] {
