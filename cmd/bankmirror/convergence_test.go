@@ -49,7 +49,27 @@ import (
 // them hit the daemon while it is down (and are retried, or given up and
 // healed), how far the worker has got at a restart, and the ids of webhook
 // events and delivery logs (crypto/rand in the simulator) vary from run to
-// run. The bank's final state and the phases' expectations do not.
+// run, as does the place of a retry in a Paused batch. The bank's final
+// state, the history and the phases' expectations do not (the run's
+// fingerprint, logged, hashes the history and the bank's final state).
+//
+// The phases, and what each mechanism can know:
+//  1. The event stream, then the healer (which the daemon runs after each
+//     sync) for deliveries the bank gave up on: every event the bank did not
+//     drop is in the inbox and none it dropped; no event is applied twice;
+//     every transaction whose last change sent an event that was not
+//     dropped equals the bank (the worker fetches the current state after
+//     the event), or is gone if that change deleted it. A transaction last
+//     changed silently (tags, category) or by a dropped event may lag, but
+//     only as a version the bank really had, and one mirrored before stays.
+//  2. An incremental sync: it lists from the newest createdAt less the 3h
+//     overlap (the whole history spans at most 2h of the bank's clock) and
+//     re-checks every HELD transaction, so everything equals the bank,
+//     silently deleted holds and dropped settlements included, except
+//     silent edits of older settled transactions; balances equal too.
+//  3. A full sync: everything equals, field by field (transactions,
+//     accounts, categories, tags in use, attachments), and each
+//     transaction's history follows its life at the bank.
 //
 // Runs:
 //
