@@ -29,6 +29,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/mirrortest"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 	"github.com/bankmirror/bankmirror/internal/store"
+	bmsync "github.com/bankmirror/bankmirror/internal/sync"
 )
 
 // The randomized convergence test of the whole daemon (issue 6): random
@@ -173,6 +174,7 @@ type convergence struct {
 	t      *testing.T
 	seed   uint64
 	rng    *mrand.Rand
+	extra  *mrand.Rand // for choices added after the first version
 	bank   *bankEnv
 	clock  atomic.Int64 // the bank's clock, unix nanoseconds; advanced by the history only
 	cfg    Config
@@ -201,6 +203,7 @@ type convergence struct {
 	restarts   int
 	replays    int
 	syncDone   chan struct{} // closed when the background sync ends
+	fullPage   chan struct{} // receives when a full listing has stored a page
 	syncCancel context.CancelFunc
 }
 
@@ -220,7 +223,7 @@ func runConvergence(t *testing.T, seed uint64) {
 	c := &convergence{
 		t: t, seed: seed, rng: mrand.New(mrand.NewPCG(seed, 0xc0417e46e)),
 		seeded: map[string]bool{}, last: map[string]lastOp{}, seen: map[string]bool{},
-		versions: map[string]map[string]bool{}, applied: map[string]int{},
+		versions: map[string]map[string]bool{}, applied: map[string]int{}, fullPage: make(chan struct{}, 1),
 	}
 	c.clock.Store(convergenceBankStart.UnixNano())
 	t.Cleanup(func() {
@@ -232,9 +235,10 @@ func runConvergence(t *testing.T, seed uint64) {
 	c.dupCopies = []int{0, 0, 1, 2}[c.rng.IntN(4)]
 	c.dropRate = []float64{0, 0.05, 0.15}[c.rng.IntN(3)]
 	c.apiErrors = []float64{0, 0, 0, 0.03}[c.rng.IntN(4)]
-	// Settings added later draw from a stream of their own, so that they
+	// Choices added later draw from a stream of their own, so that they
 	// leave the histories of earlier seeds as they were.
-	workers := []int{1, 2, 4, 8}[mrand.New(mrand.NewPCG(seed, 0x3012ce75)).IntN(4)]
+	c.extra = mrand.New(mrand.NewPCG(seed, 0x3012ce75))
+	workers := []int{1, 2, 4, 8}[c.extra.IntN(4)]
 	nTx := 120 + c.rng.IntN(200)
 	nOps := 60 + c.rng.IntN(90)
 	c.logf("run: %d seeded transactions, %d operations, %d delivery attempts, %d duplicate copies, drop rate %.2f, API errors %.2f, %d event workers",
@@ -301,6 +305,14 @@ func runConvergence(t *testing.T, seed uint64) {
 func (c *convergence) start() {
 	c.t.Helper()
 	m := NewMain(c.cfg, zerolog.Nop())
+	m.SyncProgress = func(p bmsync.Progress) {
+		if p.Kind == bmsync.KindFull {
+			select {
+			case c.fullPage <- struct{}{}:
+			default:
+			}
+		}
+	}
 	m.OnEventApplied = func(e store.InboxEvent, _ store.Change) {
 		c.appliedMu.Lock()
 		c.applied[e.ID]++
@@ -350,6 +362,31 @@ func (c *convergence) waitBackground() {
 	case <-time.After(convDrainWait):
 		c.t.Fatalf("a background sync did not finish within %v", convDrainWait)
 	}
+}
+
+// interruptFullSync starts a full sync on a slowed bank and restarts the
+// daemon once the listing has stored a page: the sync is interrupted (if it
+// has not finished meanwhile), and the new daemon resumes it at start.
+func (c *convergence) interruptFullSync() {
+	c.t.Helper()
+	sim := c.bank.sim
+	sim.SetFaults(simulator.Faults{ErrorRate: c.apiErrors, Latency: 20 * time.Millisecond})
+	select {
+	case <-c.fullPage:
+	default:
+	}
+	c.background(true)
+	select {
+	case <-c.fullPage:
+	case <-c.syncDone:
+	case <-time.After(convDrainWait):
+		c.t.Fatalf("a full sync stored no page within %v", convDrainWait)
+	}
+	c.stop()
+	c.start()
+	sim.SetFaults(simulator.Faults{ErrorRate: c.apiErrors})
+	c.restarts++
+	c.logf("full sync started, daemon restarted after its first page")
 }
 
 // stop closes the daemon gracefully, if it is running, after cancelling
@@ -596,6 +633,10 @@ func (c *convergence) step(accounts []simulator.Account, categories []simulator.
 			return
 		}
 		full := c.rng.IntN(3) == 0
+		if full && c.extra.IntN(2) == 0 {
+			c.interruptFullSync()
+			return
+		}
 		c.background(full)
 		c.logf("sync started in the background (full: %v)", full)
 	case r < 96: // an event is delivered again (the bank's retries and duplicates carry the same id and body)
@@ -754,6 +795,8 @@ func (c *convergence) finish() {
 	}
 	failed = countDeliveries(sim.DeliveryLog(c.hook), false)
 	t.Logf("seed %d: %s", c.seed, c.ops[0])
+	t.Logf("seed %d: sync runs %q", c.seed, mirrortest.Strings(t, c.m.Store.Reader(),
+		"SELECT kind || ' ' || status || ': ' || count(*) FROM sync_runs GROUP BY kind, status ORDER BY kind, status"))
 	t.Logf("seed %d: fingerprint %s (the history and the bank's final state: equal for equal seeds)", c.seed, c.fingerprint())
 	t.Logf("seed %d: %d history lines, %d events (%d dropped), %d delivery attempts failed, %d replays, %d restarts; "+
 		"inbox %d events, %d recovered from delivery logs (%d by the last heal); "+
