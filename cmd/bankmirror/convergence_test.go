@@ -14,6 +14,8 @@ import (
 	"maps"
 	mrand "math/rand/v2"
 	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -106,6 +108,12 @@ import (
 const (
 	convergenceSeedsEnv = "BANKMIRROR_CONVERGENCE_SEEDS"
 	convergenceSeedEnv  = "BANKMIRROR_CONVERGENCE_SEED"
+	// convergenceLatencyEnv (a duration, e.g. 20ms) puts a loopback proxy
+	// between the daemon and the bank that holds each answer, once the bank
+	// has rendered it, for a random time up to that long: network latency,
+	// which widens the races between fetches and the events they overlap
+	// (TestStaleFetchAfterDeletionDoesNotResurrect stages one). Off in CI.
+	convergenceLatencyEnv = "BANKMIRROR_CONVERGENCE_LATENCY"
 )
 
 // convergenceCISeeds run on every `go test`; under -race on two cores they
@@ -248,6 +256,18 @@ func runConvergence(t *testing.T, seed uint64) {
 
 	c.bank = newBankWith(t, simulator.Options{Seed: seed, Transactions: nTx, Token: "tok", Now: c.now,
 		WebhookRetryBase: time.Millisecond, WebhookRetryMax: 20 * time.Millisecond, WebhookMaxAttempts: c.maxAttempts})
+	c.cfg = testConfig(t, c.bank)
+	c.cfg.Listen = freeLoopbackAddr(t) // the bank keeps delivering there across restarts
+	c.cfg.InboxRetention = 0           // the bank's clock is not the daemon's: never prune
+	c.cfg.WorkerConcurrency = workers
+	if v := os.Getenv(convergenceLatencyEnv); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			t.Fatalf("%s=%q: not a positive duration", convergenceLatencyEnv, v)
+		}
+		c.cfg.APIURL = latencyProxy(t, c.bank.apiURL, d, seed) + "/api/v1"
+		c.logf("API answers delayed by up to %v", d)
+	}
 	sim := c.bank.sim
 	snap := sim.Snapshot()
 	for _, tx := range snap.Transactions {
@@ -259,13 +279,9 @@ func runConvergence(t *testing.T, seed uint64) {
 		}
 	}
 
-	c.cfg = testConfig(t, c.bank)
-	c.cfg.Listen = freeLoopbackAddr(t) // the bank keeps delivering there across restarts
-	c.cfg.InboxRetention = 0           // the bank's clock is not the daemon's: never prune
-	c.cfg.WorkerConcurrency = workers
 	c.start()
 	t.Cleanup(func() { c.stop() })
-	if diffs := mirrortest.TruthDiffs(t, sim, c.m.Store.Reader(), c.bank.apiURL); len(diffs) > 0 {
+	if diffs := mirrortest.TruthDiffs(t, sim, c.m.Store.Reader(), c.cfg.APIURL); len(diffs) > 0 {
 		t.Fatalf("the first full sync left %d differences, e.g.\n%s", len(diffs), strings.Join(diffs[:min(len(diffs), 10)], "\n"))
 	}
 	h := register(t, c.bank, c.m)
@@ -434,7 +450,7 @@ func (c *convergence) setMode(f simulator.WebhookFaults) {
 
 // record keeps the bank's current rendering of id as one of its versions.
 func (c *convergence) record(id string) {
-	raw, err := c.bank.sim.RenderTransaction(c.bank.apiURL, id)
+	raw, err := c.bank.sim.RenderTransaction(c.cfg.APIURL, id) // the links name the API the daemon talks to
 	if err != nil {
 		return // deleted
 	}
@@ -778,7 +794,7 @@ func (c *convergence) finish() {
 	// Phase 3: a full reconciliation: everything equals the bank.
 	scheduledSync(context.Background(), c.m, true)
 	c.waitInboxDrained("the full sync")
-	diffs := mirrortest.TruthDiffs(t, sim, c.m.Store.Reader(), c.bank.apiURL)
+	diffs := mirrortest.TruthDiffs(t, sim, c.m.Store.Reader(), c.cfg.APIURL)
 	for _, d := range diffs[:min(len(diffs), 20)] {
 		t.Errorf("phase 3 (full sync): %s", d)
 	}
@@ -872,7 +888,7 @@ func (c *convergence) checkPhase(phase string, want func(id string, bankHas bool
 				report("transaction %s (%s) is missing from the mirror", id, c.describe(id))
 				continue
 			}
-			raw, err := c.bank.sim.RenderTransaction(c.bank.apiURL, id)
+			raw, err := c.bank.sim.RenderTransaction(c.cfg.APIURL, id) // the links name the API the daemon talks to
 			must(t, err)
 			if diffs := mirrortest.RowDiffs(row, raw); len(diffs) > 0 {
 				report("transaction %s (%s) differs from the bank:\n  %s", id, c.describe(id), strings.Join(diffs, "\n  "))
@@ -887,7 +903,7 @@ func (c *convergence) checkPhase(phase string, want func(id string, bankHas bool
 			}
 		default:
 			n.loose++
-			if now, err := c.bank.sim.RenderTransaction(c.bank.apiURL, id); err != nil || string(now) != row.Raw {
+			if now, err := c.bank.sim.RenderTransaction(c.cfg.APIURL, id); err != nil || string(now) != row.Raw {
 				n.stale++
 			}
 			if !c.versions[id][row.Raw] {
@@ -1066,6 +1082,52 @@ func TestConvergenceComparisonSeesEveryField(t *testing.T) {
 	if d := diffs(); len(d) > 0 {
 		t.Fatalf("restoring every field left differences: %q", d)
 	}
+}
+
+// latencyProxy serves apiURL's host on another loopback address, holding
+// each answer for a random time up to maxDelay after the bank has rendered
+// it. Requests keep their Host, so the bank's links name the proxy.
+func latencyProxy(t *testing.T, apiURL string, maxDelay time.Duration, seed uint64) string {
+	t.Helper()
+	upstream, err := url.Parse(apiURL)
+	must(t, err)
+	var mu gosync.Mutex
+	rng := mrand.New(mrand.NewPCG(seed, 0x1a7e))
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		out := r.Clone(r.Context())
+		out.RequestURI = ""
+		out.URL.Scheme, out.URL.Host = upstream.Scheme, upstream.Host
+		resp, err := transport.RoundTrip(out)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		mu.Lock()
+		d := time.Duration(rng.Int64N(int64(maxDelay)))
+		mu.Unlock()
+		timer := time.NewTimer(d) // the latency being simulated, not a synchronisation
+		select {
+		case <-timer.C:
+		case <-r.Context().Done():
+			timer.Stop()
+			return
+		}
+		maps.Copy(w.Header(), resp.Header)
+		w.WriteHeader(resp.StatusCode)
+		_, _ = w.Write(body)
+	}))
+	t.Cleanup(func() {
+		srv.Close()
+		transport.CloseIdleConnections()
+	})
+	return srv.URL
 }
 
 // slowAfterRender is a transport that, for requests whose path ends with
