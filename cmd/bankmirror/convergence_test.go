@@ -112,7 +112,11 @@ const (
 	// between the daemon and the bank that holds each answer, once the bank
 	// has rendered it, for a random time up to that long: network latency,
 	// which widens the races between fetches and the events they overlap
-	// (TestStaleFetchAfterDeletionDoesNotResurrect stages one). Off in CI.
+	// (TestStaleFetchAfterDeletionDoesNotResurrect stages one). Off in CI:
+	// with it the test meets that known bug now and then, e.g.
+	// BANKMIRROR_CONVERGENCE_LATENCY=30ms BANKMIRROR_CONVERGENCE_SEED=6431490842413381858
+	// about every other run (phase 1: a hold deleted with its event is back
+	// in the mirror, history created,deleted,created).
 	convergenceLatencyEnv = "BANKMIRROR_CONVERGENCE_LATENCY"
 )
 
@@ -1167,7 +1171,8 @@ func (s *slowAfterRender) RoundTrip(req *http.Request) (*http.Response, error) {
 // snapshot counts as newer than the tombstone, and the hold is mirrored
 // again (history created,deleted,created) until the next sync's HELD
 // re-check. Stamping the time the request was sent would be safe for
-// tombstones. Set BANKMIRROR_RUN_KNOWN_BUGS=1 to run it.
+// tombstones. Set BANKMIRROR_RUN_KNOWN_BUGS=1 to run it. The convergence
+// test found it by itself with BANKMIRROR_CONVERGENCE_LATENCY (see there).
 func TestStaleFetchAfterDeletionDoesNotResurrect(t *testing.T) {
 	if os.Getenv("BANKMIRROR_RUN_KNOWN_BUGS") == "" {
 		t.Skip("known bug: a copy fetched before a deletion but received after it resurrects the transaction; BANKMIRROR_RUN_KNOWN_BUGS=1 runs it")
