@@ -82,6 +82,10 @@ import (
 //	BANKMIRROR_CONVERGENCE_SEEDS=500 go test -count=1 -timeout 2h -run 'TestConvergence$' ./cmd/bankmirror/ # 500 random seeds
 //	BANKMIRROR_CONVERGENCE_SEED=42 go test -race -count=1 -run 'TestConvergence$' ./cmd/bankmirror/      # exactly one
 //
+// Random seeds run two at a time (t.Parallel; -parallel N for more); a
+// failing one logs its history and the command that runs it again.
+// BANKMIRROR_CONVERGENCE_LATENCY (below) adds network latency to any of these.
+//
 // What the simulator's Go API cannot do, and how the test copes:
 //   - A hold deleted without any event: emulated by Delete under
 //     WebhookFaults.Drop = 1 (the event is recorded as Dropped, never
@@ -137,8 +141,12 @@ func TestConvergence(t *testing.T) {
 			}
 			t.Cleanup(func() {
 				if t.Failed() {
-					t.Logf("reproduce with: %s=%d go test -race -count=1 -run 'TestConvergence$' ./cmd/bankmirror/",
-						convergenceSeedEnv, seed)
+					latency := ""
+					if v := os.Getenv(convergenceLatencyEnv); v != "" {
+						latency = convergenceLatencyEnv + "=" + v + " "
+					}
+					t.Logf("reproduce with: %s%s=%d go test -race -count=1 -run 'TestConvergence$' ./cmd/bankmirror/",
+						latency, convergenceSeedEnv, seed)
 				}
 			})
 			runConvergence(t, seed)
