@@ -1142,19 +1142,24 @@ func latencyProxy(t *testing.T, apiURL string, maxDelay time.Duration, seed uint
 	return srv.URL
 }
 
-// slowAfterRender is a transport that, for requests whose path ends with
-// suffix, receives the bank's whole response (the bank has rendered it),
+// slowAfterRender is a transport that, for the first request match
+// selects, receives the bank's whole response (the bank has rendered it),
 // reports it on rendered, and hands it to the client only after release
 // is closed: network latency after the bank took its snapshot.
 type slowAfterRender struct {
-	suffix   string
+	match    func(*http.Request) bool
+	once     gosync.Once
 	rendered chan struct{}
 	release  chan struct{}
 }
 
 func (s *slowAfterRender) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := http.DefaultTransport.RoundTrip(req)
-	if err != nil || !strings.HasSuffix(req.URL.Path, s.suffix) {
+	slow := false
+	if err == nil && s.match(req) {
+		s.once.Do(func() { slow = true })
+	}
+	if !slow {
 		return resp, err
 	}
 	body, err := io.ReadAll(resp.Body)
@@ -1191,7 +1196,7 @@ func TestStaleFetchAfterDeletionDoesNotResurrect(t *testing.T) {
 	must(t, err)
 	t.Cleanup(func() { _ = st.Close() })
 	id := b.sim.AddTransaction(simulator.NewTransaction{Description: "Hotel deposit", AmountBaseUnits: -20000, Held: true})
-	slow := &slowAfterRender{suffix: "/transactions/" + id, rendered: make(chan struct{}), release: make(chan struct{})}
+	slow := newSlowAfterRender(func(r *http.Request) bool { return strings.HasSuffix(r.URL.Path, "/transactions/"+id) })
 	client := bank.New(b.apiURL, b.sim.Token(), bank.WithHourlyBudget(0), bank.WithHTTPClient(&http.Client{Transport: slow}))
 	s := bmsync.New(client, st, zerolog.Nop(), bmsync.Options{})
 	if _, err := s.Full(ctx); err != nil {
@@ -1216,5 +1221,69 @@ func TestStaleFetchAfterDeletionDoesNotResurrect(t *testing.T) {
 
 	if n := mirrortest.Int(t, st.Reader(), "SELECT count(*) FROM transactions WHERE id = ?", id); n != 0 {
 		t.Errorf("the deleted hold is back in the mirror; history %s", historyOf(t, st.Reader(), id))
+	}
+}
+
+func newSlowAfterRender(match func(*http.Request) bool) *slowAfterRender {
+	return &slowAfterRender{match: match, rendered: make(chan struct{}), release: make(chan struct{})}
+}
+
+// A HELD listing the bank rendered before a settlement, but that reaches
+// the mirror after the worker applied TRANSACTION_SETTLED, must not turn the
+// transaction back to HELD.
+//
+// It fails on the current code for the same reason as
+// TestStaleFetchAfterDeletionDoesNotResurrect: the listing's copies are
+// stamped when the page arrives, so they count as newer than the worker's
+// fetch; the transaction is HELD again in the mirror (history
+// created,settled,updated) and, being in the bank's HELD listing that
+// carried the stale copy, is not re-checked by that sync either. The
+// convergence test met it with BANKMIRROR_CONVERGENCE_LATENCY=30ms
+// BANKMIRROR_CONVERGENCE_SEED=1317826300872620335 (rarely: it depends on
+// timing). Set BANKMIRROR_RUN_KNOWN_BUGS=1 to run it.
+func TestStaleListingAfterSettlementDoesNotRevert(t *testing.T) {
+	if os.Getenv("BANKMIRROR_RUN_KNOWN_BUGS") == "" {
+		t.Skip("known bug: a page rendered before a settlement but received after it reverts the transaction to HELD; BANKMIRROR_RUN_KNOWN_BUGS=1 runs it")
+	}
+	b := newBank(t, 50)
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "mirror.db"))
+	must(t, err)
+	t.Cleanup(func() { _ = st.Close() })
+	id := b.sim.AddTransaction(simulator.NewTransaction{Description: "Pub", AmountBaseUnits: -4500, Held: true})
+	slow := newSlowAfterRender(func(r *http.Request) bool {
+		return strings.HasSuffix(r.URL.Path, "/transactions") && r.URL.Query().Get("filter[status]") == "HELD"
+	})
+	if _, err := bmsync.New(b.client, st, zerolog.Nop(), bmsync.Options{}).Full(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	// An incremental sync lists what the bank holds ...
+	slowClient := bank.New(b.apiURL, b.sim.Token(), bank.WithHourlyBudget(0), bank.WithHTTPClient(&http.Client{Transport: slow}))
+	done := make(chan error, 1)
+	go func() {
+		_, err := bmsync.New(slowClient, st, zerolog.Nop(), bmsync.Options{}).Incremental(ctx)
+		done <- err
+	}()
+	<-slow.rendered
+	// ... the bank has answered with the hold, then settles it, and the
+	// worker applies TRANSACTION_SETTLED (fetching the settled copy) before
+	// that answer arrives.
+	must(t, b.sim.Settle(id))
+	settled, err := b.client.Transaction(ctx, id)
+	must(t, err)
+	_, err = st.InsertEvents(ctx, []store.InboxEvent{{ID: "ev-settled", EventType: "TRANSACTION_SETTLED", WebhookID: "wh",
+		TransactionID: id, CreatedAt: "2026-11-02T09:00:00+11:00", Body: "{}"}})
+	must(t, err)
+	if _, err := st.ApplyEvent(ctx, "ev-settled", &settled, ""); err != nil {
+		t.Fatal(err)
+	}
+	close(slow.release)
+	must(t, <-done)
+
+	var status string
+	must(t, st.Reader().QueryRow("SELECT status FROM transactions WHERE id = ?", id).Scan(&status))
+	if status != "SETTLED" {
+		t.Errorf("the settled transaction is %s in the mirror; history %s", status, historyOf(t, st.Reader(), id))
 	}
 }
