@@ -82,8 +82,9 @@ import (
 //	BANKMIRROR_CONVERGENCE_SEEDS=500 go test -count=1 -timeout 2h -run 'TestConvergence$' ./cmd/bankmirror/ # 500 random seeds
 //	BANKMIRROR_CONVERGENCE_SEED=42 go test -race -count=1 -run 'TestConvergence$' ./cmd/bankmirror/      # exactly one
 //
-// Random seeds run two at a time (t.Parallel; -parallel N for more); a
-// failing one logs its history and the command that runs it again.
+// Random seeds run in parallel (t.Parallel: GOMAXPROCS at a time unless
+// -parallel says otherwise); a failing one logs its history and the
+// command that runs it again.
 // BANKMIRROR_CONVERGENCE_LATENCY (below) adds network latency to any of these.
 //
 // What the simulator's Go API cannot do, and how the test copes:
