@@ -117,11 +117,12 @@ const (
 	// between the daemon and the bank that holds each answer, once the bank
 	// has rendered it, for a random time up to that long: network latency,
 	// which widens the races between fetches and the events they overlap
-	// (TestStaleFetchAfterDeletionDoesNotResurrect stages one). Off in CI:
-	// with it the test meets that known bug now and then, e.g.
+	// (TestStaleFetchAfterDeletionDoesNotResurrect stages one). Off in CI
+	// to keep it short. Before copies were dated by their request, it met
+	// a stale-fetch bug now and then, e.g.
 	// BANKMIRROR_CONVERGENCE_LATENCY=30ms BANKMIRROR_CONVERGENCE_SEED=6431490842413381858
-	// about every other run (phase 1: a hold deleted with its event is back
-	// in the mirror, history created,deleted,created).
+	// about every other run (phase 1: a hold deleted with its event was
+	// back in the mirror, history created,deleted,created).
 	convergenceLatencyEnv = "BANKMIRROR_CONVERGENCE_LATENCY"
 )
 
@@ -364,7 +365,7 @@ func (c *convergence) start() {
 // scheduledSync runs one sync and its heal exactly as the daemon's
 // schedule does. It is the test's only use of the schedule's internals:
 // when the schedule moves, change this.
-func scheduledSync(ctx context.Context, m *Main, full bool) { m.runSync(ctx, full) }
+func scheduledSync(ctx context.Context, m *Main, full bool) { m.Schedule.Run(ctx, full) }
 
 // background starts a scheduled sync alongside the history, after the
 // previous one has finished; stop cancels it as Close cancels the
@@ -1180,15 +1181,14 @@ func (s *slowAfterRender) RoundTrip(req *http.Request) (*http.Response, error) {
 //
 // The convergence test meets this race only by chance (on loopback the
 // bank's answers take microseconds), so it is staged here. It fails on the
-// current code: the client stamps FetchedAt when the response has arrived
-// (internal/bank/transactions.go), so an answer delayed after the bank's
-// snapshot counts as newer than the tombstone, and the hold is mirrored
-// again (history created,deleted,created) until the next sync's HELD
-// re-check. Stamping the time the request was sent would be safe for
-// tombstones. Set BANKMIRROR_RUN_KNOWN_BUGS=1 to run it. The convergence
-// test found it by itself with BANKMIRROR_CONVERGENCE_LATENCY (see there).
+// code that stamped FetchedAt when the response arrived: an answer delayed
+// after the bank's snapshot counted as newer than the tombstone, and the
+// hold was mirrored again (history created,deleted,created) until the next
+// sync's HELD re-check. Copies are now dated by when their request was
+// sent. The convergence test found it by itself with
+// BANKMIRROR_CONVERGENCE_LATENCY (see there).
 func TestStaleFetchAfterDeletionDoesNotResurrect(t *testing.T) {
-	b, st := knownBug(t, "a copy fetched before a deletion but received after it resurrects the transaction")
+	b, st := staleFetchEnv(t)
 	ctx := context.Background()
 	id := b.sim.AddTransaction(simulator.NewTransaction{Description: "Hotel deposit", AmountBaseUnits: -20000, Held: true})
 	slow := newSlowAfterRender(func(r *http.Request) bool { return strings.HasSuffix(r.URL.Path, "/transactions/"+id) })
@@ -1208,7 +1208,7 @@ func TestStaleFetchAfterDeletionDoesNotResurrect(t *testing.T) {
 	_, err := st.InsertEvents(ctx, []store.InboxEvent{{ID: "ev-deleted", EventType: "TRANSACTION_DELETED", WebhookID: "wh",
 		TransactionID: id, CreatedAt: "2026-11-02T09:00:00+11:00", Body: "{}"}})
 	must(t, err)
-	if _, err := st.ApplyEvent(ctx, "ev-deleted", nil, id); err != nil {
+	if _, err := st.ApplyEvents(ctx, store.EventBatch{Deletes: []string{id}, Events: []string{"ev-deleted"}}); err != nil {
 		t.Fatal(err)
 	}
 	close(slow.release)
@@ -1219,13 +1219,9 @@ func TestStaleFetchAfterDeletionDoesNotResurrect(t *testing.T) {
 	}
 }
 
-// knownBug skips a test of a known bug unless BANKMIRROR_RUN_KNOWN_BUGS is
-// set, and gives it a small bank and an empty mirror.
-func knownBug(t *testing.T, bug string) (*bankEnv, *store.Store) {
+// staleFetchEnv gives a stale-fetch test a small bank and an empty mirror.
+func staleFetchEnv(t *testing.T) (*bankEnv, *store.Store) {
 	t.Helper()
-	if os.Getenv("BANKMIRROR_RUN_KNOWN_BUGS") == "" {
-		t.Skip("known bug: " + bug + "; BANKMIRROR_RUN_KNOWN_BUGS=1 runs it")
-	}
 	b := newBank(t, 50)
 	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "mirror.db"))
 	must(t, err)
@@ -1241,17 +1237,16 @@ func newSlowAfterRender(match func(*http.Request) bool) *slowAfterRender {
 // the mirror after the worker applied TRANSACTION_SETTLED, must not turn the
 // transaction back to HELD.
 //
-// It fails on the current code for the same reason as
-// TestStaleFetchAfterDeletionDoesNotResurrect: the listing's copies are
-// stamped when the page arrives, so they count as newer than the worker's
-// fetch; the transaction is HELD again in the mirror (history
-// created,settled,updated) and, being in the bank's HELD listing that
-// carried the stale copy, is not re-checked by that sync either. The
-// convergence test met it with BANKMIRROR_CONVERGENCE_LATENCY=30ms
-// BANKMIRROR_CONVERGENCE_SEED=1317826300872620335 (rarely: it depends on
-// timing). Set BANKMIRROR_RUN_KNOWN_BUGS=1 to run it.
+// It failed for the same reason as
+// TestStaleFetchAfterDeletionDoesNotResurrect: the listing's copies were
+// stamped when the page arrived, so they counted as newer than the
+// worker's fetch; the transaction was HELD again in the mirror (history
+// created,settled,updated). Now the page is dated by its request, and a
+// HELD copy never overwrites a SETTLED row. The convergence test met it
+// with BANKMIRROR_CONVERGENCE_LATENCY=30ms
+// BANKMIRROR_CONVERGENCE_SEED=1317826300872620335 (rarely).
 func TestStaleListingAfterSettlementDoesNotRevert(t *testing.T) {
-	b, st := knownBug(t, "a page rendered before a settlement but received after it reverts the transaction to HELD")
+	b, st := staleFetchEnv(t)
 	ctx := context.Background()
 	id := b.sim.AddTransaction(simulator.NewTransaction{Description: "Pub", AmountBaseUnits: -4500, Held: true})
 	slow := newSlowAfterRender(func(r *http.Request) bool {
@@ -1278,7 +1273,7 @@ func TestStaleListingAfterSettlementDoesNotRevert(t *testing.T) {
 	_, err = st.InsertEvents(ctx, []store.InboxEvent{{ID: "ev-settled", EventType: "TRANSACTION_SETTLED", WebhookID: "wh",
 		TransactionID: id, CreatedAt: "2026-11-02T09:00:00+11:00", Body: "{}"}})
 	must(t, err)
-	if _, err := st.ApplyEvent(ctx, "ev-settled", &settled, ""); err != nil {
+	if _, err := st.ApplyEvents(ctx, store.EventBatch{Upserts: []bank.Transaction{settled}, Events: []string{"ev-settled"}}); err != nil {
 		t.Fatal(err)
 	}
 	close(slow.release)
