@@ -125,7 +125,7 @@ type budget struct {
 	// lowSeen: the bank reported the reserve or less in this bucket, so a
 	// refusal means the bucket is spent (not a passing throttle).
 	lowSeen bool
-	limited    int64
+	limited int64
 
 	waiters    int
 	waitUntil  time.Time
