@@ -106,16 +106,18 @@ func benchReceiverMode(ctx context.Context, a *app, args []string) error {
 		p50, p99            []float64
 		catchUp             []time.Duration
 		behind              []string
-		peak                float64
+		peak, barePeak      float64
 	}
 	rows := make([]row, len(conc))
 	for ci, c := range conc {
 		r := &rows[ci]
 		for round := 1; round <= *rounds; round++ {
+			resetPeakRSS()
 			b, err := driveWebhooks(ctx, bare.baseURL, cfg.WebhookPath, load, c)
 			if err != nil {
 				return fmt.Errorf("bare handler: %w", err)
 			}
+			r.barePeak = max(r.barePeak, procMiB("VmHWM"))
 			db := filepath.Join(*dir, fmt.Sprintf("receiver-c%d-%d.db", c, round))
 			if err := copyFile(db, template); err != nil {
 				return err
@@ -142,7 +144,7 @@ func benchReceiverMode(ctx context.Context, a *app, args []string) error {
 				d.rate()/b.rate(), d.refused(), caught, d.peak)
 		}
 	}
-	fmt.Fprintf(w, "\n| concurrency | bare acks/s | daemon acks/s | ratio | daemon p50 | daemon p99 | worker done after last ack | peak RSS |\n|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "\n| concurrency | bare acks/s | daemon acks/s | ratio | daemon p50 | daemon p99 | worker done after last ack | peak RSS (bare) |\n|---|---|---|---|---|---|---|---|\n")
 	for ci, c := range conc {
 		r := rows[ci]
 		done := "-"
@@ -156,10 +158,10 @@ func benchReceiverMode(ctx context.Context, a *app, args []string) error {
 		if len(r.behind) > 0 {
 			done += fmt.Sprintf(" (%d of %d rounds NOT caught up after %s: %s pending)", len(r.behind), *rounds, *catchUp, strings.Join(r.behind, ", "))
 		}
-		fmt.Fprintf(w, "| %d | %.0f/s | %.0f/s | %.2fx | %.2f ms | %.2f ms | %s | %.0f MiB |\n",
-			c, median(r.bare), median(r.daemon), median(r.ratio), median(r.p50), median(r.p99), done, r.peak)
+		fmt.Fprintf(w, "| %d | %.0f/s | %.0f/s | %.2fx | %.2f ms | %.2f ms | %s | %.0f MiB (%.0f MiB) |\n",
+			c, median(r.bare), median(r.daemon), median(r.ratio), median(r.p50), median(r.p99), done, r.peak, r.barePeak)
 	}
-	fmt.Fprintf(w, "\nmedians of %d rounds; peak RSS is this process's VmHWM during the daemon rounds (reset before each), load generator included\n", *rounds)
+	fmt.Fprintf(w, "\nmedians of %d rounds; peak RSS is this process's VmHWM during the daemon rounds (reset before each), with the load generator; in brackets the same during the bare rounds\n", *rounds)
 	return nil
 }
 
