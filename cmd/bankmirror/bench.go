@@ -179,7 +179,7 @@ func benchDir(dir *string) (cleanup func(), err error) {
 
 // removeDB removes an SQLite file and its WAL and shared-memory files.
 func removeDB(path string) {
-	for _, suffix := range []string{"", "-wal", "-shm", ".lock"} {
+	for _, suffix := range []string{"", "-wal", "-shm", ".sync-lock", ".heal-lock"} {
 		_ = os.Remove(path + suffix)
 	}
 }
