@@ -24,14 +24,19 @@ const envPrefix = "BANKMIRROR_"
 // variables. Secrets can come from files (systemd credentials) through the
 // _FILE variants.
 type Config struct {
-	APIURL          string        `env:"API_URL"`
-	Token           string        `env:"TOKEN" secret:"true"`
-	TokenFile       string        `env:"TOKEN_FILE,file" secret:"true"`
-	DB              string        `env:"DB"`
-	LogLevel        string        `env:"LOG_LEVEL" envDefault:"info"`
-	LogFormat       string        `env:"LOG_FORMAT"`
-	RequestsPerHour int           `env:"REQUESTS_PER_HOUR" envDefault:"900"`
-	SyncOverlap     time.Duration `env:"SYNC_OVERLAP" envDefault:"3h"`
+	APIURL    string `env:"API_URL"`
+	Token     string `env:"TOKEN" secret:"true"`
+	TokenFile string `env:"TOKEN_FILE,file" secret:"true"`
+	DB        string `env:"DB"`
+	LogLevel  string `env:"LOG_LEVEL" envDefault:"info"`
+	LogFormat string `env:"LOG_FORMAT"`
+	// RequestsPerHour is an optional cap of our own below the bank's
+	// budget; 0 (the default) follows what the bank reports.
+	RequestsPerHour int `env:"REQUESTS_PER_HOUR" envDefault:"0"`
+	// BudgetReserve is how many of the bank's requests syncs leave for
+	// webhook refetches.
+	BudgetReserve int           `env:"BUDGET_RESERVE" envDefault:"50"`
+	SyncOverlap   time.Duration `env:"SYNC_OVERLAP" envDefault:"3h"`
 
 	// serve
 	Listen            string `env:"LISTEN" envDefault:"127.0.0.1:8080"`
@@ -105,7 +110,10 @@ func (c *Config) validate() error {
 		return &configError{envPrefix + "LOG_FORMAT", fmt.Errorf("%q is not json or console", c.LogFormat)}
 	}
 	if c.RequestsPerHour < 0 {
-		return &configError{envPrefix + "REQUESTS_PER_HOUR", errors.New("must be 0 (unlimited) or more")}
+		return &configError{envPrefix + "REQUESTS_PER_HOUR", errors.New("must be 0 (no cap of our own) or more")}
+	}
+	if c.BudgetReserve < 0 {
+		return &configError{envPrefix + "BUDGET_RESERVE", errors.New("must not be negative")}
 	}
 	if c.SyncOverlap < 0 {
 		return &configError{envPrefix + "SYNC_OVERLAP", errors.New("must not be negative")}

@@ -24,7 +24,7 @@ func TestConfigDefaults(t *testing.T) {
 		APIURL:            bank.DefaultBaseURL,
 		DB:                "bankmirror.db",
 		LogLevel:          "info",
-		RequestsPerHour:   900,
+		BudgetReserve:     50,
 		SyncOverlap:       3 * time.Hour,
 		Listen:            "127.0.0.1:8080",
 		WebhookPath:       "/webhook",
@@ -71,7 +71,6 @@ func TestConfigExplicitValues(t *testing.T) {
 		"BANKMIRROR_DB":                 "/tmp/x.db",
 		"BANKMIRROR_LOG_LEVEL":          "debug",
 		"BANKMIRROR_LOG_FORMAT":         "console",
-		"BANKMIRROR_REQUESTS_PER_HOUR":  "0",
 		"BANKMIRROR_SYNC_OVERLAP":       "90m",
 		"BANKMIRROR_LISTEN":             "[::1]:0",
 		"BANKMIRROR_WEBHOOK_PATH":       "/hooks/up",
@@ -81,13 +80,15 @@ func TestConfigExplicitValues(t *testing.T) {
 		"BANKMIRROR_WORKER_CONCURRENCY": "1",
 		"BANKMIRROR_EVENT_MAX_ATTEMPTS": "3",
 		"BANKMIRROR_INBOX_RETENTION":    "0",
+		"BANKMIRROR_BUDGET_RESERVE":     "7",
+		"BANKMIRROR_REQUESTS_PER_HOUR":  "300",
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := Config{
 		APIURL: "http://127.0.0.1:9/api/v1", Token: cfgTestToken, DB: "/tmp/x.db", LogLevel: "debug", LogFormat: "console",
-		RequestsPerHour: 0, SyncOverlap: 90 * time.Minute, Listen: "[::1]:0", WebhookPath: "/hooks/up",
+		RequestsPerHour: 300, BudgetReserve: 7, SyncOverlap: 90 * time.Minute, Listen: "[::1]:0", WebhookPath: "/hooks/up",
 		WebhookSecret: cfgTestSecret, SyncSchedule: "*/5 * * * *", ReconcileSchedule: "@every 6h",
 		WorkerConcurrency: 1, EventMaxAttempts: 3,
 	}
@@ -169,6 +170,7 @@ var malformedConfigs = []struct {
 }{
 	{"BANKMIRROR_REQUESTS_PER_HOUR", "abc", false},
 	{"BANKMIRROR_REQUESTS_PER_HOUR", "-1", false},
+	{"BANKMIRROR_BUDGET_RESERVE", "-5", false},
 	{"BANKMIRROR_SYNC_OVERLAP", "soon", false},
 	{"BANKMIRROR_SYNC_OVERLAP", "-1h", false},
 	{"BANKMIRROR_LOG_LEVEL", "loud", true},

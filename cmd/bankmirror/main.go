@@ -30,7 +30,8 @@ Commands:
   serve       run the daemon: webhook receiver, event worker and sync schedule
   webhook     register, list, delete, ping, rotate webhooks and read their delivery logs
   sync        one sync now: incremental, or --full for a complete reconciliation
-  status      last sync runs, row counts, oldest HELD transaction
+  status      the bank's request budget, a sync in progress, last runs, row counts, webhook inbox
+  events      list webhook events that ran out of attempts (stuck), or requeue them (retry)
   ping        check that the bank accepts the token
   config      print the effective configuration (secrets redacted)
   simulator   run the simulated bank on a local address
@@ -83,6 +84,7 @@ var commands = map[string]command{
 	"serve":     cmdServe,
 	"webhook":   cmdWebhook,
 	"config":    cmdConfig,
+	"events":    cmdEvents,
 	"version": func(_ context.Context, a *app, _ []string) error {
 		fmt.Fprintln(a.stdout, "bankmirror", version)
 		return nil
@@ -238,5 +240,5 @@ func (a *app) openStore(ctx context.Context, path string) (*store.Store, error) 
 }
 
 func (a *app) client(baseURL, token string, budget int) *bank.Client {
-	return bank.New(baseURL, token, bank.WithHourlyBudget(budget), bank.WithLogger(a.log))
+	return bank.New(baseURL, token, bank.WithHourlyBudget(budget), bank.WithReserve(a.cfg.BudgetReserve), bank.WithLogger(a.log))
 }

@@ -5,11 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 	gosync "sync"
+	"sync/atomic"
 	"time"
 
-	"github.com/robfig/cron/v3"
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
@@ -53,15 +54,15 @@ type Main struct {
 	Worker   *sync.Worker
 	Syncer   *sync.Syncer
 	Healer   *sync.Healer
+	Schedule *sync.Schedule
 
 	http *server
-	cron *cron.Cron
-	// syncMu keeps syncs from overlapping, whichever schedule starts them.
-	syncMu gosync.Mutex
 
 	bgCtx  context.Context    // lives until Close: the worker, syncs, loops
 	cancel context.CancelFunc // ends bgCtx
 	bg     gosync.WaitGroup
+	// progress is the last progress of a sync, for the daemon's report.
+	progress atomic.Pointer[sync.Progress]
 }
 
 // NewMain returns a daemon for cfg; Open starts it.
@@ -100,8 +101,13 @@ func (m *Main) Open(ctx context.Context) error {
 		return fmt.Errorf("open mirror %s: %w", m.Config.DB, err)
 	}
 	m.Bank = bank.New(m.Config.APIURL, m.Config.Token, bank.WithHourlyBudget(m.Config.RequestsPerHour),
-		bank.WithLogger(m.Log))
-	m.Syncer = sync.New(m.Bank, m.Store, m.Log, sync.Options{Overlap: m.Config.SyncOverlap, OnProgress: m.SyncProgress})
+		bank.WithReserve(m.Config.BudgetReserve), bank.WithLogger(m.Log))
+	m.Syncer = sync.New(m.Bank, m.Store, m.Log, sync.Options{Overlap: m.Config.SyncOverlap, OnProgress: func(p sync.Progress) {
+		m.progress.Store(&p)
+		if m.SyncProgress != nil {
+			m.SyncProgress(p)
+		}
+	}})
 	m.Healer = sync.NewHealer(m.Bank, m.Store, m.Log)
 	m.Worker = sync.NewWorker(m.Bank, m.Store, m.Log, sync.WorkerOptions{
 		Concurrency: m.Config.WorkerConcurrency, MaxAttempts: m.Config.EventMaxAttempts,
@@ -144,10 +150,14 @@ func (m *Main) Open(ctx context.Context) error {
 		return err
 	}
 
-	if err := m.startSchedule(); err != nil {
+	m.Schedule = sync.NewSchedule(m.Syncer, m.Healer, m.Worker, m.Store, sync.ScheduleConfig{
+		Sync: m.Config.SyncSchedule, Reconcile: m.Config.ReconcileSchedule, InboxRetention: m.Config.InboxRetention,
+	}, m.Log)
+	m.InitialSyncDone = m.Schedule.StartupDone
+	if err := m.Schedule.Start(bgCtx); err != nil {
 		return err
 	}
-	m.bg.Go(func() { m.initialSync(bgCtx) })
+	m.bg.Go(func() { sync.RunReporter(bgCtx, m.Store, 2*time.Second, m.report, m.Log) })
 	if iv := systemd.WatchdogInterval(); iv > 0 {
 		m.bg.Go(func() { m.watchdog(bgCtx, iv) })
 	}
@@ -168,63 +178,13 @@ func (m *Main) secrets(ctx context.Context) ([][]byte, error) {
 	return s, nil
 }
 
-func (m *Main) startSchedule() error {
-	clog := cronLogger{m.Log.With().Str("component", "schedule").Logger()}
-	m.cron = cron.New(cron.WithChain(cron.Recover(clog), cron.SkipIfStillRunning(clog)), cron.WithLogger(clog))
-	if _, err := m.cron.AddFunc(m.Config.SyncSchedule, func() { m.runSync(m.bgCtx, false) }); err != nil {
-		return fmt.Errorf("sync schedule: %w", err)
+// report is what the daemon says of itself to `bankmirror status`.
+func (m *Main) report() sync.Report {
+	r := sync.Report{PID: os.Getpid(), Budget: m.Bank.Budget(), Worker: m.Worker.State()}
+	if p := m.progress.Load(); p != nil && m.Schedule.Running() {
+		r.Sync = p
 	}
-	if _, err := m.cron.AddFunc(m.Config.ReconcileSchedule, func() { m.runSync(m.bgCtx, true) }); err != nil {
-		return fmt.Errorf("reconcile schedule: %w", err)
-	}
-	m.cron.Start()
-	return nil
-}
-
-// initialSync runs a full sync at start when the mirror has never
-// completed one (an empty database) or one was interrupted (it resumes).
-func (m *Main) initialSync(ctx context.Context) {
-	defer close(m.InitialSyncDone)
-	need, err := m.Store.NeedsFullSync(ctx)
-	if err != nil {
-		m.Log.Error().Err(err).Msg("read sync state")
-		return
-	}
-	if need {
-		m.runSync(ctx, true)
-	}
-}
-
-// runSync runs one sync, then heals missed webhook events from the
-// delivery logs; syncs never overlap. Failures are logged and recorded by
-// the syncer and healer, and the next run retries.
-func (m *Main) runSync(ctx context.Context, full bool) {
-	m.syncMu.Lock()
-	defer m.syncMu.Unlock()
-	var err error
-	if full {
-		_, err = m.Syncer.Full(ctx)
-	} else {
-		_, err = m.Syncer.Incremental(ctx)
-	}
-	if errors.Is(err, store.ErrSyncRunning) {
-		m.Log.Warn().Bool("full", full).Msg("skipped a scheduled sync: another process is syncing this mirror")
-	}
-	res, err := m.Healer.Heal(ctx)
-	if len(res.RecoveredIDs) > 0 {
-		m.Worker.Notify()
-	}
-	if err != nil && !errors.Is(err, context.Canceled) {
-		m.Log.Warn().Err(err).Msg("heal from delivery logs")
-	}
-	if full && m.Config.InboxRetention > 0 {
-		events, logs, err := m.Store.PruneInbox(ctx, time.Now().Add(-m.Config.InboxRetention))
-		if err != nil {
-			m.Log.Warn().Err(err).Msg("prune webhook inbox")
-		} else if events+logs > 0 {
-			m.Log.Info().Int64("events", events).Int64("delivery_logs", logs).Msg("pruned old webhook events")
-		}
-	}
+	return r
 }
 
 // watchdog feeds systemd's watchdog while the database answers.
@@ -264,23 +224,12 @@ func (m *Main) Close() error {
 	if m.cancel != nil {
 		m.cancel()
 	}
-	if m.cron != nil {
-		<-m.cron.Stop().Done()
+	if m.Schedule != nil {
+		m.Schedule.Stop()
 	}
 	m.bg.Wait()
 	if m.Store != nil {
 		errs = append(errs, m.Store.Close())
 	}
 	return errors.Join(errs...)
-}
-
-// cronLogger adapts zerolog to cron.Logger.
-type cronLogger struct{ log zerolog.Logger }
-
-func (l cronLogger) Info(msg string, kv ...any) {
-	l.log.Debug().Fields(kv).Msg(msg)
-}
-
-func (l cronLogger) Error(err error, msg string, kv ...any) {
-	l.log.Error().Err(err).Fields(kv).Msg(msg)
 }

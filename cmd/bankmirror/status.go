@@ -3,8 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"text/tabwriter"
+	"time"
+
+	"github.com/bankmirror/bankmirror/internal/store"
+	"github.com/bankmirror/bankmirror/internal/sync"
 )
 
 func cmdPing(ctx context.Context, a *app, args []string) error {
@@ -51,6 +56,9 @@ func cmdStatus(ctx context.Context, a *app, args []string) error {
 	} else {
 		fmt.Fprintln(w, "oldest HELD: none")
 	}
+	if err := printReport(ctx, w, st); err != nil {
+		return err
+	}
 	inbox, err := st.InboxStats(ctx, a.cfg.EventMaxAttempts)
 	if err != nil {
 		return err
@@ -85,4 +93,48 @@ func deref(s *string, def string) string {
 		return def
 	}
 	return *s
+}
+
+// printReport shows what the running daemon last reported: the bank's
+// request budget, a paused worker, a sync in progress with its ETA.
+func printReport(ctx context.Context, w io.Writer, st *store.Store) error {
+	var r sync.Report
+	at, ok, err := st.GetState(ctx, sync.ReportKey, &r)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		fmt.Fprintln(w, "daemon: no report yet (bankmirror serve has not run on this mirror)")
+		return nil
+	}
+	age := time.Since(at).Round(time.Second)
+	fmt.Fprintf(w, "daemon: last report %s ago (pid %d)\n", age, r.PID)
+	b := r.Budget
+	switch {
+	case b.Waiting:
+		fmt.Fprintf(w, "bank budget: WAITING until %s: %s", b.WaitUntil.Local().Format("15:04:05"), b.WaitReason)
+		if b.Known {
+			fmt.Fprintf(w, " (%d requests left)", b.Remaining)
+		}
+		fmt.Fprintln(w)
+	case b.Known:
+		fmt.Fprintf(w, "bank budget: %d requests left (reported by the bank %s ago; %d kept for webhook refetches)\n",
+			b.Remaining, time.Since(b.ObservedAt).Round(time.Second), b.Reserve)
+	default:
+		fmt.Fprintln(w, "bank budget: not reported by the bank yet")
+	}
+	if r.Worker.Paused {
+		fmt.Fprintf(w, "webhook worker: PAUSED, retrying at %s: %s\n", r.Worker.PausedUntil.Local().Format("15:04:05"), r.Worker.PauseCause)
+	}
+	if p := r.Sync; p != nil {
+		fmt.Fprintf(w, "sync in progress: %s, %d pages, %d transactions", p.Kind, p.Pages, p.Transactions)
+		if p.Covered >= 0 {
+			fmt.Fprintf(w, ", %.0f%% of the date range", 100*p.Covered)
+		}
+		if p.ETA > 0 {
+			fmt.Fprintf(w, ", about %s left", p.ETA.Round(time.Second))
+		}
+		fmt.Fprintln(w)
+	}
+	return nil
 }

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	gosync "sync"
 	"time"
 
+	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/store"
 	"github.com/bankmirror/bankmirror/internal/sync"
 )
@@ -41,9 +43,18 @@ func cmdSync(ctx context.Context, a *app, args []string) error {
 func runSync(ctx context.Context, a *app, client sync.Bank, st *store.Store, full bool) (sync.Result, error) {
 	opts := sync.Options{Overlap: a.cfg.SyncOverlap}
 	var pl *progressLine
+	stopWatch := func() {}
 	if isTerminal(a.stderr) {
 		pl = &progressLine{w: a.stderr}
 		opts.OnProgress = pl.show
+		if b, ok := client.(interface{ Budget() bank.BudgetState }); ok {
+			// While the bank's budget holds the sync back no page
+			// arrives: say so, with the time it resumes.
+			tctx, cancel := context.WithCancel(ctx)
+			done := make(chan struct{})
+			go func() { defer close(done); pl.watchBudget(tctx, b.Budget) }()
+			stopWatch = func() { cancel(); <-done }
+		}
 	}
 	s := sync.New(client, st, a.log, opts)
 	var res sync.Result
@@ -53,6 +64,7 @@ func runSync(ctx context.Context, a *app, client sync.Bank, st *store.Store, ful
 	} else {
 		res, err = s.Incremental(ctx)
 	}
+	stopWatch()
 	pl.done()
 	return res, err
 }
@@ -68,21 +80,69 @@ func printResult(w io.Writer, r sync.Result) {
 
 // progressLine redraws one status line on a terminal.
 type progressLine struct {
+	mu    gosync.Mutex
 	w     io.Writer
 	last  time.Time
 	shown bool
+	pr    sync.Progress
 }
 
 func (p *progressLine) show(pr sync.Progress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.pr = pr
 	if now := time.Now(); now.Sub(p.last) >= 100*time.Millisecond {
 		p.last = now
-		p.shown = true
-		fmt.Fprintf(p.w, "\r\033[K%s sync: %d pages, %d transactions, %.0f tx/s", pr.Kind, pr.Pages, pr.Transactions, pr.Rate())
+		p.draw("")
+	}
+}
+
+// draw writes the line; p.mu is held.
+func (p *progressLine) draw(extra string) {
+	p.shown = true
+	pr := p.pr
+	line := fmt.Sprintf("%s sync: %d pages, %d transactions, %.0f tx/s", pr.Kind, pr.Pages, pr.Transactions, pr.Rate())
+	if pr.Covered >= 0 && pr.Pages > 0 {
+		line += fmt.Sprintf(", %.0f%% of the dates", 100*pr.Covered)
+	}
+	if pr.ETA > 0 {
+		line += ", about " + pr.ETA.Round(time.Second).String() + " left"
+	}
+	fmt.Fprintf(p.w, "\r\033[K%s%s", line, extra)
+}
+
+// watchBudget redraws the line every second while the bank's budget holds
+// the sync back.
+func (p *progressLine) watchBudget(ctx context.Context, budget func() bank.BudgetState) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		b := budget()
+		if !b.Waiting {
+			continue
+		}
+		extra := fmt.Sprintf("; waiting for the bank's budget until %s (%s)", b.WaitUntil.Local().Format("15:04:05"), b.WaitReason)
+		if b.Known {
+			extra += fmt.Sprintf(", %d left", b.Remaining)
+		}
+		p.mu.Lock()
+		p.draw(extra)
+		p.mu.Unlock()
 	}
 }
 
 func (p *progressLine) done() {
-	if p != nil && p.shown {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.shown {
 		fmt.Fprint(p.w, "\r\033[K")
 	}
 }

@@ -283,7 +283,7 @@ func (c *Client) do(ctx context.Context, r request, decode func(status int, body
 				return nil
 			}
 			if err := decode(status, buf.Bytes()); err != nil {
-				return fmt.Errorf("%s: %w", label, err)
+				return fmt.Errorf("%s: %w: %w", label, ErrDecode, err)
 			}
 			return nil
 		case status == http.StatusTooManyRequests:

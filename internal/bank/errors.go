@@ -17,7 +17,28 @@ var (
 	ErrUnprocessable = errors.New("unprocessable entity")
 	ErrRateLimited   = errors.New("rate limited")
 	ErrServer        = errors.New("server error")
+	// ErrDecode wraps a response the client could not decode.
+	ErrDecode = errors.New("invalid response")
 )
+
+// Unavailable reports whether err is the bank's or the network's failure
+// rather than the request's own: a rejected token, rate limiting, a 5xx,
+// a timeout or a connection error. Retrying the same request later may
+// succeed; the request itself is not at fault.
+func Unavailable(err error) bool {
+	if err == nil {
+		return false
+	}
+	var apiErr *APIError
+	if errors.As(err, &apiErr) {
+		s := apiErr.StatusCode
+		return s == 401 || s == 429 || s >= 500
+	}
+	if errors.Is(err, ErrDecode) || errors.Is(err, errForeignURL) || errors.Is(err, errBodyTooLarge) || errors.Is(err, ErrPageLoop) {
+		return false
+	}
+	return true
+}
 
 // errForeignURL is returned when a URL (usually a pagination link) points
 // outside the scheme and host of the base URL: the token is never sent there.

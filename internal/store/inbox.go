@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
@@ -70,30 +71,36 @@ func (s *Store) InsertEvents(ctx context.Context, evs []InboxEvent) (inserted []
 	return inserted, err
 }
 
-// ClaimEvent takes the oldest unprocessed event that is due, counts the
-// attempt, and hides it from other claims for lease. It returns
-// ErrNotFound when nothing is due. Events that reached maxAttempts stay in
-// the inbox (with last_error) but are no longer claimed.
-func (s *Store) ClaimEvent(ctx context.Context, lease time.Duration, maxAttempts int) (InboxEvent, error) {
-	var e InboxEvent
-	var txID sql.NullString
-	now := s.now().UTC()
-	err := s.InTx(ctx, func(tx *sql.Tx) error {
-		return tx.QueryRowContext(ctx, `UPDATE webhook_events SET attempts = attempts + 1, next_attempt_at = ?
-			WHERE id = (SELECT id FROM webhook_events WHERE processed_at IS NULL AND next_attempt_at <= ? AND attempts < ?
-				ORDER BY next_attempt_at, received_at LIMIT 1)
-			RETURNING id, event_type, webhook_id, transaction_id, created_at, received_at, source, body, attempts, last_error`,
-			now.Add(lease).Format(TimeLayout), now.Format(TimeLayout), maxAttempts).
-			Scan(&e.ID, &e.EventType, &e.WebhookID, &txID, &e.CreatedAt, &e.ReceivedAt, &e.Source, &e.Body, &e.Attempts, &e.LastError)
-	})
-	if errors.Is(err, sql.ErrNoRows) {
-		return e, ErrNotFound
-	}
+// PendingEvents lists up to limit unprocessed events that are due now and
+// have attempts left, oldest first. Reading claims nothing: the daemon's
+// single worker owns the inbox and keeps its leases in memory.
+func (s *Store) PendingEvents(ctx context.Context, limit, maxAttempts int) ([]InboxEvent, error) {
+	return s.events(ctx, "pending events", `WHERE processed_at IS NULL AND next_attempt_at <= ? AND attempts < ?
+		ORDER BY received_at LIMIT ?`, s.stamp(), maxAttempts, limit)
+}
+
+// events lists the inbox rows a WHERE (and ORDER/LIMIT) clause selects,
+// without their bodies.
+func (s *Store) events(ctx context.Context, what, where string, args ...any) ([]InboxEvent, error) {
+	rows, err := s.ro.QueryContext(ctx, `SELECT id, event_type, webhook_id, coalesce(transaction_id, ''), created_at,
+		received_at, source, attempts, last_error FROM webhook_events `+where, args...)
 	if err != nil {
-		return e, fmt.Errorf("claim event: %w", err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
-	e.TransactionID = txID.String
-	return e, nil
+	defer rows.Close()
+	var out []InboxEvent
+	for rows.Next() {
+		var e InboxEvent
+		if err := rows.Scan(&e.ID, &e.EventType, &e.WebhookID, &e.TransactionID, &e.CreatedAt, &e.ReceivedAt,
+			&e.Source, &e.Attempts, &e.LastError); err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return out, nil
 }
 
 // NextEventDue is when the earliest unprocessed, claimable event becomes
@@ -118,52 +125,125 @@ func (s *Store) NextEventDue(ctx context.Context, maxAttempts int) (time.Time, e
 	return t, nil
 }
 
-// ApplyEvent applies an event's effect and marks it processed, in one
-// transaction: upsert is the transaction as fetched now (nil for none), and
-// deleteID a transaction to remove ("" for none). It returns what changed.
-func (s *Store) ApplyEvent(ctx context.Context, eventID string, upsert *bank.Transaction, deleteID string) (change Change, err error) {
+// EventBatch is the effect of a round of events, applied in one commit:
+// the transactions as the bank has them now, those the bank confirmed
+// gone, and the events this completes.
+type EventBatch struct {
+	Upserts []bank.Transaction
+	Deletes []string
+	Events  []string // ids of the events to mark processed
+}
+
+// BatchResult says what applying a batch changed.
+type BatchResult struct {
+	Changes  map[string]Change // per transaction id; absent or "" when unchanged
+	Accounts []string          // accounts whose transactions changed (balances to refresh)
+}
+
+// ApplyEvents applies b in one transaction: upserts (newest copy wins),
+// deletions (with tombstones), and the events marked processed.
+func (s *Store) ApplyEvents(ctx context.Context, b EventBatch) (res BatchResult, err error) {
 	err = s.InTx(ctx, func(tx *sql.Tx) error {
-		change = ""
+		res = BatchResult{Changes: map[string]Change{}}
 		w, err := s.newTxWriter(ctx, tx)
 		if err != nil {
 			return err
 		}
 		defer w.close()
-		if upsert != nil {
-			changes, err := w.upsert(ctx, []bank.Transaction{*upsert})
+		accounts := map[string]bool{}
+		if len(b.Upserts) > 0 {
+			txs := lastOfEach(b.Upserts)
+			changes, err := w.upsert(ctx, txs)
 			if err != nil {
 				return err
 			}
-			change = changes[0]
+			for i, c := range changes {
+				if c == "" {
+					continue
+				}
+				res.Changes[txs[i].ID] = c
+				accounts[txs[i].AccountID] = true
+				if a := txs[i].TransferAccountID; a != nil {
+					accounts[*a] = true
+				}
+			}
 		}
-		if deleteID != "" {
-			gone, err := w.delete(ctx, deleteID)
+		for _, id := range b.Deletes {
+			var account string
+			err := tx.QueryRowContext(ctx, "SELECT account_id FROM transactions WHERE id = ?", id).Scan(&account)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("read transaction %s: %w", id, err)
+			}
+			gone, err := w.delete(ctx, id)
 			if err != nil {
 				return err
 			}
 			if gone {
-				change = Deleted
+				res.Changes[id] = Deleted
+				accounts[account] = true
 			}
 		}
-		_, err = tx.ExecContext(ctx, "UPDATE webhook_events SET processed_at = ?, last_error = NULL WHERE id = ?", w.now, eventID)
-		if err != nil {
-			return fmt.Errorf("mark event %s processed: %w", eventID, err)
+		if len(b.Events) > 0 {
+			arg, err := jsonArg(b.Events)
+			if err != nil {
+				return err
+			}
+			_, err = tx.ExecContext(ctx, `UPDATE webhook_events SET processed_at = ?, last_error = NULL
+				WHERE id IN (SELECT value FROM json_each(?)) AND processed_at IS NULL`, w.now, arg)
+			if err != nil {
+				return fmt.Errorf("mark events processed: %w", err)
+			}
 		}
+		for a := range accounts {
+			res.Accounts = append(res.Accounts, a)
+		}
+		slices.Sort(res.Accounts)
 		return nil
 	})
-	return change, err
+	return res, err
 }
 
-// FailEvent records a failed attempt; the event is due again at retryAt.
-func (s *Store) FailEvent(ctx context.Context, eventID string, cause error, retryAt time.Time) error {
+// FailEvents records a failed attempt of each event (one that is the
+// event's own, not the bank's or the network's); they are due again at
+// retryAt.
+func (s *Store) FailEvents(ctx context.Context, ids []string, cause error, retryAt time.Time) error {
+	arg, err := jsonArg(ids)
+	if err != nil {
+		return err
+	}
 	return s.InTx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, "UPDATE webhook_events SET last_error = ?, next_attempt_at = ? WHERE id = ?",
-			cause.Error(), retryAt.UTC().Format(TimeLayout), eventID)
+		_, err := tx.ExecContext(ctx, `UPDATE webhook_events SET attempts = attempts + 1, last_error = ?, next_attempt_at = ?
+			WHERE id IN (SELECT value FROM json_each(?)) AND processed_at IS NULL`,
+			cause.Error(), retryAt.UTC().Format(TimeLayout), arg)
 		if err != nil {
 			return fmt.Errorf("record event failure: %w", err)
 		}
 		return nil
 	})
+}
+
+// RetryEvents makes stuck events (out of attempts) due again with fresh
+// attempts: the given ids, or every stuck event when ids is empty. It
+// returns how many were requeued.
+func (s *Store) RetryEvents(ctx context.Context, maxAttempts int, ids []string) (n int64, err error) {
+	if ids == nil {
+		ids = []string{}
+	}
+	arg, err := jsonArg(ids)
+	if err != nil {
+		return 0, err
+	}
+	err = s.InTx(ctx, func(tx *sql.Tx) error {
+		r, err := tx.ExecContext(ctx, `UPDATE webhook_events SET attempts = 0, next_attempt_at = ?
+			WHERE processed_at IS NULL AND attempts >= ? AND (json_array_length(?) = 0 OR id IN (SELECT value FROM json_each(?)))`,
+			s.stamp(), maxAttempts, arg, arg)
+		if err != nil {
+			return fmt.Errorf("retry events: %w", err)
+		}
+		n, _ = r.RowsAffected()
+		return nil
+	})
+	return n, err
 }
 
 // InboxStats counts the inbox for status.
@@ -202,26 +282,7 @@ func (s *Store) ReleaseLeases(ctx context.Context) error {
 
 // StuckEvents lists up to n events that ran out of attempts, oldest first.
 func (s *Store) StuckEvents(ctx context.Context, maxAttempts, n int) ([]InboxEvent, error) {
-	rows, err := s.ro.QueryContext(ctx, `SELECT id, event_type, webhook_id, coalesce(transaction_id, ''), created_at,
-		received_at, source, attempts, last_error FROM webhook_events
-		WHERE processed_at IS NULL AND attempts >= ? ORDER BY received_at LIMIT ?`, maxAttempts, n)
-	if err != nil {
-		return nil, fmt.Errorf("stuck events: %w", err)
-	}
-	defer rows.Close()
-	var out []InboxEvent
-	for rows.Next() {
-		var e InboxEvent
-		if err := rows.Scan(&e.ID, &e.EventType, &e.WebhookID, &e.TransactionID, &e.CreatedAt, &e.ReceivedAt,
-			&e.Source, &e.Attempts, &e.LastError); err != nil {
-			return nil, fmt.Errorf("stuck events: %w", err)
-		}
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("stuck events: %w", err)
-	}
-	return out, nil
+	return s.events(ctx, "stuck events", "WHERE processed_at IS NULL AND attempts >= ? ORDER BY received_at LIMIT ?", maxAttempts, n)
 }
 
 // PruneInbox deletes processed webhook events, and delivery log entries,
@@ -243,4 +304,41 @@ func (s *Store) PruneInbox(ctx context.Context, cutoff time.Time) (events, logs 
 		return nil
 	})
 	return events, logs, err
+}
+
+// KnownTransaction is what the worker needs to know of a mirrored row to
+// tell whether a listing covered it.
+type KnownTransaction struct {
+	CreatedAt   string // as sent by the bank
+	FirstSeenAt time.Time
+}
+
+// KnownTransactions returns the mirrored rows among ids.
+func (s *Store) KnownTransactions(ctx context.Context, ids []string) (map[string]KnownTransaction, error) {
+	arg, err := jsonArg(ids)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.ro.QueryContext(ctx, `SELECT id, created_at, first_seen_at FROM transactions
+		WHERE id IN (SELECT value FROM json_each(?))`, arg)
+	if err != nil {
+		return nil, fmt.Errorf("known transactions: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]KnownTransaction{}
+	for rows.Next() {
+		var id, created, first string
+		if err := rows.Scan(&id, &created, &first); err != nil {
+			return nil, fmt.Errorf("known transactions: %w", err)
+		}
+		t, err := time.Parse(TimeLayout, first)
+		if err != nil {
+			return nil, fmt.Errorf("known transactions: first_seen_at of %s: %w", id, err)
+		}
+		out[id] = KnownTransaction{CreatedAt: created, FirstSeenAt: t}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("known transactions: %w", err)
+	}
+	return out, nil
 }

@@ -149,6 +149,13 @@ func (s *Store) FinishListing(ctx context.Context, l *Listing) (deleted []string
 		if _, err := tx.ExecContext(ctx, "DELETE FROM sync_seen"); err != nil {
 			return fmt.Errorf("clear listing: %w", err)
 		}
+		// Every page was fetched after the events received before the
+		// listing began: their effect is made, stuck ones included.
+		_, err = tx.ExecContext(ctx, `UPDATE webhook_events SET processed_at = ?, last_error = NULL
+			WHERE processed_at IS NULL AND transaction_id IS NOT NULL AND received_at < ?`, w.now, l.StartedAt.Format(TimeLayout))
+		if err != nil {
+			return fmt.Errorf("mark covered events processed: %w", err)
+		}
 		_, err = tx.ExecContext(ctx, `UPDATE sync_state SET next_page_url = NULL, last_success_at = ?, error_count = 0
 			WHERE name = ?`, s.stamp(), l.Name)
 		if err != nil {

@@ -35,6 +35,13 @@ var ErrSchemaTooNew = errors.New("database schema is newer than this binary")
 // version 1; later changes are appended here, never edited in place.
 var migrations = []string{
 	bankmirror.Schema,
+	// 2: what the running daemon reports of itself (the bank's request
+	// budget, a paused worker, a sync in progress), for `bankmirror status`.
+	`CREATE TABLE IF NOT EXISTS daemon_state (
+		key        TEXT PRIMARY KEY,
+		value      TEXT NOT NULL, -- JSON
+		updated_at TEXT NOT NULL
+	) STRICT;`,
 }
 
 // TimeLayout is how the store writes its own timestamps (observed_at,

@@ -665,7 +665,7 @@ func TestPruneInboxKeepsUnprocessedAndRecent(t *testing.T) {
 		{ID: "old-pending", EventType: "PING", WebhookID: "w", CreatedAt: "x", Body: "{}"}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.ApplyEvent(ctx, "old-done", nil, ""); err != nil {
+	if _, err := s.ApplyEvents(ctx, EventBatch{Events: []string{"old-done"}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.SaveDeliveryLogs(ctx, []DeliveryLog{
@@ -678,7 +678,7 @@ func TestPruneInboxKeepsUnprocessedAndRecent(t *testing.T) {
 	if _, err := s.InsertEvents(ctx, []InboxEvent{{ID: "new-done", EventType: "PING", WebhookID: "w", CreatedAt: "x", Body: "{}"}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.ApplyEvent(ctx, "new-done", nil, ""); err != nil {
+	if _, err := s.ApplyEvents(ctx, EventBatch{Events: []string{"new-done"}}); err != nil {
 		t.Fatal(err)
 	}
 	events, logs, err := s.PruneInbox(ctx, c.t.Add(-24*time.Hour))

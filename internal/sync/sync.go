@@ -61,6 +61,12 @@ type Progress struct {
 	Pages        int
 	Transactions int // listed so far in this run
 	Elapsed      time.Duration
+	// Covered is the share of the listing's date range done, newest first
+	// (back to the oldest account's opening for a full listing), or -1
+	// when unknown; ETA is the time left at the pace so far (waits for the
+	// bank's budget included), 0 when unknown.
+	Covered float64
+	ETA     time.Duration
 }
 
 // Rate is the listing speed in transactions per second.
@@ -106,6 +112,9 @@ type Syncer struct {
 	log   zerolog.Logger
 	opts  Options
 	now   func() time.Time
+	// opened is when the oldest account was opened: no transaction is
+	// older, so a full listing's progress is measured against it.
+	opened time.Time
 }
 
 // New returns a Syncer.
@@ -167,6 +176,9 @@ func (s *Syncer) run(ctx context.Context, kind string, body func(ctx context.Con
 // complete listing no longer contains.
 func (s *Syncer) Full(ctx context.Context) (Result, error) {
 	return s.run(ctx, KindFull, func(ctx context.Context, r *Result) error {
+		// A full listing spends the bank's budget last: webhook refetches
+		// and incremental syncs go first, and the reserve is theirs.
+		ctx = bank.WithLane(ctx, bank.LaneFull)
 		if err := s.syncAccounts(ctx); err != nil {
 			return err
 		}
@@ -205,6 +217,11 @@ func (s *Syncer) syncAccounts(ctx context.Context) error {
 	}
 	if _, err := s.store.UpsertAccounts(ctx, accounts); err != nil {
 		return err
+	}
+	for _, a := range accounts {
+		if t, err := time.Parse(time.RFC3339, a.CreatedAt); err == nil && (s.opened.IsZero() || t.Before(s.opened)) {
+			s.opened = t
+		}
 	}
 	return nil
 }
@@ -259,7 +276,7 @@ func (s *Syncer) listAll(ctx context.Context, r *Result) error {
 		return s.store.SaveListingPage(ctx, &l, p.Data, p.Next)
 	}
 	pages0 := r.Pages
-	err = s.consume(ctx, KindFull, l.NextURL, r, save)
+	err = s.consume(ctx, KindFull, l.NextURL, s.opened, r, save)
 	if err != nil && l.Resumed && r.Pages == pages0 && permanent(err) {
 		// The bank no longer accepts the saved cursor (cursors are opaque
 		// and may expire): start the listing over rather than fail until
@@ -269,7 +286,7 @@ func (s *Syncer) listAll(ctx context.Context, r *Result) error {
 			return err
 		}
 		r.Resumed = false
-		err = s.consume(ctx, KindFull, l.NextURL, r, save)
+		err = s.consume(ctx, KindFull, l.NextURL, s.opened, r, save)
 	}
 	if err != nil {
 		if ferr := s.store.ListingFailed(context.WithoutCancel(ctx), l.Name); ferr != nil {
@@ -301,14 +318,16 @@ func permanent(err error) bool {
 const maxBatch = 32
 
 // consume fetches pages from first on and hands them to write, one page or,
-// when the writer is behind, a few pages merged, reporting progress.
-func (s *Syncer) consume(ctx context.Context, kind, first string, r *Result, write func(bank.Page[bank.Transaction]) (store.UpsertResult, error)) error {
+// when the writer is behind, a few pages merged, reporting progress. floor
+// is the oldest createdAt the listing can reach (zero: unknown), for the ETA.
+func (s *Syncer) consume(ctx context.Context, kind, first string, floor time.Time, r *Result, write func(bank.Page[bank.Transaction]) (store.UpsertResult, error)) error {
 	if first == "" {
 		return nil
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	start, lastLog := s.now(), s.now()
+	eta := etaEstimator{top: start, floor: floor}
 	listed := 0
 	pages := s.prefetch(ctx, first)
 	for f := range pages {
@@ -324,20 +343,59 @@ func (s *Syncer) consume(ctx context.Context, kind, first string, r *Result, wri
 		r.Pages += n
 		listed += len(batch.Data)
 		r.Listed += len(batch.Data)
-		p := Progress{Kind: kind, Pages: r.Pages, Transactions: listed, Elapsed: s.now().Sub(start)}
+		now := s.now()
+		p := Progress{Kind: kind, Pages: r.Pages, Transactions: listed, Elapsed: now.Sub(start), Covered: -1}
+		if len(batch.Data) > 0 {
+			p.Covered, p.ETA = eta.update(now, batch.Data[len(batch.Data)-1].CreatedAt)
+		}
 		if s.opts.OnProgress != nil {
 			s.opts.OnProgress(p)
 		}
-		if now := s.now(); now.Sub(lastLog) >= s.opts.LogEvery {
+		if now.Sub(lastLog) >= s.opts.LogEvery {
 			lastLog = now
-			s.log.Info().Int("pages", p.Pages).Int("transactions", p.Transactions).
-				Float64("per_second", p.Rate()).Msg("sync progress")
+			ev := s.log.Info().Int("pages", p.Pages).Int("transactions", p.Transactions).Float64("per_second", p.Rate())
+			if p.ETA > 0 {
+				ev = ev.Dur("eta", p.ETA.Round(time.Second))
+			}
+			if b, ok := s.bank.(interface{ Budget() bank.BudgetState }); ok {
+				if st := b.Budget(); st.Known {
+					ev = ev.Int("budget_remaining", st.Remaining)
+				}
+			}
+			ev.Msg("sync progress")
 		}
 		if fetchErr != nil {
 			return fetchErr
 		}
 	}
 	return ctx.Err()
+}
+
+// etaEstimator measures a newest-first listing's progress by the dates it
+// has covered, between top (when it started) and floor (the oldest date
+// it can reach), and the time left at the pace since its first page.
+type etaEstimator struct {
+	top, floor time.Time
+	t0         time.Time
+	f0         float64
+}
+
+func (e *etaEstimator) update(now time.Time, oldestCreatedAt string) (covered float64, eta time.Duration) {
+	c, err := time.Parse(time.RFC3339, oldestCreatedAt)
+	span := e.top.Sub(e.floor)
+	if err != nil || e.floor.IsZero() || span <= 0 {
+		return -1, 0
+	}
+	f := min(max(float64(e.top.Sub(c))/float64(span), 0), 1)
+	if e.t0.IsZero() {
+		e.t0, e.f0 = now, f
+		return f, 0
+	}
+	if f <= e.f0 || !now.After(e.t0) {
+		return f, 0
+	}
+	rate := (f - e.f0) / now.Sub(e.t0).Seconds() // share per second
+	return f, time.Duration((1 - f) / rate * float64(time.Second))
 }
 
 // drain merges f with the pages already waiting in the channel (up to
@@ -394,13 +452,14 @@ func (s *Syncer) Incremental(ctx context.Context) (Result, error) {
 	}
 	since = since.Add(-s.opts.Overlap)
 	return s.run(ctx, KindIncremental, func(ctx context.Context, r *Result) error {
+		ctx = bank.WithLane(ctx, bank.LaneIncremental)
 		if err := s.syncAccounts(ctx); err != nil {
 			return err
 		}
 		upsert := func(p bank.Page[bank.Transaction]) (store.UpsertResult, error) {
 			return s.store.UpsertTransactions(ctx, p.Data)
 		}
-		if err := s.consume(ctx, KindIncremental, s.bank.TransactionsURL(bank.TransactionFilter{Since: since}), r, upsert); err != nil {
+		if err := s.consume(ctx, KindIncremental, s.bank.TransactionsURL(bank.TransactionFilter{Since: since}), since, r, upsert); err != nil {
 			return err
 		}
 		return s.reconcileHeld(ctx, KindIncremental, r)
@@ -414,7 +473,7 @@ func (s *Syncer) Incremental(ctx context.Context) (Result, error) {
 // deleted cannot notice, so both kinds of sync end with this.
 func (s *Syncer) reconcileHeld(ctx context.Context, kind string, r *Result) error {
 	heldNow := map[string]bool{}
-	err := s.consume(ctx, kind, s.bank.TransactionsURL(bank.TransactionFilter{Status: "HELD"}), r,
+	err := s.consume(ctx, kind, s.bank.TransactionsURL(bank.TransactionFilter{Status: "HELD"}), time.Time{}, r,
 		func(p bank.Page[bank.Transaction]) (store.UpsertResult, error) {
 			for _, t := range p.Data {
 				heldNow[t.ID] = true

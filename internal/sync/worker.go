@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"golang.org/x/time/rate"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/store"
@@ -15,18 +16,26 @@ import (
 // eventInbox is what the worker needs of the store.
 type eventInbox interface {
 	ReleaseLeases(ctx context.Context) error
-	ClaimEvent(ctx context.Context, lease time.Duration, maxAttempts int) (store.InboxEvent, error)
-	ApplyEvent(ctx context.Context, eventID string, upsert *bank.Transaction, deleteID string) (store.Change, error)
-	FailEvent(ctx context.Context, eventID string, cause error, retryAt time.Time) error
+	PendingEvents(ctx context.Context, limit, maxAttempts int) ([]store.InboxEvent, error)
 	NextEventDue(ctx context.Context, maxAttempts int) (time.Time, error)
+	ApplyEvents(ctx context.Context, b store.EventBatch) (store.BatchResult, error)
+	FailEvents(ctx context.Context, ids []string, cause error, retryAt time.Time) error
+	KnownTransactions(ctx context.Context, ids []string) (map[string]store.KnownTransaction, error)
+	UpsertAccounts(ctx context.Context, accounts []bank.Account) (int, error)
 }
 
 var _ eventInbox = (*store.Store)(nil)
 
-// transactionFetcher is what the worker needs of the bank client.
-type transactionFetcher interface {
+// workerBank is what the worker needs of the bank client.
+type workerBank interface {
 	Transaction(ctx context.Context, id string) (bank.Transaction, error)
+	TransactionsURL(f bank.TransactionFilter) string
+	TransactionsPage(ctx context.Context, pageURL string) (bank.Page[bank.Transaction], error)
+	Account(ctx context.Context, id string) (bank.Account, error)
+	Accounts(ctx context.Context) ([]bank.Account, error)
 }
+
+var _ workerBank = (*bank.Client)(nil)
 
 // Webhook event types.
 const (
@@ -38,121 +47,551 @@ const (
 
 // WorkerOptions tune a Worker. Zero values take the defaults.
 type WorkerOptions struct {
-	Concurrency int           // events applied at once (default 4)
-	Lease       time.Duration // how long a claimed event is hidden (default 5m: longer than an apply waiting behind others of its transaction)
+	Concurrency int           // transactions fetched at once (default 4)
 	MaxAttempts int           // attempts before an event is left for an operator (default 12)
-	RetryBase   time.Duration // first retry delay (default 1s), doubling
-	RetryMax    time.Duration // longest retry delay (default 10m)
+	RetryBase   time.Duration // first retry delay of an event's own failure (default 1s), doubling
+	RetryMax    time.Duration // longest retry delay, and longest pause for an unavailable bank or database (default 10m)
+	// RoundLimit caps the events one round reads and applies in one
+	// commit (default 2000).
+	RoundLimit int
+	// DirectRate and DirectBurst bound the transactions fetched one GET
+	// each (default 10/s, burst 20): beyond that, pending events are
+	// coalesced into rounds that list instead.
+	DirectRate  rate.Limit
+	DirectBurst int
+	// ListAbove is the number of distinct transactions above which a
+	// round lists instead of GETting each (default 3).
+	ListAbove int
+	// Coalesce is the shortest time between two rounds while events
+	// arrive faster than DirectRate (default 250ms).
+	Coalesce time.Duration
+	// Margin widens a round's listing window before its oldest event
+	// (default 2s): the bank may date a transaction a little before the
+	// event about it.
+	Margin time.Duration
+	// BalanceEvery is the shortest time between two balance refreshes
+	// (default 1s).
+	BalanceEvery time.Duration
 	// OnApplied, if set, is called after each event is applied.
 	OnApplied func(e store.InboxEvent, c store.Change)
-	// OnFailed, if set, is called after a failed attempt has been recorded;
-	// e.Attempts counts it.
+	// OnFailed, if set, is called after an event's own failure has been
+	// recorded; e.Attempts counts it.
 	OnFailed func(e store.InboxEvent, err error)
+	// OnIdle, if set, is called when the worker has caught up: no event
+	// due and no balance left to refresh.
+	OnIdle func()
 }
 
-// Worker applies inbox events to the mirror. The event carries only a
-// link, so the worker fetches the transaction's current state, which makes
-// the order of events irrelevant; events about one transaction are applied
-// one at a time so an older fetch never overwrites a newer one.
+func (o *WorkerOptions) defaults() {
+	if o.Concurrency <= 0 {
+		o.Concurrency = 4
+	}
+	if o.MaxAttempts <= 0 {
+		o.MaxAttempts = 12
+	}
+	if o.RetryBase <= 0 {
+		o.RetryBase = time.Second
+	}
+	if o.RetryMax <= 0 {
+		o.RetryMax = 10 * time.Minute
+	}
+	if o.RoundLimit <= 0 {
+		o.RoundLimit = 2000
+	}
+	if o.DirectRate <= 0 {
+		o.DirectRate = 10
+	}
+	if o.DirectBurst <= 0 {
+		o.DirectBurst = 20
+	}
+	if o.ListAbove <= 0 {
+		o.ListAbove = 3
+	}
+	if o.Coalesce <= 0 {
+		o.Coalesce = 250 * time.Millisecond
+	}
+	if o.Margin <= 0 {
+		o.Margin = 2 * time.Second
+	}
+	if o.BalanceEvery <= 0 {
+		o.BalanceEvery = time.Second
+	}
+}
+
+// Worker applies inbox events to the mirror. An event carries only a
+// transaction's id, so the worker makes the mirror's copy equal to the
+// bank's current state, which makes duplicates and order irrelevant. It
+// works in rounds: the pending events of a round share one fetch per
+// transaction, or, when many are pending, a listing of the window they
+// fall in (and of what is HELD), and are applied in one commit. Rounds run
+// one at a time: the daemon's single worker owns the inbox, so nothing is
+// claimed durably.
 type Worker struct {
-	bank  transactionFetcher
-	inbox eventInbox
-	log   zerolog.Logger
-	opts  WorkerOptions
-	now   func() time.Time
-	wake  chan struct{}
-	locks keyedMutex
+	bank   workerBank
+	inbox  eventInbox
+	log    zerolog.Logger
+	opts   WorkerOptions
+	now    func() time.Time
+	wake   chan struct{}
+	direct *rate.Limiter
+
+	lastRound time.Time
+	paused    failureBackoff // the bank or the network is unavailable
+	dbDown    failureBackoff // the database cannot be read or written
+
+	mu          gosync.Mutex
+	dirty       map[string]bool // accounts whose balances to refresh
+	nextBalance time.Time
+	state       WorkerState
+}
+
+// WorkerState is what the worker is doing, for status and health.
+type WorkerState struct {
+	Paused       bool      // the bank or the network is unavailable
+	PausedUntil  time.Time // next try
+	PauseCause   string
+	Unauthorized bool // the bank rejected the token
 }
 
 // NewWorker returns a Worker; call Run to start it.
-func NewWorker(b transactionFetcher, in eventInbox, log zerolog.Logger, opts WorkerOptions) *Worker {
-	if opts.Concurrency <= 0 {
-		opts.Concurrency = 4
-	}
-	if opts.Lease <= 0 {
-		opts.Lease = 5 * time.Minute
-	}
-	if opts.MaxAttempts <= 0 {
-		opts.MaxAttempts = 12
-	}
-	if opts.RetryBase <= 0 {
-		opts.RetryBase = time.Second
-	}
-	if opts.RetryMax <= 0 {
-		opts.RetryMax = 10 * time.Minute
-	}
+func NewWorker(b workerBank, in eventInbox, log zerolog.Logger, opts WorkerOptions) *Worker {
+	opts.defaults()
 	return &Worker{
 		bank: b, inbox: in, opts: opts, now: time.Now,
-		log:  log.With().Str("component", "worker").Logger(),
-		wake: make(chan struct{}, opts.Concurrency),
+		log:    log.With().Str("component", "worker").Logger(),
+		wake:   make(chan struct{}, 1),
+		direct: rate.NewLimiter(opts.DirectRate, opts.DirectBurst),
+		dirty:  map[string]bool{},
+		paused: failureBackoff{base: opts.RetryBase, max: min(opts.RetryMax, time.Minute)},
+		dbDown: failureBackoff{base: opts.RetryBase, max: min(opts.RetryMax, time.Minute)},
 	}
 }
 
 // MaxAttempts is the number of attempts after which an event is left alone.
 func (w *Worker) MaxAttempts() int { return w.opts.MaxAttempts }
 
+// State reports whether the worker is paused and why.
+func (w *Worker) State() WorkerState {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.state
+}
+
 // Notify wakes the worker at once, after new events were committed.
 func (w *Worker) Notify() {
-	for range cap(w.wake) {
-		select {
-		case w.wake <- struct{}{}:
-		default:
-			return
-		}
+	select {
+	case w.wake <- struct{}{}:
+	default:
 	}
 }
 
-// Run applies events until ctx is cancelled, then waits for the events in
-// flight. Events a previous process had claimed are released first, so a
-// restart resumes them at once.
+// Run applies events until ctx is cancelled; a round in progress finishes
+// first. Leases left in the inbox by an older version are released first.
 func (w *Worker) Run(ctx context.Context) error {
-	// Without this step a restart would leave claimed events waiting for
-	// their leases; keep trying rather than leave the inbox unattended.
 	for attempt := 1; ; attempt++ {
 		err := w.inbox.ReleaseLeases(ctx)
 		if err == nil {
 			break
 		}
 		w.log.Error().Err(err).Int("attempt", attempt).Msg("release event leases")
-		t := time.NewTimer(backoff(w.opts.RetryBase, w.opts.RetryMax, attempt))
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if !sleepCtx(ctx, backoff(w.opts.RetryBase, w.opts.RetryMax, attempt)) {
 			return ctx.Err()
-		case <-t.C:
 		}
 	}
-	var wg gosync.WaitGroup
-	for range w.opts.Concurrency {
-		wg.Go(func() { w.loop(ctx) })
+	for ctx.Err() == nil {
+		more, wait := w.round(ctx)
+		if more {
+			continue
+		}
+		w.waitFor(ctx, wait)
 	}
-	wg.Wait()
 	return nil
 }
 
-func (w *Worker) loop(ctx context.Context) {
-	for ctx.Err() == nil {
-		// Apply events for as long as some are due.
-		for ctx.Err() == nil {
-			e, err := w.inbox.ClaimEvent(context.WithoutCancel(ctx), w.opts.Lease, w.opts.MaxAttempts)
-			if errors.Is(err, store.ErrNotFound) {
-				break
-			}
-			if err != nil {
-				w.log.Error().Err(err).Msg("claim event")
-				break
-			}
-			w.process(ctx, e)
+// round runs one round. It reports whether another should follow at once,
+// or else how long to wait at most.
+func (w *Worker) round(ctx context.Context) (bool, time.Duration) {
+	if d := w.paused.wait(w.now()); d > 0 {
+		return false, d
+	}
+	if d := w.dbDown.wait(w.now()); d > 0 {
+		return false, d
+	}
+	evs, err := w.inbox.PendingEvents(ctx, w.opts.RoundLimit, w.opts.MaxAttempts)
+	if err != nil {
+		if ctx.Err() != nil {
+			return false, 0
 		}
-		w.wait(ctx)
+		w.databaseFailed(err)
+		return false, 0
+	}
+	if len(evs) == 0 {
+		w.refreshBalances(ctx)
+		w.mu.Lock()
+		idle := len(w.dirty) == 0
+		w.mu.Unlock()
+		if idle && w.opts.OnIdle != nil {
+			w.opts.OnIdle()
+		}
+		return false, w.untilNextDue(ctx)
+	}
+	ids := transactionIDs(evs)
+	now := w.now()
+	direct := len(ids) <= w.opts.ListAbove && w.direct.AllowN(now, len(ids))
+	if !direct {
+		// Events arrive faster than they should be fetched one by one:
+		// let them gather, then list.
+		if d := w.lastRound.Add(w.opts.Coalesce).Sub(now); d > 0 {
+			if !sleepCtx(ctx, d) {
+				return false, 0
+			}
+			return true, 0 // read again: more events have gathered
+		}
+	}
+	w.lastRound = now
+	w.apply(ctx, evs, ids, direct)
+	w.refreshBalances(ctx)
+	return len(evs) == w.opts.RoundLimit, 0
+}
+
+// apply resolves the current state of the round's transactions and applies
+// it with the events in one commit.
+func (w *Worker) apply(ctx context.Context, evs []store.InboxEvent, ids []string, direct bool) {
+	// A round is finished even when shutdown begins, within limits.
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+	defer cancel()
+	actx = bank.WithLane(actx, bank.LaneWebhook)
+	res := resolution{found: map[string]bank.Transaction{}, gone: map[string]bool{}, failed: map[string]error{}}
+	var err error
+	if !direct {
+		err = w.list(actx, evs, ids, &res)
+	}
+	if err == nil {
+		err = w.fetch(actx, res.unresolved(ids), &res)
+	}
+	if err != nil {
+		w.bankFailed(err)
+		return
+	}
+	if w.paused.failures > 0 {
+		w.log.Info().Msg("bank available again; applying webhook events")
+	}
+	w.paused.succeeded(w.setState)
+
+	batch := store.EventBatch{}
+	for _, id := range ids {
+		if t, ok := res.found[id]; ok {
+			batch.Upserts = append(batch.Upserts, t)
+		} else if res.gone[id] {
+			batch.Deletes = append(batch.Deletes, id)
+		}
+	}
+	var failedEvs []store.InboxEvent
+	for _, e := range evs {
+		if _, bad := res.failed[e.TransactionID]; bad && e.TransactionID != "" {
+			failedEvs = append(failedEvs, e)
+			continue
+		}
+		batch.Events = append(batch.Events, e.ID)
+	}
+	out, err := w.inbox.ApplyEvents(actx, batch)
+	if err != nil {
+		w.databaseFailed(err)
+		return
+	}
+	w.dbDown.succeeded(nil)
+	w.markDirty(out.Accounts)
+	for _, e := range evs {
+		if _, bad := res.failed[e.TransactionID]; bad && e.TransactionID != "" {
+			continue
+		}
+		c := out.Changes[e.TransactionID]
+		w.log.Debug().Str("event_id", e.ID).Str("event_type", e.EventType).Str("transaction_id", e.TransactionID).
+			Str("change", string(c)).Msg("event applied")
+		if w.opts.OnApplied != nil {
+			w.opts.OnApplied(e, c)
+		}
+	}
+	w.recordFailures(actx, failedEvs, res.failed)
+	w.log.Debug().Int("events", len(evs)).Int("transactions", len(ids)).Bool("listed", !direct).
+		Int("upserted", len(batch.Upserts)).Int("deleted", len(batch.Deletes)).Msg("round applied")
+}
+
+// resolution is what a round learned of its transactions.
+type resolution struct {
+	found  map[string]bank.Transaction
+	gone   map[string]bool  // confirmed deleted: a 404, or absent from a listing that covered it
+	failed map[string]error // the transaction's own failure (not the bank's)
+}
+
+func (r *resolution) unresolved(ids []string) []string {
+	var out []string
+	for _, id := range ids {
+		_, found := r.found[id]
+		_, failed := r.failed[id]
+		if !found && !failed && !r.gone[id] {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// list resolves what it can of ids from listings: the window since the
+// round's oldest event, then, if many remain, what is HELD. A listing
+// stops when it has cost as many requests as GETs of what is left would.
+func (w *Worker) list(ctx context.Context, evs []store.InboxEvent, ids []string, res *resolution) error {
+	since, ok := oldestEvent(evs)
+	if !ok {
+		return nil
+	}
+	since = since.Add(-w.opts.Margin)
+	known, err := w.inbox.KnownTransactions(ctx, ids)
+	if err != nil {
+		return err
+	}
+	want := map[string]bool{}
+	for _, id := range ids {
+		want[id] = true
+	}
+	started := w.now()
+	covered, err := w.listPages(ctx, w.bank.TransactionsURL(bank.TransactionFilter{Since: since}), want, ids, res)
+	if err != nil {
+		return err
+	}
+	if covered.IsZero() {
+		covered = since
+	}
+	// A row mirrored before the listing began, created inside the range the
+	// listing covered, and absent from it, is gone at the bank. So is one
+	// never mirrored that the bank announced deleted, if its event falls in
+	// that range: the listing confirms the announcement.
+	deletedAt := map[string]time.Time{}
+	for _, e := range evs {
+		if e.EventType == EventDeleted {
+			if at, err := time.Parse(time.RFC3339, e.CreatedAt); err == nil {
+				deletedAt[e.TransactionID] = at
+			}
+		}
+	}
+	for _, id := range res.unresolved(ids) {
+		k, ok := known[id]
+		switch {
+		case ok && k.FirstSeenAt.Before(started):
+			if created, err := time.Parse(time.RFC3339, k.CreatedAt); err == nil && !created.Before(covered) {
+				res.gone[id] = true
+			}
+		case !ok:
+			if at, announced := deletedAt[id]; announced && !at.Before(covered.Add(w.opts.Margin)) {
+				res.gone[id] = true
+			}
+		}
+	}
+	if len(res.unresolved(ids)) > w.opts.ListAbove {
+		if _, err := w.listPages(ctx, w.bank.TransactionsURL(bank.TransactionFilter{Status: "HELD"}), want, ids, res); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// listPages follows a listing, keeping the wanted transactions it meets.
+// It returns the createdAt from which on the listing is complete: the
+// zero time when it reached its end, else the oldest createdAt seen (rows
+// at that instant may continue on the next page, so they are not counted).
+func (w *Worker) listPages(ctx context.Context, first string, want map[string]bool, ids []string, res *resolution) (time.Time, error) {
+	pages := 0
+	var oldest time.Time
+	for next := first; next != ""; {
+		if pages >= len(res.unresolved(ids)) {
+			return oldest.Add(time.Nanosecond), nil // GETs are now cheaper
+		}
+		p, err := w.bank.TransactionsPage(ctx, next)
+		if err != nil {
+			if bank.Unavailable(err) {
+				return time.Time{}, err
+			}
+			w.log.Warn().Err(err).Msg("listing for webhook events failed; fetching one by one")
+			return oldest.Add(time.Nanosecond), nil
+		}
+		pages++
+		for _, t := range p.Data {
+			if want[t.ID] {
+				res.found[t.ID] = t
+			}
+			if c, err := time.Parse(time.RFC3339, t.CreatedAt); err == nil && (oldest.IsZero() || c.Before(oldest)) {
+				oldest = c
+			}
+		}
+		if p.Next == next {
+			return oldest.Add(time.Nanosecond), nil
+		}
+		next = p.Next
+	}
+	return time.Time{}, nil
+}
+
+// fetch GETs each id, a few at a time. A 404 confirms a deletion. The
+// first failure of the bank or the network is returned; a transaction's
+// own failure is recorded in res.failed.
+func (w *Worker) fetch(ctx context.Context, ids []string, res *resolution) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var mu gosync.Mutex
+	var firstErr error
+	sem := make(chan struct{}, w.opts.Concurrency)
+	var wg gosync.WaitGroup
+	for _, id := range ids {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			t, err := w.bank.Transaction(ctx, id)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				res.found[id] = t
+			case errors.Is(err, bank.ErrNotFound):
+				res.gone[id] = true
+			case bank.Unavailable(err):
+				if firstErr == nil {
+					firstErr = err
+					cancel()
+				}
+			default:
+				res.failed[id] = err
+			}
+		})
+	}
+	wg.Wait()
+	return firstErr
+}
+
+// recordFailures counts an attempt for events whose transaction failed on
+// its own (a response that cannot be decoded, a 4xx).
+func (w *Worker) recordFailures(ctx context.Context, evs []store.InboxEvent, failed map[string]error) {
+	for _, e := range evs {
+		cause := failed[e.TransactionID]
+		e.Attempts++
+		retry := w.now().Add(backoff(w.opts.RetryBase, w.opts.RetryMax, e.Attempts))
+		if err := w.inbox.FailEvents(ctx, []string{e.ID}, cause, retry); err != nil {
+			w.databaseFailed(err)
+			return
+		}
+		ev := w.log.Warn()
+		if e.Attempts >= w.opts.MaxAttempts {
+			ev = w.log.Error()
+		}
+		ev.Err(cause).Str("event_id", e.ID).Str("transaction_id", e.TransactionID).Int("attempts", e.Attempts).
+			Time("retry_at", retry).Msg("event not applied")
+		if w.opts.OnFailed != nil {
+			w.opts.OnFailed(e, cause)
+		}
 	}
 }
 
-// wait sleeps until a Notify, the next retry falling due, or ctx ends.
-func (w *Worker) wait(ctx context.Context) {
+// bankFailed pauses the worker: the bank or the network failed, which is
+// no event's fault, so no attempt is counted.
+func (w *Worker) bankFailed(err error) {
+	d, first := w.paused.failed(w.now())
+	unauthorized := errors.Is(err, bank.ErrUnauthorized)
+	w.setState(func(s *WorkerState) {
+		s.Paused, s.PausedUntil, s.PauseCause, s.Unauthorized = true, w.now().Add(d), err.Error(), unauthorized
+	})
+	ev := w.log.Debug()
+	if first {
+		ev = w.log.Error()
+	}
+	ev.Err(err).Dur("retry_in", d).Msg("bank unavailable; webhook events wait (no attempt counted)")
+}
+
+// databaseFailed backs off after the database could not be read or
+// written (a full disk, a locked file); one error line per episode.
+func (w *Worker) databaseFailed(err error) {
+	d, first := w.dbDown.failed(w.now())
+	ev := w.log.Debug()
+	if first {
+		ev = w.log.Error()
+	}
+	ev.Err(err).Dur("retry_in", d).Msg("webhook inbox unavailable; retrying")
+}
+
+func (w *Worker) setState(f func(*WorkerState)) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	f(&w.state)
+}
+
+func (w *Worker) markDirty(accounts []string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, a := range accounts {
+		if a != "" {
+			w.dirty[a] = true
+		}
+	}
+}
+
+// refreshBalances fetches the balances of accounts whose transactions
+// changed, at most once per BalanceEvery: one GET for one account, the
+// account list for more.
+func (w *Worker) refreshBalances(ctx context.Context) {
+	w.mu.Lock()
+	if len(w.dirty) == 0 || w.now().Before(w.nextBalance) {
+		w.mu.Unlock()
+		return
+	}
+	var ids []string
+	for a := range w.dirty {
+		ids = append(ids, a)
+	}
+	w.nextBalance = w.now().Add(w.opts.BalanceEvery)
+	w.mu.Unlock()
+
+	ctx = bank.WithLane(ctx, bank.LaneWebhook)
+	var accounts []bank.Account
+	var err error
+	if len(ids) == 1 {
+		var a bank.Account
+		a, err = w.bank.Account(ctx, ids[0])
+		accounts = []bank.Account{a}
+	} else {
+		accounts, err = w.bank.Accounts(ctx)
+	}
+	if err == nil {
+		_, err = w.inbox.UpsertAccounts(ctx, accounts)
+	}
+	if err != nil {
+		w.log.Warn().Err(err).Msg("refresh account balances")
+		return
+	}
+	w.mu.Lock()
+	for _, a := range ids {
+		delete(w.dirty, a)
+	}
+	w.mu.Unlock()
+}
+
+// untilNextDue is how long to wait for the next retry or balance refresh.
+func (w *Worker) untilNextDue(ctx context.Context) time.Duration {
 	d := time.Minute
 	if due, err := w.inbox.NextEventDue(ctx, w.opts.MaxAttempts); err == nil && !due.IsZero() {
 		d = min(max(due.Sub(w.now()), time.Millisecond), d)
+	}
+	w.mu.Lock()
+	if len(w.dirty) > 0 {
+		d = min(d, max(w.nextBalance.Sub(w.now()), time.Millisecond))
+	}
+	w.mu.Unlock()
+	return d
+}
+
+// waitFor sleeps up to d, until a Notify, or until ctx ends.
+func (w *Worker) waitFor(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		d = time.Millisecond
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()
@@ -163,60 +602,75 @@ func (w *Worker) wait(ctx context.Context) {
 	}
 }
 
-// process applies one claimed event, or records why it could not.
-func (w *Worker) process(ctx context.Context, e store.InboxEvent) {
-	log := w.log.With().Str("event_id", e.ID).Str("event_type", e.EventType).Str("transaction_id", e.TransactionID).Logger()
-	if e.TransactionID != "" {
-		unlock := w.locks.lock(e.TransactionID)
-		defer unlock()
-	}
-	change, err := w.apply(ctx, e)
-	if err != nil {
-		retry := w.now().Add(backoff(w.opts.RetryBase, w.opts.RetryMax, e.Attempts))
-		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		if ferr := w.inbox.FailEvent(fctx, e.ID, err, retry); ferr != nil {
-			log.Error().Err(ferr).Msg("record event failure")
+// transactionIDs lists the distinct transactions events refer to, in
+// order, leaving out events about none (PING) and types the worker does
+// not know (the next sync covers them).
+func transactionIDs(evs []store.InboxEvent) []string {
+	seen := map[string]bool{}
+	var ids []string
+	for _, e := range evs {
+		switch e.EventType {
+		case EventCreated, EventSettled, EventDeleted:
+		default:
+			continue
 		}
-		ev := log.Warn()
-		if e.Attempts >= w.opts.MaxAttempts {
-			ev = log.Error()
+		if e.TransactionID != "" && !seen[e.TransactionID] {
+			seen[e.TransactionID] = true
+			ids = append(ids, e.TransactionID)
 		}
-		ev.Err(err).Int("attempts", e.Attempts).Time("retry_at", retry).Msg("event not applied")
-		if w.opts.OnFailed != nil {
-			w.opts.OnFailed(e, err)
-		}
-		return
 	}
-	log.Debug().Str("change", string(change)).Msg("event applied")
-	if w.opts.OnApplied != nil {
-		w.opts.OnApplied(e, change)
-	}
+	return ids
 }
 
-// apply performs one event's effect.
-func (w *Worker) apply(ctx context.Context, e store.InboxEvent) (store.Change, error) {
-	// A claimed event is finished even when shutdown begins, within limits.
-	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancel()
-	switch e.EventType {
-	case EventPing:
-		return w.inbox.ApplyEvent(actx, e.ID, nil, "")
-	case EventDeleted:
-		return w.inbox.ApplyEvent(actx, e.ID, nil, e.TransactionID)
-	case EventCreated, EventSettled:
-		t, err := w.bank.Transaction(actx, e.TransactionID)
-		if errors.Is(err, bank.ErrNotFound) {
-			// Already gone: the current state is "deleted".
-			return w.inbox.ApplyEvent(actx, e.ID, nil, e.TransactionID)
+// oldestEvent is the earliest createdAt among events about transactions.
+func oldestEvent(evs []store.InboxEvent) (time.Time, bool) {
+	var oldest time.Time
+	for _, e := range evs {
+		if e.TransactionID == "" {
+			continue
 		}
+		t, err := time.Parse(time.RFC3339, e.CreatedAt)
 		if err != nil {
-			return "", err
+			return time.Time{}, false
 		}
-		return w.inbox.ApplyEvent(actx, e.ID, &t, "")
-	default:
-		// Unknown types are recorded and skipped: the next sync covers them.
-		return w.inbox.ApplyEvent(actx, e.ID, nil, "")
+		if oldest.IsZero() || t.Before(oldest) {
+			oldest = t
+		}
+	}
+	return oldest, !oldest.IsZero()
+}
+
+// failureBackoff tracks an episode of failures: a doubling pause, and
+// whether a failure is the episode's first (logged at error, the rest at
+// debug).
+type failureBackoff struct {
+	base, max time.Duration
+	failures  int
+	until     time.Time
+}
+
+func (f *failureBackoff) failed(now time.Time) (time.Duration, bool) {
+	f.failures++
+	d := backoff(f.base, f.max, f.failures)
+	f.until = now.Add(d)
+	return d, f.failures == 1
+}
+
+func (f *failureBackoff) wait(now time.Time) time.Duration {
+	if f.failures == 0 {
+		return 0
+	}
+	return max(f.until.Sub(now), 0)
+}
+
+// succeeded ends an episode; clear, if set, resets the worker's state.
+func (f *failureBackoff) succeeded(clear func(func(*WorkerState))) {
+	if f.failures == 0 {
+		return
+	}
+	f.failures = 0
+	if clear != nil {
+		clear(func(s *WorkerState) { *s = WorkerState{} })
 	}
 }
 
@@ -229,36 +683,14 @@ func backoff(base, maxDelay time.Duration, attempt int) time.Duration {
 	return min(d, maxDelay)
 }
 
-// keyedMutex serialises work per key.
-type keyedMutex struct {
-	mu    gosync.Mutex
-	locks map[string]*keyedEntry
-}
-
-type keyedEntry struct {
-	mu   gosync.Mutex
-	refs int
-}
-
-func (k *keyedMutex) lock(key string) (unlock func()) {
-	k.mu.Lock()
-	if k.locks == nil {
-		k.locks = map[string]*keyedEntry{}
-	}
-	e := k.locks[key]
-	if e == nil {
-		e = &keyedEntry{}
-		k.locks[key] = e
-	}
-	e.refs++
-	k.mu.Unlock()
-	e.mu.Lock()
-	return func() {
-		e.mu.Unlock()
-		k.mu.Lock()
-		if e.refs--; e.refs == 0 {
-			delete(k.locks, key)
-		}
-		k.mu.Unlock()
+// sleepCtx waits d; false when ctx ended first.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
 	}
 }

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/store"
+	"github.com/bankmirror/bankmirror/internal/sync"
+)
+
+// A stuck event is listed by `events stuck`, requeued by `events retry`
+// (with fresh attempts), and no longer counts as stuck.
+func TestCLIEventsRetry(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "mirror.db")
+	env := map[string]string{"BANKMIRROR_DB": db, "BANKMIRROR_EVENT_MAX_ATTEMPTS": "2", "BANKMIRROR_LOG_FORMAT": "json"}
+	st, err := store.Open(context.Background(), db)
+	must(t, err)
+	ctx := context.Background()
+	_, err = st.InsertEvents(ctx, []store.InboxEvent{
+		{ID: "ev-stuck", EventType: sync.EventCreated, WebhookID: "w", TransactionID: "tx-1", CreatedAt: "2026-01-01T10:00:00+11:00", Body: "{}"},
+		{ID: "ev-fine", EventType: sync.EventCreated, WebhookID: "w", TransactionID: "tx-2", CreatedAt: "2026-01-01T10:00:00+11:00", Body: "{}"},
+	})
+	must(t, err)
+	cause := errors.New("decode transaction: missing id")
+	for range 2 {
+		must(t, st.FailEvents(ctx, []string{"ev-stuck"}, cause, time.Now()))
+	}
+	must(t, st.Close())
+
+	r := runCLI(t, env, "events", "stuck")
+	wantCode(t, r, 0)
+	if !strings.Contains(r.stdout, "ev-stuck") || strings.Contains(r.stdout, "ev-fine") || !strings.Contains(r.stdout, "1 stuck") {
+		t.Errorf("events stuck:\n%s", r)
+	}
+	wantCode(t, runCLI(t, env, "events", "retry", "ev-fine"), 1) // not stuck: nothing to requeue
+	r = runCLI(t, env, "events", "retry")
+	wantCode(t, r, 0)
+	if !strings.Contains(r.stdout, "requeued 1 ") {
+		t.Errorf("events retry:\n%s", r)
+	}
+	r = runCLI(t, env, "events", "stuck")
+	if !strings.Contains(r.stdout, "0 stuck") {
+		t.Errorf("after retry:\n%s", r)
+	}
+	wantCode(t, runCLI(t, env, "events"), 2)
+	wantCode(t, runCLI(t, env, "events", "frob"), 2)
+}
+
+// status shows what the daemon reported: the bank's budget and a wait for
+// it, a paused worker, a sync in progress with its ETA.
+func TestCLIStatusShowsTheDaemonReport(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "mirror.db")
+	env := map[string]string{"BANKMIRROR_DB": db, "BANKMIRROR_LOG_FORMAT": "json"}
+	st, err := store.Open(context.Background(), db)
+	must(t, err)
+	must(t, st.Close())
+	r := runCLI(t, env, "status")
+	wantCode(t, r, 0)
+	if !strings.Contains(r.stdout, "daemon: no report yet") {
+		t.Errorf("status without a daemon:\n%s", r)
+	}
+
+	st, err = store.Open(context.Background(), db)
+	must(t, err)
+	must(t, st.PutState(context.Background(), sync.ReportKey, sync.Report{PID: 42,
+		Budget: bank.BudgetState{Known: true, Remaining: 50, Reserve: 50, Waiting: true, WaitUntil: time.Now().Add(time.Hour),
+			WaitReason: "keeping the reserve for webhook refetches"},
+		Worker: sync.WorkerState{Paused: true, PausedUntil: time.Now().Add(time.Minute), PauseCause: "bank api: status 503"},
+		Sync:   &sync.Progress{Kind: "full", Pages: 9, Transactions: 900, Covered: 0.25, ETA: 3 * time.Minute},
+	}))
+	must(t, st.Close())
+	r = runCLI(t, env, "status")
+	wantCode(t, r, 0)
+	for _, want := range []string{"pid 42", "bank budget: WAITING until", "keeping the reserve", "(50 requests left)",
+		"webhook worker: PAUSED", "status 503", "sync in progress: full, 9 pages, 900 transactions, 25% of the date range, about 3m0s left"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("status lacks %q:\n%s", want, r)
+		}
+	}
+}

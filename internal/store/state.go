@@ -1,0 +1,47 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// PutState records v (as JSON) under key in daemon_state: what the running
+// daemon reports of itself for `bankmirror status`.
+func (s *Store) PutState(ctx context.Context, key string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode state %s: %w", key, err)
+	}
+	return s.InTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO daemon_state (key, value, updated_at) VALUES (?, ?, ?)
+			ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`, key, string(b), s.stamp())
+		if err != nil {
+			return fmt.Errorf("record state %s: %w", key, err)
+		}
+		return nil
+	})
+}
+
+// GetState decodes the state recorded under key into v and returns when it
+// was recorded; ok is false when nothing was.
+func (s *Store) GetState(ctx context.Context, key string, v any) (updated time.Time, ok bool, err error) {
+	var value, at string
+	err = s.ro.QueryRowContext(ctx, "SELECT value, updated_at FROM daemon_state WHERE key = ?", key).Scan(&value, &at)
+	if errors.Is(err, sql.ErrNoRows) {
+		return time.Time{}, false, nil
+	}
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("read state %s: %w", key, err)
+	}
+	if err := json.Unmarshal([]byte(value), v); err != nil {
+		return time.Time{}, false, fmt.Errorf("decode state %s: %w", key, err)
+	}
+	if updated, err = time.Parse(TimeLayout, at); err != nil {
+		return time.Time{}, false, fmt.Errorf("read state %s: %w", key, err)
+	}
+	return updated, true, nil
+}

@@ -1,0 +1,59 @@
+package sync
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/store"
+)
+
+// ReportKey is the daemon_state key of the daemon's report.
+const ReportKey = "daemon"
+
+// Report is what a running daemon says of itself, for `bankmirror status`.
+type Report struct {
+	PID    int              `json:"pid"`
+	Budget bank.BudgetState `json:"budget"`
+	Worker WorkerState      `json:"worker"`
+	Sync   *Progress        `json:"sync,omitempty"` // the sync in progress, if any
+}
+
+// stateStore is what the reporter needs of the store.
+type stateStore interface {
+	PutState(ctx context.Context, key string, v any) error
+}
+
+var _ stateStore = (*store.Store)(nil)
+
+// RunReporter records snapshot() under ReportKey every interval while it
+// changes, and at least once a minute so that its age shows the daemon is
+// alive, until ctx ends.
+func RunReporter(ctx context.Context, st stateStore, every time.Duration, snapshot func() Report, log zerolog.Logger) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	var last []byte
+	var lastAt time.Time
+	for {
+		r := snapshot()
+		b, err := json.Marshal(r)
+		if err == nil && (string(b) != string(last) || time.Since(lastAt) >= time.Minute) {
+			if err := st.PutState(ctx, ReportKey, r); err != nil {
+				if ctx.Err() != nil {
+					return
+				}
+				log.Debug().Err(err).Msg("record daemon report")
+			} else {
+				last, lastAt = b, time.Now()
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}

@@ -1,0 +1,135 @@
+package sync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	gosync "sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/robfig/cron/v3"
+	"github.com/rs/zerolog"
+
+	"github.com/bankmirror/bankmirror/internal/store"
+)
+
+// inboxPruner is what the schedule needs of the store besides the syncer's.
+type inboxPruner interface {
+	PruneInbox(ctx context.Context, cutoff time.Time) (events, logs int64, err error)
+}
+
+var _ inboxPruner = (*store.Store)(nil)
+
+// ScheduleConfig says when syncs run.
+type ScheduleConfig struct {
+	Sync           string        // cron spec of incremental syncs, e.g. "@every 15m"
+	Reconcile      string        // cron spec of full reconciliations, e.g. "@daily"
+	InboxRetention time.Duration // processed events older than this are pruned after a full sync; 0 keeps them
+}
+
+// Schedule runs syncs: an incremental one (a full one when the mirror has
+// never completed one, or one was interrupted) right after Start, then
+// incremental and full ones on their cron schedules. Each sync is followed
+// by a heal from the webhook delivery logs; syncs never overlap.
+type Schedule struct {
+	syncer *Syncer
+	healer *Healer
+	worker interface{ Notify() }
+	store  inboxPruner
+	cfg    ScheduleConfig
+	log    zerolog.Logger
+	now    func() time.Time
+
+	cron    *cron.Cron
+	mu      gosync.Mutex // held while a sync runs
+	running atomic.Bool
+	bg      gosync.WaitGroup
+	// StartupDone is closed when the start-up sync is over.
+	StartupDone chan struct{}
+}
+
+// NewSchedule returns a Schedule; worker is woken after a heal recovered
+// events.
+func NewSchedule(s *Syncer, h *Healer, worker interface{ Notify() }, st inboxPruner, cfg ScheduleConfig, log zerolog.Logger) *Schedule {
+	return &Schedule{syncer: s, healer: h, worker: worker, store: st, cfg: cfg, now: time.Now,
+		log: log.With().Str("component", "schedule").Logger(), StartupDone: make(chan struct{})}
+}
+
+// Start validates the cron specs, starts the schedule, and runs the
+// start-up sync in the background. Syncs use ctx; cancel it, then Stop.
+func (s *Schedule) Start(ctx context.Context) error {
+	clog := cronLogger{s.log}
+	s.cron = cron.New(cron.WithChain(cron.Recover(clog), cron.SkipIfStillRunning(clog)), cron.WithLogger(clog))
+	if _, err := s.cron.AddFunc(s.cfg.Sync, func() { s.Run(ctx, false) }); err != nil {
+		return fmt.Errorf("sync schedule: %w", err)
+	}
+	if _, err := s.cron.AddFunc(s.cfg.Reconcile, func() { s.Run(ctx, true) }); err != nil {
+		return fmt.Errorf("reconcile schedule: %w", err)
+	}
+	s.cron.Start()
+	s.bg.Go(func() {
+		defer close(s.StartupDone)
+		// Incremental runs (or resumes) a full sync when the mirror needs
+		// one; either way the mirror is current soon after a restart.
+		s.Run(ctx, false)
+	})
+	return nil
+}
+
+// Running reports whether a sync (or its heal) is running.
+func (s *Schedule) Running() bool { return s.running.Load() }
+
+// Stop stops the schedule and waits for a running sync (cancel its
+// context first to make it quick).
+func (s *Schedule) Stop() {
+	if s.cron != nil {
+		<-s.cron.Stop().Done()
+	}
+	s.bg.Wait()
+}
+
+// Run runs one sync, then heals missed webhook events from the delivery
+// logs, and after a full sync prunes the inbox. Failures are logged and
+// recorded by the syncer and healer; the next run retries.
+func (s *Schedule) Run(ctx context.Context, full bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.running.Store(true)
+	defer s.running.Store(false)
+	var err error
+	if full {
+		_, err = s.syncer.Full(ctx)
+	} else {
+		_, err = s.syncer.Incremental(ctx)
+	}
+	if errors.Is(err, store.ErrSyncRunning) {
+		s.log.Warn().Bool("full", full).Msg("skipped a scheduled sync: another process is syncing this mirror")
+	}
+	res, err := s.healer.Heal(ctx)
+	if len(res.RecoveredIDs) > 0 {
+		s.worker.Notify()
+	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		s.log.Warn().Err(err).Msg("heal from delivery logs")
+	}
+	if full && s.cfg.InboxRetention > 0 {
+		events, logs, err := s.store.PruneInbox(ctx, s.now().Add(-s.cfg.InboxRetention))
+		if err != nil {
+			s.log.Warn().Err(err).Msg("prune webhook inbox")
+		} else if events+logs > 0 {
+			s.log.Info().Int64("events", events).Int64("delivery_logs", logs).Msg("pruned old webhook events")
+		}
+	}
+}
+
+// cronLogger adapts zerolog to cron.Logger.
+type cronLogger struct{ log zerolog.Logger }
+
+func (l cronLogger) Info(msg string, kv ...any) {
+	l.log.Debug().Fields(kv).Msg(msg)
+}
+
+func (l cronLogger) Error(err error, msg string, kv ...any) {
+	l.log.Error().Err(err).Fields(kv).Msg(msg)
+}
