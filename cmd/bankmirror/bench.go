@@ -109,7 +109,7 @@ func benchSyncMode(ctx context.Context, a *app, args []string) error {
 	peakReset := false
 	for round := 1; round <= *rounds; round++ {
 		// A fresh client per round, as a freshly started daemon has.
-		client := bank.New(cfg.APIURL, cfg.Token, bank.WithHourlyBudget(cfg.RequestsPerHour), bank.WithLogger(a.log))
+		client := daemonClient(cfg, a.log)
 		var marks []int
 		if round == 1 {
 			marks = []int{*n / 4, *n / 2, 3 * *n / 4}

@@ -20,7 +20,6 @@ import (
 
 	json "github.com/goccy/go-json"
 
-	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 	"github.com/bankmirror/bankmirror/internal/store"
 	"github.com/bankmirror/bankmirror/internal/sync"
@@ -172,7 +171,7 @@ func benchTemplate(ctx context.Context, a *app, cfg Config, path string) error {
 	if err != nil {
 		return err
 	}
-	client := bank.New(cfg.APIURL, cfg.Token, bank.WithHourlyBudget(cfg.RequestsPerHour), bank.WithLogger(a.log))
+	client := daemonClient(cfg, a.log)
 	if _, err := sync.New(client, st, a.log, sync.Options{}).Full(ctx); err != nil {
 		st.Close()
 		return fmt.Errorf("sync the starting mirror: %w", err)

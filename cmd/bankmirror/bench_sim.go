@@ -18,6 +18,9 @@ import (
 	"time"
 
 	json "github.com/goccy/go-json"
+	"github.com/rs/zerolog"
+
+	"github.com/bankmirror/bankmirror/internal/bank"
 )
 
 // What the benchmark modes share: the simulated bank in a child process
@@ -238,6 +241,13 @@ func benchConfig(environ, set map[string]string) (Config, []string, error) {
 	slices.Sort(user)
 	cfg, err := loadConfig(env)
 	return cfg, user, err
+}
+
+// daemonClient builds the bank client exactly as the daemon does
+// (Main.Open in serve.go): the request budget as configured.
+func daemonClient(cfg Config, log zerolog.Logger) *bank.Client {
+	return bank.New(cfg.APIURL, cfg.Token, bank.WithHourlyBudget(cfg.RequestsPerHour),
+		bank.WithReserve(cfg.BudgetReserve), bank.WithLogger(log))
 }
 
 // settingsLine says which settings the daemon ran with.
