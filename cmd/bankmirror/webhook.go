@@ -245,8 +245,7 @@ func (w *webhookCmd) logs(ctx context.Context, args []string) error {
 	tw := tabwriter.NewWriter(w.stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "CREATED\tSTATUS\tCODE\tEVENT")
 	shown := 0
-	for next := w.bank.WebhookLogsURL(fs.Arg(0)); next != "" && shown < *limit; {
-		page, err := w.bank.WebhookLogsPage(ctx, next)
+	for page, err := range bank.Pages(ctx, w.bank.WebhookLogsURL(fs.Arg(0)), w.bank.WebhookLogsPage) {
 		if err != nil {
 			return err
 		}
@@ -261,7 +260,9 @@ func (w *webhookCmd) logs(ctx context.Context, args []string) error {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", l.CreatedAt, l.DeliveryStatus, code, l.EventID)
 			shown++
 		}
-		next = page.Next
+		if shown >= *limit {
+			break
+		}
 	}
 	return tw.Flush()
 }

@@ -94,6 +94,10 @@ const (
 	probeReserve       // syncs are down to the reserve
 )
 
+// maxProbes is how many probes of a spent budget are sent at a growing
+// backoff before waiting for the latest end of the bank's current bucket.
+const maxProbes = 2
+
 // budget decides when a request may be sent: freely while the bank reports
 // headroom, down to the reserve for syncs and to zero for webhook
 // refetches; after a 429 or a report of 0 it waits (Retry-After, the
@@ -227,13 +231,6 @@ func (b *budget) admit(lane Lane) (probe, time.Duration, string) {
 	// spend one request to see whether it has begun.
 	if b.res.until.IsZero() {
 		b.closeLocked(&b.res, 0, false)
-		// Each probe spends the reserve: after a few, wait for the
-		// latest moment the bank's bucket can end.
-		if b.res.fails > max(b.reserve/5, 1) && !b.bucketSeen.IsZero() {
-			if latest := b.bucketSeen.Add(b.bucket); latest.After(b.res.until) {
-				b.res.until = latest
-			}
-		}
 	}
 	if wait, ok := b.pass(&b.res, now); !ok {
 		return probeNone, wait, "keeping the reserve for webhook refetches"
@@ -289,6 +286,13 @@ func (b *budget) closeLocked(g *gate, retryAfter time.Duration, hasRA bool) {
 		}
 	default:
 		until = now.Add(equalJitter(b.probeBase, b.probeMax, g.fails+1))
+		// Each failed probe costs a request (or a 429): after a few, wait
+		// for the latest moment the bank's current bucket can end.
+		if g.fails >= maxProbes && !b.bucketSeen.IsZero() && b.bucket > 0 {
+			if latest := b.bucketSeen.Add(b.bucket); latest.After(until) {
+				until = latest
+			}
+		}
 	}
 	g.fails++
 	if until.After(g.until) {

@@ -220,6 +220,9 @@ type request struct {
 	method string
 	url    string // absolute
 	body   []byte // JSON, nil for none
+	// sent, if set, receives when the attempt whose answer is decoded was
+	// sent: the bank's state in the answer is no older than that.
+	sent *time.Time
 }
 
 // idempotent reports whether 5xx and timeouts may be retried.
@@ -261,6 +264,9 @@ func (c *Client) do(ctx context.Context, r request, decode func(status int, body
 				return fmt.Errorf("%s: waiting for the bank's budget: %w: %w", label, err, lastErr)
 			}
 			return fmt.Errorf("%s: waiting for the bank's budget: %w", label, err)
+		}
+		if r.sent != nil {
+			*r.sent = time.Now()
 		}
 		status, hdr, err := c.send(ctx, r, u, buf)
 		c.budget.done(p, status, hdr)

@@ -14,13 +14,16 @@ var ErrPageLoop = errors.New("pagination loop: next link repeats the current pag
 // listAll fetches first and every page after it, following links.next.
 func listAll[T any](ctx context.Context, c *Client, first, kind string, parse func([]byte, bool) (T, error)) ([]T, error) {
 	var all []T
-	for next := first; next != ""; {
+	page := func(ctx context.Context, pageURL string) (Page[T], error) {
 		var p Page[T]
-		err := c.do(ctx, request{method: http.MethodGet, url: next}, func(_ int, body []byte) error {
+		err := c.do(ctx, request{method: http.MethodGet, url: pageURL}, func(_ int, body []byte) error {
 			var err error
 			p, err = decodePage(body, kind, parse)
 			return err
 		})
+		return p, err
+	}
+	for p, err := range Pages(ctx, first, page) {
 		if err != nil {
 			return nil, err
 		}
@@ -29,10 +32,6 @@ func listAll[T any](ctx context.Context, c *Client, first, kind string, parse fu
 		} else {
 			all = append(all, p.Data...)
 		}
-		if p.Next == next {
-			return nil, ErrPageLoop
-		}
-		next = p.Next
 	}
 	if all == nil {
 		all = []T{}

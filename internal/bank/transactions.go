@@ -53,8 +53,8 @@ func (c *Client) TransactionsURL(f TransactionFilter) string {
 // scheme and host is refused.
 func (c *Client) TransactionsPage(ctx context.Context, pageURL string) (Page[Transaction], error) {
 	var p Page[Transaction]
-	err := c.do(ctx, request{method: http.MethodGet, url: pageURL}, func(_ int, body []byte) error {
-		at := time.Now()
+	var at time.Time
+	err := c.do(ctx, request{method: http.MethodGet, url: pageURL, sent: &at}, func(_ int, body []byte) error {
 		var err error
 		p, err = decodePage(body, "transaction", parseTransaction)
 		for i := range p.Data {
@@ -72,11 +72,9 @@ func (c *Client) TransactionsPage(ctx context.Context, pageURL string) (Page[Tra
 // On error it yields a zero Transaction with the error and stops.
 func (c *Client) Transactions(ctx context.Context, f TransactionFilter) iter.Seq2[Transaction, error] {
 	return func(yield func(Transaction, error) bool) {
-		next := c.TransactionsURL(f)
-		for next != "" {
-			p, err := c.TransactionsPage(ctx, next)
+		for p, err := range Pages(ctx, c.TransactionsURL(f), c.TransactionsPage) {
 			if err != nil {
-				yield(Transaction{}, err)
+				yield(Transaction{}, fmt.Errorf("transactions: %w", err))
 				return
 			}
 			for _, t := range p.Data {
@@ -84,11 +82,6 @@ func (c *Client) Transactions(ctx context.Context, f TransactionFilter) iter.Seq
 					return
 				}
 			}
-			if p.Next == next {
-				yield(Transaction{}, fmt.Errorf("transactions: %w", ErrPageLoop))
-				return
-			}
-			next = p.Next
 		}
 	}
 }
@@ -96,8 +89,10 @@ func (c *Client) Transactions(ctx context.Context, f TransactionFilter) iter.Seq
 // Transaction fetches one transaction.
 func (c *Client) Transaction(ctx context.Context, id string) (Transaction, error) {
 	var t Transaction
-	err := c.do(ctx, c.get("/transactions/"+url.PathEscape(id), nil), func(_ int, body []byte) error {
-		at := time.Now()
+	var at time.Time
+	r := c.get("/transactions/"+url.PathEscape(id), nil)
+	r.sent = &at
+	err := c.do(ctx, r, func(_ int, body []byte) error {
 		var err error
 		t, err = decodeSingle(body, "transaction", parseTransaction)
 		t.FetchedAt = at

@@ -101,9 +101,11 @@ type Transaction struct {
 	AttachmentID      *string
 
 	Raw json.RawMessage
-	// FetchedAt is when the response carrying this transaction arrived
-	// (zero when it was parsed on its own). The mirror uses it to never let
-	// an older copy overwrite a newer one.
+	// FetchedAt is when the request whose answer carried this transaction
+	// was sent (zero when it was parsed on its own): the bank's state in it
+	// is no older. The mirror uses it to never let an older copy overwrite
+	// a newer one; a slow answer (a big page) is dated by when it was asked
+	// for, not when it arrived.
 	FetchedAt time.Time
 }
 

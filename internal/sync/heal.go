@@ -132,8 +132,7 @@ func (h *Healer) healWebhook(ctx context.Context, id string, r *HealResult) (err
 		}
 	}()
 	pages := 0
-	for next := first; next != ""; {
-		p, err := h.bank.WebhookLogsPage(ctx, next)
+	for p, err := range bank.Pages(ctx, first, h.bank.WebhookLogsPage) {
 		if err != nil {
 			return fmt.Errorf("delivery logs page %d: %w", pages+1, err)
 		}
@@ -154,10 +153,6 @@ func (h *Healer) healWebhook(ctx context.Context, id string, r *HealResult) (err
 		if prevCompleted && fresh == 0 && len(p.Data) > 0 {
 			break // the rest was stored by a completed heal
 		}
-		if p.Next == next {
-			return fmt.Errorf("delivery logs page %d: %w", pages, bank.ErrPageLoop)
-		}
-		next = p.Next
 	}
 	h.log.Debug().Str("webhook_id", id).Int("pages", pages).Bool("full_walk", !prevCompleted).Msg("delivery logs healed")
 	return h.store.FinishHeal(ctx, name, pages)

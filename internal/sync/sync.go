@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	gosync "sync"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -228,35 +229,34 @@ func (s *Syncer) syncAccounts(ctx context.Context) error {
 
 // fetched is one page handed from the fetcher to the writer.
 type fetched struct {
-	page bank.Page[bank.Transaction]
-	err  error
+	page  bank.Page[bank.Transaction]
+	bytes int // its share of the queue's bytes, released once written
+	err   error
 }
 
+// maxQueuedBytes bounds the raw JSON of the pages fetched ahead of the
+// writer, so memory stays flat however fast the bank answers.
+const maxQueuedBytes = 4 << 20
+
 // prefetch lists pages from first on, following links.next, while the
-// caller writes earlier pages: decoding and SQLite writing overlap. The
-// channel closes after the last page or the first error.
-func (s *Syncer) prefetch(ctx context.Context, first string) <-chan fetched {
+// caller writes earlier pages: decoding and SQLite writing overlap. At most
+// maxQueuedBytes of pages wait for the writer, who releases each page's
+// bytes to q once it is written. The channel closes after the last page or
+// the first error.
+func (s *Syncer) prefetch(ctx context.Context, first string, q *byteQueue) <-chan fetched {
 	ch := make(chan fetched, maxBatch)
 	go func() {
 		defer close(ch)
-		for next := first; next != ""; {
-			p, err := s.bank.TransactionsPage(ctx, next)
+		for p, err := range bank.Pages(ctx, first, s.bank.TransactionsPage) {
+			f := fetched{page: p, err: err}
+			if err == nil {
+				f.bytes = q.acquire(ctx, pageBytes(p))
+			}
 			select {
-			case ch <- fetched{page: p, err: err}:
+			case ch <- f:
 			case <-ctx.Done():
 				return
 			}
-			if err != nil {
-				return
-			}
-			if p.Next == next {
-				select {
-				case ch <- fetched{err: fmt.Errorf("transactions page: %w", bank.ErrPageLoop)}:
-				case <-ctx.Done():
-				}
-				return
-			}
-			next = p.Next
 		}
 	}()
 	return ch
@@ -329,13 +329,15 @@ func (s *Syncer) consume(ctx context.Context, kind, first string, floor time.Tim
 	start, lastLog := s.now(), s.now()
 	eta := etaEstimator{top: start, floor: floor}
 	listed := 0
-	pages := s.prefetch(ctx, first)
+	q := newByteQueue(maxQueuedBytes)
+	pages := s.prefetch(ctx, first, q)
 	for f := range pages {
-		batch, n, fetchErr := drain(f, pages)
+		batch, n, held, fetchErr := drain(f, pages)
 		if n == 0 {
 			return fetchErr
 		}
 		res, err := write(batch)
+		q.release(held)
 		if err != nil {
 			return err
 		}
@@ -402,28 +404,81 @@ func (e *etaEstimator) update(now time.Time, oldestCreatedAt string) (covered fl
 // maxBatch). It returns the merged page, whose Next is the last page's, the
 // number of pages merged (0 when f itself failed), and the fetch error met
 // after them, which the caller reports once the merged pages are stored.
-func drain(f fetched, pages <-chan fetched) (bank.Page[bank.Transaction], int, error) {
+func drain(f fetched, pages <-chan fetched) (batch bank.Page[bank.Transaction], n, bytes int, err error) {
 	if f.err != nil {
-		return f.page, 0, f.err
+		return f.page, 0, 0, f.err
 	}
-	batch, n := f.page, 1
+	batch, n, bytes = f.page, 1, f.bytes
 	for n < maxBatch && batch.Next != "" {
 		select {
 		case g, ok := <-pages:
 			if !ok {
-				return batch, n, nil
+				return batch, n, bytes, nil
 			}
 			if g.err != nil {
-				return batch, n, g.err
+				return batch, n, bytes, g.err
 			}
 			batch.Data = append(batch.Data, g.page.Data...)
 			batch.Next = g.page.Next
+			bytes += g.bytes
 			n++
 		default:
-			return batch, n, nil
+			return batch, n, bytes, nil
 		}
 	}
-	return batch, n, nil
+	return batch, n, bytes, nil
+}
+
+// pageBytes is the size of a page's resources as received.
+func pageBytes(p bank.Page[bank.Transaction]) int {
+	n := 0
+	for i := range p.Data {
+		n += len(p.Data[i].Raw)
+	}
+	return n
+}
+
+// byteQueue bounds the bytes in flight between a producer and a consumer.
+type byteQueue struct {
+	mu    gosync.Mutex
+	cond  *gosync.Cond
+	limit int
+	used  int
+}
+
+func newByteQueue(limit int) *byteQueue {
+	q := &byteQueue{limit: limit}
+	q.cond = gosync.NewCond(&q.mu)
+	return q
+}
+
+// acquire waits until n more bytes fit (a page larger than the limit waits
+// for an empty queue) and returns what it took; it gives up, taking
+// nothing, when ctx ends.
+func (q *byteQueue) acquire(ctx context.Context, n int) int {
+	stop := context.AfterFunc(ctx, func() {
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		q.cond.Broadcast()
+	})
+	defer stop()
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for q.used > 0 && q.used+n > q.limit {
+		if ctx.Err() != nil {
+			return 0
+		}
+		q.cond.Wait()
+	}
+	q.used += n
+	return n
+}
+
+func (q *byteQueue) release(n int) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.used -= n
+	q.cond.Broadcast()
 }
 
 // Incremental fetches only what can have changed since the last run: new

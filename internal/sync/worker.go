@@ -401,11 +401,7 @@ func (w *Worker) list(ctx context.Context, evs []store.InboxEvent, ids []string,
 func (w *Worker) listPages(ctx context.Context, first string, want map[string]bool, ids []string, res *resolution) (time.Time, error) {
 	pages := 0
 	var oldest time.Time
-	for next := first; next != ""; {
-		if pages >= len(res.unresolved(ids)) {
-			return oldest.Add(time.Nanosecond), nil // GETs are now cheaper
-		}
-		p, err := w.bank.TransactionsPage(ctx, next)
+	for p, err := range bank.Pages(ctx, first, w.bank.TransactionsPage) {
 		if err != nil {
 			if bank.Unavailable(err) {
 				return time.Time{}, err
@@ -422,10 +418,9 @@ func (w *Worker) listPages(ctx context.Context, first string, want map[string]bo
 				oldest = c
 			}
 		}
-		if p.Next == next {
-			return oldest.Add(time.Nanosecond), nil
+		if p.Next != "" && pages >= len(res.unresolved(ids)) {
+			return oldest.Add(time.Nanosecond), nil // GETs are now cheaper
 		}
-		next = p.Next
 	}
 	return time.Time{}, nil
 }
