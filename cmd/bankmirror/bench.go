@@ -112,12 +112,18 @@ func benchSyncMode(ctx context.Context, a *app, args []string) error {
 		client := daemonClient(cfg, a.log)
 		var marks []int
 		if round == 1 {
-			marks = []int{*n / 4, *n / 2, 3 * *n / 4}
+			marks = []int{*n / 4, *n / 2, 3 * *n / 4, *n}
 			peakReset = resetPeakRSS()
 		}
 		progress := func(p sync.Progress) {
 			for len(marks) > 0 && p.Transactions >= marks[0] {
-				rss = append(rss, fmt.Sprintf("%d tx: %.0f MiB", marks[0], procMiB("VmRSS")))
+				if marks[0] == *n {
+					// The listing is complete: what follows (deletions,
+					// tags, attachments) is measured by the end figures.
+					rss = append(rss, fmt.Sprintf("listed: %.0f MiB (peak so far %.0f MiB)", procMiB("VmRSS"), procMiB("VmHWM")))
+				} else {
+					rss = append(rss, fmt.Sprintf("%d tx: %.0f MiB", marks[0], procMiB("VmRSS")))
+				}
 				marks = marks[1:]
 			}
 		}
