@@ -696,7 +696,7 @@ func TestCLIWebhookLogsFlagAfterID(t *testing.T) {
 // When creating a webhook fails ambiguously (the bank made it but the
 // answer was lost), the command names the orphan so the user can delete it.
 func TestCLIWebhookRegisterReportsOrphan(t *testing.T) {
-	sim := simulator.New(simulator.Options{Seed: 5, Transactions: 10, Token: cliToken})
+	sim := simulator.New(simulator.Options{Seed: 5, Transactions: 10, Token: cliToken, RateLimit: simulator.RateLimit{Limit: ampleBudget}})
 	t.Cleanup(sim.Close)
 	h := sim.Handler()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -33,8 +33,11 @@ func cmdDemo(ctx context.Context, a *app, args []string) error {
 		}
 	}
 
+	// The real bank's budget: 1,000 requests an hour, reported in
+	// X-RateLimit-Remaining, which the daemon follows.
 	sim := simulator.New(simulator.Options{Seed: *seed, Transactions: *n,
-		WebhookRetryBase: 50 * time.Millisecond, WebhookRetryMax: time.Second})
+		WebhookRetryBase: 50 * time.Millisecond, WebhookRetryMax: time.Second,
+		RateLimit: simulator.RateLimit{Limit: 1000, Bucket: time.Hour}})
 	defer sim.Close()
 	srv, err := startServer("127.0.0.1:0", sim.Handler())
 	if err != nil {
@@ -48,7 +51,6 @@ func cmdDemo(ctx context.Context, a *app, args []string) error {
 	// start because the mirror is empty.
 	cfg := a.cfg
 	cfg.APIURL, cfg.Token, cfg.DB, cfg.Listen = apiURL, sim.Token(), *dbPath, "127.0.0.1:0"
-	cfg.RequestsPerHour = 0 // the simulator is local: no request budget
 	cfg.SyncSchedule, cfg.ReconcileSchedule = "@every 1000h", "@every 1000h"
 	m := NewMain(cfg, a.log)
 	var pl *progressLine

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/simulator"
@@ -49,9 +50,17 @@ func childMain() int {
 	return code
 }
 
+// ampleBudget is the bank's hourly budget in tests: the daemon follows the
+// X-RateLimit-Remaining it reports, as with the real bank.
+const ampleBudget = 1_000_000
+
 // newBankWith is newBank with explicit simulator options.
 func newBankWith(t testing.TB, opts simulator.Options) *bankEnv {
 	t.Helper()
+	if opts.RateLimit.Limit == 0 {
+		// Like the real bank, report X-RateLimit-Remaining, with headroom.
+		opts.RateLimit = simulator.RateLimit{Limit: ampleBudget, Bucket: time.Hour}
+	}
 	sim := simulator.New(opts)
 	srv := httptest.NewServer(sim.Handler())
 	t.Cleanup(func() { sim.Close(); srv.Close() })

@@ -39,7 +39,7 @@ func newHealEnv(t *testing.T, pageSize int) *healEnv {
 	sim := simulator.New(simulator.Options{
 		Seed: 7, Transactions: 300, Token: "test-token",
 		WebhookRetryBase: time.Millisecond, WebhookRetryMax: 2 * time.Millisecond,
-		WebhookMaxAttempts: 2, WebhookTimeout: 5 * time.Second,
+		WebhookMaxAttempts: 2, WebhookTimeout: 5 * time.Second, RateLimit: ampleBudget,
 	})
 	t.Cleanup(sim.Close)
 	srv := httptest.NewServer(sim.Handler())

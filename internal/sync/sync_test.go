@@ -18,6 +18,10 @@ import (
 	"github.com/bankmirror/bankmirror/internal/sync"
 )
 
+// ampleBudget makes the bank report X-RateLimit-Remaining with headroom,
+// as the real bank does.
+var ampleBudget = simulator.RateLimit{Limit: 1_000_000}
+
 type env struct {
 	sim     *simulator.Bank
 	baseURL string
@@ -27,7 +31,7 @@ type env struct {
 
 func newEnv(t *testing.T, n int) *env {
 	t.Helper()
-	sim := simulator.New(simulator.Options{Seed: 7, Transactions: n, Token: "test-token"})
+	sim := simulator.New(simulator.Options{Seed: 7, Transactions: n, Token: "test-token", RateLimit: ampleBudget})
 	srv := httptest.NewServer(sim.Handler())
 	t.Cleanup(srv.Close)
 	base := srv.URL + "/api/v1"

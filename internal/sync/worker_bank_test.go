@@ -81,6 +81,9 @@ func (w *statusWriter) WriteHeader(s int) { w.status = s; w.ResponseWriter.Write
 // empty mirror; start runs the worker.
 func newLiveEnv(t *testing.T, n int, rc *requestCounter, rl simulator.RateLimit, clientOpts ...bank.Option) *liveEnv {
 	t.Helper()
+	if rl.Limit == 0 {
+		rl = ampleBudget
+	}
 	sim := simulator.New(simulator.Options{Seed: 11, Transactions: n, Token: "test-token", RateLimit: rl})
 	var h http.Handler = sim.Handler()
 	if rc != nil {
