@@ -13,8 +13,12 @@ lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
 	go vet ./...
 
+# Whole-system benchmarks: each prints its figures beside a same-run
+# baseline and the command that repeats it.
 bench:
-	go run ./cmd/bankmirror bench
+	go run ./cmd/bankmirror bench sync
+	go run ./cmd/bankmirror bench receiver
+	go run ./cmd/bankmirror bench burst
 	go test -run '^$$' -bench . -benchtime 3000x ./internal/receiver
 	go test -run '^$$' -bench EventVisibility -benchtime 1x ./cmd/bankmirror
 

@@ -4,16 +4,16 @@ import (
 	"bufio"
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime/pprof"
 	"slices"
-	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	json "github.com/goccy/go-json"
@@ -24,97 +24,191 @@ import (
 	"github.com/bankmirror/bankmirror/internal/sync"
 )
 
-// cmdBench measures a full sync of the simulated bank end to end, beside a
+// benchUsage lists the modes of `bankmirror bench`.
+const benchUsage = `Usage: bankmirror bench [sync|receiver|burst] [flags]
+
+Whole-system benchmarks, each beside a baseline measured in the same run:
+  sync      (default) a full sync of the simulated bank against decoding the
+            same pages and inserting them with one prepared statement
+  receiver  acknowledgements per second of the daemon, its worker applying
+            the events, against a bare handler that only checks signatures
+  burst     a burst of webhook events with duplicates and reorders: bank
+            requests used and time to an exact mirror
+
+Run "bankmirror bench MODE --help" for a mode's flags.
+`
+
+// cmdBench runs one benchmark mode; without a mode, the full-sync bench.
+func cmdBench(ctx context.Context, a *app, args []string) error {
+	mode := "sync"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		mode, args = args[0], args[1:]
+	}
+	switch mode {
+	case "sync":
+		return benchSyncMode(ctx, a, args)
+	case "receiver":
+		return benchReceiverMode(ctx, a, args)
+	case "burst":
+		return benchBurstMode(ctx, a, args)
+	case "help":
+		fmt.Fprint(a.stdout, benchUsage)
+		return nil
+	}
+	fmt.Fprint(a.stderr, benchUsage)
+	return fmt.Errorf("%w: unknown bench mode %q", errUsage, mode)
+}
+
+// benchSyncMode measures a full sync of the simulated bank end to end, with
+// the client built as the daemon builds it (default settings: the request
+// budget on) against a simulator that reports ample headroom, beside a
 // baseline measured in the same run: decoding the same pages and inserting
 // the same rows with one prepared statement and one transaction per page.
 // Rounds alternate the two, each into a fresh database, and the median
 // ratio is reported, since these machines are noisy. The simulator runs in
 // a child process, and the first round's sync runs before any baseline, so
 // the peak RSS reported is the sync's own.
-func cmdBench(ctx context.Context, a *app, args []string) error {
-	fs := a.flags("bench", "[--transactions N] [--rounds R] [--dir DIR]")
+func benchSyncMode(ctx context.Context, a *app, args []string) error {
+	fs := a.flags("bench [sync]", "[--transactions N] [--rounds R] [--dir DIR] [--stall DURATION] [--cpuprofile FILE]")
 	n := fs.Int("transactions", 100000, "transactions in the simulated bank")
 	rounds := fs.Int("rounds", 3, "rounds of (sync, baseline), alternated")
 	dir := fs.String("dir", "", "directory for the benchmark databases (default: a temporary one)")
+	stall := fs.Duration("stall", time.Minute, "give up when a sync makes no progress for this long (e.g. waiting for a request budget)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the first sync to this file")
 	if err := fs.ParseNone(args); err != nil {
 		return err
 	}
-	if *rounds < 1 || *n < 1 {
-		return fmt.Errorf("%w: --rounds and --transactions must be positive", errUsage)
+	if *rounds < 1 || *n < 1 || *stall <= 0 {
+		return fmt.Errorf("%w: --rounds, --transactions and --stall must be positive", errUsage)
 	}
-	if *dir == "" {
-		d, err := os.MkdirTemp("", "bankmirror-bench-")
-		if err != nil {
-			return fmt.Errorf("bench dir: %w", err)
-		}
-		defer os.RemoveAll(d)
-		*dir = d
-	}
-	apiURL, token, stop, err := startSimulatorProcess(ctx, *n)
+	cleanup, err := benchDir(dir)
 	if err != nil {
 		return err
 	}
-	defer stop()
+	defer cleanup()
+	sim, err := startBenchSim(ctx, *n)
+	if err != nil {
+		return err
+	}
+	defer sim.stop()
+	cfg, user, err := benchConfig(a.environ, map[string]string{"API_URL": sim.apiURL, "TOKEN": sim.token})
+	if err != nil {
+		return err
+	}
 	w := a.stdout
-	fmt.Fprintf(w, "bench: full sync of %d simulated transactions, %d rounds (simulator in a child process at %s)\n", *n, *rounds, apiURL)
-	client := bank.New(apiURL, token, bank.WithHourlyBudget(0))
+	fmt.Fprintf(w, "bench sync: full sync of %d simulated transactions, %d rounds (simulator in a child process at %s, reporting %s requests/hour of headroom)\n",
+		*n, *rounds, sim.apiURL, benchHeadroom[1])
+	fmt.Fprintln(w, settingsLine(user))
+	fmt.Fprintf(w, "repeat: bankmirror bench sync --transactions %d --rounds %d\n", *n, *rounds)
 
-	var pages [][]byte
-	var ratios, rates []float64
+	pagesFile := filepath.Join(*dir, "pages.bin")
+	var ratios, rates, bases []float64
 	var first sync.Result
 	var peak float64
 	var rss []string
+	peakReset := false
 	for round := 1; round <= *rounds; round++ {
-		var progress func(sync.Progress)
+		// A fresh client per round, as a freshly started daemon has.
+		client := daemonClient(cfg, a.log)
+		var marks []int
 		if round == 1 {
-			marks := map[int]bool{*n / 4: false, *n / 2: false}
-			progress = func(p sync.Progress) {
-				for m, done := range marks {
-					if !done && p.Transactions >= m {
-						marks[m] = true
-						rss = append(rss, fmt.Sprintf("%d tx: %.0f MiB", p.Transactions, procMiB("VmRSS")))
-					}
+			marks = []int{*n / 4, *n / 2, 3 * *n / 4, *n}
+			peakReset = resetPeakRSS()
+		}
+		progress := func(p sync.Progress) {
+			for len(marks) > 0 && p.Transactions >= marks[0] {
+				if marks[0] == *n {
+					// The listing is complete: what follows (deletions,
+					// tags, attachments) is measured by the end figures.
+					rss = append(rss, fmt.Sprintf("listed: %.0f MiB (peak so far %.0f MiB)", procMiB("VmRSS"), procMiB("VmHWM")))
+				} else {
+					rss = append(rss, fmt.Sprintf("%d tx: %.0f MiB", marks[0], procMiB("VmRSS")))
 				}
+				marks = marks[1:]
 			}
 		}
-		res, err := benchSync(ctx, client, filepath.Join(*dir, fmt.Sprintf("sync-%d.db", round)), progress, round == 1, *cpuProfile)
+		path := filepath.Join(*dir, fmt.Sprintf("sync-%d.db", round))
+		res, err := benchSync(ctx, client, path, a.log, progress, *stall, cfg.RequestsPerHour, round == 1, *cpuProfile)
 		if err != nil {
-			return err
+			return fmt.Errorf("round %d: %w", round, err)
 		}
 		if round == 1 {
 			first, peak = res, procMiB("VmHWM")
 			rss = append(rss, fmt.Sprintf("end: %.0f MiB", procMiB("VmRSS")))
-			// The baseline's pages, fetched once, untimed.
-			if pages, err = fetchPages(ctx, token, client.TransactionsURL(bank.TransactionFilter{})); err != nil {
+			// The baseline's pages, fetched once, untimed, kept on disk
+			// so that a million transactions fit.
+			if err := fetchPages(ctx, sim.token, client.TransactionsURL(bank.TransactionFilter{}), pagesFile); err != nil {
 				return err
 			}
 		}
-		baseRows, baseDur, err := baseline(ctx, filepath.Join(*dir, fmt.Sprintf("baseline-%d.db", round)), pages)
+		baseRows, baseDur, err := baseline(ctx, filepath.Join(*dir, fmt.Sprintf("baseline-%d.db", round)), pagesFile)
 		if err != nil {
 			return err
 		}
+		for _, p := range []string{path, filepath.Join(*dir, fmt.Sprintf("baseline-%d.db", round))} {
+			removeDB(p) // keep the disk use of a million-transaction run flat
+		}
 		base := float64(baseRows) / baseDur.Seconds()
 		e2e := float64(res.Listed) / res.Duration.Seconds()
-		ratios, rates = append(ratios, e2e/base), append(rates, e2e)
-		fmt.Fprintf(w, "round %d: baseline (decode + 1 prepared INSERT, 1 tx/page) %.0f rows/s; bankmirror full sync (HTTP + decode + upsert + history) %.0f tx/s; ratio %.2fx\n",
-			round, base, e2e, e2e/base)
+		ratios, rates, bases = append(ratios, e2e/base), append(rates, e2e), append(bases, base)
+		fmt.Fprintf(w, "round %d: baseline (decode + 1 prepared INSERT, 1 tx/page) %.0f rows/s; bankmirror full sync (HTTP + decode + upsert + history) %.0f tx/s in %.1fs; ratio %.2fx\n",
+			round, base, e2e, res.Duration.Seconds(), e2e/base)
 	}
 	floor := (first.Listed+99)/100 + 4
+	fmt.Fprintf(w, "\n| rounds | baseline median | bankmirror median | median ratio | requests (floor) | peak RSS |\n|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "| %d | %.0f rows/s | %.0f tx/s | %.2fx | %d (%d, +%.1f%%) | %.0f MiB |\n\n", *rounds,
+		median(bases), median(rates), median(ratios), first.Requests, floor,
+		100*float64(int(first.Requests)-floor)/float64(floor), peak)
 	fmt.Fprintf(w, "median: %.0f tx/s, %.2fx the baseline\n", median(rates), median(ratios))
 	fmt.Fprintf(w, "requests: %d (floor %d, +%.1f%%)\n", first.Requests, floor, 100*float64(int(first.Requests)-floor)/float64(floor))
-	fmt.Fprintf(w, "peak RSS of the first sync: %.0f MiB (RSS at %s)\n", peak, strings.Join(rss, ", "))
+	what := "peak RSS of the first sync"
+	if !peakReset {
+		what = "peak RSS of the process up to the end of the first sync"
+	}
+	fmt.Fprintf(w, "%s: %.0f MiB (RSS at %s)\n", what, peak, strings.Join(rss, ", "))
 	return nil
 }
 
-// benchSync runs one full sync into a fresh mirror at path.
-func benchSync(ctx context.Context, client *bank.Client, path string, progress func(sync.Progress), profile bool, cpuProfile string) (sync.Result, error) {
+// benchDir makes *dir a temporary directory when it is empty; cleanup
+// removes it.
+func benchDir(dir *string) (cleanup func(), err error) {
+	if *dir != "" {
+		return func() {}, os.MkdirAll(*dir, 0o700)
+	}
+	d, err := os.MkdirTemp("", "bankmirror-bench-")
+	if err != nil {
+		return nil, fmt.Errorf("bench dir: %w", err)
+	}
+	*dir = d
+	return func() { os.RemoveAll(d) }, nil
+}
+
+// removeDB removes an SQLite file and its WAL and shared-memory files.
+func removeDB(path string) {
+	for _, suffix := range []string{"", "-wal", "-shm", ".sync-lock", ".heal-lock"} {
+		_ = os.Remove(path + suffix)
+	}
+}
+
+// benchSync runs one full sync into a fresh mirror at path. It gives up
+// when the sync makes no progress for stall (today's default request cap
+// makes a large sync wait for the next hour).
+func benchSync(ctx context.Context, client *bank.Client, path string, log zerolog.Logger, progress func(sync.Progress),
+	stall time.Duration, perHour int, profile bool, cpuProfile string) (sync.Result, error) {
 	st, err := store.Open(ctx, path)
 	if err != nil {
 		return sync.Result{}, err
 	}
 	defer st.Close()
-	s := sync.New(client, st, zerolog.Nop(), sync.Options{OnProgress: progress})
+	var last atomic.Int64
+	var listed, pages atomic.Int64
+	last.Store(time.Now().UnixNano())
+	s := sync.New(client, st, log, sync.Options{OnProgress: func(p sync.Progress) {
+		last.Store(time.Now().UnixNano())
+		listed.Store(int64(p.Transactions))
+		pages.Store(int64(p.Pages))
+		progress(p)
+	}})
 	if profile && cpuProfile != "" {
 		f, err := os.Create(cpuProfile)
 		if err != nil {
@@ -126,95 +220,92 @@ func benchSync(ctx context.Context, client *bank.Client, path string, progress f
 		}
 		defer pprof.StopCPUProfile()
 	}
-	return s.Full(ctx)
-}
-
-func median(v []float64) float64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
-// startSimulatorProcess runs `bankmirror simulator` as a child on a free
-// loopback port and returns its API URL and token.
-func startSimulatorProcess(ctx context.Context, n int) (apiURL, token string, stop func(), err error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return "", "", nil, fmt.Errorf("find own binary: %w", err)
-	}
-	cmd := exec.CommandContext(ctx, exe, "simulator", "--listen", "127.0.0.1:0", "--transactions", strconv.Itoa(n))
-	cmd.Env = append(os.Environ(), "BANKMIRROR_LOG_LEVEL=warn")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return "", "", nil, fmt.Errorf("start simulator: %w", err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		return "", "", nil, fmt.Errorf("start simulator: %w", err)
-	}
-	stop = func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		_ = cmd.Wait()
-	}
-	sc := bufio.NewScanner(out)
-	for (apiURL == "" || token == "") && sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "BANKMIRROR_API_URL="); ok {
-			apiURL = v
+	sctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go func() {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-sctx.Done():
+				return
+			case <-t.C:
+				if idle := time.Since(time.Unix(0, last.Load())); idle > stall {
+					cancel(fmt.Errorf("no progress for %s after %d transactions in %d pages and %d requests: "+
+						"the client is probably waiting for its request budget (BANKMIRROR_REQUESTS_PER_HOUR=%d, 0 = no cap; see the log above)",
+						idle.Round(time.Second), listed.Load(), pages.Load(), client.Requests(), perHour))
+					return
+				}
+			}
 		}
-		if v, ok := strings.CutPrefix(sc.Text(), "BANKMIRROR_TOKEN="); ok {
-			token = v
-		}
+	}()
+	res, err := s.Full(sctx)
+	if err != nil && context.Cause(sctx) != nil && ctx.Err() == nil {
+		return res, context.Cause(sctx)
 	}
-	if apiURL == "" || token == "" {
-		stop()
-		return "", "", nil, fmt.Errorf("simulator did not print its address")
-	}
-	go func() { _, _ = io.Copy(io.Discard, out) }()
-	return apiURL, token, stop, nil
+	return res, err
 }
 
-// fetchPages downloads every page's body, following links.next.
-func fetchPages(ctx context.Context, token, first string) ([][]byte, error) {
-	var pages [][]byte
+// fetchPages downloads every page's body, following links.next, into
+// path: each body after its length (8 bytes, big-endian).
+func fetchPages(ctx context.Context, token, first, path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("baseline fetch: %w", err)
+	}
+	bw := bufio.NewWriter(f)
 	for next := first; next != ""; {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, next, nil)
 		if err != nil {
-			return nil, fmt.Errorf("baseline fetch: %w", err)
+			f.Close()
+			return fmt.Errorf("baseline fetch: %w", err)
 		}
 		req.Header.Set("Authorization", "Bearer "+token)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
-			return nil, fmt.Errorf("baseline fetch: %w", err)
+			f.Close()
+			return fmt.Errorf("baseline fetch: %w", err)
 		}
 		body, err := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		if err != nil || resp.StatusCode != http.StatusOK {
-			return nil, fmt.Errorf("baseline fetch: status %d: %w", resp.StatusCode, err)
+			f.Close()
+			return fmt.Errorf("baseline fetch: status %d: %w", resp.StatusCode, err)
 		}
-		pages = append(pages, body)
+		_ = binary.Write(bw, binary.BigEndian, uint64(len(body)))
+		_, _ = bw.Write(body)
 		var links struct {
 			Links struct {
 				Next *string `json:"next"`
 			} `json:"links"`
 		}
 		if err := json.Unmarshal(body, &links); err != nil {
-			return nil, fmt.Errorf("baseline fetch: %w", err)
+			f.Close()
+			return fmt.Errorf("baseline fetch: %w", err)
 		}
 		next = ""
 		if links.Links.Next != nil {
 			next = *links.Links.Next
 		}
 	}
-	return pages, nil
+	if err := bw.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("baseline fetch: %w", err)
+	}
+	return f.Close()
 }
 
-// baseline decodes pages and inserts each transaction's main columns and raw
-// JSON with one prepared statement, one transaction per page, into a fresh
-// database with the mirror's pragmas.
-func baseline(ctx context.Context, path string, pages [][]byte) (int, time.Duration, error) {
+// baseline decodes the pages stored in pagesFile and inserts each
+// transaction's main columns and raw JSON with one prepared statement, one
+// transaction per page, into a fresh database with the mirror's pragmas.
+// Reading a page from the file is not timed.
+func baseline(ctx context.Context, path, pagesFile string) (int, time.Duration, error) {
+	f, err := os.Open(pagesFile)
+	if err != nil {
+		return 0, 0, fmt.Errorf("baseline: %w", err)
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 1<<20)
 	db, err := sql.Open("sqlite3", "file:"+path+"?_journal_mode=WAL&_synchronous=FULL&_busy_timeout=5000&_txlock=immediate")
 	if err != nil {
 		return 0, 0, fmt.Errorf("baseline: %w", err)
@@ -225,56 +316,61 @@ func baseline(ctx context.Context, path string, pages [][]byte) (int, time.Durat
 		amount_value TEXT, amount_base_units INTEGER, created_at TEXT, settled_at TEXT, category_id TEXT, raw TEXT) STRICT`); err != nil {
 		return 0, 0, fmt.Errorf("baseline: %w", err)
 	}
-	start := time.Now()
+	var elapsed time.Duration
 	rows := 0
-	for _, body := range pages {
-		var page struct {
-			Data []json.RawMessage `json:"data"`
+	var body []byte
+	for {
+		var size uint64
+		if err := binary.Read(br, binary.BigEndian, &size); err == io.EOF {
+			break
+		} else if err != nil {
+			return 0, 0, fmt.Errorf("baseline read: %w", err)
 		}
-		if err := json.Unmarshal(body, &page); err != nil {
-			return 0, 0, fmt.Errorf("baseline decode: %w", err)
+		body = slices.Grow(body[:0], int(size))[:size]
+		if _, err := io.ReadFull(br, body); err != nil {
+			return 0, 0, fmt.Errorf("baseline read: %w", err)
 		}
-		tx, err := db.BeginTx(ctx, nil)
+		start := time.Now()
+		n, err := baselinePage(ctx, db, body)
 		if err != nil {
-			return 0, 0, fmt.Errorf("baseline: %w", err)
+			return 0, 0, err
 		}
-		stmt, err := tx.PrepareContext(ctx, "INSERT INTO t VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-		if err != nil {
-			tx.Rollback()
-			return 0, 0, fmt.Errorf("baseline: %w", err)
-		}
-		for _, raw := range page.Data {
-			t, err := bank.ParseTransaction(raw)
-			if err != nil {
-				tx.Rollback()
-				return 0, 0, fmt.Errorf("baseline decode: %w", err)
-			}
-			if _, err := stmt.ExecContext(ctx, t.ID, t.AccountID, t.Status, t.Description, t.Amount.Value,
-				t.Amount.ValueInBaseUnits, t.CreatedAt, t.SettledAt, t.CategoryID, string(raw)); err != nil {
-				tx.Rollback()
-				return 0, 0, fmt.Errorf("baseline insert: %w", err)
-			}
-			rows++
-		}
-		stmt.Close()
-		if err := tx.Commit(); err != nil {
-			return 0, 0, fmt.Errorf("baseline commit: %w", err)
-		}
+		elapsed += time.Since(start)
+		rows += n
 	}
-	return rows, time.Since(start), nil
+	return rows, elapsed, nil
 }
 
-// procMiB reads a memory figure (VmRSS, VmHWM) of this process in MiB.
-func procMiB(field string) float64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
+// baselinePage decodes one page and inserts its rows in one transaction.
+func baselinePage(ctx context.Context, db *sql.DB, body []byte) (int, error) {
+	var page struct {
+		Data []json.RawMessage `json:"data"`
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, field+":"); ok {
-			kb, _ := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 64)
-			return kb / 1024
+	if err := json.Unmarshal(body, &page); err != nil {
+		return 0, fmt.Errorf("baseline decode: %w", err)
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("baseline: %w", err)
+	}
+	defer tx.Rollback()
+	stmt, err := tx.PrepareContext(ctx, "INSERT INTO t VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+	if err != nil {
+		return 0, fmt.Errorf("baseline: %w", err)
+	}
+	defer stmt.Close()
+	for _, raw := range page.Data {
+		t, err := bank.ParseTransaction(raw)
+		if err != nil {
+			return 0, fmt.Errorf("baseline decode: %w", err)
+		}
+		if _, err := stmt.ExecContext(ctx, t.ID, t.AccountID, t.Status, t.Description, t.Amount.Value,
+			t.Amount.ValueInBaseUnits, t.CreatedAt, t.SettledAt, t.CategoryID, string(raw)); err != nil {
+			return 0, fmt.Errorf("baseline insert: %w", err)
 		}
 	}
-	return 0
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("baseline commit: %w", err)
+	}
+	return len(page.Data), nil
 }

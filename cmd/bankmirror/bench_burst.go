@@ -1,0 +1,449 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	mrand "math/rand/v2"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/store"
+)
+
+// benchBurstMode sends the daemon (Main as serve runs it, default settings)
+// a burst of real webhook deliveries from the simulated bank in a child
+// process, which has ample rate-limit headroom: new purchases (mostly
+// held), settlements, settlements by DELETED+CREATED and deleted holds,
+// with duplicated deliveries and every batch reordered. It reports the
+// bank requests the daemon used (the bank's own record) against the
+// baseline of one GET per distinct transaction the events reference, and
+// the time from the last event stored to a mirror equal to the bank's
+// truth.
+func benchBurstMode(ctx context.Context, a *app, args []string) error {
+	fs := a.flags("bench burst", "[--events E] [--transactions N] [--duration D] [--timeout D] [--seed S] [--dir DIR]")
+	target := fs.Int("events", 1500, "deliveries in the burst, duplicates included (about 0.53 transactions per delivery)")
+	n := fs.Int("transactions", 2000, "transactions in the simulated bank before the burst")
+	duration := fs.Duration("duration", 3*time.Second, "how long the bank takes to make the burst's changes")
+	timeout := fs.Duration("timeout", time.Minute, "how long to wait for an exact mirror after the last delivery")
+	seed := fs.Uint64("seed", 1, "seed of the burst's choices")
+	dir := fs.String("dir", "", "directory for the mirror (default: a temporary one)")
+	if err := fs.ParseNone(args); err != nil {
+		return err
+	}
+	if *target < 20 || *n < 0 || *duration < 0 || *timeout <= 0 {
+		return fmt.Errorf("%w: --events must be at least 20, --timeout positive", errUsage)
+	}
+	cleanup, err := benchDir(dir)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	sim, err := startBenchSim(ctx, *n, "--webhook-retry", "200ms,2s,20")
+	if err != nil {
+		return err
+	}
+	defer sim.stop()
+	set := map[string]string{"API_URL": sim.apiURL, "TOKEN": sim.token, "LISTEN": "127.0.0.1:0", "DB": filepath.Join(*dir, "burst.db")}
+	cfg, user, err := benchConfig(a.environ, set)
+	if err != nil {
+		return err
+	}
+	plan := newBurstPlan(*target, *seed)
+	w := a.stdout
+	fmt.Fprintf(w, "bench burst: %d changes making %d events (%s) over %s, %.0f%% delivered twice, every batch reordered; bank of %d transactions in a child process with %s requests/hour of headroom\n",
+		plan.ops(), plan.events(), plan, *duration, 100*plan.duplicate(*target), *n, benchHeadroom[1])
+	fmt.Fprintln(w, settingsLine(user))
+	fmt.Fprintf(w, "repeat: bankmirror bench burst --events %d --transactions %d --duration %s --seed %d\n", *target, *n, *duration, *seed)
+
+	var lastStored, lastApplied atomic.Int64
+	m := NewMain(cfg, a.log)
+	m.OnEventsStored = func([]string) { lastStored.Store(time.Now().UnixNano()) }
+	m.OnEventApplied = func(store.InboxEvent, store.Change) { lastApplied.Store(time.Now().UnixNano()) }
+	if err := m.Open(ctx); err != nil {
+		_ = m.Close()
+		return err
+	}
+	defer m.Close()
+	<-m.InitialSyncDone
+	hook, err := m.Bank.CreateWebhook(ctx, m.URL()+cfg.WebhookPath, nil)
+	if err != nil {
+		return fmt.Errorf("register the webhook: %w", err)
+	}
+	if err := m.Store.SaveWebhook(ctx, store.Webhook{ID: hook.ID, URL: hook.URL, SecretKey: hook.SecretKey, CreatedAt: hook.CreatedAt}); err != nil {
+		return err
+	}
+	faults := map[string]any{"duplicate": plan.duplicate(*target), "duplicateCopies": 1, "reorder": true}
+	if err := sim.control(ctx, http.MethodPut, "/webhook-faults", faults, nil); err != nil {
+		return err
+	}
+	before, err := sim.requestCounts(ctx)
+	if err != nil {
+		return err
+	}
+	resetPeakRSS()
+
+	start := time.Now()
+	if err := plan.run(ctx, sim, *duration); err != nil {
+		return err
+	}
+	changed := time.Since(start)
+	if err := sim.control(ctx, http.MethodPost, "/deliveries/flush", nil, nil); err != nil {
+		return err
+	}
+	if err := sim.control(ctx, http.MethodPost, "/deliveries/wait", map[string]string{"timeout": timeout.String()}, nil); err != nil {
+		return fmt.Errorf("the bank could not deliver the burst: %w", err)
+	}
+	delivered := time.Now()
+	last := time.Unix(0, lastStored.Load())
+	deliveryPeak := procMiB("VmHWM")
+
+	// Poll the mirror against the bank's truth. The mirror changes only
+	// when the worker applies an event, so once it is exact it has been
+	// since the last apply before the check.
+	var conv time.Duration
+	var diff string
+	exact := false
+	for deadline := delivered.Add(*timeout); ; {
+		appliedBefore := lastApplied.Load()
+		diff, err = mirrorDiff(ctx, sim, m.Store)
+		if err != nil {
+			return err
+		}
+		now := time.Now()
+		if diff == "" {
+			exact = true
+			at := now
+			if lastApplied.Load() == appliedBefore {
+				at = time.Unix(0, max(appliedBefore, lastStored.Load()))
+			}
+			conv = max(at.Sub(last), 0)
+			break
+		}
+		if now.After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	peak := procMiB("VmHWM")
+	after, err := sim.requestCounts(ctx)
+	if err != nil {
+		return err
+	}
+	used, total := requestDiff(before, after)
+
+	st, err := burstStats(ctx, sim, hook.ID)
+	if err != nil {
+		return err
+	}
+	var pending int
+	_ = m.Store.Reader().QueryRowContext(ctx, "SELECT count(*) FROM webhook_events WHERE processed_at IS NULL").Scan(&pending)
+	// Balances are not part of the exactness above: the daemon refreshes
+	// them after applying events (issue 6), on its own time.
+	var balances string
+	for deadline := time.Now().Add(*timeout); ; time.Sleep(20 * time.Millisecond) {
+		if balances, err = balanceDiff(ctx, sim, m.Store); err != nil {
+			return err
+		}
+		if balances == "" {
+			balances = fmt.Sprintf("equal to the bank's %.0f ms after the last event", benchMs(time.Since(last)))
+			break
+		}
+		if time.Now().After(deadline) {
+			balances += fmt.Sprintf(" %s after the last event", *timeout)
+			break
+		}
+	}
+
+	fmt.Fprintf(w, "burst: changes made in %.1fs; %d events (%s) delivered %d times (%d duplicates, %d attempts not answered 200) over %.1fs; the last new event stored %.0f ms before the bank had nothing left to deliver\n",
+		changed.Seconds(), st.events, formatCounts(st.byType), st.delivered, st.duplicates, st.failed,
+		delivered.Sub(start).Seconds(), benchMs(delivered.Sub(last)))
+	result := fmt.Sprintf("%.0f ms", benchMs(conv))
+	if !exact {
+		result = fmt.Sprintf("NOT exact %s after the last delivery: %s; %d events still pending in the inbox", *timeout, diff, pending)
+	}
+	fmt.Fprintf(w, "\n| events (deliveries) | transactions referenced | baseline: 1 GET each | bank requests used | ratio | target | exact mirror after last event | peak RSS (to the last delivery) |\n|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "| %d (%d) | %d | %d | %d | %.0f%% | <= 25%%, <= 2 s | %s | %.0f MiB (%.0f MiB) |\n\n",
+		st.events, st.delivered, st.distinct, st.distinct, total, 100*float64(total)/float64(st.distinct), result, peak, deliveryPeak)
+	fmt.Fprintf(w, "requests by route: %s\n", cmpOrString(formatCounts(used), "none"))
+	fmt.Fprintf(w, "account balances: %s\n", balances)
+	fmt.Fprintln(w, "peak RSS: this process's VmHWM from the burst's start to the exact mirror, with the harness's exactness checks (each parses the whole bank); in brackets up to the last delivery")
+	return nil
+}
+
+func cmpOrString(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// burstPlan is how many changes of each kind the burst makes.
+type burstPlan struct {
+	held, settledNew, settle, replace, remove int
+	rng                                       *mrand.Rand
+}
+
+// newBurstPlan sizes a burst of about target deliveries (duplicates
+// included): per 1,500, 555 held purchases and 180 settled ones; of the
+// holds, 375 settled, 60 settled by DELETED+CREATED and 75 deleted.
+func newBurstPlan(target int, seed uint64) *burstPlan {
+	f := func(x float64) int { return max(int(x*float64(target)/1500+0.5), 1) }
+	return &burstPlan{held: f(555), settledNew: f(180), settle: f(375), replace: f(60), remove: f(75),
+		rng: mrand.New(mrand.NewPCG(seed, 0xb0257))}
+}
+
+func (p *burstPlan) ops() int { return p.held + p.settledNew + p.settle + p.replace + p.remove }
+
+func (p *burstPlan) events() int { return p.held + p.settledNew + p.settle + 2*p.replace + p.remove }
+
+// duplicate is the share of events delivered twice to reach target.
+func (p *burstPlan) duplicate(target int) float64 {
+	return min(max(float64(target-p.events())/float64(p.events()), 0), 1)
+}
+
+func (p *burstPlan) String() string {
+	return fmt.Sprintf("%d held and %d settled purchases; %d settlements, %d by DELETED+CREATED, %d deleted holds",
+		p.held, p.settledNew, p.settle, p.replace, p.remove)
+}
+
+// run makes the changes through the control API, paced evenly over d in
+// a random order (a hold is settled or deleted only after it was made),
+// flushing the held deliveries every 250 ms so each batch arrives
+// shuffled.
+func (p *burstPlan) run(ctx context.Context, sim *benchSim, d time.Duration) error {
+	left := map[string]int{"held": p.held, "settled": p.settledNew, "settle": p.settle, "replace": p.replace, "remove": p.remove}
+	kinds := []string{"held", "settled", "settle", "replace", "remove"}
+	var holds []string
+	total := p.ops()
+	start := time.Now()
+	lastFlush := start
+	for i := range total {
+		if wait := time.Until(start.Add(d * time.Duration(i) / time.Duration(total))); wait > 0 {
+			time.Sleep(wait)
+		}
+		if time.Since(lastFlush) >= 250*time.Millisecond {
+			if err := sim.control(ctx, http.MethodPost, "/deliveries/flush", nil, nil); err != nil {
+				return err
+			}
+			lastFlush = time.Now()
+		}
+		// Pick a kind in proportion to what is left; the follow-ups of
+		// holds need a hold (making holds first if none is left).
+		weight := 0
+		for _, k := range kinds {
+			if k == "held" || k == "settled" || len(holds) > 0 {
+				weight += left[k]
+			}
+		}
+		kind := ""
+		for x := p.rng.IntN(max(weight, 1)); kind == ""; {
+			for _, k := range kinds {
+				if k != "held" && k != "settled" && len(holds) == 0 {
+					continue
+				}
+				if x < left[k] {
+					kind = k
+					break
+				}
+				x -= left[k]
+			}
+			if kind == "" {
+				kind = "held"
+			}
+		}
+		left[kind]--
+		var err error
+		switch kind {
+		case "held", "settled":
+			var out struct {
+				IDs []string `json:"ids"`
+			}
+			in := map[string]any{"description": fmt.Sprintf("Burst %d", i), "amountBaseUnits": -(100 + p.rng.IntN(20000)), "held": kind == "held"}
+			if err = sim.control(ctx, http.MethodPost, "/transactions", in, &out); err == nil && kind == "held" {
+				holds = append(holds, out.IDs...)
+			}
+		default:
+			j := p.rng.IntN(len(holds))
+			id := holds[j]
+			holds = slices.Delete(holds, j, j+1)
+			switch kind {
+			case "settle":
+				err = sim.control(ctx, http.MethodPost, "/transactions/"+id+"/settle", map[string]bool{}, nil)
+			case "replace":
+				err = sim.control(ctx, http.MethodPost, "/transactions/"+id+"/settle", map[string]bool{"replace": true}, nil)
+			case "remove":
+				err = sim.control(ctx, http.MethodDelete, "/transactions/"+id, nil, nil)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("burst: %w", err)
+		}
+	}
+	return nil
+}
+
+// burstFigures are the bank's record of the burst.
+type burstFigures struct {
+	events, distinct, delivered, duplicates, failed int
+	byType                                          map[string]int64
+}
+
+// burstStats reads the events and delivery attempts of webhook hookID.
+func burstStats(ctx context.Context, sim *benchSim, hookID string) (burstFigures, error) {
+	var evs struct {
+		Data []struct {
+			Type          string `json:"eventType"`
+			TransactionID string `json:"transactionId"`
+			WebhookID     string `json:"webhookId"`
+		} `json:"data"`
+	}
+	if err := sim.control(ctx, http.MethodGet, "/events", nil, &evs); err != nil {
+		return burstFigures{}, err
+	}
+	f := burstFigures{byType: map[string]int64{}}
+	txs := map[string]bool{}
+	for _, e := range evs.Data {
+		if e.WebhookID != hookID || e.TransactionID == "" {
+			continue
+		}
+		f.events++
+		f.byType[e.Type]++
+		txs[e.TransactionID] = true
+	}
+	f.distinct = len(txs)
+	var dels struct {
+		Data []struct {
+			Duplicate      bool   `json:"duplicate"`
+			DeliveryStatus string `json:"deliveryStatus"`
+		} `json:"data"`
+	}
+	if err := sim.control(ctx, http.MethodGet, "/deliveries?webhook="+hookID, nil, &dels); err != nil {
+		return f, err
+	}
+	for _, d := range dels.Data {
+		switch {
+		case d.DeliveryStatus != "DELIVERED":
+			f.failed++
+		case d.Duplicate:
+			f.duplicates++
+			f.delivered++
+		default:
+			f.delivered++
+		}
+	}
+	return f, nil
+}
+
+// mirrorDiff compares the mirror's transactions with the bank's truth:
+// the same ids, each row's raw JSON byte for byte as the bank renders it
+// now, and the same tags. It returns "" when they are equal, else a short
+// description of the differences.
+func mirrorDiff(ctx context.Context, sim *benchSim, st *store.Store) (string, error) {
+	truth, err := sim.transactions(ctx)
+	if err != nil {
+		return "", err
+	}
+	rows, err := st.Reader().QueryContext(ctx, "SELECT id, raw FROM transactions")
+	if err != nil {
+		return "", err
+	}
+	mirror := map[string]string{}
+	for rows.Next() {
+		var id, raw string
+		if err := rows.Scan(&id, &raw); err != nil {
+			rows.Close()
+			return "", err
+		}
+		mirror[id] = raw
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return "", err
+	}
+	missing, differ := 0, 0
+	var wantTags []string
+	for _, t := range truth {
+		raw, ok := mirror[t.ID]
+		switch {
+		case !ok:
+			missing++
+		case raw != string(t.raw):
+			differ++
+		}
+		delete(mirror, t.ID)
+		if missing+differ == 0 {
+			tx, err := bank.ParseTransaction(t.raw)
+			if err != nil {
+				return "", err
+			}
+			for _, tag := range tx.TagIDs {
+				wantTags = append(wantTags, t.ID+"\x00"+tag)
+			}
+		}
+	}
+	var problems []string
+	if missing > 0 {
+		problems = append(problems, fmt.Sprintf("%d transactions missing", missing))
+	}
+	if differ > 0 {
+		problems = append(problems, fmt.Sprintf("%d differ from the bank", differ))
+	}
+	if len(mirror) > 0 {
+		problems = append(problems, fmt.Sprintf("%d in the mirror but not at the bank", len(mirror)))
+	}
+	if len(problems) > 0 {
+		return strings.Join(problems, ", "), nil
+	}
+	trows, err := st.Reader().QueryContext(ctx, "SELECT transaction_id || char(0) || tag_id FROM transaction_tags")
+	if err != nil {
+		return "", err
+	}
+	var tags []string
+	for trows.Next() {
+		var s string
+		if err := trows.Scan(&s); err != nil {
+			trows.Close()
+			return "", err
+		}
+		tags = append(tags, s)
+	}
+	trows.Close()
+	slices.Sort(tags)
+	slices.Sort(wantTags)
+	if !slices.Equal(tags, wantTags) {
+		return fmt.Sprintf("tags differ (%d rows, the bank has %d)", len(tags), len(wantTags)), nil
+	}
+	return "", nil
+}
+
+// balanceDiff compares the accounts' balances with the bank's.
+func balanceDiff(ctx context.Context, sim *benchSim, st *store.Store) (string, error) {
+	var doc struct {
+		Data []struct {
+			ID      string `json:"id"`
+			Balance struct {
+				ValueInBaseUnits int64 `json:"valueInBaseUnits"`
+			} `json:"balance"`
+		} `json:"data"`
+	}
+	if err := sim.control(ctx, http.MethodGet, "/accounts", nil, &doc); err != nil {
+		return "", err
+	}
+	differ := 0
+	for _, acc := range doc.Data {
+		var got int64
+		err := st.Reader().QueryRowContext(ctx, "SELECT balance_base_units FROM accounts WHERE id = ?", acc.ID).Scan(&got)
+		if err != nil || got != acc.Balance.ValueInBaseUnits {
+			differ++
+		}
+	}
+	if differ == 0 {
+		return "", nil
+	}
+	return fmt.Sprintf("%d of %d NOT equal to the bank's", differ, len(doc.Data)), nil
+}

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestBenchModes runs each mode of `bankmirror bench` on tiny sizes with
+// the default settings, to prove they work: their counts and exactness,
+// never their timings.
+func TestBenchModes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a simulator process per mode")
+	}
+	// The simulator child is this test binary, re-executed as bankmirror.
+	old := benchCommand
+	benchCommand = func(ctx context.Context, args ...string) (*exec.Cmd, error) {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, err
+		}
+		cmd := exec.CommandContext(ctx, exe, append([]string{childArgsMarker}, args...)...)
+		cmd.Env = append(os.Environ(), childEnv+"=1")
+		return cmd, nil
+	}
+	t.Cleanup(func() { benchCommand = old })
+
+	cases := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"sync", []string{"bench", "--transactions", "2000", "--rounds", "2"}, []string{
+			"settings: the defaults", "repeat: bankmirror bench sync --transactions 2000 --rounds 2",
+			"round 2: baseline", "requests: 25 (floor 25, +0.0%)", "peak RSS of the first sync",
+		}},
+		{"receiver", []string{"bench", "receiver", "--transactions", "500", "--events", "200", "--rounds", "1", "--concurrency", "1,16"}, []string{
+			"repeat: bankmirror bench receiver", "c=1 round 1: bare", "c=16 round 1: bare",
+			"every delivery acknowledged; all applied", "| 16 |",
+		}},
+		{"burst", []string{"bench", "burst", "--events", "200", "--transactions", "500", "--duration", "500ms"}, []string{
+			"repeat: bankmirror bench burst --events 200", "174 events (74 held and 24 settled purchases; 50 settlements, 8 by DELETED+CREATED, 10 deleted holds)",
+			"| 174 (", "requests by route: GET /transactions", "account balances: equal to the bank's",
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			env := map[string]string{"BANKMIRROR_LOG_LEVEL": "warn", "BANKMIRROR_LOG_FORMAT": "json"}
+			if code := run(context.Background(), append(c.args, "--dir", t.TempDir()), env, &stdout, &stderr); code != 0 {
+				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+			}
+			out := stdout.String()
+			for _, w := range c.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+			if strings.Contains(out, "NOT") {
+				t.Errorf("something was not acknowledged, applied or exact:\n%s", out)
+			}
+			t.Log(out)
+		})
+	}
+}

@@ -1,0 +1,449 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	mrand "math/rand/v2"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	gosync "sync"
+	"sync/atomic"
+	"time"
+
+	json "github.com/goccy/go-json"
+
+	"github.com/bankmirror/bankmirror/internal/simulator"
+	"github.com/bankmirror/bankmirror/internal/store"
+	"github.com/bankmirror/bankmirror/internal/sync"
+)
+
+// benchReceiverMode measures how many webhook deliveries per second the
+// daemon acknowledges (Main as `serve` runs it, default settings, its worker
+// refetching and applying every event from the simulated bank in a child
+// process), beside a bare handler in the same process that only checks the
+// signature and answers 200. Rounds alternate bare and daemon at each
+// concurrency; each daemon round starts from a copy of the same synced
+// mirror. After the last acknowledgement it waits until the worker has
+// applied every event: acknowledging fast is no use if the inbox only
+// grows.
+func benchReceiverMode(ctx context.Context, a *app, args []string) error {
+	fs := a.flags("bench receiver", "[--transactions N] [--events E] [--rounds R] [--concurrency 1,16,128] [--catch-up DURATION] [--dir DIR]")
+	n := fs.Int("transactions", 5000, "transactions in the simulated bank (the events reference them)")
+	events := fs.Int("events", 5000, "signed events sent per round")
+	rounds := fs.Int("rounds", 3, "rounds of (bare, daemon), alternated, per concurrency")
+	levels := fs.String("concurrency", "1,16,128", "concurrent senders, comma-separated")
+	catchUp := fs.Duration("catch-up", 30*time.Second, "how long to wait after the last acknowledgement for the worker to apply every event")
+	dir := fs.String("dir", "", "directory for the benchmark databases (default: a temporary one)")
+	if err := fs.ParseNone(args); err != nil {
+		return err
+	}
+	var conc []int
+	for _, f := range strings.Split(*levels, ",") {
+		c, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || c < 1 {
+			return fmt.Errorf("%w: --concurrency %q: want positive integers separated by commas", errUsage, *levels)
+		}
+		conc = append(conc, c)
+	}
+	if *n < 1 || *events < 1 || *rounds < 1 || *catchUp <= 0 {
+		return fmt.Errorf("%w: --transactions, --events, --rounds and --catch-up must be positive", errUsage)
+	}
+	cleanup, err := benchDir(dir)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	sim, err := startBenchSim(ctx, *n)
+	if err != nil {
+		return err
+	}
+	defer sim.stop()
+	secret := randomHex(32)
+	set := map[string]string{"API_URL": sim.apiURL, "TOKEN": sim.token, "LISTEN": "127.0.0.1:0", "WEBHOOK_SECRET": secret}
+	cfg, user, err := benchConfig(a.environ, set)
+	if err != nil {
+		return err
+	}
+	w := a.stdout
+	fmt.Fprintf(w, "bench receiver: %d signed events per round over %d simulated transactions, %d rounds at concurrency %s\n",
+		*events, *n, *rounds, *levels)
+	fmt.Fprintln(w, settingsLine(user))
+	fmt.Fprintf(w, "repeat: bankmirror bench receiver --transactions %d --events %d --rounds %d --concurrency %s\n", *n, *events, *rounds, *levels)
+
+	// The mirror every daemon round starts from: a completed full sync,
+	// as a running daemon has.
+	template := filepath.Join(*dir, "template.db")
+	if err := benchTemplate(ctx, a, cfg, template); err != nil {
+		return err
+	}
+	txs, err := sim.transactions(ctx)
+	if err != nil {
+		return err
+	}
+	load, distinct, err := benchEvents(txs, *events, sim.apiURL, secret)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "events: TRANSACTION_CREATED and TRANSACTION_SETTLED of %d distinct existing transactions, signed with BANKMIRROR_WEBHOOK_SECRET\n", distinct)
+
+	bare, err := startServer("127.0.0.1:0", bareWebhookHandler(cfg.WebhookPath, []byte(secret)))
+	if err != nil {
+		return err
+	}
+	defer bare.shutdown()
+
+	type row struct {
+		bare, daemon, ratio []float64
+		p50, p99            []float64
+		catchUp             []time.Duration
+		behind              []string
+		peak, barePeak      float64
+	}
+	rows := make([]row, len(conc))
+	for ci, c := range conc {
+		r := &rows[ci]
+		for round := 1; round <= *rounds; round++ {
+			resetPeakRSS()
+			b, err := driveWebhooks(ctx, bare.baseURL, cfg.WebhookPath, load, c)
+			if err != nil {
+				return fmt.Errorf("bare handler: %w", err)
+			}
+			r.barePeak = max(r.barePeak, procMiB("VmHWM"))
+			db := filepath.Join(*dir, fmt.Sprintf("receiver-c%d-%d.db", c, round))
+			if err := copyFile(db, template); err != nil {
+				return err
+			}
+			dcfg := cfg
+			dcfg.DB = db
+			d, err := daemonRound(ctx, a, dcfg, load, c, *catchUp)
+			removeDB(db)
+			if err != nil {
+				return err
+			}
+			r.bare, r.daemon, r.ratio = append(r.bare, b.rate()), append(r.daemon, d.rate()), append(r.ratio, d.rate()/b.rate())
+			r.p50, r.p99 = append(r.p50, benchMs(d.pct(50))), append(r.p99, benchMs(d.pct(99)))
+			r.peak = max(r.peak, d.peak)
+			caught := fmt.Sprintf("all applied %.0f ms after the last ack", benchMs(d.catchUp))
+			if d.pending > 0 {
+				caught = fmt.Sprintf("%d of %d NOT applied %s after the last ack", d.pending, d.stored, *catchUp)
+				r.behind = append(r.behind, fmt.Sprintf("%d/%d", d.pending, d.stored))
+			} else {
+				r.catchUp = append(r.catchUp, d.catchUp)
+			}
+			fmt.Fprintf(w, "c=%d round %d: bare %.0f acks/s (p50 %.2f ms, p99 %.2f ms); daemon %.0f acks/s (p50 %.2f ms, p99 %.2f ms), %.2fx; %s; %s; peak RSS %.0f MiB\n",
+				c, round, b.rate(), benchMs(b.pct(50)), benchMs(b.pct(99)), d.rate(), benchMs(d.pct(50)), benchMs(d.pct(99)),
+				d.rate()/b.rate(), d.refused(), caught, d.peak)
+		}
+	}
+	fmt.Fprintf(w, "\n| concurrency | bare acks/s | daemon acks/s | ratio | daemon p50 | daemon p99 | worker done after last ack | peak RSS (bare) |\n|---|---|---|---|---|---|---|---|\n")
+	for ci, c := range conc {
+		r := rows[ci]
+		done := "-"
+		if len(r.catchUp) > 0 {
+			ds := make([]float64, len(r.catchUp))
+			for i, d := range r.catchUp {
+				ds[i] = benchMs(d)
+			}
+			done = fmt.Sprintf("%.0f ms", median(ds))
+		}
+		if len(r.behind) > 0 {
+			done += fmt.Sprintf(" (%d of %d rounds NOT caught up after %s: %s pending)", len(r.behind), *rounds, *catchUp, strings.Join(r.behind, ", "))
+		}
+		fmt.Fprintf(w, "| %d | %.0f/s | %.0f/s | %.2fx | %.2f ms | %.2f ms | %s | %.0f MiB (%.0f MiB) |\n",
+			c, median(r.bare), median(r.daemon), median(r.ratio), median(r.p50), median(r.p99), done, r.peak, r.barePeak)
+	}
+	fmt.Fprintf(w, "\nmedians of %d rounds; peak RSS is this process's VmHWM during the daemon rounds (reset before each), with the load generator; in brackets the same during the bare rounds\n", *rounds)
+	return nil
+}
+
+// benchTemplate writes a mirror of the whole simulated bank to path, with
+// a client built as the daemon builds it.
+func benchTemplate(ctx context.Context, a *app, cfg Config, path string) error {
+	st, err := store.Open(ctx, path)
+	if err != nil {
+		return err
+	}
+	client := daemonClient(cfg, a.log)
+	if _, err := sync.New(client, st, a.log, sync.Options{}).Full(ctx); err != nil {
+		st.Close()
+		return fmt.Errorf("sync the starting mirror: %w", err)
+	}
+	return st.Close()
+}
+
+// webhookLoad is a set of signed deliveries.
+type webhookLoad struct {
+	bodies [][]byte
+	sigs   []string
+}
+
+// benchEvents makes n signed events, rendered as the bank renders a
+// WebhookEventResource (see the simulator's webhooks.go), each with its
+// own id: TRANSACTION_CREATED of a random transaction, or
+// TRANSACTION_SETTLED when it is settled. It returns how many distinct
+// transactions they reference.
+func benchEvents(txs []simTransaction, n int, apiURL, secret string) (webhookLoad, int, error) {
+	if len(txs) == 0 {
+		return webhookLoad{}, 0, fmt.Errorf("the simulated bank has no transactions")
+	}
+	rng := mrand.New(mrand.NewPCG(1, 2))
+	hookID := benchUUID(rng)
+	now := time.Now().Format(time.RFC3339)
+	load := webhookLoad{bodies: make([][]byte, n), sigs: make([]string, n)}
+	seen := map[string]bool{}
+	for i := range n {
+		t := txs[rng.IntN(len(txs))]
+		var attrs struct {
+			Status string `json:"status"`
+		}
+		if err := json.Unmarshal(t.Attributes, &attrs); err != nil {
+			return webhookLoad{}, 0, err
+		}
+		typ := "TRANSACTION_CREATED"
+		if attrs.Status == "SETTLED" && rng.IntN(2) == 0 {
+			typ = "TRANSACTION_SETTLED"
+		}
+		seen[t.ID] = true
+		load.bodies[i] = webhookEventBody(apiURL, benchUUID(rng), typ, now, hookID, t.ID)
+		load.sigs[i] = simulator.Sign(secret, load.bodies[i])
+	}
+	return load, len(seen), nil
+}
+
+// webhookEventBody renders {"data": WebhookEventResource} for a
+// transaction event, as the bank sends it.
+func webhookEventBody(apiURL, id, typ, createdAt, hookID, txID string) []byte {
+	q := strconv.Quote
+	var b strings.Builder
+	b.WriteString(`{"data":{"type":"webhook-events","id":` + q(id) + `,"attributes":{"eventType":` + q(typ) +
+		`,"createdAt":` + q(createdAt) + `},"relationships":{"webhook":{"data":{"type":"webhooks","id":` + q(hookID) +
+		`},"links":{"related":` + q(apiURL+"/webhooks/"+hookID) + `}},"transaction":{"data":{"type":"transactions","id":` + q(txID) + `}`)
+	if typ != "TRANSACTION_DELETED" {
+		b.WriteString(`,"links":{"related":` + q(apiURL+"/transactions/"+txID) + `}`)
+	}
+	b.WriteString(`}}}}`)
+	return []byte(b.String())
+}
+
+// benchUUID is a version-4 UUID from rng.
+func benchUUID(rng *mrand.Rand) string {
+	var u [16]byte
+	for i := range u {
+		u[i] = byte(rng.Uint32())
+	}
+	u[6] = u[6]&0x0f | 0x40
+	u[8] = u[8]&0x3f | 0x80
+	h := hex.EncodeToString(u[:])
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
+// bareWebhookHandler is the baseline: it reads the body, checks its
+// signature and answers 200, storing nothing. It answers /healthz too.
+func bareWebhookHandler(path string, secret []byte) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != path {
+			_, _ = io.WriteString(w, "ok")
+			return
+		}
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 1<<20))
+		if err != nil {
+			http.Error(w, "bad body", http.StatusBadRequest)
+			return
+		}
+		got, err := hex.DecodeString(r.Header.Get(simulator.SignatureHeader))
+		m := hmac.New(sha256.New, secret)
+		m.Write(body)
+		if err != nil || !hmac.Equal(m.Sum(nil), got) {
+			http.Error(w, "bad signature", http.StatusUnauthorized)
+			return
+		}
+		_, _ = io.WriteString(w, "ok")
+	})
+}
+
+// loadResult is one round of deliveries.
+type loadResult struct {
+	acked    int
+	statuses map[int]int // answers other than 200
+	elapsed  time.Duration
+	end      time.Time       // when the last answer arrived
+	lat      []time.Duration // sorted, of the 200s
+}
+
+func (r loadResult) rate() float64 { return float64(r.acked) / r.elapsed.Seconds() }
+
+func (r loadResult) pct(p float64) time.Duration { return benchPercentile(r.lat, p) }
+
+// refused describes answers other than 200.
+func (r loadResult) refused() string {
+	if len(r.statuses) == 0 {
+		return "every delivery acknowledged"
+	}
+	var parts []string
+	for s, n := range r.statuses {
+		parts = append(parts, fmt.Sprintf("%d x %d", n, s))
+	}
+	slices.Sort(parts)
+	return "NOT acknowledged: " + strings.Join(parts, ", ")
+}
+
+// driveWebhooks POSTs every delivery of load to url from c senders over
+// keep-alive connections opened beforehand.
+func driveWebhooks(ctx context.Context, baseURL, path string, load webhookLoad, c int) (loadResult, error) {
+	tr := &http.Transport{MaxIdleConns: 2 * c, MaxIdleConnsPerHost: 2 * c, MaxConnsPerHost: c}
+	defer tr.CloseIdleConnections()
+	hc := &http.Client{Transport: tr, Timeout: time.Minute}
+	url, health := baseURL+path, baseURL+"/healthz"
+	var wg gosync.WaitGroup
+	for range c {
+		wg.Go(func() {
+			if resp, err := hc.Get(health); err == nil {
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		})
+	}
+	wg.Wait()
+
+	n := len(load.bodies)
+	lat := make([]time.Duration, n)
+	status := make([]int, n)
+	var next atomic.Int64
+	var mu gosync.Mutex
+	var firstErr error
+	var last atomic.Int64
+	start := time.Now()
+	for range c {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n || ctx.Err() != nil {
+					return
+				}
+				req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(load.bodies[i]))
+				if err == nil {
+					req.Header.Set("Content-Type", "application/json")
+					req.Header.Set(simulator.SignatureHeader, load.sigs[i])
+					t0 := time.Now()
+					var resp *http.Response
+					if resp, err = hc.Do(req); err == nil {
+						_, _ = io.Copy(io.Discard, resp.Body)
+						resp.Body.Close()
+						now := time.Now()
+						lat[i], status[i] = now.Sub(t0), resp.StatusCode
+						last.Store(now.UnixNano())
+					}
+				}
+				if err != nil {
+					mu.Lock()
+					firstErr = cmpOr(firstErr, err)
+					mu.Unlock()
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return loadResult{}, firstErr
+	}
+	res := loadResult{statuses: map[int]int{}, end: time.Unix(0, last.Load())}
+	res.elapsed = res.end.Sub(start)
+	for i, s := range status {
+		if s == http.StatusOK {
+			res.acked++
+			res.lat = append(res.lat, lat[i])
+		} else {
+			res.statuses[s]++
+		}
+	}
+	if len(res.statuses) == 0 {
+		res.statuses = nil
+	}
+	slices.Sort(res.lat)
+	return res, nil
+}
+
+// cmpOr is the first non-nil error.
+func cmpOr(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// daemonResult is one daemon round: its deliveries, then its worker.
+type daemonResult struct {
+	loadResult
+	stored, pending int           // events in the inbox, and not yet applied at the end
+	catchUp         time.Duration // last acknowledgement -> every event applied
+	peak            float64       // VmHWM during the round, MiB
+}
+
+// daemonRound runs the daemon (Main, as serve runs it) on cfg, sends load
+// to its webhook and waits up to catchUp after the last acknowledgement
+// for the worker to have applied every stored event.
+func daemonRound(ctx context.Context, a *app, cfg Config, load webhookLoad, c int, catchUp time.Duration) (daemonResult, error) {
+	resetPeakRSS()
+	m := NewMain(cfg, a.log)
+	var lastApplied atomic.Int64
+	m.OnEventApplied = func(store.InboxEvent, store.Change) { lastApplied.Store(time.Now().UnixNano()) }
+	if err := m.Open(ctx); err != nil {
+		_ = m.Close()
+		return daemonResult{}, err
+	}
+	closed := false
+	defer func() {
+		if !closed {
+			_ = m.Close()
+		}
+	}()
+	<-m.InitialSyncDone
+	res, err := driveWebhooks(ctx, m.URL(), cfg.WebhookPath, load, c)
+	if err != nil {
+		return daemonResult{}, fmt.Errorf("daemon: %w", err)
+	}
+	d := daemonResult{loadResult: res}
+	deadline := res.end.Add(catchUp)
+	for {
+		// The inbox is the schema's public interface: an event is applied
+		// once processed_at is set.
+		err := m.Store.Reader().QueryRowContext(ctx,
+			"SELECT count(*), count(*) FILTER (WHERE processed_at IS NULL) FROM webhook_events").Scan(&d.stored, &d.pending)
+		now := time.Now()
+		if err != nil {
+			return d, fmt.Errorf("read the inbox: %w", err)
+		}
+		if d.pending == 0 {
+			// Precisely: when the worker applied the last event.
+			at := now
+			if t := lastApplied.Load(); t != 0 && t <= now.UnixNano() {
+				at = time.Unix(0, t)
+			}
+			d.catchUp = max(at.Sub(res.end), 0)
+			break
+		}
+		if now.After(deadline) {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return d, ctx.Err()
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	d.peak = procMiB("VmHWM")
+	if d.stored != res.acked {
+		return d, fmt.Errorf("daemon: %d events acknowledged but %d in the inbox", res.acked, d.stored)
+	}
+	closed = true
+	return d, m.Close()
+}

@@ -1,0 +1,334 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	json "github.com/goccy/go-json"
+	"github.com/rs/zerolog"
+
+	"github.com/bankmirror/bankmirror/internal/bank"
+)
+
+// What the benchmark modes share: the simulated bank in a child process
+// (so the memory measured is bankmirror's own), its control API, the
+// daemon's configuration as a user gets it, and memory readings.
+
+// benchHeadroom makes the simulated bank report ample headroom in
+// X-RateLimit-Remaining, as the real bank does early in its hour, so the
+// budget logic runs but never has to wait.
+var benchHeadroom = []string{"--rate-limit", "1000000", "--rate-bucket", "1h"}
+
+// benchCommand returns the command running `bankmirror args...`. Tests
+// replace it, since their binary is not bankmirror.
+var benchCommand = func(ctx context.Context, args ...string) (*exec.Cmd, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("find own binary: %w", err)
+	}
+	return exec.CommandContext(ctx, exe, args...), nil
+}
+
+// benchSim is `bankmirror simulator` running as a child process.
+type benchSim struct {
+	apiURL, token            string
+	controlURL, controlToken string
+	cmd                      *exec.Cmd
+	hc                       *http.Client
+}
+
+// startBenchSim starts the simulator with n seeded transactions, ample
+// rate-limit headroom and the extra flags given.
+func startBenchSim(ctx context.Context, n int, extra ...string) (*benchSim, error) {
+	args := append([]string{"simulator", "--listen", "127.0.0.1:0", "--transactions", strconv.Itoa(n)}, benchHeadroom...)
+	cmd, err := benchCommand(ctx, append(args, extra...)...)
+	if err != nil {
+		return nil, err
+	}
+	cmd.Env = append(cmd.Environ(), "BANKMIRROR_LOG_LEVEL=warn")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("start simulator: %w", err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start simulator: %w", err)
+	}
+	s := &benchSim{cmd: cmd, hc: &http.Client{Timeout: 2 * time.Minute}}
+	vars := map[string]*string{
+		"BANKMIRROR_API_URL=": &s.apiURL, "BANKMIRROR_TOKEN=": &s.token,
+		"BANKMIRROR_SIM_CONTROL_URL=": &s.controlURL, "BANKMIRROR_SIM_CONTROL_TOKEN=": &s.controlToken,
+	}
+	sc := bufio.NewScanner(out)
+	for (s.apiURL == "" || s.token == "" || s.controlURL == "" || s.controlToken == "") && sc.Scan() {
+		for prefix, p := range vars {
+			if v, ok := strings.CutPrefix(sc.Text(), prefix); ok {
+				*p = v
+			}
+		}
+	}
+	if s.apiURL == "" || s.token == "" || s.controlURL == "" || s.controlToken == "" {
+		s.stop()
+		return nil, fmt.Errorf("simulator did not print its addresses and tokens")
+	}
+	go func() { _, _ = io.Copy(io.Discard, out) }()
+	return s, nil
+}
+
+func (s *benchSim) stop() {
+	_ = s.cmd.Process.Signal(os.Interrupt)
+	_ = s.cmd.Wait()
+}
+
+// control calls the simulator's control API: in (if not nil) is sent as
+// JSON, the answer decoded into out (if not nil). Any status >= 300 is an
+// error.
+func (s *benchSim) control(ctx context.Context, method, path string, in, out any) error {
+	var body io.Reader
+	if in != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
+			return err
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, s.controlURL+path, body)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+s.controlToken)
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := s.hc.Do(req)
+	if err != nil {
+		return fmt.Errorf("simulator control %s %s: %w", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return fmt.Errorf("simulator control %s %s: %w", method, path, err)
+	}
+	if resp.StatusCode >= 300 {
+		return fmt.Errorf("simulator control %s %s: %d %s", method, path, resp.StatusCode, bytes.TrimSpace(b))
+	}
+	if out != nil {
+		if err := json.Unmarshal(b, out); err != nil {
+			return fmt.Errorf("simulator control %s %s: %w", method, path, err)
+		}
+	}
+	return nil
+}
+
+// simTransaction is one of the bank's transactions as the control API
+// lists it: exactly as the API renders it.
+type simTransaction struct {
+	ID         string          `json:"id"`
+	Attributes json.RawMessage `json:"attributes"`
+	raw        []byte
+}
+
+// transactions lists every live transaction of the bank, with its exact
+// rendering (the bank's truth).
+func (s *benchSim) transactions(ctx context.Context) ([]simTransaction, error) {
+	var doc struct {
+		Data []json.RawMessage `json:"data"`
+	}
+	if err := s.control(ctx, http.MethodGet, "/transactions", nil, &doc); err != nil {
+		return nil, err
+	}
+	out := make([]simTransaction, len(doc.Data))
+	for i, raw := range doc.Data {
+		if err := json.Unmarshal(raw, &out[i]); err != nil {
+			return nil, fmt.Errorf("simulator transactions: %w", err)
+		}
+		out[i].raw = raw
+	}
+	return out, nil
+}
+
+// requestCounts is the bank's own record of the API requests it served,
+// by "METHOD route status".
+func (s *benchSim) requestCounts(ctx context.Context) (map[string]int64, error) {
+	var doc struct {
+		Data []struct {
+			Method string `json:"method"`
+			Route  string `json:"route"`
+			Status int    `json:"status"`
+			Count  int64  `json:"count"`
+		} `json:"data"`
+	}
+	if err := s.control(ctx, http.MethodGet, "/requests", nil, &doc); err != nil {
+		return nil, err
+	}
+	m := map[string]int64{}
+	for _, c := range doc.Data {
+		m[fmt.Sprintf("%s %s %d", c.Method, c.Route, c.Status)] += c.Count
+	}
+	return m, nil
+}
+
+// requestDiff is after minus before, by key, without zero entries, and
+// the total.
+func requestDiff(before, after map[string]int64) (map[string]int64, int64) {
+	d := map[string]int64{}
+	var total int64
+	for k, v := range after {
+		if n := v - before[k]; n != 0 {
+			d[k] = n
+			total += n
+		}
+	}
+	return d, total
+}
+
+// formatCounts prints counts as "k: n, k: n", largest first.
+func formatCounts(m map[string]int64) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b string) int {
+		if m[a] != m[b] {
+			return int(m[b] - m[a])
+		}
+		return strings.Compare(a, b)
+	})
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s: %d", k, m[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+// benchOwnVars are the settings the benchmark itself sets: where the bank
+// is, the token, the mirror file, the address and the webhook secret.
+var benchOwnVars = []string{"API_URL", "TOKEN", "TOKEN_FILE", "DB", "LISTEN", "WEBHOOK_SECRET", "WEBHOOK_SECRET_FILE"}
+
+// benchConfig is the configuration the daemon gets as a user runs it: the
+// defaults of every BANKMIRROR_* variable, any the user set (so one can
+// measure a setting), and set, the benchmark's own. It also returns the
+// user's settings, to be printed beside the figures.
+func benchConfig(environ, set map[string]string) (Config, []string, error) {
+	env := map[string]string{}
+	var user []string
+	for k, v := range environ {
+		name, ok := strings.CutPrefix(k, envPrefix)
+		if !ok || slices.Contains(benchOwnVars, name) || strings.HasPrefix(name, "SIM_") {
+			continue
+		}
+		env[k] = v
+		if name != "LOG_LEVEL" && name != "LOG_FORMAT" {
+			user = append(user, k+"="+v)
+		}
+	}
+	for k, v := range set {
+		env[envPrefix+k] = v
+	}
+	slices.Sort(user)
+	cfg, err := loadConfig(env)
+	return cfg, user, err
+}
+
+// daemonClient builds the bank client exactly as the daemon does
+// (Main.Open in serve.go): the request budget as configured.
+func daemonClient(cfg Config, log zerolog.Logger) *bank.Client {
+	return bank.New(cfg.APIURL, cfg.Token, bank.WithHourlyBudget(cfg.RequestsPerHour),
+		bank.WithReserve(cfg.BudgetReserve), bank.WithLogger(log))
+}
+
+// settingsLine says which settings the daemon ran with.
+func settingsLine(user []string) string {
+	if len(user) == 0 {
+		return "settings: the defaults (no BANKMIRROR_* variable set)"
+	}
+	return "settings: the defaults except " + strings.Join(user, " ")
+}
+
+// randomHex returns n random bytes in hex.
+func randomHex(n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		panic("crypto/rand: " + err.Error())
+	}
+	return hex.EncodeToString(b)
+}
+
+// procMiB reads a memory figure (VmRSS, VmHWM) of this process in MiB.
+func procMiB(field string) float64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			kb, _ := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}
+
+// resetPeakRSS returns free memory to the OS and resets VmHWM to the
+// current RSS (Linux: clear_refs 5), so the next reading is the peak of
+// what runs from now on. It reports whether the reset worked.
+func resetPeakRSS() bool {
+	debug.FreeOSMemory()
+	return os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
+}
+
+// copyFile copies src to dst (the benchmark's template mirrors).
+func copyFile(dst, src string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// ms is a duration in milliseconds, for tables.
+func benchMs(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// benchPercentile is the p-th percentile of sorted durations.
+func benchPercentile(sorted []time.Duration, p float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := min(int(float64(len(sorted))*p/100), len(sorted)-1)
+	return sorted[i]
+}
+
+// median of v (not modified); 0 when empty.
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
