@@ -21,6 +21,7 @@ type eventInbox interface {
 	ApplyEvents(ctx context.Context, b store.EventBatch) (store.BatchResult, error)
 	FailEvents(ctx context.Context, ids []string, cause error, retryAt time.Time) error
 	KnownTransactions(ctx context.Context, ids []string) (map[string]store.KnownTransaction, error)
+	CountCreatedSince(ctx context.Context, since time.Time) (int, error)
 	UpsertAccounts(ctx context.Context, accounts []bank.Account) (int, error)
 }
 
@@ -349,6 +350,16 @@ func (w *Worker) list(ctx context.Context, evs []store.InboxEvent, ids []string,
 	if err != nil {
 		return err
 	}
+	// Events about older transactions (settlements of old holds, or a
+	// backlog) fall outside the events' window: list back far enough to
+	// cover the mirrored ones too when that costs fewer requests than
+	// fetching them one by one.
+	if oldest, ok := oldestKnown(known); ok && oldest.Before(since) {
+		wider := oldest.Add(-w.opts.Margin)
+		if n, err := w.inbox.CountCreatedSince(ctx, wider); err == nil && n/pageSize+1 < len(ids)/2 {
+			since = wider
+		}
+	}
 	want := map[string]bool{}
 	for _, id := range ids {
 		want[id] = true
@@ -615,6 +626,20 @@ func transactionIDs(evs []store.InboxEvent) []string {
 		}
 	}
 	return ids
+}
+
+// pageSize is the transactions in a page of a listing.
+const pageSize = 100
+
+// oldestKnown is the earliest createdAt among mirrored transactions.
+func oldestKnown(known map[string]store.KnownTransaction) (time.Time, bool) {
+	var oldest time.Time
+	for _, k := range known {
+		if t, err := time.Parse(time.RFC3339, k.CreatedAt); err == nil && (oldest.IsZero() || t.Before(oldest)) {
+			oldest = t
+		}
+	}
+	return oldest, !oldest.IsZero()
 }
 
 // oldestEvent is the earliest createdAt among events about transactions.

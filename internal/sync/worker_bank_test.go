@@ -381,3 +381,27 @@ func TestBackfillAcrossBucketsLeavesRoomForLiveEvents(t *testing.T) {
 	t.Logf("%d requests in %d buckets, %d answers 429", total, len(buckets), limited)
 	le.assertMirrorEqualsTruth(t)
 }
+
+// Events about old transactions (a backlog recovered from delivery logs,
+// settlements of old holds) are resolved by listing back far enough when
+// that is cheaper than one GET each.
+func TestWorkerListsBackForOldTransactions(t *testing.T) {
+	rc := &requestCounter{}
+	le := newLiveEnv(t, 400, rc, simulator.RateLimit{})
+	le.full(t)
+	le.start(t, sync.WorkerOptions{}, zerolog.Nop())
+	_, before := rc.snapshot()
+	var evs []store.InboxEvent
+	snap := le.sim.Snapshot()
+	for i := 0; i < len(snap.Transactions); i += 3 {
+		evs = append(evs, le.event(sync.EventSettled, snap.Transactions[i].ID))
+	}
+	le.deliver(t, evs)
+	le.caughtUp(t)
+	counts, after := rc.snapshot()
+	// The whole history is 4 or 5 pages; the events name 134 transactions.
+	if used := after - before; used > 8 {
+		t.Errorf("%d requests for %d events about old transactions, want a listing of the history: %v", used, len(evs), counts)
+	}
+	le.assertMirrorEqualsTruth(t)
+}
