@@ -51,6 +51,7 @@ type Main struct {
 	Store    *store.Store
 	Bank     *bank.Client
 	Receiver *receiver.Receiver
+	keys     *receiver.SecretCache
 	Worker   *sync.Worker
 	Syncer   *sync.Syncer
 	Healer   *sync.Healer
@@ -113,10 +114,15 @@ func (m *Main) Open(ctx context.Context) error {
 		Concurrency: m.Config.WorkerConcurrency, MaxAttempts: m.Config.EventMaxAttempts,
 		OnApplied: m.OnEventApplied,
 	})
+	m.keys = receiver.NewSecretCache(m.loadKeys, 2*time.Second, m.Log)
+	if err := m.keys.Load(ctx); err != nil {
+		return fmt.Errorf("load webhook secrets: %w", err)
+	}
 	m.Receiver = receiver.New(m.Store, receiver.Config{
 		Path:        m.Config.WebhookPath,
-		Secrets:     m.secrets,
-		Registering: m.Store.WebhookRegistering,
+		Secrets:     m.keys.Secrets,
+		Registering: m.keys.Registering,
+		Miss:        m.keys.Miss,
 		Notify: func(ids []string) {
 			if m.OnEventsStored != nil {
 				m.OnEventsStored(ids)
@@ -131,6 +137,7 @@ func (m *Main) Open(ctx context.Context) error {
 	if err := m.Receiver.Start(bgCtx); err != nil {
 		return fmt.Errorf("start receiver: %w", err)
 	}
+	m.bg.Go(func() { m.keys.Run(bgCtx) })
 	m.bg.Go(func() {
 		if err := m.Worker.Run(bgCtx); err != nil && !errors.Is(err, context.Canceled) {
 			m.Log.Error().Err(err).Msg("worker stopped")
@@ -164,18 +171,19 @@ func (m *Main) Open(ctx context.Context) error {
 	return nil
 }
 
-// secrets are the keys that authenticate deliveries: every registered
-// webhook's (read per request, so a newly registered one works at once)
-// and BANKMIRROR_WEBHOOK_SECRET for a webhook made elsewhere.
-func (m *Main) secrets(ctx context.Context) ([][]byte, error) {
+// loadKeys reads the keys that authenticate deliveries: every registered
+// webhook's secret (and a deleted one's for an hour), the secret of a
+// webhook made elsewhere (BANKMIRROR_WEBHOOK_SECRET), and whether a
+// registration is storing a new secret. The receiver uses them from memory.
+func (m *Main) loadKeys(ctx context.Context) (receiver.Keys, error) {
 	s, err := m.Store.WebhookSecrets(ctx)
 	if err != nil {
-		return nil, err
+		return receiver.Keys{}, err
 	}
 	if m.Config.WebhookSecret != "" {
 		s = append(s, []byte(m.Config.WebhookSecret))
 	}
-	return s, nil
+	return receiver.Keys{Secrets: s, Registering: m.Store.WebhookRegistering(ctx)}, nil
 }
 
 // report is what the daemon says of itself to `bankmirror status`.

@@ -89,6 +89,10 @@ type Config struct {
 	// matches no known secret is answered 503, so the bank retries it, not
 	// 401: it may be signed with the secret about to be stored.
 	Registering func(ctx context.Context) bool
+	// Miss, if set, is called when a signature matched none of the
+	// secrets (a cache of them may be behind a new registration); the
+	// secrets are then asked for again and checked once more.
+	Miss func(ctx context.Context) bool
 	// MaxInFlight caps the deliveries handled at once; beyond it a delivery
 	// is answered 503 (the bank retries) before its body is read.
 	// DefaultMaxInFlight when <= 0.
@@ -356,6 +360,14 @@ func (r *Receiver) serveWebhook(w http.ResponseWriter, req *http.Request) {
 	if sig == "" {
 		r.reject(w, http.StatusUnauthorized, "missing signature", nil)
 		return
+	}
+	if !VerifySignature(body, sig, secrets) && r.cfg.Miss != nil {
+		// The secrets may have changed since this request read them (a
+		// reload by Miss, or by another request's): check again.
+		r.cfg.Miss(req.Context())
+		if secrets, err = r.cfg.Secrets(req.Context()); err != nil {
+			secrets = nil
+		}
 	}
 	if !VerifySignature(body, sig, secrets) {
 		if r.cfg.Registering != nil && r.cfg.Registering(req.Context()) {
