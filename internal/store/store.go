@@ -55,6 +55,9 @@ const TimeLayout = "2006-01-02T15:04:05.000000Z"
 type Store struct {
 	db   *sql.DB // writer: exactly one connection
 	ro   *sql.DB // readers
+	ck   *sql.DB // checkpoints the WAL in the background
+	stop chan struct{}
+	done chan struct{}
 	path string
 	now  func() time.Time
 }
@@ -81,7 +84,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("create database file: %w", err)
 	}
 
-	s.db, err = sql.Open("sqlite3", dsn(path, false))
+	s.db, err = sql.Open(writerDriver, dsn(path, false))
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
@@ -109,6 +112,11 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("open database readers: %w", err)
 	}
 	s.ro.SetMaxOpenConns(4)
+	if err := s.startCheckpoints(); err != nil {
+		_ = s.ro.Close()
+		_ = s.db.Close()
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -138,6 +146,7 @@ func (s *Store) Path() string { return s.path }
 // Close closes both pools. Call it last, after every writer has stopped.
 func (s *Store) Close() error {
 	var errs []error
+	s.stopCheckpoints()
 	if s.ro != nil {
 		errs = append(errs, s.ro.Close())
 	}

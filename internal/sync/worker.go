@@ -137,6 +137,7 @@ type Worker struct {
 	direct *rate.Limiter
 
 	lastRound time.Time
+	lastTook  time.Duration  // how long the last round took
 	paused    failureBackoff // the bank or the network is unavailable
 	dbDown    failureBackoff // the database cannot be read or written
 
@@ -242,7 +243,10 @@ func (w *Worker) round(ctx context.Context) (bool, time.Duration) {
 	if !direct {
 		// Events arrive faster than they should be fetched one by one:
 		// let them gather, then list.
-		if d := w.lastRound.Add(w.opts.Coalesce).Sub(now); d > 0 {
+		// Rounds take at most a third of the time, so that a busy worker
+		// leaves the processor to the receiver.
+		gap := max(w.opts.Coalesce, 2*w.lastTook)
+		if d := w.lastRound.Add(gap).Sub(now); d > 0 {
 			if !sleepCtx(ctx, d) {
 				return false, 0
 			}
@@ -252,6 +256,7 @@ func (w *Worker) round(ctx context.Context) (bool, time.Duration) {
 	w.lastRound = now
 	w.apply(ctx, evs, ids, direct)
 	w.refreshBalances(ctx)
+	w.lastTook = w.now().Sub(now)
 	return len(evs) == w.opts.RoundLimit, 0
 }
 

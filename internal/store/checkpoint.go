@@ -1,0 +1,76 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/mattn/go-sqlite3"
+)
+
+// writerDriver is the SQLite driver of the writer connection: automatic
+// checkpoints are off there, so that no commit (a webhook's durable insert
+// above all) waits while the WAL is copied into the database file; a
+// background connection checkpoints instead.
+const writerDriver = "sqlite3_bankmirror_writer"
+
+func init() {
+	sql.Register(writerDriver, &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
+		if _, err := c.Exec("PRAGMA wal_autocheckpoint = 0", nil); err != nil {
+			return fmt.Errorf("turn off automatic checkpoints: %w", err)
+		}
+		return nil
+	}})
+}
+
+// checkpointEvery is how often the background connection checkpoints.
+const checkpointEvery = 500 * time.Millisecond
+
+// startCheckpoints opens the checkpointing connection and starts its loop.
+func (s *Store) startCheckpoints() error {
+	ck, err := sql.Open("sqlite3", dsn(s.path, false))
+	if err != nil {
+		return fmt.Errorf("open checkpointer: %w", err)
+	}
+	ck.SetMaxOpenConns(1)
+	s.ck, s.stop, s.done = ck, make(chan struct{}), make(chan struct{})
+	go s.checkpoints()
+	return nil
+}
+
+// checkpoints copies committed WAL frames into the database file, without
+// blocking the writer or readers (PASSIVE), until the store closes.
+func (s *Store) checkpoints() {
+	defer close(s.done)
+	t := time.NewTicker(checkpointEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			s.checkpoint()
+			return
+		case <-t.C:
+			s.checkpoint()
+		}
+	}
+}
+
+func (s *Store) checkpoint() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	// Failures (a full disk) leave the frames in the WAL for the next try;
+	// commits stay durable either way.
+	_, _ = s.ck.ExecContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)")
+}
+
+// stopCheckpoints runs a last checkpoint and closes the connection.
+func (s *Store) stopCheckpoints() {
+	if s.ck == nil {
+		return
+	}
+	close(s.stop)
+	<-s.done
+	_ = s.ck.Close()
+	s.ck = nil
+}
