@@ -53,7 +53,9 @@ type WorkerOptions struct {
 	RetryBase   time.Duration // first retry delay of an event's own failure (default 1s), doubling
 	RetryMax    time.Duration // longest retry delay, and longest pause for an unavailable bank or database (default 10m)
 	// RoundLimit caps the events one round reads and applies in one
-	// commit (default 2000).
+	// commit (default 500: marking events processed rewrites their rows,
+	// and a smaller commit keeps the receiver's commits from waiting long
+	// behind it).
 	RoundLimit int
 	// DirectRate and DirectBurst bound the transactions fetched one GET
 	// each (default 10/s, burst 20): beyond that, pending events are
@@ -97,7 +99,7 @@ func (o *WorkerOptions) defaults() {
 		o.RetryMax = 10 * time.Minute
 	}
 	if o.RoundLimit <= 0 {
-		o.RoundLimit = 2000
+		o.RoundLimit = 500
 	}
 	if o.DirectRate <= 0 {
 		o.DirectRate = 10
