@@ -8,7 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/mirrortest"
+	"github.com/bankmirror/bankmirror/internal/simulator"
 	"github.com/bankmirror/bankmirror/internal/store"
 	"github.com/bankmirror/bankmirror/internal/sync"
 )
@@ -81,5 +85,27 @@ func TestCLIStatusShowsTheDaemonReport(t *testing.T) {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("status lacks %q:\n%s", want, r)
 		}
+	}
+}
+
+// serve syncs at start: a mirror that already completed a full sync gets
+// an incremental one right after a restart, catching what changed while
+// the daemon was down.
+func TestServeSyncsAtStart(t *testing.T) {
+	b := newBank(t, 100)
+	cfg := testConfig(t, b)
+	m := NewMain(cfg, zerolog.Nop())
+	must(t, m.Open(context.Background()))
+	<-m.InitialSyncDone
+	must(t, m.Close())
+	id := b.sim.AddTransaction(simulator.NewTransaction{Description: "While the daemon was down", AmountBaseUnits: -700})
+
+	m2, _ := startMain(t, cfg)
+	kinds := mirrortest.Strings(t, m2.Store.Reader(), "SELECT kind FROM sync_runs WHERE status = 'ok' ORDER BY id")
+	if len(kinds) != 2 || kinds[0] != "full" || kinds[1] != "incremental" {
+		t.Errorf("sync runs %v, want full then incremental", kinds)
+	}
+	if n := mirrortest.Int(t, m2.Store.Reader(), "SELECT count(*) FROM transactions WHERE id = ?", id); n != 1 {
+		t.Error("the transaction made while the daemon was down is not mirrored after the restart")
 	}
 }

@@ -377,3 +377,27 @@ func TestRefusedResumeCursorStartsOver(t *testing.T) {
 	}
 	e.assertMirrorEqualsTruth(t)
 }
+
+// A complete full listing marks as processed every event about a
+// transaction received before it began (stuck ones included): its pages
+// are newer than them.
+func TestFullSyncMarksCoveredEventsProcessed(t *testing.T) {
+	e := newEnv(t, 200)
+	ctx := context.Background()
+	id := e.sim.AddTransaction(simulator.NewTransaction{Description: "Before the sync", AmountBaseUnits: -100})
+	_, err := e.store.InsertEvents(ctx, []store.InboxEvent{
+		{ID: "ev-1", EventType: sync.EventCreated, WebhookID: "w", TransactionID: id, CreatedAt: "2026-01-01T10:00:00+11:00", Body: "{}"},
+		{ID: "ev-stuck", EventType: sync.EventSettled, WebhookID: "w", TransactionID: "gone", CreatedAt: "2026-01-01T10:00:00+11:00", Body: "{}"},
+		{ID: "ev-ping", EventType: sync.EventPing, WebhookID: "w", CreatedAt: "2026-01-01T10:00:00+11:00", Body: "{}"},
+	})
+	must(t, err)
+	for range 3 {
+		must(t, e.store.FailEvents(ctx, []string{"ev-stuck"}, errors.New("bad answer"), time.Now()))
+	}
+	e.full(t)
+	got := mirrortest.Strings(t, e.store.Reader(), "SELECT id FROM webhook_events WHERE processed_at IS NULL ORDER BY id")
+	if !slices.Equal(got, []string{"ev-ping"}) {
+		t.Errorf("unprocessed after the full sync: %v, want only the PING (no transaction)", got)
+	}
+	e.assertMirrorEqualsTruth(t)
+}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	gosync "sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -271,5 +272,65 @@ func TestWorkerResumesClaimedEventsAfterRestart(t *testing.T) {
 	obs.waitFor(t, "e1")
 	if n := mirrortest.Int(t, st.Reader(), "SELECT count(*) FROM transactions WHERE id = 't1'"); n != 1 {
 		t.Errorf("transaction not applied after restart")
+	}
+}
+
+// fullDisk is the store with a database that cannot be written while full
+// is set.
+type fullDisk struct {
+	*store.Store
+	full  atomic.Bool
+	tries chan struct{}
+}
+
+func (f *fullDisk) ApplyEvents(ctx context.Context, b store.EventBatch) (store.BatchResult, error) {
+	if f.full.Load() {
+		select {
+		case f.tries <- struct{}{}:
+		default:
+		}
+		return store.BatchResult{}, errors.New("database or disk is full")
+	}
+	return f.Store.ApplyEvents(ctx, b)
+}
+
+// A database that cannot be written makes the worker back off, with one
+// error line for the whole episode and no attempt counted, then resume.
+func TestWorkerBacksOffWhileTheDatabaseIsFull(t *testing.T) {
+	st := openStore(t)
+	disk := &fullDisk{Store: st, tries: make(chan struct{}, 1)}
+	disk.full.Store(true)
+	var errorLines atomic.Int64
+	logger := zerolog.New(nil).Hook(zerolog.HookFunc(func(_ *zerolog.Event, level zerolog.Level, msg string) {
+		if level >= zerolog.ErrorLevel {
+			errorLines.Add(1)
+		}
+	}))
+	fb := &fakeBank{TransactionFn: func(_ context.Context, id string) (bank.Transaction, error) { return txFor(id, "SETTLED"), nil }}
+	obs := newObserved()
+	w := sync.NewWorker(fb, disk, logger, sync.WorkerOptions{OnApplied: obs.onApplied, RetryBase: time.Millisecond, RetryMax: 4 * time.Millisecond})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = w.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+
+	if _, err := st.InsertEvents(context.Background(), []store.InboxEvent{inboxEvent("e1", sync.EventCreated, "t1")}); err != nil {
+		t.Fatal(err)
+	}
+	w.Notify()
+	for range 5 {
+		select {
+		case <-disk.tries:
+		case <-time.After(30 * time.Second):
+			t.Fatal("the worker stopped trying")
+		}
+	}
+	if n := errorLines.Load(); n != 1 {
+		t.Errorf("%d error lines for one full-disk episode, want 1", n)
+	}
+	disk.full.Store(false)
+	obs.waitFor(t, "e1")
+	if n := mirrortest.Int(t, st.Reader(), "SELECT attempts FROM webhook_events WHERE id = 'e1'"); n != 0 {
+		t.Errorf("attempts = %d after a full disk, want 0", n)
 	}
 }
