@@ -400,3 +400,37 @@ func compact(t *testing.T, b []byte) []byte {
 	}
 	return buf.Bytes()
 }
+
+// A sparse page decodes the wanted transactions exactly as a full one does
+// and gives the others only their id and createdAt.
+func TestTransactionsPageSparse(t *testing.T) {
+	s := newServer(t, func(s *testServer, w http.ResponseWriter, r *http.Request) {
+		serveFixture(t, w, 200, "transactions_page1.json", s.base())
+	})
+	c := newTestClient(s)
+	full, err := c.TransactionsPage(t.Context(), c.TransactionsURL(TransactionFilter{}))
+	if err != nil || len(full.Data) < 2 {
+		t.Fatalf("full page: %d transactions, %v", len(full.Data), err)
+	}
+	wanted := full.Data[1].ID
+	sparse, err := c.TransactionsPageSparse(t.Context(), c.TransactionsURL(TransactionFilter{}), func(id string) bool { return id == wanted })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sparse.Data) != len(full.Data) || sparse.Next != full.Next {
+		t.Fatalf("sparse page: %d transactions, next %q; want %d, %q", len(sparse.Data), sparse.Next, len(full.Data), full.Next)
+	}
+	for i, tx := range sparse.Data {
+		f := full.Data[i]
+		if tx.ID != f.ID || tx.CreatedAt != f.CreatedAt {
+			t.Errorf("tx %d: id %s createdAt %s, want %s %s", i, tx.ID, tx.CreatedAt, f.ID, f.CreatedAt)
+		}
+		if tx.ID == wanted {
+			if !bytes.Equal(tx.Raw, f.Raw) || tx.Description != f.Description || tx.FetchedAt.IsZero() {
+				t.Errorf("wanted tx %s not fully decoded: %+v", tx.ID, tx)
+			}
+		} else if tx.Raw != nil || tx.Description != "" {
+			t.Errorf("unwanted tx %s decoded in full", tx.ID)
+		}
+	}
+}

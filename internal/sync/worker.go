@@ -31,7 +31,7 @@ var _ eventInbox = (*store.Store)(nil)
 type workerBank interface {
 	Transaction(ctx context.Context, id string) (bank.Transaction, error)
 	TransactionsURL(f bank.TransactionFilter) string
-	TransactionsPage(ctx context.Context, pageURL string) (bank.Page[bank.Transaction], error)
+	TransactionsPageSparse(ctx context.Context, pageURL string, want func(id string) bool) (bank.Page[bank.Transaction], error)
 	Account(ctx context.Context, id string) (bank.Account, error)
 	Accounts(ctx context.Context) ([]bank.Account, error)
 }
@@ -419,7 +419,10 @@ func (w *Worker) list(ctx context.Context, evs []store.InboxEvent, ids []string,
 func (w *Worker) listPages(ctx context.Context, first string, want map[string]bool, ids []string, res *resolution) (time.Time, error) {
 	pages := 0
 	var oldest time.Time
-	for p, err := range bank.Pages(ctx, first, w.bank.TransactionsPage) {
+	page := func(ctx context.Context, pageURL string) (bank.Page[bank.Transaction], error) {
+		return w.bank.TransactionsPageSparse(ctx, pageURL, func(id string) bool { return want[id] })
+	}
+	for p, err := range bank.Pages(ctx, first, page) {
 		if err != nil {
 			if bank.Unavailable(err) {
 				return time.Time{}, err

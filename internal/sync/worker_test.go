@@ -40,7 +40,7 @@ func (f *fakeBank) TransactionsURL(bank.TransactionFilter) string {
 	return "http://bank.invalid/transactions"
 }
 
-func (f *fakeBank) TransactionsPage(context.Context, string) (bank.Page[bank.Transaction], error) {
+func (f *fakeBank) TransactionsPageSparse(context.Context, string, func(string) bool) (bank.Page[bank.Transaction], error) {
 	return bank.Page[bank.Transaction]{}, errors.New("fake bank: unexpected listing")
 }
 
