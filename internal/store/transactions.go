@@ -188,7 +188,6 @@ func (w *txWriter) close() {
 type existing struct {
 	hash      []byte
 	status    string
-	raw       string
 	fetchedAt string
 }
 
@@ -224,7 +223,7 @@ func (w *txWriter) lookup(ctx context.Context, txs []bank.Transaction) (map[stri
 	if err != nil {
 		return nil, nil, err
 	}
-	rows, err := w.tx.QueryContext(ctx, `SELECT id, content_hash, status, raw, fetched_at FROM transactions
+	rows, err := w.tx.QueryContext(ctx, `SELECT id, content_hash, status, fetched_at FROM transactions
 		WHERE id IN (SELECT value FROM json_each(?))`, arg)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read transactions: %w", err)
@@ -234,7 +233,7 @@ func (w *txWriter) lookup(ctx context.Context, txs []bank.Transaction) (map[stri
 	for rows.Next() {
 		var id string
 		var e existing
-		if err := rows.Scan(&id, &e.hash, &e.status, &e.raw, &e.fetchedAt); err != nil {
+		if err := rows.Scan(&id, &e.hash, &e.status, &e.fetchedAt); err != nil {
 			return nil, nil, fmt.Errorf("read transactions: %w", err)
 		}
 		live[id] = e
@@ -302,7 +301,8 @@ func (w *txWriter) upsert(ctx context.Context, txs []bank.Transaction) (changes 
 		return nil, err
 	}
 	changes = make([]Change, len(txs))
-	var history [][3]any // transaction_id, change, previous raw
+	var history [][2]any // transaction_id, change
+	var inserts, updates [][]any
 	var retag []string   // changed rows whose tags are replaced
 	var tags [][2]string // transaction_id, tag
 	for i := range txs {
@@ -324,12 +324,9 @@ func (w *txWriter) upsert(ctx context.Context, txs []bank.Transaction) (changes 
 			continue // fetched before we learned it was deleted: stale
 		case !found:
 			args := append([]any{t.ID}, vals...)
-			args = append(args, string(t.Raw), hash, fetched, w.now, w.now)
-			if _, err := w.ins.ExecContext(ctx, args...); err != nil {
-				return nil, fmt.Errorf("insert transaction %s: %w", t.ID, err)
-			}
+			inserts = append(inserts, append(args, string(t.Raw), hash, fetched, w.now, w.now))
 			changes[i] = Created
-			history = append(history, [3]any{t.ID, Created, nil})
+			history = append(history, [2]any{t.ID, Created})
 		case bytes.Equal(prev.hash, hash), older(fetched, prev.fetchedAt):
 			continue
 		case prev.status == "SETTLED" && t.Status == "HELD":
@@ -339,21 +336,50 @@ func (w *txWriter) upsert(ctx context.Context, txs []bank.Transaction) (changes 
 			if prev.status == "HELD" && t.Status == "SETTLED" {
 				changes[i] = Settled
 			}
-			args := append(vals, string(t.Raw), hash, fetched, w.now, t.ID)
-			if _, err := w.upd.ExecContext(ctx, args...); err != nil {
-				return nil, fmt.Errorf("update transaction %s: %w", t.ID, err)
-			}
-			history = append(history, [3]any{t.ID, changes[i], prev.raw})
+			updates = append(updates, append(vals, string(t.Raw), hash, fetched, w.now, t.ID))
+			history = append(history, [2]any{t.ID, changes[i]})
 			retag = append(retag, t.ID)
 		}
 		for _, tag := range t.TagIDs {
 			tags = append(tags, [2]string{t.ID, tag})
 		}
 	}
-	if err := w.writeHistory(ctx, history); err != nil {
+	// History first: it keeps each changed row's previous raw JSON, read
+	// here rather than for every row looked up (most are unchanged).
+	if err := w.recordChanges(ctx, history); err != nil {
 		return nil, err
 	}
+	for _, args := range inserts {
+		if _, err := w.ins.ExecContext(ctx, args...); err != nil {
+			return nil, fmt.Errorf("insert transaction %s: %w", args[0], err)
+		}
+	}
+	for _, args := range updates {
+		if _, err := w.upd.ExecContext(ctx, args...); err != nil {
+			return nil, fmt.Errorf("update transaction %s: %w", args[len(args)-1], err)
+		}
+	}
 	return changes, w.writeTags(ctx, retag, tags)
+}
+
+// recordChanges writes a history row for each (id, change) with the row's
+// current raw JSON as the previous version (NULL for a row not yet
+// written). Call it before the rows change.
+func (w *txWriter) recordChanges(ctx context.Context, history [][2]any) error {
+	if len(history) == 0 {
+		return nil
+	}
+	arg, err := jsonArg(history)
+	if err != nil {
+		return err
+	}
+	_, err = w.tx.ExecContext(ctx, `INSERT INTO transaction_history (transaction_id, change, observed_at, raw)
+		SELECT j.value->>0, j.value->>1, ?, t.raw FROM json_each(?) AS j
+		LEFT JOIN transactions AS t ON t.id = j.value->>0 ORDER BY j.key`, w.now, arg)
+	if err != nil {
+		return fmt.Errorf("record history: %w", err)
+	}
+	return nil
 }
 
 func (w *txWriter) writeHistory(ctx context.Context, history [][3]any) error {
