@@ -112,6 +112,23 @@ func (c *Client) Tags(ctx context.Context) ([]Tag, error) {
 	return t, nil
 }
 
+// AttachmentsURL is the first page of the attachment list.
+func (c *Client) AttachmentsURL() string { return c.endpoint("/attachments", c.pageQuery()) }
+
+// AttachmentsPage fetches one page of attachments by absolute URL.
+func (c *Client) AttachmentsPage(ctx context.Context, pageURL string) (Page[Attachment], error) {
+	var p Page[Attachment]
+	err := c.do(ctx, request{method: http.MethodGet, url: pageURL}, func(_ int, body []byte) error {
+		var err error
+		p, err = decodePage(body, "attachment", parseAttachment)
+		return err
+	})
+	if err != nil {
+		return Page[Attachment]{}, fmt.Errorf("attachments page: %w", err)
+	}
+	return p, nil
+}
+
 // Attachments lists every attachment, following pages.
 func (c *Client) Attachments(ctx context.Context) ([]Attachment, error) {
 	a, err := listAll(ctx, c, c.endpoint("/attachments", c.pageQuery()), "attachment", parseAttachment)

@@ -108,18 +108,72 @@ func (s *Store) ReplaceTags(ctx context.Context, tags []bank.Tag) error {
 // ReplaceAttachments makes the attachments table equal to atts, a complete
 // listing.
 func (s *Store) ReplaceAttachments(ctx context.Context, atts []bank.Attachment) error {
-	return s.replaceAll(ctx, "attachments", len(atts), func(tx *sql.Tx, i int) (string, error) {
-		a := atts[i]
-		_, err := tx.ExecContext(ctx, `INSERT INTO attachments (id, transaction_id, created_at, file_url,
-			file_url_expires_at, file_extension, file_content_type, raw) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (id) DO UPDATE SET transaction_id = excluded.transaction_id, created_at = excluded.created_at,
-			file_url = excluded.file_url, file_url_expires_at = excluded.file_url_expires_at,
-			file_extension = excluded.file_extension, file_content_type = excluded.file_content_type, raw = excluded.raw`,
-			a.ID, a.TransactionID, nullable(a.CreatedAt), nullable(a.FileURL), a.FileURLExpiresAt,
-			nullable(a.FileExtension), nullable(a.FileContentType), string(a.Raw))
+	if err := s.BeginAttachments(ctx); err != nil {
+		return err
+	}
+	if err := s.SaveAttachments(ctx, atts); err != nil {
+		return err
+	}
+	_, err := s.FinishAttachments(ctx)
+	return err
+}
+
+// BeginAttachments starts replacing the attachments table by a listing
+// stored a page at a time (SaveAttachments), so that a listing of any size
+// needs the memory of one page; FinishAttachments deletes what it lacked.
+// The listed ids are kept in a temporary table of the single writer
+// connection.
+func (s *Store) BeginAttachments(ctx context.Context) error {
+	return s.InTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `CREATE TEMP TABLE IF NOT EXISTS listed_attachments (id TEXT PRIMARY KEY);
+			DELETE FROM temp.listed_attachments`)
 		if err != nil {
-			return "", fmt.Errorf("write attachment %s: %w", a.ID, err)
+			return fmt.Errorf("begin attachments: %w", err)
 		}
-		return a.ID, nil
-	}, "")
+		return nil
+	})
+}
+
+// SaveAttachments stores one page of the listing begun by BeginAttachments.
+func (s *Store) SaveAttachments(ctx context.Context, atts []bank.Attachment) error {
+	return s.InTx(ctx, func(tx *sql.Tx) error {
+		for _, a := range atts {
+			_, err := tx.ExecContext(ctx, `INSERT INTO attachments (id, transaction_id, created_at, file_url,
+				file_url_expires_at, file_extension, file_content_type, raw) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+				ON CONFLICT (id) DO UPDATE SET transaction_id = excluded.transaction_id, created_at = excluded.created_at,
+				file_url = excluded.file_url, file_url_expires_at = excluded.file_url_expires_at,
+				file_extension = excluded.file_extension, file_content_type = excluded.file_content_type, raw = excluded.raw`,
+				a.ID, a.TransactionID, nullable(a.CreatedAt), nullable(a.FileURL), a.FileURLExpiresAt,
+				nullable(a.FileExtension), nullable(a.FileContentType), string(a.Raw))
+			if err != nil {
+				return fmt.Errorf("write attachment %s: %w", a.ID, err)
+			}
+			// Fails, and so fails the listing, if the writer connection
+			// (and its temporary table) was replaced since BeginAttachments.
+			if _, err := tx.ExecContext(ctx, "INSERT OR IGNORE INTO temp.listed_attachments (id) VALUES (?)", a.ID); err != nil {
+				return fmt.Errorf("write attachment %s: %w", a.ID, err)
+			}
+		}
+		return nil
+	})
+}
+
+// FinishAttachments ends the listing: attachments it did not contain are
+// deleted. It returns how many. Without the listing's temporary table (the
+// writer connection was replaced) it fails and deletes nothing.
+func (s *Store) FinishAttachments(ctx context.Context) (deleted int64, err error) {
+	err = s.InTx(ctx, func(tx *sql.Tx) error {
+		r, err := tx.ExecContext(ctx, "DELETE FROM attachments WHERE id NOT IN (SELECT id FROM temp.listed_attachments)")
+		if err != nil {
+			return fmt.Errorf("remove unlisted attachments: %w", err)
+		}
+		deleted, _ = r.RowsAffected()
+		// Dropped, so that a FinishAttachments without a listing fails.
+		_, err = tx.ExecContext(ctx, "DROP TABLE temp.listed_attachments")
+		if err != nil {
+			return fmt.Errorf("finish attachments: %w", err)
+		}
+		return nil
+	})
+	return deleted, err
 }

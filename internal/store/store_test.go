@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"slices"
 	"testing"
 	"time"
 
@@ -704,4 +705,37 @@ func mirrortestStrings(t *testing.T, s *Store, q string) []string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// Attachments are replaced by a listing stored page by page; finishing
+// without a listing deletes nothing.
+func TestAttachmentsReplacedPageByPage(t *testing.T) {
+	s, _ := mustOpen(t)
+	ctx := context.Background()
+	att := func(id string) bank.Attachment {
+		return bank.Attachment{ID: id, TransactionID: "t1", FileURLExpiresAt: "2026-01-01T10:15:00+11:00", Raw: []byte(`{"id":"` + id + `"}`)}
+	}
+	if err := s.ReplaceAttachments(ctx, []bank.Attachment{att("a1"), att("a2"), att("a3")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.BeginAttachments(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, page := range [][]bank.Attachment{{att("a1")}, {att("a3"), att("a4")}} {
+		if err := s.SaveAttachments(ctx, page); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := s.FinishAttachments(ctx); err != nil || n != 1 {
+		t.Fatalf("finish: %d deleted, %v; want a2 deleted", n, err)
+	}
+	if got := mirrortestStrings(t, s, "SELECT id FROM attachments ORDER BY id"); !slices.Equal(got, []string{"a1", "a3", "a4"}) {
+		t.Errorf("attachments %v", got)
+	}
+	if _, err := s.FinishAttachments(ctx); err == nil {
+		t.Error("a finish without a listing succeeded")
+	}
+	if n := queryInt(t, s, "SELECT count(*) FROM attachments"); n != 3 {
+		t.Errorf("attachments = %d after a stray finish, want 3", n)
+	}
 }

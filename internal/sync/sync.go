@@ -22,7 +22,8 @@ type Bank interface {
 	Accounts(ctx context.Context) ([]bank.Account, error)
 	Categories(ctx context.Context) ([]bank.Category, error)
 	Tags(ctx context.Context) ([]bank.Tag, error)
-	Attachments(ctx context.Context) ([]bank.Attachment, error)
+	AttachmentsURL() string
+	AttachmentsPage(ctx context.Context, pageURL string) (bank.Page[bank.Attachment], error)
 	Transaction(ctx context.Context, id string) (bank.Transaction, error)
 	TransactionsURL(f bank.TransactionFilter) string
 	TransactionsPage(ctx context.Context, pageURL string) (bank.Page[bank.Transaction], error)
@@ -36,7 +37,9 @@ type mirror interface {
 	UpsertAccounts(ctx context.Context, accounts []bank.Account) (int, error)
 	ReplaceCategories(ctx context.Context, cats []bank.Category) error
 	ReplaceTags(ctx context.Context, tags []bank.Tag) error
-	ReplaceAttachments(ctx context.Context, atts []bank.Attachment) error
+	BeginAttachments(ctx context.Context) error
+	SaveAttachments(ctx context.Context, atts []bank.Attachment) error
+	FinishAttachments(ctx context.Context) (int64, error)
 	UpsertTransactions(ctx context.Context, txs []bank.Transaction) (store.UpsertResult, error)
 	DeleteTransaction(ctx context.Context, id string) (bool, error)
 	HeldTransactionIDs(ctx context.Context) ([]string, error)
@@ -203,12 +206,26 @@ func (s *Syncer) Full(ctx context.Context) (Result, error) {
 		if err := s.store.ReplaceTags(ctx, tags); err != nil {
 			return err
 		}
-		atts, err := s.bank.Attachments(ctx)
+		return s.syncAttachments(ctx)
+	})
+}
+
+// syncAttachments stores the attachment list a page at a time (memory stays
+// that of one page however many there are), then deletes what it lacked.
+func (s *Syncer) syncAttachments(ctx context.Context) error {
+	if err := s.store.BeginAttachments(ctx); err != nil {
+		return err
+	}
+	for p, err := range bank.Pages(ctx, s.bank.AttachmentsURL(), s.bank.AttachmentsPage) {
 		if err != nil {
 			return err // the client names the request
 		}
-		return s.store.ReplaceAttachments(ctx, atts)
-	})
+		if err := s.store.SaveAttachments(ctx, p.Data); err != nil {
+			return err
+		}
+	}
+	_, err := s.store.FinishAttachments(ctx)
+	return err
 }
 
 func (s *Syncer) syncAccounts(ctx context.Context) error {
