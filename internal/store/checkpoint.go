@@ -29,7 +29,9 @@ const checkpointEvery = 500 * time.Millisecond
 
 // startCheckpoints opens the checkpointing connection and starts its loop.
 func (s *Store) startCheckpoints() error {
-	ck, err := sql.Open("sqlite3", dsn(s.path, false))
+	// The checkpointer reads the WAL and writes the database file; it
+	// needs no page cache of its own (256 KB).
+	ck, err := sql.Open("sqlite3", dsnCache(s.path, false, -256))
 	if err != nil {
 		return fmt.Errorf("open checkpointer: %w", err)
 	}
@@ -61,8 +63,22 @@ func (s *Store) checkpoint() {
 	defer cancel()
 	// Failures (a full disk) leave the frames in the WAL for the next try;
 	// commits stay durable either way.
-	_, _ = s.ck.ExecContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)")
+	var busy, logFrames, done int
+	if err := s.ck.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &logFrames, &done); err != nil {
+		return
+	}
+	if logFrames > restartFrames {
+		// A writer that never pauses (a full sync) keeps a passive
+		// checkpoint from ever finishing, and the WAL and its index
+		// (mapped in memory) would grow without end: make the writer
+		// wait once while the WAL is restarted from its beginning.
+		_, _ = s.ck.ExecContext(ctx, "PRAGMA wal_checkpoint(RESTART)")
+	}
 }
+
+// restartFrames is the WAL size, in pages, past which a checkpoint restarts
+// the WAL (16,384 pages of 4 KiB: 64 MiB).
+const restartFrames = 16384
 
 // stopCheckpoints runs a last checkpoint and closes the connection.
 func (s *Store) stopCheckpoints() {
