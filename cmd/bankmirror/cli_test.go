@@ -280,7 +280,7 @@ func TestCLISyncDebugLogsNeverShowToken(t *testing.T) {
 	b := newTokenBank(t, 150, cliToken)
 	env := cliEnv(b, filepath.Join(t.TempDir(), "mirror.db"))
 	env["BANKMIRROR_LOG_LEVEL"] = "debug"
-	// One 429 (Retry-After: 1) so that the retry path logs too.
+	// One 429 so that the retry path logs too.
 	b.sim.SetFaults(simulator.Faults{RateLimitBurst: 1})
 	r := runCLI(t, env, "sync", "--full")
 	wantCode(t, r, 0)

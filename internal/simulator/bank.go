@@ -50,7 +50,7 @@ var (
 
 	ErrUnknownAccount    = errors.New("simulator: unknown account")
 	ErrInvalidAttachment = errors.New("simulator: attachment content type must be image/jpeg, image/png or application/pdf")
-	ErrInvalidTransfer   = errors.New("simulator: a transfer needs another account")
+	ErrInvalidTransfer   = errors.New("simulator: invalid transfer")
 )
 
 // rngStream is the PCG stream of the data's rng (the seed is Options.Seed).

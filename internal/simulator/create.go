@@ -188,9 +188,13 @@ func (b *Bank) buildTransfer(g *generator, nt NewTransaction, at time.Time) ([]*
 	case !ok:
 		return nil, fmt.Errorf("transfer account %q: %w", nt.TransferAccountID, ErrUnknownAccount)
 	case to.ID == nt.AccountID:
-		return nil, ErrInvalidTransfer
+		return nil, fmt.Errorf("a transfer needs another account: %w", ErrInvalidTransfer)
 	case nt.CategoryID != "":
 		return nil, ErrNotCategorizable
+	case nt.Held || nt.Attachment != "" || nt.Foreign || nt.ForeignAmount != nil:
+		// Transfers between own accounts settle at once, in AUD, with no
+		// receipt: refuse rather than silently drop what was asked for.
+		return nil, fmt.Errorf("a transfer cannot be held, foreign or carry an attachment: %w", ErrInvalidTransfer)
 	}
 	amount := nt.AmountBaseUnits
 	if amount == 0 {

@@ -7,9 +7,10 @@ import (
 // Reset puts the bank back as New left it: the seeded data (the same ids,
 // amounts and timestamps, whatever the clock says now), the token and rate
 // limit of Options, no faults, no webhook faults, no webhooks, no events or
-// delivery logs, and an empty request record. The clock and the webhook
-// retry schedule are kept.
+// delivery logs, no live changes, and an empty request record. The clock
+// and the webhook retry schedule are kept.
 func (b *Bank) Reset() {
+	b.SetLive(0) // live changes would move the bank off its seed at once
 	for _, h := range b.Webhooks() {
 		b.deleteWebhook(h.ID)
 	}
