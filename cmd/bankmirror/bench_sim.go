@@ -58,7 +58,10 @@ func startBenchSim(ctx context.Context, n int, extra ...string) (*benchSim, erro
 	if err != nil {
 		return nil, err
 	}
-	cmd.Env = append(cmd.Environ(), "BANKMIRROR_LOG_LEVEL=warn")
+	// The daemon's memory limit (GOMEMLIMIT) is not the bank's: the
+	// simulator holds every transaction in memory.
+	cmd.Env = append(slices.DeleteFunc(cmd.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "GOMEMLIMIT=") }),
+		"BANKMIRROR_LOG_LEVEL=warn")
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, fmt.Errorf("start simulator: %w", err)
