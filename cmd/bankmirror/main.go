@@ -35,7 +35,7 @@ Commands:
   ping        check that the bank accepts the token
   config      print the effective configuration (secrets redacted)
   simulator   run the simulated bank on a local address
-  bench       measure a full sync of 100,000 simulated transactions against a baseline
+  bench       whole-system benchmarks against same-run baselines: sync, receiver, burst
   version     print the version
 
 Configuration is read from BANKMIRROR_* environment variables; see README.md.
