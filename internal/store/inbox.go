@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -169,16 +168,11 @@ func (s *Store) ApplyEvents(ctx context.Context, b EventBatch) (res BatchResult,
 			}
 		}
 		for _, id := range b.Deletes {
-			var account string
-			err := tx.QueryRowContext(ctx, "SELECT account_id FROM transactions WHERE id = ?", id).Scan(&account)
-			if err != nil && !errors.Is(err, sql.ErrNoRows) {
-				return fmt.Errorf("read transaction %s: %w", id, err)
-			}
-			gone, err := w.delete(ctx, id)
+			account, err := w.deleteFrom(ctx, id)
 			if err != nil {
 				return err
 			}
-			if gone {
+			if account != "" {
 				res.Changes[id] = Deleted
 				accounts[account] = true
 			}

@@ -429,19 +429,26 @@ func (w *txWriter) writeTags(ctx context.Context, retag []string, tags [][2]stri
 // whether there was such a row. Either way it leaves a tombstone, so that a
 // copy fetched before now cannot bring the transaction back.
 func (w *txWriter) delete(ctx context.Context, id string) (bool, error) {
+	account, err := w.deleteFrom(ctx, id)
+	return account != "", err
+}
+
+// deleteFrom is delete that returns the account of the row deleted ("" when
+// there was none).
+func (w *txWriter) deleteFrom(ctx context.Context, id string) (account string, err error) {
 	if _, err := w.tx.ExecContext(ctx, `INSERT INTO transaction_tombstones (id, deleted_at) VALUES (?, ?)
 		ON CONFLICT (id) DO UPDATE SET deleted_at = excluded.deleted_at`, id, w.now); err != nil {
-		return false, fmt.Errorf("record deletion of %s: %w", id, err)
+		return "", fmt.Errorf("record deletion of %s: %w", id, err)
 	}
 	var raw string
-	err := w.tx.QueryRowContext(ctx, "DELETE FROM transactions WHERE id = ? RETURNING raw", id).Scan(&raw)
+	err = w.tx.QueryRowContext(ctx, "DELETE FROM transactions WHERE id = ? RETURNING raw, account_id", id).Scan(&raw, &account)
 	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
+		return "", nil
 	}
 	if err != nil {
-		return false, fmt.Errorf("delete transaction %s: %w", id, err)
+		return "", fmt.Errorf("delete transaction %s: %w", id, err)
 	}
-	return true, w.writeHistory(ctx, [][3]any{{id, Deleted, raw}})
+	return account, w.writeHistory(ctx, [][3]any{{id, Deleted, raw}})
 }
 
 func (r *UpsertResult) count(c Change) {
