@@ -303,8 +303,7 @@ func (s *Store) PruneInbox(ctx context.Context, cutoff time.Time) (events, logs 
 // KnownTransaction is what the worker needs to know of a mirrored row to
 // tell whether a listing covered it.
 type KnownTransaction struct {
-	CreatedAt   string // as sent by the bank
-	FirstSeenAt time.Time
+	CreatedAt string // as sent by the bank
 }
 
 // KnownTransactions returns the mirrored rows among ids.
@@ -313,7 +312,7 @@ func (s *Store) KnownTransactions(ctx context.Context, ids []string) (map[string
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.ro.QueryContext(ctx, `SELECT id, created_at, first_seen_at FROM transactions
+	rows, err := s.ro.QueryContext(ctx, `SELECT id, created_at FROM transactions
 		WHERE id IN (SELECT value FROM json_each(?))`, arg)
 	if err != nil {
 		return nil, fmt.Errorf("known transactions: %w", err)
@@ -321,15 +320,11 @@ func (s *Store) KnownTransactions(ctx context.Context, ids []string) (map[string
 	defer rows.Close()
 	out := map[string]KnownTransaction{}
 	for rows.Next() {
-		var id, created, first string
-		if err := rows.Scan(&id, &created, &first); err != nil {
+		var id, created string
+		if err := rows.Scan(&id, &created); err != nil {
 			return nil, fmt.Errorf("known transactions: %w", err)
 		}
-		t, err := time.Parse(TimeLayout, first)
-		if err != nil {
-			return nil, fmt.Errorf("known transactions: first_seen_at of %s: %w", id, err)
-		}
-		out[id] = KnownTransaction{CreatedAt: created, FirstSeenAt: t}
+		out[id] = KnownTransaction{CreatedAt: created}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("known transactions: %w", err)

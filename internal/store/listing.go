@@ -15,10 +15,17 @@ import (
 // Listing is the checkpoint of a complete listing of transactions in
 // progress. NextURL is the page to fetch next; "" means every page has been
 // stored and only the deletion pass is left.
+//
+// What the listing may delete, and which events it has made effective, is
+// decided without clock times, which can step back: StartSeq is the last
+// transaction_history row written before the listing began (a row created
+// later has a 'created' history row above it, seq only grows), and the
+// events pending when it began are kept in sync_pending_events.
 type Listing struct {
 	Name      string
 	Owner     string // random token of this listing's writer
 	StartedAt time.Time
+	StartSeq  int64
 	NextURL   string
 	Pages     int
 	Resumed   bool
@@ -32,30 +39,42 @@ func (s *Store) BeginListing(ctx context.Context, name, firstURL string, notBefo
 	err := s.InTx(ctx, func(tx *sql.Tx) error {
 		var started string
 		var next sql.NullString
+		var seq sql.NullInt64
 		err := tx.QueryRowContext(ctx,
-			"SELECT started_at, next_page_url, pages FROM sync_state WHERE name = ?", name).Scan(&started, &next, &l.Pages)
+			"SELECT started_at, next_page_url, pages, start_seq FROM sync_state WHERE name = ?", name).Scan(
+			&started, &next, &l.Pages, &seq)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("read checkpoint: %w", err)
 		}
-		if err == nil && next.Valid {
+		// A listing begun by a version without the counters starts over.
+		if err == nil && next.Valid && seq.Valid {
 			t, perr := time.Parse(TimeLayout, started)
 			if perr == nil && !t.Before(notBefore) {
 				l.StartedAt, l.NextURL, l.Resumed = t, next.String, true
+				l.StartSeq = seq.Int64
 				if _, err := tx.ExecContext(ctx, "UPDATE sync_state SET owner = ? WHERE name = ?", l.Owner, name); err != nil {
 					return fmt.Errorf("resume listing: %w", err)
 				}
 				return nil
 			}
 		}
-		if _, err := tx.ExecContext(ctx, "DELETE FROM sync_seen"); err != nil {
-			return fmt.Errorf("reset listing: %w", err)
+		for _, q := range []string{"DELETE FROM sync_seen", "DELETE FROM sync_pending_events",
+			`INSERT INTO sync_pending_events (id) SELECT id FROM webhook_events
+				WHERE processed_at IS NULL AND transaction_id IS NOT NULL`} {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("reset listing: %w", err)
+			}
+		}
+		if err := tx.QueryRowContext(ctx, "SELECT coalesce(max(seq), 0) FROM transaction_history").Scan(&l.StartSeq); err != nil {
+			return fmt.Errorf("start listing: %w", err)
 		}
 		now := s.now().UTC()
 		l.StartedAt, l.NextURL, l.Pages = now, firstURL, 0
-		_, err = tx.ExecContext(ctx, `INSERT INTO sync_state (name, started_at, next_page_url, pages, owner) VALUES (?, ?, ?, 0, ?)
+		_, err = tx.ExecContext(ctx, `INSERT INTO sync_state (name, started_at, next_page_url, pages, owner, start_seq)
+			VALUES (?, ?, ?, 0, ?, ?)
 			ON CONFLICT (name) DO UPDATE SET started_at = excluded.started_at, next_page_url = excluded.next_page_url,
-			pages = 0, owner = excluded.owner`,
-			name, now.Format(TimeLayout), firstURL, l.Owner)
+			pages = 0, owner = excluded.owner, start_seq = excluded.start_seq`,
+			name, now.Format(TimeLayout), firstURL, l.Owner, l.StartSeq)
 		if err != nil {
 			return fmt.Errorf("start listing: %w", err)
 		}
@@ -102,7 +121,8 @@ func (s *Store) SaveListingPage(ctx context.Context, l *Listing, txs []bank.Tran
 }
 
 // FinishListing ends a complete listing: every live transaction it did not
-// see, and that was already mirrored when it started, is gone at the bank
+// see, and that was already mirrored when it started (no 'created' history
+// row after StartSeq), is gone at the bank
 // and is deleted here with a 'deleted' history row. It returns the ids
 // deleted. Only call it after the last page was saved.
 func (s *Store) FinishListing(ctx context.Context, l *Listing) (deleted []string, err error) {
@@ -119,8 +139,10 @@ func (s *Store) FinishListing(ctx context.Context, l *Listing) (deleted []string
 		if n != 1 {
 			return fmt.Errorf("finish listing %s: %w", l.Name, ErrListingLost)
 		}
-		rows, err := tx.QueryContext(ctx, `SELECT id FROM transactions
-			WHERE first_seen_at < ? AND id NOT IN (SELECT j.value FROM sync_seen, json_each(sync_seen.ids) AS j)`, l.StartedAt.Format(TimeLayout))
+		rows, err := tx.QueryContext(ctx, `SELECT id FROM transactions AS t
+			WHERE id NOT IN (SELECT j.value FROM sync_seen, json_each(sync_seen.ids) AS j)
+			AND NOT EXISTS (SELECT 1 FROM transaction_history AS h
+				WHERE h.transaction_id = t.id AND h.change = 'created' AND h.seq > ?)`, l.StartSeq)
 		if err != nil {
 			return fmt.Errorf("find deleted: %w", err)
 		}
@@ -146,15 +168,17 @@ func (s *Store) FinishListing(ctx context.Context, l *Listing) (deleted []string
 				return err
 			}
 		}
-		if _, err := tx.ExecContext(ctx, "DELETE FROM sync_seen"); err != nil {
-			return fmt.Errorf("clear listing: %w", err)
-		}
-		// Every page was fetched after the events received before the
-		// listing began: their effect is made, stuck ones included.
+		// Every page was fetched after the events pending when the listing
+		// began: their effect is made, stuck ones included.
 		_, err = tx.ExecContext(ctx, `UPDATE webhook_events SET processed_at = ?, last_error = NULL
-			WHERE processed_at IS NULL AND transaction_id IS NOT NULL AND received_at < ?`, w.now, l.StartedAt.Format(TimeLayout))
+			WHERE processed_at IS NULL AND id IN (SELECT id FROM sync_pending_events)`, w.now)
 		if err != nil {
 			return fmt.Errorf("mark covered events processed: %w", err)
+		}
+		for _, q := range []string{"DELETE FROM sync_seen", "DELETE FROM sync_pending_events"} {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("clear listing: %w", err)
+			}
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE sync_state SET next_page_url = NULL, last_success_at = ?, error_count = 0
 			WHERE name = ?`, s.stamp(), l.Name)

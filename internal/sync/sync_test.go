@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -29,7 +30,7 @@ type env struct {
 	store   *store.Store
 }
 
-func newEnv(t *testing.T, n int) *env {
+func newEnv(t *testing.T, n int, opts ...store.Option) *env {
 	t.Helper()
 	sim := simulator.New(simulator.Options{Seed: 7, Transactions: n, Token: "test-token", RateLimit: ampleBudget})
 	srv := httptest.NewServer(sim.Handler())
@@ -38,7 +39,7 @@ func newEnv(t *testing.T, n int) *env {
 	client := bank.New(base, sim.Token(), bank.WithHourlyBudget(0),
 		bank.WithBackoff(time.Millisecond, 4*time.Millisecond),
 		bank.WithRateLimitBackoff(time.Millisecond, 4*time.Millisecond))
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "mirror.db"))
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "mirror.db"), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -398,6 +399,52 @@ func TestFullSyncMarksCoveredEventsProcessed(t *testing.T) {
 	got := mirrortest.Strings(t, e.store.Reader(), "SELECT id FROM webhook_events WHERE processed_at IS NULL ORDER BY id")
 	if !slices.Equal(got, []string{"ev-ping"}) {
 		t.Errorf("unprocessed after the full sync: %v, want only the PING (no transaction)", got)
+	}
+	e.assertMirrorEqualsTruth(t)
+}
+
+// A clock stepped back one hour in the middle of a full listing must not
+// make the listing delete a row a webhook mirrored meanwhile (it is newer
+// than the listing's first page, so absent from it), nor mark processed an
+// event received meanwhile.
+func TestClockSteppedBackMidListingDeletesNothingLive(t *testing.T) {
+	var offset atomic.Int64 // nanoseconds added to the wall clock
+	clock := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+	e := newEnv(t, 350, store.WithClock(clock))
+	ctx := context.Background()
+	var liveID string
+	stepped := false
+	opts := sync.Options{OnProgress: func(p sync.Progress) {
+		if stepped {
+			return
+		}
+		stepped = true
+		offset.Add(int64(-time.Hour))
+		liveID = e.sim.AddTransaction(simulator.NewTransaction{Description: "Bought during the listing", AmountBaseUnits: -4200})
+		tx, err := e.client.Transaction(ctx, liveID)
+		must(t, err)
+		_, err = e.store.UpsertTransactions(ctx, []bank.Transaction{tx})
+		must(t, err)
+		_, err = e.store.InsertEvents(ctx, []store.InboxEvent{{ID: "ev-during", EventType: sync.EventSettled, WebhookID: "w",
+			TransactionID: liveID, CreatedAt: "2026-01-01T10:00:00+11:00", Body: "{}"}})
+		must(t, err)
+	}}
+	r, err := e.syncer(opts).Full(ctx)
+	must(t, err)
+	if !stepped {
+		t.Fatal("the listing reported no progress, so the clock never stepped")
+	}
+	if r.Deleted != 0 {
+		t.Errorf("the listing deleted %d rows, want 0", r.Deleted)
+	}
+	if n := e.count(t, "SELECT count(*) FROM transactions WHERE id = ?", liveID); n != 1 {
+		t.Errorf("the row mirrored during the listing is gone (count %d)", n)
+	}
+	if h := e.history(t, liveID); slices.Contains(h, "deleted") {
+		t.Errorf("history of the live row: %v, want no deletion", h)
+	}
+	if n := e.count(t, "SELECT count(*) FROM webhook_events WHERE id = 'ev-during' AND processed_at IS NULL"); n != 1 {
+		t.Error("an event received during the listing was marked processed by it")
 	}
 	e.assertMirrorEqualsTruth(t)
 }

@@ -371,7 +371,6 @@ func (w *Worker) list(ctx context.Context, evs []store.InboxEvent, ids []string,
 	for _, id := range ids {
 		want[id] = true
 	}
-	started := w.now()
 	covered, err := w.listPages(ctx, w.bank.TransactionsURL(bank.TransactionFilter{Since: since}), want, ids, res)
 	if err != nil {
 		return err
@@ -379,8 +378,10 @@ func (w *Worker) list(ctx context.Context, evs []store.InboxEvent, ids []string,
 	if covered.IsZero() {
 		covered = since
 	}
-	// A row mirrored before the listing began, created inside the range the
-	// listing covered, and absent from it, is gone at the bank. So is one
+	// A row mirrored before the listing began (every row in known: it was
+	// read before the first page was asked for, so no clock is consulted),
+	// created inside the range the listing covered, and absent from it, is
+	// gone at the bank. So is one
 	// never mirrored that the bank announced deleted, if its event falls in
 	// that range: the listing confirms the announcement.
 	deletedAt := map[string]time.Time{}
@@ -394,7 +395,7 @@ func (w *Worker) list(ctx context.Context, evs []store.InboxEvent, ids []string,
 	for _, id := range res.unresolved(ids) {
 		k, ok := known[id]
 		switch {
-		case ok && k.FirstSeenAt.Before(started):
+		case ok:
 			if created, err := time.Parse(time.RFC3339, k.CreatedAt); err == nil && !created.Before(covered) {
 				res.gone[id] = true
 			}
