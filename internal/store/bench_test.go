@@ -38,9 +38,6 @@ func BenchmarkSaveListingPage(b *testing.B) {
 	}
 	defer s.Close()
 	ctx := context.Background()
-	if _, err := s.db.Exec("DROP INDEX transactions_account_created; DROP INDEX transactions_created; DROP INDEX transactions_category; DROP INDEX transactions_held;"); err != nil {
-		b.Fatal(err)
-	} // EXP
 	l, err := s.BeginListing(ctx, "transactions", "http://x/1", time.Now().Add(-time.Hour))
 	if err != nil {
 		b.Fatal(err)
