@@ -733,3 +733,40 @@ func TestCLIStrayArgumentIsAUsageError(t *testing.T) {
 		}
 	}
 }
+
+// With BANKMIRROR_ATTACHMENTS_DIR set, `sync` also keeps every receipt's
+// file: on disk, 0600, and its path in attachments.local_path.
+func TestCLISyncKeepsReceipts(t *testing.T) {
+	b := newTokenBank(t, 300, cliToken)
+	db := filepath.Join(t.TempDir(), "mirror.db")
+	env := cliEnv(b, db)
+	env["BANKMIRROR_ATTACHMENTS_DIR"] = filepath.Join(t.TempDir(), "receipts")
+	id := b.sim.AddTransaction(simulator.NewTransaction{Description: "Hardware store", AmountBaseUnits: -8950, Attachment: "application/pdf"})
+
+	r := runCLI(t, env, "sync")
+	wantCode(t, r, 0)
+	n := len(b.sim.Snapshot().Attachments)
+	if !strings.Contains(r.stdout, fmt.Sprintf("receipts: %d saved, 0 refused", n)) {
+		t.Errorf("want %d receipts saved:\n%s", n, r)
+	}
+	st, err := store.Open(t.Context(), db)
+	must(t, err)
+	defer st.Close()
+	path := mirrortest.Strings(t, st.Reader(), `SELECT a.local_path FROM attachments AS a
+		JOIN transactions AS t ON t.attachment_id = a.id WHERE t.id = ?`, id)
+	if len(path) != 1 {
+		t.Fatalf("the new transaction's receipt: %v", path)
+	}
+	body, err := os.ReadFile(path[0])
+	must(t, err)
+	if !bytes.HasPrefix(body, []byte("%PDF-")) {
+		t.Errorf("the receipt on disk is not a PDF: %q", body[:min(16, len(body))])
+	}
+	if got := mirrortest.Int(t, st.Reader(), "SELECT count(*) FROM attachments WHERE local_path IS NOT NULL"); got != n {
+		t.Errorf("%d of %d receipts on disk", got, n)
+	}
+
+	bad := cliEnv(b, db)
+	bad["BANKMIRROR_ATTACHMENTS_MAX_BYTES"] = "0"
+	wantCode(t, runCLI(t, bad, "sync"), 2)
+}

@@ -37,6 +37,11 @@ type Config struct {
 	// webhook refetches.
 	BudgetReserve int           `env:"BUDGET_RESERVE" envDefault:"50"`
 	SyncOverlap   time.Duration `env:"SYNC_OVERLAP" envDefault:"3h"`
+	// AttachmentsDir, if set, is where receipts' files are kept; empty
+	// keeps only their (expiring) links.
+	AttachmentsDir string `env:"ATTACHMENTS_DIR"`
+	// AttachmentsMaxBytes is the size limit of one receipt's file.
+	AttachmentsMaxBytes int64 `env:"ATTACHMENTS_MAX_BYTES" envDefault:"20971520"`
 
 	// serve
 	Listen            string `env:"LISTEN" envDefault:"127.0.0.1:8080"`
@@ -93,6 +98,13 @@ func loadConfig(environ map[string]string) (Config, error) {
 	}
 	c.WebhookSecret = strings.TrimSpace(c.WebhookSecret)
 	c.WebhookSecretFile = ""
+	if c.AttachmentsDir != "" {
+		dir, err := filepath.Abs(c.AttachmentsDir)
+		if err != nil {
+			return c, &configError{envPrefix + "ATTACHMENTS_DIR", err}
+		}
+		c.AttachmentsDir = dir
+	}
 	return c, c.validate()
 }
 
@@ -117,6 +129,9 @@ func (c *Config) validate() error {
 	}
 	if c.SyncOverlap < 0 {
 		return &configError{envPrefix + "SYNC_OVERLAP", errors.New("must not be negative")}
+	}
+	if c.AttachmentsMaxBytes <= 0 {
+		return &configError{envPrefix + "ATTACHMENTS_MAX_BYTES", errors.New("must be a size in bytes above 0")}
 	}
 	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
 		return &configError{envPrefix + "LISTEN", fmt.Errorf("%q is not host:port", c.Listen)}

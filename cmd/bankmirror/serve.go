@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/receipts"
 	"github.com/bankmirror/bankmirror/internal/receiver"
 	"github.com/bankmirror/bankmirror/internal/store"
 	"github.com/bankmirror/bankmirror/internal/sync"
@@ -43,6 +44,9 @@ type Main struct {
 	// events right after their durable commit, when their deliveries are
 	// acknowledged.
 	OnEventsStored func(ids []string)
+	// OnReceipts, if set before Open, is called after each pass of the
+	// receipts downloader.
+	OnReceipts func(receipts.Result, error)
 	// SyncProgress, if set before Open, receives the progress of syncs.
 	SyncProgress func(sync.Progress)
 	// InitialSyncDone is closed when the start-up sync (if any) is over.
@@ -56,6 +60,7 @@ type Main struct {
 	Syncer   *sync.Syncer
 	Healer   *sync.Healer
 	Schedule *sync.Schedule
+	Receipts *receipts.Fetcher // nil unless BANKMIRROR_ATTACHMENTS_DIR is set
 
 	http *server
 
@@ -103,16 +108,25 @@ func (m *Main) Open(ctx context.Context) error {
 	}
 	m.Bank = bank.New(m.Config.APIURL, m.Config.Token, bank.WithHourlyBudget(m.Config.RequestsPerHour),
 		bank.WithReserve(m.Config.BudgetReserve), bank.WithLogger(m.Log))
+	if m.Config.AttachmentsDir != "" {
+		m.Receipts = receipts.New(m.Bank, m.Store, m.Log, receipts.Options{Dir: m.Config.AttachmentsDir,
+			MaxBytes: m.Config.AttachmentsMaxBytes, OnPass: m.OnReceipts})
+	}
 	m.Syncer = sync.New(m.Bank, m.Store, m.Log, sync.Options{Overlap: m.Config.SyncOverlap, OnProgress: func(p sync.Progress) {
 		m.progress.Store(&p)
 		if m.SyncProgress != nil {
 			m.SyncProgress(p)
 		}
-	}})
+	}, AfterRun: func(sync.Result, error) { m.receiptsSeen() }})
 	m.Healer = sync.NewHealer(m.Bank, m.Store, m.Log)
 	m.Worker = sync.NewWorker(m.Bank, m.Store, m.Log, sync.WorkerOptions{
 		Concurrency: m.Config.WorkerConcurrency, MaxAttempts: m.Config.EventMaxAttempts,
-		OnApplied: m.OnEventApplied,
+		OnApplied: func(e store.InboxEvent, c store.Change) {
+			m.receiptsSeen()
+			if m.OnEventApplied != nil {
+				m.OnEventApplied(e, c)
+			}
+		},
 	})
 	m.keys = receiver.NewSecretCache(m.loadKeys, 2*time.Second, m.Log)
 	if err := m.keys.Load(ctx); err != nil {
@@ -138,6 +152,9 @@ func (m *Main) Open(ctx context.Context) error {
 		return fmt.Errorf("start receiver: %w", err)
 	}
 	m.bg.Go(func() { m.keys.Run(bgCtx) })
+	if m.Receipts != nil {
+		m.bg.Go(func() { m.Receipts.Run(bgCtx) })
+	}
 	m.bg.Go(func() {
 		if err := m.Worker.Run(bgCtx); err != nil && !errors.Is(err, context.Canceled) {
 			m.Log.Error().Err(err).Msg("worker stopped")
@@ -184,6 +201,14 @@ func (m *Main) loadKeys(ctx context.Context) (receiver.Keys, error) {
 		s = append(s, []byte(m.Config.WebhookSecret))
 	}
 	return receiver.Keys{Secrets: s, Registering: m.Store.WebhookRegistering(ctx)}, nil
+}
+
+// receiptsSeen wakes the receipts downloader, if any: a sync or an event
+// may have brought new attachments, whose links expire in minutes.
+func (m *Main) receiptsSeen() {
+	if m.Receipts != nil {
+		m.Receipts.Notify()
+	}
 }
 
 // report is what the daemon says of itself to `bankmirror status`.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/mirrortest"
+	"github.com/bankmirror/bankmirror/internal/receipts"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 	"github.com/bankmirror/bankmirror/internal/store"
 	"github.com/bankmirror/bankmirror/internal/sync"
@@ -303,4 +305,46 @@ func TestServeResumesAnInterruptedFirstSync(t *testing.T) {
 		t.Fatalf("start-up run = %+v, %v; want a successful full sync", runs, err)
 	}
 	mirrortest.AssertEqualsTruth(t, b.sim, m.Store.Reader(), b.apiURL)
+}
+
+// With BANKMIRROR_ATTACHMENTS_DIR set, a receipt that arrives by webhook
+// is on disk soon after, before the daily full listing lists it.
+func TestServeKeepsAReceiptSeenByWebhook(t *testing.T) {
+	b := newBank(t, 100)
+	cfg := testConfig(t, b)
+	cfg.AttachmentsDir = filepath.Join(t.TempDir(), "receipts")
+	passes := make(chan receipts.Result, 100)
+	applied := make(chan string, 100)
+	m := NewMain(cfg, zerolog.Nop())
+	m.OnReceipts = func(r receipts.Result, _ error) { passes <- r }
+	m.OnEventApplied = func(e store.InboxEvent, _ store.Change) { applied <- e.ID }
+	must(t, m.Open(context.Background()))
+	t.Cleanup(func() { must(t, m.Close()) })
+	<-m.InitialSyncDone
+	register(t, b, m)
+
+	id := b.sim.AddTransaction(simulator.NewTransaction{Description: "Bunnings", AmountBaseUnits: -8950, Attachment: "image/png"})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	must(t, b.sim.WaitDeliveries(ctx))
+	waitApplied(t, applied, deliveredEventIDs(b))
+	for {
+		var path string
+		err := m.Store.Reader().QueryRow(`SELECT coalesce(a.local_path, '') FROM transactions AS t
+			LEFT JOIN attachments AS a ON a.id = t.attachment_id WHERE t.id = ?`, id).Scan(&path)
+		must(t, err)
+		if path != "" {
+			body, err := os.ReadFile(path)
+			must(t, err)
+			if !bytes.HasPrefix(body, []byte("\x89PNG")) {
+				t.Errorf("the receipt on disk is not a PNG")
+			}
+			return
+		}
+		select {
+		case <-passes:
+		case <-ctx.Done():
+			t.Fatal("the receipt was never downloaded")
+		}
+	}
 }

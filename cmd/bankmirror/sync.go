@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/receipts"
 	"github.com/bankmirror/bankmirror/internal/store"
 	"github.com/bankmirror/bankmirror/internal/sync"
 )
@@ -36,7 +37,20 @@ func cmdSync(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	printResult(a.stdout, res)
+	if a.cfg.AttachmentsDir == "" {
+		return nil
+	}
+	r, err := a.receipts(client, st).Fetch(ctx)
+	fmt.Fprintf(a.stdout, "receipts: %d saved, %d refused (see attachments.download_error)\n", r.Saved, r.Failed)
+	if err != nil {
+		return fmt.Errorf("receipts: %w", err)
+	}
 	return nil
+}
+
+// receipts is the downloader of receipts' files into BANKMIRROR_ATTACHMENTS_DIR.
+func (a *app) receipts(client receipts.Bank, st *store.Store) *receipts.Fetcher {
+	return receipts.New(client, st, a.log, receipts.Options{Dir: a.cfg.AttachmentsDir, MaxBytes: a.cfg.AttachmentsMaxBytes})
 }
 
 // runSync runs one sync with a live progress line when stderr is a terminal.

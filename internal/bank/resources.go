@@ -129,6 +129,20 @@ func (c *Client) AttachmentsPage(ctx context.Context, pageURL string) (Page[Atta
 	return p, nil
 }
 
+// Attachment fetches one attachment, with a fresh download link.
+func (c *Client) Attachment(ctx context.Context, id string) (Attachment, error) {
+	var a Attachment
+	err := c.do(ctx, c.get("/attachments/"+url.PathEscape(id), nil), func(_ int, body []byte) error {
+		var err error
+		a, err = decodeSingle(body, "attachment", parseAttachment)
+		return err
+	})
+	if err != nil {
+		return Attachment{}, fmt.Errorf("get attachment: %w", err)
+	}
+	return a, nil
+}
+
 // Attachments lists every attachment, following pages.
 func (c *Client) Attachments(ctx context.Context) ([]Attachment, error) {
 	a, err := listAll(ctx, c, c.endpoint("/attachments", c.pageQuery()), "attachment", parseAttachment)

@@ -138,15 +138,8 @@ func (s *Store) BeginAttachments(ctx context.Context) error {
 func (s *Store) SaveAttachments(ctx context.Context, atts []bank.Attachment) error {
 	return s.InTx(ctx, func(tx *sql.Tx) error {
 		for _, a := range atts {
-			_, err := tx.ExecContext(ctx, `INSERT INTO attachments (id, transaction_id, created_at, file_url,
-				file_url_expires_at, file_extension, file_content_type, raw) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-				ON CONFLICT (id) DO UPDATE SET transaction_id = excluded.transaction_id, created_at = excluded.created_at,
-				file_url = excluded.file_url, file_url_expires_at = excluded.file_url_expires_at,
-				file_extension = excluded.file_extension, file_content_type = excluded.file_content_type, raw = excluded.raw`,
-				a.ID, a.TransactionID, nullable(a.CreatedAt), nullable(a.FileURL), a.FileURLExpiresAt,
-				nullable(a.FileExtension), nullable(a.FileContentType), string(a.Raw))
-			if err != nil {
-				return fmt.Errorf("write attachment %s: %w", a.ID, err)
+			if err := upsertAttachment(ctx, tx, a); err != nil {
+				return err
 			}
 			// Fails, and so fails the listing, if the writer connection
 			// (and its temporary table) was replaced since BeginAttachments.
@@ -156,6 +149,28 @@ func (s *Store) SaveAttachments(ctx context.Context, atts []bank.Attachment) err
 		}
 		return nil
 	})
+}
+
+// UpsertAttachment stores one attachment fetched on its own (with a fresh
+// download link), outside a listing.
+func (s *Store) UpsertAttachment(ctx context.Context, a bank.Attachment) error {
+	return s.InTx(ctx, func(tx *sql.Tx) error { return upsertAttachment(ctx, tx, a) })
+}
+
+// upsertAttachment writes the bank's fields of a; what bankmirror keeps of
+// its own (the downloaded file) stays.
+func upsertAttachment(ctx context.Context, tx *sql.Tx, a bank.Attachment) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO attachments (id, transaction_id, created_at, file_url,
+		file_url_expires_at, file_extension, file_content_type, raw) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET transaction_id = excluded.transaction_id, created_at = excluded.created_at,
+		file_url = excluded.file_url, file_url_expires_at = excluded.file_url_expires_at,
+		file_extension = excluded.file_extension, file_content_type = excluded.file_content_type, raw = excluded.raw`,
+		a.ID, a.TransactionID, nullable(a.CreatedAt), nullable(a.FileURL), a.FileURLExpiresAt,
+		nullable(a.FileExtension), nullable(a.FileContentType), string(a.Raw))
+	if err != nil {
+		return fmt.Errorf("write attachment %s: %w", a.ID, err)
+	}
+	return nil
 }
 
 // FinishAttachments ends the listing: attachments it did not contain are

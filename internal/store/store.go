@@ -51,6 +51,13 @@ var migrations = []string{
 	CREATE TABLE IF NOT EXISTS sync_pending_events (
 		id TEXT PRIMARY KEY
 	) STRICT, WITHOUT ROWID;`,
+	// 4: receipts kept on disk (BANKMIRROR_ATTACHMENTS_DIR): where each
+	// attachment's file was saved, its SHA-256, and the last failure to
+	// download it.
+	`ALTER TABLE attachments ADD COLUMN local_path TEXT;
+	ALTER TABLE attachments ADD COLUMN local_sha256 TEXT;
+	ALTER TABLE attachments ADD COLUMN download_error TEXT;
+	ALTER TABLE attachments ADD COLUMN download_attempts INTEGER NOT NULL DEFAULT 0;`,
 }
 
 // TimeLayout is how the store writes its own timestamps (observed_at,

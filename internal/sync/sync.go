@@ -91,6 +91,9 @@ type Options struct {
 	ResumeWindow time.Duration
 	// OnProgress, if set, is called after every page (for a terminal display).
 	OnProgress func(Progress)
+	// AfterRun, if set, is called when a run has ended, whatever its
+	// outcome (the daemon then fetches new receipts).
+	AfterRun func(Result, error)
 	// LogEvery is the interval of progress log lines (default 10s).
 	LogEvery time.Duration
 }
@@ -169,6 +172,9 @@ func (s *Syncer) run(ctx context.Context, kind string, body func(ctx context.Con
 	}
 	ev.Int64("requests", r.Requests).Int64("upserted", r.Upserted).Int64("deleted", r.Deleted).
 		Int("listed", r.Listed).Dur("duration", r.Duration).Msg("sync finished")
+	if s.opts.AfterRun != nil {
+		s.opts.AfterRun(r, runErr)
+	}
 	if runErr != nil {
 		return r, fmt.Errorf("%s sync: %w", kind, runErr)
 	}
