@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
 )
@@ -77,6 +78,16 @@ func nullable(s *string) any {
 }
 
 // txValues flattens a transaction into the values of txColumns.
+// rawText is a resource's JSON as the string SQLite binds as TEXT, without
+// a copy: the driver copies it into SQLite (SQLITE_TRANSIENT) and the bytes
+// do not change while it does.
+func rawText(raw []byte) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	return unsafe.String(&raw[0], len(raw))
+}
+
 func txValues(t *bank.Transaction) []any {
 	v := make([]any, 0, len(txColumns)+5)
 	v = append(v, t.AccountID, t.Status, nullable(t.RawText), t.Description, nullable(t.Message), t.IsCategorizable)
@@ -323,8 +334,9 @@ func (w *txWriter) upsert(ctx context.Context, txs []bank.Transaction) (changes 
 		case !found && older(fetched, deleted[t.ID]):
 			continue // fetched before we learned it was deleted: stale
 		case !found:
-			args := append([]any{t.ID}, vals...)
-			inserts = append(inserts, append(args, string(t.Raw), hash, fetched, w.now, w.now))
+			args := make([]any, 0, len(vals)+6)
+			args = append(append(args, t.ID), vals...)
+			inserts = append(inserts, append(args, rawText(t.Raw), hash, fetched, w.now, w.now))
 			changes[i] = Created
 			history = append(history, [2]any{t.ID, Created})
 		case bytes.Equal(prev.hash, hash), older(fetched, prev.fetchedAt):
@@ -336,7 +348,7 @@ func (w *txWriter) upsert(ctx context.Context, txs []bank.Transaction) (changes 
 			if prev.status == "HELD" && t.Status == "SETTLED" {
 				changes[i] = Settled
 			}
-			updates = append(updates, append(vals, string(t.Raw), hash, fetched, w.now, t.ID))
+			updates = append(updates, append(vals, rawText(t.Raw), hash, fetched, w.now, t.ID))
 			history = append(history, [2]any{t.ID, changes[i]})
 			retag = append(retag, t.ID)
 		}
