@@ -243,6 +243,15 @@ func (a *app) openStore(ctx context.Context, path string) (*store.Store, error) 
 	return s, nil
 }
 
+// openExistingStore opens the configured mirror, refusing to create one:
+// commands that read or change a mirror need one that a sync filled.
+func (a *app) openExistingStore(ctx context.Context) (*store.Store, error) {
+	if _, err := os.Stat(a.cfg.DB); err != nil {
+		return nil, fmt.Errorf("no mirror at %s (set BANKMIRROR_DB, or run `bankmirror sync --full` first): %w", a.cfg.DB, err)
+	}
+	return a.openStore(ctx, a.cfg.DB)
+}
+
 func (a *app) client(baseURL, token string, budget int) *bank.Client {
 	return bank.New(baseURL, token, bank.WithHourlyBudget(budget), bank.WithReserve(a.cfg.BudgetReserve), bank.WithLogger(a.log))
 }

@@ -107,10 +107,7 @@ func (a *app) writeBack(ctx context.Context, op writeback.Op, rows []writeback.R
 	if err := a.cfg.requireToken(); err != nil {
 		return err
 	}
-	if _, err := os.Stat(a.cfg.DB); err != nil {
-		return fmt.Errorf("no mirror at %s (set BANKMIRROR_DB, or run `bankmirror sync --full` first): %w", a.cfg.DB, err)
-	}
-	st, err := a.openStore(ctx, a.cfg.DB)
+	st, err := a.openExistingStore(ctx)
 	if err != nil {
 		return err
 	}
