@@ -34,7 +34,7 @@ const (
 	MaxLabelLength = 64
 )
 
-// None, as a category, removes the transaction's category.
+// None, as a category (in any case), removes the transaction's category.
 const None = "none"
 
 // Log keys.
@@ -416,7 +416,7 @@ func (p *planner) check(r Row) string {
 		if r.Value == "" {
 			return fmt.Sprintf("empty category for transaction %s (write %q to remove its category)", r.TxID, None)
 		}
-	} else if reason := CheckLabel(r.Value); reason != "" {
+	} else if reason := p.checkLabel(r.Value); reason != "" {
 		return reason
 	}
 	l, ok := p.known[r.TxID]
@@ -429,7 +429,7 @@ func (p *planner) check(r Row) string {
 	if !l.IsCategorizable {
 		return fmt.Sprintf("transaction %s (%s) is not categorizable: the bank allows no category on it", r.TxID, l.Description)
 	}
-	if r.Value == None {
+	if isNone(r.Value) {
 		return ""
 	}
 	c, ok := p.tree[r.Value]
@@ -438,11 +438,23 @@ func (p *planner) check(r Row) string {
 		return fmt.Sprintf("unknown category %q: the mirror has no categories yet (run `bankmirror sync` first)", r.Value)
 	case !ok:
 		return fmt.Sprintf("unknown category %q (the mirror's categories: SELECT id FROM categories WHERE parent_id IS NOT NULL)", r.Value)
+	case c.ParentID == "" && len(c.Children) == 0:
+		return fmt.Sprintf("%q is a top-level category, which the bank does not assign", r.Value)
 	case c.ParentID == "":
 		return fmt.Sprintf("%q is a parent category, which the bank does not assign; use one of its children: %s",
 			r.Value, strings.Join(c.Children, ", "))
 	}
 	return ""
+}
+
+// checkLabel returns why a row's label cannot be sent, or "". A label to
+// remove need only be non-empty: one the transaction carries (however it
+// got there) can always be removed, and one it lacks costs no request.
+func (p *planner) checkLabel(l string) string {
+	if p.op == RemoveTags && l != "" {
+		return ""
+	}
+	return CheckLabel(l)
 }
 
 // add merges a valid row into its transaction's step.
@@ -523,11 +535,14 @@ func (p *planner) changes(s *Step) bool {
 }
 
 func categoryOf(v string) string {
-	if v == None {
+	if isNone(v) {
 		return ""
 	}
 	return v
 }
+
+// isNone reports whether a category given is None, in any case.
+func isNone(v string) bool { return strings.EqualFold(v, None) }
 
 // CheckLabel returns why a tag label cannot be sent, or "".
 func CheckLabel(l string) string {

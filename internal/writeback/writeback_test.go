@@ -187,8 +187,8 @@ func TestCategorizeSetsBankAndMirror(t *testing.T) {
 		t.Errorf("rerun made %d requests", n)
 	}
 
-	// none removes it.
-	rep, err = e.run(t, writeback.Categorize, writeback.Row{TxID: tx.ID, Value: writeback.None})
+	// none (in any case) removes it.
+	rep, err = e.run(t, writeback.Categorize, writeback.Row{TxID: tx.ID, Value: "None"})
 	if err != nil || !rep.OK() || rep.Count(writeback.Applied) != 1 {
 		t.Fatalf("none: %v %+v", err, rep)
 	}
@@ -262,6 +262,33 @@ func TestTagAddRemoveBothSides(t *testing.T) {
 	mirrortest.AssertEqualsTruth(t, e.sim, e.store.Reader(), e.baseURL)
 }
 
+// TestRemoveALongLabelTheBankHas: the label checks guard what is added; a
+// label the transaction carries can always be removed.
+func TestRemoveALongLabelTheBankHas(t *testing.T) {
+	e := newEnv(t, 300)
+	tx := e.pick(t, func(tx simulator.Transaction) bool { return len(tx.Tags) == 0 && tx.Status == "SETTLED" })
+	long := strings.Repeat("x", writeback.MaxLabelLength+10) + " "
+	if err := e.sim.SetTags(tx.ID, []string{long}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sync.New(e.client, e.store, zerolog.Nop(), sync.Options{}).Full(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.run(t, writeback.AddTags, writeback.Row{TxID: tx.ID, Value: long}); !errors.Is(err, writeback.ErrInvalid) {
+		t.Errorf("adding a long label: %v", err)
+	}
+	rep, err := e.run(t, writeback.RemoveTags, writeback.Row{TxID: tx.ID, Value: long})
+	if err != nil || !rep.OK() || rep.Count(writeback.Applied) != 1 {
+		t.Fatalf("remove: %v %+v", err, rep)
+	}
+	if got := e.bankTx(t, tx.ID).Tags; len(got) != 0 {
+		t.Errorf("bank tags = %q", got)
+	}
+	if got := e.mirrorTags(t, tx.ID); len(got) != 0 {
+		t.Errorf("mirror tags = %q", got)
+	}
+}
+
 // TestRefusalsSendNothing: what the mirror knows to be invalid is refused
 // before any request and changes nothing.
 func TestRefusalsSendNothing(t *testing.T) {
@@ -291,7 +318,8 @@ func TestRefusalsSendNothing(t *testing.T) {
 		{"empty label", writeback.AddTags, []writeback.Row{{TxID: tx.ID, Value: ""}}, "empty tag label"},
 		{"long label", writeback.AddTags, []writeback.Row{{TxID: tx.ID, Value: strings.Repeat("é", writeback.MaxLabelLength+1)}}, "at most 64"},
 		{"control character", writeback.AddTags, []writeback.Row{{TxID: tx.ID, Value: "a\nb"}}, "control character"},
-		{"surrounding space", writeback.RemoveTags, []writeback.Row{{TxID: tx.ID, Value: " a"}}, "space"},
+		{"surrounding space", writeback.AddTags, []writeback.Row{{TxID: tx.ID, Value: " a"}}, "space"},
+		{"empty label to remove", writeback.RemoveTags, []writeback.Row{{TxID: tx.ID, Value: ""}}, "empty tag label"},
 		{"invalid utf-8", writeback.AddTags, []writeback.Row{{TxID: tx.ID, Value: "a\xffb"}}, "UTF-8"},
 	}
 	for _, c := range cases {
