@@ -126,7 +126,7 @@ func TestCLIHelp(t *testing.T) {
 			if r.stdout != usage {
 				t.Errorf("stdout is not the usage:\n%s", r)
 			}
-			for _, cmd := range []string{"demo", "serve", "webhook", "sync", "status", "ping", "simulator", "bench", "version"} {
+			for _, cmd := range []string{"demo", "serve", "webhook", "sync", "status", "ping", "simulator", "bench", "version", "categorize", "tag"} {
 				if !strings.Contains(r.stdout, "\n  "+cmd+" ") {
 					t.Errorf("usage does not list %s", cmd)
 				}

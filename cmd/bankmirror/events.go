@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 )
 
 const eventsUsage = "stuck | retry [EVENT_ID...]"
@@ -26,10 +25,7 @@ func cmdEvents(ctx context.Context, a *app, args []string) error {
 	if sub == "stuck" && len(ids) > 0 {
 		return fmt.Errorf("%w: events stuck takes no arguments", errUsage)
 	}
-	if _, err := os.Stat(a.cfg.DB); err != nil {
-		return fmt.Errorf("no mirror at %s (set BANKMIRROR_DB): %w", a.cfg.DB, err)
-	}
-	st, err := a.openStore(ctx, a.cfg.DB)
+	st, err := a.openExistingStore(ctx)
 	if err != nil {
 		return err
 	}

@@ -32,6 +32,8 @@ Commands:
   sync        one sync now: incremental, or --full for a complete reconciliation
   status      the bank's request budget, a sync in progress, last runs, row counts, webhook inbox
   events      list webhook events that ran out of attempts (stuck), or requeue them (retry)
+  categorize  set or remove a transaction's category at the bank and in the mirror (--from FILE for many)
+  tag         add or remove a transaction's tags at the bank and in the mirror (--from FILE for many)
   ping        check that the bank accepts the token
   config      print the effective configuration (secrets redacted)
   simulator   run the simulated bank on a local address
@@ -75,16 +77,18 @@ type app struct {
 type command func(ctx context.Context, a *app, args []string) error
 
 var commands = map[string]command{
-	"demo":      cmdDemo,
-	"sync":      cmdSync,
-	"status":    cmdStatus,
-	"ping":      cmdPing,
-	"simulator": cmdSimulator,
-	"bench":     cmdBench,
-	"serve":     cmdServe,
-	"webhook":   cmdWebhook,
-	"config":    cmdConfig,
-	"events":    cmdEvents,
+	"demo":       cmdDemo,
+	"sync":       cmdSync,
+	"status":     cmdStatus,
+	"ping":       cmdPing,
+	"simulator":  cmdSimulator,
+	"bench":      cmdBench,
+	"serve":      cmdServe,
+	"webhook":    cmdWebhook,
+	"config":     cmdConfig,
+	"events":     cmdEvents,
+	"categorize": cmdCategorize,
+	"tag":        cmdTag,
 	"version": func(_ context.Context, a *app, _ []string) error {
 		fmt.Fprintln(a.stdout, "bankmirror", version)
 		return nil
@@ -237,6 +241,15 @@ func (a *app) openStore(ctx context.Context, path string) (*store.Store, error) 
 		return nil, fmt.Errorf("open mirror %s: %w", path, err)
 	}
 	return s, nil
+}
+
+// openExistingStore opens the configured mirror, refusing to create one:
+// commands that read or change a mirror need one that a sync filled.
+func (a *app) openExistingStore(ctx context.Context) (*store.Store, error) {
+	if _, err := os.Stat(a.cfg.DB); err != nil {
+		return nil, fmt.Errorf("no mirror at %s (set BANKMIRROR_DB, or run `bankmirror sync --full` first): %w", a.cfg.DB, err)
+	}
+	return a.openStore(ctx, a.cfg.DB)
 }
 
 func (a *app) client(baseURL, token string, budget int) *bank.Client {

@@ -19,8 +19,8 @@ type Lane int
 
 // Lanes, most urgent first.
 const (
-	LaneWebhook     Lane = iota // refetches for webhook events
-	LaneIncremental             // incremental syncs and interactive commands
+	LaneWebhook     Lane = iota // refetches for webhook events, and a single write-back a person waits for
+	LaneIncremental             // incremental syncs, interactive commands and write-back batches
 	LaneFull                    // full listings
 )
 

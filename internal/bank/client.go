@@ -223,11 +223,14 @@ type request struct {
 	// sent, if set, receives when the attempt whose answer is decoded was
 	// sent: the bank's state in the answer is no older than that.
 	sent *time.Time
+	// repeatable marks a POST that the spec makes idempotent all the same
+	// (adding tags: duplicates are ignored), so it is retried like a PATCH.
+	repeatable bool
 }
 
 // idempotent reports whether 5xx and timeouts may be retried.
 func (r request) idempotent() bool {
-	return r.method == http.MethodGet || r.method == http.MethodPatch || r.method == http.MethodDelete
+	return r.method == http.MethodGet || r.method == http.MethodPatch || r.method == http.MethodDelete || r.repeatable
 }
 
 // label is "GET /path" (base path and query left out) for errors and logs.

@@ -173,6 +173,28 @@ func TestPostNotRetriedOnServerError(t *testing.T) {
 	}
 }
 
+// Adding tags is idempotent by the spec (duplicates are ignored), so that
+// POST is retried on a server error like the DELETE.
+func TestAddTagsRetriedOnServerError(t *testing.T) {
+	s := newServer(t, func(s *testServer, w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.URL.Path != "/api/v1/transactions/tx1/relationships/tags" {
+			t.Errorf("%s %s", r.Method, r.URL.Path)
+		}
+		if s.hits.Load() == 1 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+	c := newTestClient(s)
+	if err := c.AddTags(t.Context(), "tx1", []string{"Holiday"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.hits.Load(); got != 2 {
+		t.Errorf("hits = %d, want 2", got)
+	}
+}
+
 // A refused connection sent nothing, so even a POST is retried.
 func TestPostRetriedOnConnectionRefused(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

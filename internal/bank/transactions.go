@@ -150,7 +150,7 @@ func (c *Client) SetCategory(ctx context.Context, txID string, categoryID *strin
 		body.Data = &Identifier{Type: "categories", ID: *categoryID}
 	}
 	path := "/transactions/" + url.PathEscape(txID) + "/relationships/category"
-	if err := c.sendJSON(ctx, http.MethodPatch, path, body); err != nil {
+	if err := c.sendJSON(ctx, http.MethodPatch, path, body, false); err != nil {
 		return fmt.Errorf("set category: %w", err)
 	}
 	return nil
@@ -180,7 +180,9 @@ func (c *Client) tags(ctx context.Context, method, txID string, tags []string) e
 	for i, t := range tags {
 		body.Data[i] = Identifier{Type: "tags", ID: t}
 	}
-	return c.sendJSON(ctx, method, "/transactions/"+url.PathEscape(txID)+"/relationships/tags", body)
+	// Adding a tag twice is the same as once (the spec: duplicates are
+	// silently ignored), so the POST is retried like the DELETE.
+	return c.sendJSON(ctx, method, "/transactions/"+url.PathEscape(txID)+"/relationships/tags", body, true)
 }
 
 // get is a GET request of a path below the base URL.
@@ -189,11 +191,11 @@ func (c *Client) get(path string, q url.Values) request {
 }
 
 // sendJSON sends a JSON body to a path and expects an answer without content
-// to decode (204).
-func (c *Client) sendJSON(ctx context.Context, method, path string, v any) error {
+// to decode (204). repeatable: see request.repeatable.
+func (c *Client) sendJSON(ctx context.Context, method, path string, v any, repeatable bool) error {
 	body, err := gojson.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("encode body: %w", err)
 	}
-	return c.do(ctx, request{method: method, url: c.endpoint(path, nil), body: body}, nil)
+	return c.do(ctx, request{method: method, url: c.endpoint(path, nil), body: body, repeatable: repeatable}, nil)
 }

@@ -396,8 +396,11 @@ func TestTagsEndpoints(t *testing.T) {
 	if got := e.bank.Snapshot(); !slices.Equal(findTx(got, id).Tags, []string{"Ünïcode tag", "A b", "3", "4", "5"}) {
 		t.Fatalf("tags = %q", findTx(got, id).Tags)
 	}
-	if r := e.do("POST", path, tagBody("6", "7")); r.status != http.StatusUnprocessableEntity {
-		t.Fatalf("7 tags: %d", r.status)
+	if r := e.do("POST", path, tagBody("6", "7")); r.status != http.StatusUnprocessableEntity || !strings.Contains(string(r.body), "at most 6 tags") {
+		t.Fatalf("7 tags: %d %s", r.status, r.body)
+	}
+	if got := findTx(e.bank.Snapshot(), id).Tags; len(got) != 5 {
+		t.Fatalf("a refused POST changed the tags: %q", got)
 	}
 	if r := e.do("POST", path, tagBody("6")); r.status != http.StatusNoContent {
 		t.Fatalf("6th tag: %d", r.status)

@@ -187,7 +187,6 @@ func (b *Bank) SetCategory(id, categoryID string) error {
 
 // setTagsLocked replaces t's tags; b.mu is held.
 func (b *Bank) setTagsLocked(t *txn, tags []string) error {
-	b.changedLocked()
 	tags = dedupe(tags)
 	if len(tags) > maxTags {
 		return ErrTooManyTags
@@ -195,6 +194,7 @@ func (b *Bank) setTagsLocked(t *txn, tags []string) error {
 	if slices.Contains(tags, "") {
 		return fmt.Errorf("empty tag label: %w", ErrInvalidTag)
 	}
+	b.changedLocked()
 	b.countTags(t.Tags, -1)
 	t.Tags = tags
 	b.countTags(t.Tags, +1)

@@ -125,9 +125,11 @@ func (b *Bank) updateTags(rq *request, change func(cur, labels []string) []strin
 		writeError(rq.w, notFound("No transaction with id "+strconv.Quote(rq.params[0])+"."))
 	case aerr != nil:
 		writeError(rq.w, aerr)
-	case err != nil:
+	case errors.Is(err, ErrTooManyTags):
 		writeError(rq.w, &apiError{status: http.StatusUnprocessableEntity, title: "Too Many Tags",
 			detail: "A transaction can carry at most 6 tags.", pointer: "/data", hasSource: true})
+	case err != nil:
+		writeError(rq.w, invalidBody("/data", "Tag labels must be non-empty."))
 	default:
 		writeNoContent(rq.w)
 	}
