@@ -33,6 +33,8 @@ func TestConfigDefaults(t *testing.T) {
 		WorkerConcurrency: 4,
 		EventMaxAttempts:  12,
 		InboxRetention:    90 * 24 * time.Hour,
+
+		AttachmentsMaxBytes: 20 << 20,
 	}
 	for _, tc := range []struct {
 		name    string
@@ -66,22 +68,24 @@ func TestConfigDefaults(t *testing.T) {
 
 func TestConfigExplicitValues(t *testing.T) {
 	got, err := loadConfig(map[string]string{
-		"BANKMIRROR_API_URL":            "http://127.0.0.1:9/api/v1",
-		"BANKMIRROR_TOKEN":              "  " + cfgTestToken + "\n",
-		"BANKMIRROR_DB":                 "/tmp/x.db",
-		"BANKMIRROR_LOG_LEVEL":          "debug",
-		"BANKMIRROR_LOG_FORMAT":         "console",
-		"BANKMIRROR_SYNC_OVERLAP":       "90m",
-		"BANKMIRROR_LISTEN":             "[::1]:0",
-		"BANKMIRROR_WEBHOOK_PATH":       "/hooks/up",
-		"BANKMIRROR_WEBHOOK_SECRET":     cfgTestSecret,
-		"BANKMIRROR_SYNC_SCHEDULE":      "*/5 * * * *",
-		"BANKMIRROR_RECONCILE_SCHEDULE": "@every 6h",
-		"BANKMIRROR_WORKER_CONCURRENCY": "1",
-		"BANKMIRROR_EVENT_MAX_ATTEMPTS": "3",
-		"BANKMIRROR_INBOX_RETENTION":    "0",
-		"BANKMIRROR_BUDGET_RESERVE":     "7",
-		"BANKMIRROR_REQUESTS_PER_HOUR":  "300",
+		"BANKMIRROR_API_URL":               "http://127.0.0.1:9/api/v1",
+		"BANKMIRROR_TOKEN":                 "  " + cfgTestToken + "\n",
+		"BANKMIRROR_DB":                    "/tmp/x.db",
+		"BANKMIRROR_LOG_LEVEL":             "debug",
+		"BANKMIRROR_LOG_FORMAT":            "console",
+		"BANKMIRROR_SYNC_OVERLAP":          "90m",
+		"BANKMIRROR_LISTEN":                "[::1]:0",
+		"BANKMIRROR_WEBHOOK_PATH":          "/hooks/up",
+		"BANKMIRROR_WEBHOOK_SECRET":        cfgTestSecret,
+		"BANKMIRROR_SYNC_SCHEDULE":         "*/5 * * * *",
+		"BANKMIRROR_RECONCILE_SCHEDULE":    "@every 6h",
+		"BANKMIRROR_WORKER_CONCURRENCY":    "1",
+		"BANKMIRROR_EVENT_MAX_ATTEMPTS":    "3",
+		"BANKMIRROR_INBOX_RETENTION":       "0",
+		"BANKMIRROR_BUDGET_RESERVE":        "7",
+		"BANKMIRROR_REQUESTS_PER_HOUR":     "300",
+		"BANKMIRROR_ATTACHMENTS_DIR":       "/srv/receipts",
+		"BANKMIRROR_ATTACHMENTS_MAX_BYTES": "1000",
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +94,7 @@ func TestConfigExplicitValues(t *testing.T) {
 		APIURL: "http://127.0.0.1:9/api/v1", Token: cfgTestToken, DB: "/tmp/x.db", LogLevel: "debug", LogFormat: "console",
 		RequestsPerHour: 300, BudgetReserve: 7, SyncOverlap: 90 * time.Minute, Listen: "[::1]:0", WebhookPath: "/hooks/up",
 		WebhookSecret: cfgTestSecret, SyncSchedule: "*/5 * * * *", ReconcileSchedule: "@every 6h",
-		WorkerConcurrency: 1, EventMaxAttempts: 3,
+		WorkerConcurrency: 1, EventMaxAttempts: 3, AttachmentsDir: "/srv/receipts", AttachmentsMaxBytes: 1000,
 	}
 	if got != want {
 		t.Errorf("config =\n%+v\nwant\n%+v", got, want)
