@@ -16,16 +16,21 @@ type Keys struct {
 	Registering bool
 }
 
-// SecretCache keeps the webhook secrets in memory, so that authentic
-// requests cost no database read. It reloads them every interval, and when
-// a signature matches none of them (a webhook may just have been
-// registered from another process) it reloads at once, but at most once per
-// minGap (except while a registration is in progress): requests from
-// strangers cost at most a few small reads a second.
+// MissReloadGap is the shortest time between two loads that SecretCache.Miss
+// starts: whatever strangers send, their bad signatures cost at most one
+// small read a second, together, not one each.
+const MissReloadGap = time.Second
+
+// SecretCache keeps the webhook secrets in memory, so that requests cost no
+// database read. It reloads them every interval, and when a signature
+// matches none of them (a webhook may just have been registered from
+// another process) it reloads at once, unless it loaded them less than
+// MissReloadGap ago, during a registration too.
 type SecretCache struct {
 	load   func(ctx context.Context) (Keys, error)
 	every  time.Duration
 	minGap time.Duration
+	now    func() time.Time
 	log    zerolog.Logger
 
 	keys    atomic.Pointer[Keys]
@@ -37,7 +42,7 @@ type SecretCache struct {
 // NewSecretCache returns a cache that reloads with load every interval.
 // Call Load once before serving, then Run.
 func NewSecretCache(load func(ctx context.Context) (Keys, error), every time.Duration, log zerolog.Logger) *SecretCache {
-	c := &SecretCache{load: load, every: every, minGap: 10 * time.Millisecond,
+	c := &SecretCache{load: load, every: every, minGap: MissReloadGap, now: time.Now,
 		log: log.With().Str(logComponent, "receiver").Logger()}
 	c.keys.Store(&Keys{})
 	return c
@@ -51,7 +56,7 @@ func (c *SecretCache) Load(ctx context.Context) error {
 }
 
 func (c *SecretCache) loadLocked(ctx context.Context) error {
-	c.loaded = time.Now()
+	c.loaded = c.now()
 	k, err := c.load(ctx)
 	if err != nil {
 		if err.Error() != c.lastErr && ctx.Err() == nil {
@@ -86,14 +91,13 @@ func (c *SecretCache) Secrets(context.Context) ([][]byte, error) { return c.keys
 func (c *SecretCache) Registering(context.Context) bool { return c.keys.Load().Registering }
 
 // Miss reloads the keys after a signature matched none of them, unless
-// they were loaded less than minGap ago; it reports whether it reloaded
-// (for Config.Miss).
+// they were loaded less than MissReloadGap ago; it reports whether it
+// reloaded (for Config.Miss). A delivery it does not reload for is
+// answered 401, or 503 during a registration, and the bank retries it.
 func (c *SecretCache) Miss(ctx context.Context) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	// While a registration is storing a new secret, every miss reloads:
-	// the window is short and opened by the operator.
-	if time.Since(c.loaded) < c.minGap && !c.keys.Load().Registering {
+	if c.now().Sub(c.loaded) < c.minGap {
 		return false
 	}
 	return c.loadLocked(ctx) == nil
