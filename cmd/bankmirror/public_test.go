@@ -185,6 +185,7 @@ func TestPublicEndpointUnderAttack(t *testing.T) {
 			refusalLines = append(refusalLines, l)
 		}
 	}
+	t.Logf("%d log lines about refused requests", len(refusalLines))
 	if len(refusalLines) == 0 || len(refusalLines) > 5 {
 		t.Errorf("%d log lines about refused requests, want 1 to 5:\n%s", len(refusalLines), strings.Join(refusalLines, "\n"))
 	}

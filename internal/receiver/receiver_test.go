@@ -537,6 +537,9 @@ func TestListen(t *testing.T) {
 	if srv.ReadHeaderTimeout == 0 || srv.ReadTimeout == 0 || srv.WriteTimeout == 0 || srv.IdleTimeout == 0 {
 		t.Errorf("a timeout is unset: %+v", srv)
 	}
+	if srv.MaxHeaderBytes != MaxHeaderBytes {
+		t.Errorf("MaxHeaderBytes = %d, want %d", srv.MaxHeaderBytes, MaxHeaderBytes)
+	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 
