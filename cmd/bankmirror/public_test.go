@@ -82,7 +82,7 @@ func TestPublicEndpointUnderAttack(t *testing.T) {
 		resp.Body.Close()
 		return resp.StatusCode == http.StatusMethodNotAllowed
 	})
-	before := procStatusMiB(t, d.cmd.Process.Pid, "VmRSS")
+	before := daemonMiB(t, d, "VmRSS")
 
 	body := bytes.Repeat([]byte("x"), 1<<20)
 	tr := &http.Transport{MaxConnsPerHost: concurrency, MaxIdleConnsPerHost: concurrency}
@@ -154,7 +154,7 @@ func TestPublicEndpointUnderAttack(t *testing.T) {
 	close(genuineDone)
 	wg.Wait()
 
-	peak := procStatusMiB(t, d.cmd.Process.Pid, "VmHWM")
+	peak := daemonMiB(t, d, "VmHWM")
 	mu.Lock()
 	t.Logf("%d unsigned 1 MiB POSTs at concurrency %d: answers %v, %d transport errors; daemon RSS %.1f MiB before, peak %.1f MiB",
 		answered.Load(), concurrency, statuses, transportErrors, before, peak)
@@ -211,22 +211,12 @@ func buildBankmirror(t *testing.T) string {
 	return exe
 }
 
-// procStatusMiB reads a kB field (VmRSS, VmHWM) of /proc/PID/status.
-func procStatusMiB(t *testing.T, pid int, field string) float64 {
+// daemonMiB reads a kB field (VmRSS, VmHWM) of the daemon's /proc/PID/status.
+func daemonMiB(t *testing.T, d *child, field string) float64 {
 	t.Helper()
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	mib, err := procStatusMiB("/proc/"+strconv.Itoa(d.cmd.Process.Pid)+"/status", field)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, field+":"); ok {
-			kb, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 64)
-			if err != nil {
-				t.Fatalf("%s: %v", line, err)
-			}
-			return kb / 1024
-		}
-	}
-	t.Fatalf("no %s in /proc/%d/status", field, pid)
-	return 0
+	return mib
 }

@@ -316,6 +316,23 @@ func TestSignatureCheckedBeforeBody(t *testing.T) {
 	}
 }
 
+// trickle writes a byte to c every interval until stop is closed or a
+// write fails.
+func trickle(c net.Conn, every time.Duration, stop <-chan struct{}) {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-tick.C:
+			if _, err := io.WriteString(c, " "); err != nil {
+				return
+			}
+		}
+	}
+}
+
 // Hundreds of connections trickling their bodies (well-formed signature
 // headers, a byte now and then) hold no in-flight slot: with four slots and
 // 300 of them reading, a genuine delivery is answered 200 and stored.
@@ -338,20 +355,7 @@ func TestSlowBodiesDoNotBlockAGenuineDelivery(t *testing.T) {
 		if _, err := io.WriteString(c, head("POST", "/webhook", randomSig(), 1000)+"{"); err != nil {
 			t.Fatal(err)
 		}
-		wg.Go(func() {
-			tick := time.NewTicker(100 * time.Millisecond)
-			defer tick.Stop()
-			for {
-				select {
-				case <-stop:
-					return
-				case <-tick.C:
-					if _, err := io.WriteString(c, " "); err != nil {
-						return
-					}
-				}
-			}
-		})
+		wg.Go(func() { trickle(c, 100*time.Millisecond, stop) })
 	}
 	for range tricklers {
 		waitFor(t, reading)
@@ -390,18 +394,7 @@ func TestSlowBodyIsCut(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		tick := time.NewTicker(20 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-				if _, err := io.WriteString(c, " "); err != nil {
-					return
-				}
-			}
-		}
+		trickle(c, 20*time.Millisecond, stop)
 	}()
 	defer func() { close(stop); <-done }()
 	br := bufio.NewReader(c)
