@@ -172,6 +172,7 @@ func TestRefusedRequestsRunNoSQL(t *testing.T) {
 		{"GET on the path", func(c *net.TCPConn) { _, _ = io.WriteString(c, head("GET", "/webhook", "", 0)) }, 405, ReasonMethod},
 		{"PUT on the path", func(c *net.TCPConn) { _, _ = io.WriteString(c, head("PUT", "/webhook", randomSig(), 2)+"{}") }, 405, ReasonMethod},
 		{"another path", func(c *net.TCPConn) { _, _ = io.WriteString(c, head("POST", "/readyz", randomSig(), 2)+"{}") }, 404, ReasonPath},
+		{"OPTIONS *", func(c *net.TCPConn) { _, _ = io.WriteString(c, head("OPTIONS", "*", "", 0)) }, 404, ReasonPath},
 		{"no signature", func(c *net.TCPConn) { _, _ = io.WriteString(c, head("POST", "/webhook", "", 2)+"{}") }, 401, ReasonSignatureMissing},
 		{"uppercase signature", func(c *net.TCPConn) {
 			_, _ = io.WriteString(c, head("POST", "/webhook", strings.ToUpper(sign([]byte("{}"), secretA)), 2)+"{}")

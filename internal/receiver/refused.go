@@ -112,7 +112,7 @@ func (l *refusalLog) record(ref refusal) {
 		}
 		e = e.Str(zerolog.ErrorFieldName, msg)
 	}
-	e.Dur(logInterval, l.every).Msg("webhook request refused; more refusals for this reason are counted and summarised once per interval")
+	e.Str(logInterval, l.every.String()).Msg("webhook request refused; more refusals for this reason are counted and summarised once per interval")
 }
 
 // tick writes the summary of the interval that t closes, or goes quiet.
@@ -161,5 +161,5 @@ func (l *refusalLog) summary(counts map[string]int) {
 			total += n
 		}
 	}
-	l.log.Warn().Dict(logRefused, d).Int(logTotal, total).Dur(logInterval, l.every).Msg("webhook requests refused since the last report")
+	l.log.Warn().Dict(logRefused, d).Int(logTotal, total).Str(logInterval, l.every.String()).Msg("webhook requests refused since the last report")
 }

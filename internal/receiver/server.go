@@ -40,6 +40,9 @@ func NewServer(h http.Handler) *http.Server {
 		WriteTimeout:      WriteTimeout,
 		IdleTimeout:       IdleTimeout,
 		MaxHeaderBytes:    MaxHeaderBytes,
+		// "OPTIONS *" goes to h like any request (a 404 from Handler),
+		// rather than a 200 from net/http.
+		DisableGeneralOptionsHandler: true,
 	}
 }
 
