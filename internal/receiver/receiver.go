@@ -119,7 +119,7 @@ type Config struct {
 	// secrets (a cache of them may be behind a new registration); the
 	// secrets are then asked for again and checked once more. Strangers
 	// call it at will: it must bound what it costs (SecretCache.Miss
-	// reloads at most once a second).
+	// reloads only after a commit, and at most every 10 ms).
 	Miss func(ctx context.Context) bool
 	// MaxInFlight caps the verified deliveries waiting for their commit at
 	// once; beyond it a delivery is answered 503 (the bank retries).
