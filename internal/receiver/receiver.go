@@ -489,7 +489,6 @@ func (r *Receiver) refuse(w http.ResponseWriter, ref refusal) {
 	r.refused.record(ref)
 	if !ref.authentic {
 		w.Header().Set("Connection", "close")
-		// An exceeded deadline (a body too slow) is not extended.
 		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(refusedReadGrace))
 	}
 	http.Error(w, http.StatusText(ref.status), ref.status)
