@@ -272,17 +272,26 @@ func randomHex(n int) string {
 
 // procMiB reads a memory figure (VmRSS, VmHWM) of this process in MiB.
 func procMiB(field string) float64 {
-	b, err := os.ReadFile("/proc/self/status")
+	mib, _ := procStatusMiB("/proc/self/status", field)
+	return mib
+}
+
+// procStatusMiB reads a kB field (VmRSS, VmHWM) of a /proc/PID/status file.
+func procStatusMiB(path, field string) (float64, error) {
+	b, err := os.ReadFile(path)
 	if err != nil {
-		return 0
+		return 0, err
 	}
 	for _, line := range strings.Split(string(b), "\n") {
 		if v, ok := strings.CutPrefix(line, field+":"); ok {
-			kb, _ := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 64)
-			return kb / 1024
+			kb, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 64)
+			if err != nil {
+				return 0, fmt.Errorf("%s %s: %w", path, field, err)
+			}
+			return kb / 1024, nil
 		}
 	}
-	return 0
+	return 0, fmt.Errorf("%s: no %s", path, field)
 }
 
 // resetPeakRSS returns free memory to the OS and resets VmHWM to the

@@ -237,7 +237,14 @@ func startChild(t *testing.T, env []string, out io.Writer, args ...string) *chil
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(exe, append([]string{childArgsMarker}, args...)...)
+	return startProcess(t, exe, append([]string{childArgsMarker}, args...), env, out)
+}
+
+// startProcess runs exe with args and env; its output goes to out. The
+// test's cleanup kills it if it is still running.
+func startProcess(t *testing.T, exe string, args, env []string, out io.Writer) *child {
+	t.Helper()
+	cmd := exec.Command(exe, args...)
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {

@@ -183,7 +183,8 @@ func TestServeRejectsBadDeliveriesAndChangesNothing(t *testing.T) {
 		{"no signature", body, "", http.StatusUnauthorized},
 		{"wrong secret", body, simulator.Sign("not-the-secret", body), http.StatusUnauthorized},
 		{"malformed but signed", []byte(`{"data":`), simulator.Sign(h.SecretKey, []byte(`{"data":`)), http.StatusBadRequest},
-		{"oversized", bytes.Repeat([]byte(" "), 2<<20), "", http.StatusRequestEntityTooLarge},
+		{"oversized", bytes.Repeat([]byte(" "), 2<<20), simulator.Sign(h.SecretKey, bytes.Repeat([]byte(" "), 2<<20)), http.StatusRequestEntityTooLarge},
+		{"oversized without a signature", bytes.Repeat([]byte(" "), 2<<20), "", http.StatusUnauthorized},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			req, _ := http.NewRequest(http.MethodPost, m.URL()+"/webhook", bytes.NewReader(tc.body))
@@ -241,7 +242,7 @@ func TestWebhookRotationRejectsNothing(t *testing.T) {
 	for _, id := range []string{old.ID, hooks[0].ID} {
 		for _, l := range b.sim.DeliveryLog(id) {
 			if l.DeliveryStatus != "DELIVERED" {
-				t.Errorf("delivery %s of event %s to webhook %s: %s", l.ID, l.EventID, id, l.DeliveryStatus)
+				t.Errorf("delivery %s of event %s to webhook %s: %s %+v at %v", l.ID, l.EventID, id, l.DeliveryStatus, l.Response, l.CreatedAt.Format("15:04:05.000"))
 			}
 		}
 	}

@@ -3,13 +3,21 @@
 // inbox before answering 200. Concurrent deliveries share one SQLite commit
 // (group commit), so a burst of callbacks pays a few fsyncs, not one each.
 //
+// The endpoint faces the internet, so what a stranger can make it spend is
+// bounded: it answers only POST on its path, refuses a request without a
+// well-formed signature header before reading its body, reads at most
+// MaxBody bytes into pooled buffers under a read deadline of its own
+// (BodyTimeout), checks signatures against secrets held in memory, holds an
+// in-flight slot only while a verified event waits for its commit, and
+// logs refusals as a count per interval rather than a line each. No refused
+// request reaches the database.
+//
 // The receiver only records events; applying them is the worker's job
 // (internal/sync), which the receiver wakes through Config.Notify. The two
 // packages do not import each other.
 package receiver
 
 import (
-	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
@@ -33,10 +41,20 @@ const SignatureHeader = "X-Service-Authenticity-Signature"
 
 // Defaults for Config.
 const (
-	DefaultPath    = "/webhook"
-	DefaultMaxBody = 1 << 20 // 1 MiB
+	DefaultPath = "/webhook"
+	// DefaultMaxBody is the default Config.MaxBody: real events are under
+	// 1 KiB; 64 KiB leaves room for fields the bank may add.
+	DefaultMaxBody = 64 << 10
 	// DefaultMaxInFlight is the default Config.MaxInFlight.
 	DefaultMaxInFlight = 512
+	// DefaultBodyTimeout is the default Config.BodyTimeout. The bank sends a
+	// body of under 1 KiB (one or two TCP segments) right behind its
+	// headers; 5 s covers a few retransmissions on a lossy path (the first
+	// retransmission timeouts are 1 s and 2 s), or 64 KiB at about 100
+	// kbit/s, while a connection that trickles its body is cut after 5 s.
+	DefaultBodyTimeout = 5 * time.Second
+	// DefaultRefusedLogInterval is the default Config.RefusedLogInterval.
+	DefaultRefusedLogInterval = time.Minute
 )
 
 const (
@@ -48,6 +66,9 @@ const (
 	ackTimeout = 25 * time.Second
 	// maxLoggedError caps a logged rejection cause, in bytes.
 	maxLoggedError = 200
+	// refusedReadGrace bounds what the server reads of a refused request
+	// after answering it (see refuse).
+	refusedReadGrace = 250 * time.Millisecond
 )
 
 // Log field names.
@@ -60,6 +81,9 @@ const (
 	logReason        = "reason"
 	logBatch         = "batch"
 	logInserted      = "inserted"
+	logRefused       = "refused"
+	logTotal         = "total"
+	logInterval      = "interval"
 )
 
 // ErrClosed is the reply to requests still waiting when the receiver stops.
@@ -77,8 +101,10 @@ type Config struct {
 	// Path is the webhook's path; DefaultPath when empty.
 	Path string
 	// Secrets returns every secret currently valid (two during a rotation).
-	// It is called once per request, so it must be cheap (an in-memory
-	// snapshot); a secret it starts returning is accepted at once.
+	// It is called once per request whose signature header is well formed,
+	// so it must be cheap and must not touch the database (an in-memory
+	// snapshot such as SecretCache); a secret it starts returning is
+	// accepted at once.
 	Secrets func(ctx context.Context) ([][]byte, error)
 	// Notify, if set, is called by the writer after each commit that
 	// inserted new events, with their ids. It runs on the writer goroutine:
@@ -91,14 +117,31 @@ type Config struct {
 	Registering func(ctx context.Context) bool
 	// Miss, if set, is called when a signature matched none of the
 	// secrets (a cache of them may be behind a new registration); the
-	// secrets are then asked for again and checked once more.
+	// secrets are then asked for again and checked once more. Strangers
+	// call it at will: it must bound what it costs (SecretCache.Miss
+	// reloads only after a commit, and at most every 10 ms).
 	Miss func(ctx context.Context) bool
-	// MaxInFlight caps the deliveries handled at once; beyond it a delivery
-	// is answered 503 (the bank retries) before its body is read.
+	// MaxInFlight caps the verified deliveries waiting for their commit at
+	// once; beyond it a delivery is answered 503 (the bank retries).
 	// DefaultMaxInFlight when <= 0.
 	MaxInFlight int
 	// MaxBody is the largest body accepted; DefaultMaxBody when <= 0.
 	MaxBody int64
+	// BodyTimeout bounds reading a request's body, from the end of its
+	// headers; a slower body is answered 408 and its connection closed.
+	// DefaultBodyTimeout when <= 0.
+	BodyTimeout time.Duration
+	// OnRefused, if set, is called once for every request not answered
+	// 200, with one of the Reason constants (see Reasons). It runs on the
+	// request's goroutine: it must be cheap and safe for concurrent use (a
+	// metrics counter).
+	OnRefused func(reason string)
+	// RefusedLogInterval is how often refusals are summarised in the log:
+	// the first refusal of each reason is logged in full, the ones after it
+	// are counted and reported in one line per interval, so a flood of
+	// refused requests writes a line or two a minute.
+	// DefaultRefusedLogInterval when <= 0.
+	RefusedLogInterval time.Duration
 	// Log is the logger; the receiver adds component=receiver.
 	Log zerolog.Logger
 }
@@ -117,7 +160,9 @@ type Receiver struct {
 	log zerolog.Logger
 
 	queue   chan *request
-	slots   chan struct{} // one per delivery being handled
+	slots   chan struct{} // one per verified delivery waiting for its commit
+	large   sync.Pool     // *[]byte of MaxBody+1 bytes, for bodies over smallBody
+	refused *refusalLog
 	stop    chan struct{} // closed by Close
 	done    chan struct{} // closed when the writer has exited
 	started atomic.Bool
@@ -129,6 +174,9 @@ type Receiver struct {
 	direct bool
 	// onEnqueue, if set, is called after a request is queued (tests).
 	onEnqueue func()
+	// onBody, if set, is called when a request starts reading its body
+	// (tests).
+	onBody func()
 }
 
 // New returns a receiver storing into in (a *store.Store in production).
@@ -146,18 +194,31 @@ func New(in inbox, cfg Config) *Receiver {
 	if cfg.MaxInFlight <= 0 {
 		cfg.MaxInFlight = DefaultMaxInFlight
 	}
+	if cfg.BodyTimeout <= 0 {
+		cfg.BodyTimeout = DefaultBodyTimeout
+	}
+	if cfg.RefusedLogInterval <= 0 {
+		cfg.RefusedLogInterval = DefaultRefusedLogInterval
+	}
 	if cfg.Secrets == nil {
 		cfg.Secrets = func(context.Context) ([][]byte, error) { return nil, nil }
 	}
-	return &Receiver{
-		in:    in,
-		cfg:   cfg,
-		log:   cfg.Log.With().Str(logComponent, "receiver").Logger(),
-		queue: make(chan *request, maxBatch),
-		slots: make(chan struct{}, cfg.MaxInFlight),
-		stop:  make(chan struct{}),
-		done:  make(chan struct{}),
+	log := cfg.Log.With().Str(logComponent, "receiver").Logger()
+	r := &Receiver{
+		in:      in,
+		cfg:     cfg,
+		log:     log,
+		queue:   make(chan *request, maxBatch),
+		slots:   make(chan struct{}, cfg.MaxInFlight),
+		stop:    make(chan struct{}),
+		done:    make(chan struct{}),
+		refused: newRefusalLog(log, cfg.RefusedLogInterval),
 	}
+	r.large.New = func() any {
+		b := make([]byte, cfg.MaxBody+1)
+		return &b
+	}
+	return r
 }
 
 // Start runs the writer goroutine until ctx ends or Close is called. The
@@ -178,8 +239,8 @@ func (r *Receiver) Start(ctx context.Context) error {
 }
 
 // Close stops the writer and waits for it: a commit in progress finishes,
-// and requests still queued are answered 503. It is safe to call more than
-// once, and before Start.
+// and requests still queued are answered 503. Refusals not yet reported
+// are logged. It is safe to call more than once, and before Start.
 func (r *Receiver) Close() error {
 	r.mu.Lock()
 	if !r.closed {
@@ -191,6 +252,7 @@ func (r *Receiver) Close() error {
 	if started {
 		<-r.done
 	}
+	r.refused.flush()
 	return nil
 }
 
@@ -310,95 +372,60 @@ func (r *Receiver) store(ctx context.Context, ev store.InboxEvent) error {
 	}
 }
 
-// Handler serves POST on the webhook path and GET /healthz (liveness: the
-// process answers). Readiness is the caller's business. Everything else is
-// 404.
+// Handler serves POST on the webhook path and nothing else: another method
+// on the path is answered 405, any other path 404. It is meant for the
+// internet-facing listener; health and metrics belong on another one.
 func (r *Receiver) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		switch req.URL.Path {
-		case r.cfg.Path:
-			if req.Method != http.MethodPost {
-				w.Header().Set("Allow", http.MethodPost)
-				http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
-				return
-			}
-			r.serveWebhook(w, req)
-		case "/healthz":
-			if req.Method != http.MethodGet && req.Method != http.MethodHead {
-				w.Header().Set("Allow", "GET, HEAD")
-				http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
-				return
-			}
-			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-			_, _ = io.WriteString(w, "ok")
+		switch {
+		case req.URL.Path != r.cfg.Path:
+			r.refuse(w, refusal{reason: ReasonPath, status: http.StatusNotFound})
+		case req.Method != http.MethodPost:
+			w.Header().Set("Allow", http.MethodPost)
+			r.refuse(w, refusal{reason: ReasonMethod, status: http.StatusMethodNotAllowed})
 		default:
-			http.NotFound(w, req)
+			r.serveWebhook(w, req)
 		}
 	})
 }
 
+// serveWebhook checks, in order of cost: the signature header's form, the
+// declared length, the body (read under its own deadline), the signature,
+// the event; only a verified event takes an in-flight slot, to wait for its
+// commit.
 func (r *Receiver) serveWebhook(w http.ResponseWriter, req *http.Request) {
+	sig := req.Header.Get(SignatureHeader)
+	switch {
+	case sig == "":
+		r.refuse(w, refusal{reason: ReasonSignatureMissing, status: http.StatusUnauthorized})
+		return
+	case !WellFormedSignature(sig):
+		r.refuse(w, refusal{reason: ReasonSignatureMalformed, status: http.StatusUnauthorized})
+		return
+	}
+	raw, ref := r.readBody(w, req)
+	if ref.reason != "" {
+		r.refuse(w, ref)
+		return
+	}
+	ev, ref := r.authenticate(req.Context(), raw.b, sig)
+	raw.free() // the event holds copies
+	if ref.reason != "" {
+		r.refuse(w, ref)
+		return
+	}
+
 	select {
 	case r.slots <- struct{}{}:
 		defer func() { <-r.slots }()
 	default:
-		r.reject(w, http.StatusServiceUnavailable, "too many deliveries at once", nil)
+		r.refuse(w, refusal{reason: ReasonOverloaded, status: http.StatusServiceUnavailable, eventID: ev.ID, authentic: true})
 		return
-	}
-	body, status, reason := r.readBody(w, req)
-	if status != 0 {
-		r.reject(w, status, reason, nil)
-		return
-	}
-	secrets, err := r.cfg.Secrets(req.Context())
-	if err != nil {
-		r.log.Error().Err(err).Msg("load webhook secrets")
-		r.reject(w, http.StatusServiceUnavailable, "secrets unavailable", nil)
-		return
-	}
-	sig := req.Header.Get(SignatureHeader)
-	if sig == "" {
-		r.reject(w, http.StatusUnauthorized, "missing signature", nil)
-		return
-	}
-	if !VerifySignature(body, sig, secrets) && r.cfg.Miss != nil {
-		// The secrets may have changed since this request read them (a
-		// reload by Miss, or by another request's): check again.
-		r.cfg.Miss(req.Context())
-		if secrets, err = r.cfg.Secrets(req.Context()); err != nil {
-			secrets = nil
-		}
-	}
-	if !VerifySignature(body, sig, secrets) {
-		if r.cfg.Registering != nil && r.cfg.Registering(req.Context()) {
-			r.reject(w, http.StatusServiceUnavailable, "unknown signature during a webhook registration", nil)
-			return
-		}
-		r.reject(w, http.StatusUnauthorized, "bad signature", nil)
-		return
-	}
-	e, err := bank.ParseWebhookEvent(body)
-	if err != nil {
-		// The decoder's message names fields and values, never the body.
-		r.reject(w, http.StatusBadRequest, "invalid event", err)
-		return
-	}
-	ev := store.InboxEvent{
-		ID:            e.ID,
-		EventType:     e.EventType,
-		WebhookID:     e.WebhookID,
-		TransactionID: e.TransactionID,
-		CreatedAt:     e.CreatedAt,
-		Source:        store.SourceWebhook,
-		Body:          string(body),
 	}
 	ctx, cancel := context.WithTimeout(req.Context(), ackTimeout)
 	defer cancel()
 	if err := r.store(ctx, ev); err != nil {
-		r.log.Warn().Err(err).Str(logEventID, ev.ID).Str(logEventType, ev.EventType).
-			Str(logTransactionID, ev.TransactionID).Int(logStatus, http.StatusServiceUnavailable).
-			Str(logReason, "not stored").Msg("webhook rejected")
-		http.Error(w, "event not stored, retry", http.StatusServiceUnavailable)
+		r.refuse(w, refusal{reason: ReasonUnavailable, status: http.StatusServiceUnavailable, eventID: ev.ID, cause: err, authentic: true})
 		return
 	}
 	r.log.Debug().Str(logEventID, ev.ID).Str(logEventType, ev.EventType).
@@ -407,52 +434,86 @@ func (r *Receiver) serveWebhook(w http.ResponseWriter, req *http.Request) {
 	_, _ = io.WriteString(w, "ok")
 }
 
-// readBody reads the whole body, at most MaxBody bytes. A non-zero status
-// means the request is refused.
-func (r *Receiver) readBody(w http.ResponseWriter, req *http.Request) (body []byte, status int, reason string) {
-	limit := r.cfg.MaxBody
-	if req.ContentLength > limit {
-		return nil, http.StatusRequestEntityTooLarge, "body too large"
-	}
-	var buf bytes.Buffer
-	// Trust a declared length only up to what a real event needs, so that
-	// requests that never send their body cannot pin memory.
-	if n := req.ContentLength; n > 0 {
-		buf.Grow(int(min(n, 64<<10)))
-	}
-	_, err := buf.ReadFrom(http.MaxBytesReader(w, req.Body, limit))
+// authenticate verifies body's signature against the secrets in memory and
+// parses the event. A refusal with a reason means it failed.
+func (r *Receiver) authenticate(ctx context.Context, body []byte, sig string) (store.InboxEvent, refusal) {
+	secrets, err := r.cfg.Secrets(ctx)
 	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return nil, http.StatusRequestEntityTooLarge, "body too large"
-		}
-		return nil, http.StatusBadRequest, "read body"
+		return store.InboxEvent{}, refusal{reason: ReasonUnavailable, status: http.StatusServiceUnavailable,
+			cause: fmt.Errorf("load webhook secrets: %w", err)}
 	}
-	return buf.Bytes(), 0, ""
+	if !VerifySignature(body, sig, secrets) && r.cfg.Miss != nil {
+		// The secrets may have changed since this request read them (a
+		// reload by Miss, or by another request's): check again.
+		r.cfg.Miss(ctx)
+		if secrets, err = r.cfg.Secrets(ctx); err != nil {
+			secrets = nil
+		}
+	}
+	if !VerifySignature(body, sig, secrets) {
+		if r.cfg.Registering != nil && r.cfg.Registering(ctx) {
+			// It may be signed with the secret about to be stored: the
+			// bank retries a 503.
+			return store.InboxEvent{}, refusal{reason: ReasonRegistering, status: http.StatusServiceUnavailable}
+		}
+		return store.InboxEvent{}, refusal{reason: ReasonSignatureInvalid, status: http.StatusUnauthorized}
+	}
+	e, err := bank.ParseWebhookEvent(body)
+	if err != nil {
+		// The decoder's message names fields and values, never the body.
+		return store.InboxEvent{}, refusal{reason: ReasonMalformed, status: http.StatusBadRequest, cause: err, authentic: true}
+	}
+	return store.InboxEvent{
+		ID:            e.ID,
+		EventType:     e.EventType,
+		WebhookID:     e.WebhookID,
+		TransactionID: e.TransactionID,
+		CreatedAt:     e.CreatedAt,
+		Source:        store.SourceWebhook,
+		Body:          string(body),
+	}, refusal{}
 }
 
-// reject answers a refused request and logs why, at warn. It never logs the
-// body, the signature or a secret.
-func (r *Receiver) reject(w http.ResponseWriter, status int, reason string, cause error) {
-	l := r.log.Warn().Int(logStatus, status).Str(logReason, reason)
-	if cause != nil {
-		// Decoder messages quote field values; cap them.
-		msg := cause.Error()
-		if len(msg) > maxLoggedError {
-			msg = msg[:maxLoggedError] + "..."
-		}
-		l = l.Str(zerolog.ErrorFieldName, msg)
+// refuse answers a refused request, reports it to OnRefused and to the
+// aggregated log. It never logs the body, the signature or a secret.
+//
+// A request not verified as the bank's has its connection closed after the
+// answer, so a stranger's connection serves one request. Its unread body
+// (the server drains up to 256 KiB before closing, so that the client
+// reads the answer rather than a reset) gets refusedReadGrace more at
+// most: what has already arrived is drained, a trickle is cut.
+func (r *Receiver) refuse(w http.ResponseWriter, ref refusal) {
+	if r.cfg.OnRefused != nil {
+		r.cfg.OnRefused(ref.reason)
 	}
-	l.Msg("webhook rejected")
-	http.Error(w, http.StatusText(status), status)
+	r.refused.record(ref)
+	if !ref.authentic {
+		w.Header().Set("Connection", "close")
+		_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(refusedReadGrace))
+	}
+	http.Error(w, http.StatusText(ref.status), ref.status)
+}
+
+// WellFormedSignature reports whether s has the form of the signature the
+// bank sends: 64 lowercase hex digits (a SHA-256 HMAC).
+func WellFormedSignature(s string) bool {
+	if len(s) != 2*sha256.Size {
+		return false
+	}
+	for i := range len(s) {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // VerifySignature reports whether signatureHex is the hex HMAC-SHA256 of
-// body under one of secrets. Hex is accepted in either case; the spec sends
-// lowercase. Empty secrets never match (anyone could sign with them). Each
-// secret is tried, in constant time, even after a match.
+// body under one of secrets. Only the form the bank sends is accepted: 64
+// lowercase hex digits. Empty secrets never match (anyone could sign with
+// them). Each secret is tried, in constant time, even after a match.
 func VerifySignature(body []byte, signatureHex string, secrets [][]byte) bool {
-	if len(signatureHex) != 2*sha256.Size {
+	if !WellFormedSignature(signatureHex) {
 		return false
 	}
 	var got [sha256.Size]byte

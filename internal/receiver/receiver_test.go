@@ -44,7 +44,7 @@ func TestWebhook(t *testing.T) {
 		{name: "valid", body: created, sig: sign(created, secretA), wantStatus: 200, wantID: "ev-created", wantRows: 1},
 		{name: "valid chunked", body: created, sig: sign(created, secretA), chunked: true, wantStatus: 200, wantID: "ev-created", wantRows: 1},
 		{name: "ping without transaction", body: ping, sig: sign(ping, secretA), wantStatus: 200, wantID: "ev-ping", wantRows: 1},
-		{name: "uppercase hex", body: created, sig: upper, wantStatus: 200, wantID: "ev-created", wantRows: 1},
+		{name: "uppercase hex", body: created, sig: upper, wantStatus: 401},
 		{name: "settled", body: eventBody("ev-s", "TRANSACTION_SETTLED", "tx-1"), sig: sign(eventBody("ev-s", "TRANSACTION_SETTLED", "tx-1"), secretA), wantStatus: 200, wantID: "ev-s", wantRows: 1},
 		{name: "deleted", body: eventBody("ev-d", "TRANSACTION_DELETED", "tx-1"), sig: sign(eventBody("ev-d", "TRANSACTION_DELETED", "tx-1"), secretA), wantStatus: 200, wantID: "ev-d", wantRows: 1},
 
@@ -70,14 +70,20 @@ func TestWebhook(t *testing.T) {
 			sig: sign(eventBody("ev-y", "TRANSACTION_CREATED", ""), secretA), wantStatus: 400},
 		{name: "data not an object", body: []byte(`{"data":[1]}`), sig: sign([]byte(`{"data":[1]}`), secretA), wantStatus: 400},
 
-		{name: "exactly 1 MiB", body: exact, sig: sign(exact, secretA), wantStatus: 200, wantID: "ev-exact", wantRows: 1},
-		{name: "over 1 MiB", body: big, sig: sign(big, secretA), wantStatus: 413},
-		{name: "over 1 MiB chunked", body: big, sig: sign(big, secretA), chunked: true, wantStatus: 413},
+		{name: "exactly the limit", body: exact, sig: sign(exact, secretA), wantStatus: 200, wantID: "ev-exact", wantRows: 1},
+		{name: "exactly the limit chunked", body: exact, sig: sign(exact, secretA), chunked: true, wantStatus: 200, wantID: "ev-exact", wantRows: 1},
+		{name: "over the limit", body: big, sig: sign(big, secretA), wantStatus: 413},
+		{name: "over the limit chunked", body: big, sig: sign(big, secretA), chunked: true, wantStatus: 413},
+		{name: "one byte over the limit chunked", body: append(bytes.Clone(exact), ' '), sig: sign(append(bytes.Clone(exact), ' '), secretA), chunked: true, wantStatus: 413},
+		{name: "over the small buffer", body: append(eventBody("ev-mid", "PING", ""), bytes.Repeat([]byte(" "), 3*smallBody)...),
+			sig: sign(append(eventBody("ev-mid", "PING", ""), bytes.Repeat([]byte(" "), 3*smallBody)...), secretA), chunked: true, wantStatus: 200, wantID: "ev-mid", wantRows: 1},
 
 		{name: "GET", method: http.MethodGet, wantStatus: 405},
+		{name: "HEAD", method: http.MethodHead, wantStatus: 405},
 		{name: "PUT", method: http.MethodPut, body: created, sig: sign(created, secretA), wantStatus: 405},
 		{name: "unknown path", path: "/webhooks", body: created, sig: sign(created, secretA), wantStatus: 404},
 		{name: "subpath", path: "/webhook/x", body: created, sig: sign(created, secretA), wantStatus: 404},
+		{name: "healthz is not public", method: http.MethodGet, path: "/healthz", wantStatus: 404},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -157,20 +163,6 @@ func TestStoredRow(t *testing.T) {
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("rows:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-}
-
-func TestHealthz(t *testing.T) {
-	r := New(&fakeInbox{}, Config{})
-	rec := httptest.NewRecorder()
-	r.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/healthz", nil))
-	if rec.Code != 200 || rec.Body.String() != "ok" {
-		t.Errorf("healthz = %d %q", rec.Code, rec.Body)
-	}
-	rec = httptest.NewRecorder()
-	r.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/healthz", nil))
-	if rec.Code != 405 {
-		t.Errorf("POST /healthz = %d", rec.Code)
 	}
 }
 
@@ -545,6 +537,9 @@ func TestListen(t *testing.T) {
 	if srv.ReadHeaderTimeout == 0 || srv.ReadTimeout == 0 || srv.WriteTimeout == 0 || srv.IdleTimeout == 0 {
 		t.Errorf("a timeout is unset: %+v", srv)
 	}
+	if srv.MaxHeaderBytes != MaxHeaderBytes {
+		t.Errorf("MaxHeaderBytes = %d, want %d", srv.MaxHeaderBytes, MaxHeaderBytes)
+	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 
@@ -614,9 +609,9 @@ func TestLogs(t *testing.T) {
 	}
 	for _, want := range []string{
 		`"level":"debug","component":"receiver","event_id":"ev-good","event_type":"TRANSACTION_CREATED","transaction_id":"tx-good","status":200`,
-		`"level":"warn","component":"receiver","status":400,"reason":"invalid event"`,
-		`"level":"warn","component":"receiver","status":401,"reason":"bad signature"`,
-		`"level":"warn","component":"receiver","status":401,"reason":"missing signature"`,
+		`"level":"warn","component":"receiver","reason":"malformed","status":400,"error":"decode webhook event`,
+		`"level":"warn","component":"receiver","reason":"signature_invalid","status":401`,
+		`"level":"warn","component":"receiver","reason":"signature_missing","status":401`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("log lacks %s:\n%s", want, out)

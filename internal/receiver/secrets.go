@@ -2,6 +2,9 @@ package receiver
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -16,31 +19,67 @@ type Keys struct {
 	Registering bool
 }
 
-// SecretCache keeps the webhook secrets in memory, so that authentic
-// requests cost no database read. It reloads them every interval, and when
-// a signature matches none of them (a webhook may just have been
-// registered from another process) it reloads at once, but at most once per
-// minGap (except while a registration is in progress): requests from
-// strangers cost at most a few small reads a second.
+// MissReloadGap is the shortest time between two loads that SecretCache.Miss
+// starts, whatever changes: a hard cap of 100 small reads a second.
+const MissReloadGap = 10 * time.Millisecond
+
+// SecretCache keeps the webhook secrets in memory, so that requests cost no
+// database read. It reloads them every interval, and when a signature
+// matches none of them (a webhook may just have been registered or rotated
+// by another process) it reloads at once, if:
+//
+//   - what it watches (Watch: the database's WAL, which every commit
+//     writes) changed since the last load. A stranger's bad signature then
+//     costs a stat, not a read: while nothing is written, strangers cause
+//     no read at all, and at most one per commit otherwise (commits they
+//     cannot cause: refused requests write nothing);
+//   - and no miss reloaded less than MissReloadGap ago.
 type SecretCache struct {
 	load   func(ctx context.Context) (Keys, error)
 	every  time.Duration
 	minGap time.Duration
+	now    func() time.Time
 	log    zerolog.Logger
+	// mark returns a cheap value that changes whenever the keys may have;
+	// nil: they may always have.
+	mark func() string
 
-	keys    atomic.Pointer[Keys]
-	mu      sync.Mutex // serialises loads
-	loaded  time.Time
-	lastErr string
+	keys       atomic.Pointer[Keys]
+	mu         sync.Mutex // serialises loads
+	loadedMark string     // mark taken before the last successful load
+	missLoaded time.Time  // when Miss last reloaded
+	lastErr    string
 }
 
 // NewSecretCache returns a cache that reloads with load every interval.
-// Call Load once before serving, then Run.
+// Call Watch (optional) and Load once before serving, then Run.
 func NewSecretCache(load func(ctx context.Context) (Keys, error), every time.Duration, log zerolog.Logger) *SecretCache {
-	c := &SecretCache{load: load, every: every, minGap: 10 * time.Millisecond,
+	c := &SecretCache{load: load, every: every, minGap: MissReloadGap, now: time.Now,
 		log: log.With().Str(logComponent, "receiver").Logger()}
 	c.keys.Store(&Keys{})
 	return c
+}
+
+// Watch makes a miss reload only when one of paths changed (size or
+// modification time) since the last load. For a SQLite database in
+// WAL mode, watch its -wal file: every commit, from any process, writes it.
+// Call it before Load.
+func (c *SecretCache) Watch(paths ...string) {
+	c.mark = func() string { return fileMark(paths) }
+}
+
+// fileMark describes paths by what a write changes.
+func fileMark(paths []string) string {
+	var b strings.Builder
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			b.WriteString("-;")
+			continue
+		}
+		fmt.Fprintf(&b, "%d %d;", fi.Size(), fi.ModTime().UnixNano())
+	}
+	return b.String()
 }
 
 // Load reloads the keys now.
@@ -51,7 +90,11 @@ func (c *SecretCache) Load(ctx context.Context) error {
 }
 
 func (c *SecretCache) loadLocked(ctx context.Context) error {
-	c.loaded = time.Now()
+	// The mark is taken first: a change during the load shows next time.
+	var mark string
+	if c.mark != nil {
+		mark = c.mark()
+	}
 	k, err := c.load(ctx)
 	if err != nil {
 		if err.Error() != c.lastErr && ctx.Err() == nil {
@@ -61,6 +104,7 @@ func (c *SecretCache) loadLocked(ctx context.Context) error {
 		return err
 	}
 	c.lastErr = ""
+	c.loadedMark = mark
 	c.keys.Store(&k)
 	return nil
 }
@@ -85,16 +129,22 @@ func (c *SecretCache) Secrets(context.Context) ([][]byte, error) { return c.keys
 // Registering returns the cached registration mark (for Config.Registering).
 func (c *SecretCache) Registering(context.Context) bool { return c.keys.Load().Registering }
 
-// Miss reloads the keys after a signature matched none of them, unless
-// they were loaded less than minGap ago; it reports whether it reloaded
-// (for Config.Miss).
+// Miss reloads the keys after a signature matched none of them, if what
+// Watch watches changed since the last load and no miss reloaded less than
+// MissReloadGap ago; it reports whether it reloaded (for Config.Miss). A
+// delivery it does not reload for is answered 401, or 503 during a
+// registration, and the bank retries it; the periodic reload catches up
+// within an interval.
 func (c *SecretCache) Miss(ctx context.Context) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	// While a registration is storing a new secret, every miss reloads:
-	// the window is short and opened by the operator.
-	if time.Since(c.loaded) < c.minGap && !c.keys.Load().Registering {
+	if c.mark != nil && c.mark() == c.loadedMark {
 		return false
 	}
+	now := c.now()
+	if !c.missLoaded.IsZero() && now.Sub(c.missLoaded) < c.minGap {
+		return false
+	}
+	c.missLoaded = now
 	return c.loadLocked(ctx) == nil
 }

@@ -7,19 +7,31 @@ import (
 	"time"
 )
 
-// Server timeouts. The bank gives up on a callback after 30 s; a callback
-// body is at most 1 MiB, so reading it takes well under ReadTimeout, and a
-// handler waits at most ackTimeout (25 s) for its commit.
+// Server limits. The bank gives up on a callback after 30 s. A handler sets
+// its body's own read deadline (Config.BodyTimeout, 5 s by default) and
+// waits at most ackTimeout (25 s) for its commit; these bound the rest.
 const (
+	// ReadHeaderTimeout bounds a request's line and headers, from the
+	// first byte (a connection that sends nothing is closed after it).
 	ReadHeaderTimeout = 5 * time.Second
-	ReadTimeout       = 15 * time.Second
-	WriteTimeout      = 45 * time.Second // from the end of the headers: read + commit wait + write
-	IdleTimeout       = 120 * time.Second
+	// ReadTimeout bounds headers and body together when a handler sets no
+	// deadline of its own: ReadHeaderTimeout plus DefaultBodyTimeout.
+	ReadTimeout = ReadHeaderTimeout + DefaultBodyTimeout
+	// WriteTimeout runs from the end of the headers: body, commit wait,
+	// answer.
+	WriteTimeout = 45 * time.Second
+	// IdleTimeout bounds a kept-alive connection between requests; only
+	// the bank's deliveries keep theirs (a refused one is closed).
+	IdleTimeout = 120 * time.Second
+	// MaxHeaderBytes bounds a request's headers. The bank sends a handful;
+	// a proxy or tunnel in front adds a few more (forwarding and tracing
+	// headers), well under 8 KiB. Go allows 4 KiB over it.
+	MaxHeaderBytes = 8 << 10
 )
 
-// NewServer returns an http.Server for h with all four timeouts set. Use it
-// when mounting Handler beside other routes (/readyz, say); bind the
-// listener yourself with net.Listen and run srv.Serve(ln).
+// NewServer returns an http.Server for h with all four timeouts and the
+// header limit set. Use it when mounting Handler beside other routes; bind
+// the listener yourself with net.Listen and run srv.Serve(ln).
 func NewServer(h http.Handler) *http.Server {
 	return &http.Server{
 		Handler:           h,
@@ -27,7 +39,10 @@ func NewServer(h http.Handler) *http.Server {
 		ReadTimeout:       ReadTimeout,
 		WriteTimeout:      WriteTimeout,
 		IdleTimeout:       IdleTimeout,
-		MaxHeaderBytes:    64 << 10,
+		MaxHeaderBytes:    MaxHeaderBytes,
+		// "OPTIONS *" goes to h like any request (a 404 from Handler),
+		// rather than a 200 from net/http.
+		DisableGeneralOptionsHandler: true,
 	}
 }
 
