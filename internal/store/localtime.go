@@ -116,7 +116,8 @@ var localSuffixes = [4]string{"_epoch", "_local", "_date", "_month"}
 // ensureZone makes the local-time columns agree with s.zone: when the
 // mirror records another zone (or none: a mirror from before these columns
 // existed), every row is recomputed in one transaction and the zone
-// recorded.
+// recorded; otherwise rows without local times are filled (an indexed
+// lookup for transactions and history).
 func (s *Store) ensureZone(ctx context.Context) error {
 	name, err := zoneName(s.zone)
 	if err != nil {
@@ -128,13 +129,19 @@ func (s *Store) ensureZone(ctx context.Context) error {
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("read time zone: %w", err)
 		}
-		if have == name {
-			return nil
-		}
 		for _, t := range localTables {
-			if err := relocalize(ctx, tx, t.table, t.cols, s.zone); err != nil {
+			// In the recorded zone, only rows left without local times
+			// (written by something other than this package) are filled.
+			only := ""
+			if have == name {
+				only = t.cols[0].prefix + "_epoch IS NULL AND " + t.cols[0].source + " IS NOT NULL"
+			}
+			if err := relocalize(ctx, tx, t.table, t.cols, s.zone, only); err != nil {
 				return err
 			}
+		}
+		if have == name {
+			return nil
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO mirror_settings (key, value) VALUES (?, ?)
 			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, settingTimeZone, name)
@@ -145,9 +152,14 @@ func (s *Store) ensureZone(ctx context.Context) error {
 	})
 }
 
-// relocalize recomputes the local-time columns of every row of table in
-// loc, a batch of rows at a time in rowid order.
-func relocalize(ctx context.Context, tx *sql.Tx, table string, cols []localColumns, loc *time.Location) error {
+// relocalize recomputes the local-time columns of every row of table (or
+// of those where only holds, when it is not "") in loc, a batch of rows at
+// a time in rowid order.
+func relocalize(ctx context.Context, tx *sql.Tx, table string, cols []localColumns, loc *time.Location, only string) error {
+	where := "rowid > ?"
+	if only != "" {
+		where += " AND " + only
+	}
 	var sets, sources string
 	for i, c := range cols {
 		if i > 0 {
@@ -174,7 +186,7 @@ func relocalize(ctx context.Context, tx *sql.Tx, table string, cols []localColum
 	rows := make([]row, 0, batch)
 	for last := int64(-1 << 63); ; {
 		rows = rows[:0]
-		q, err := tx.QueryContext(ctx, "SELECT rowid"+sources+" FROM "+table+" WHERE rowid > ? ORDER BY rowid LIMIT ?", last, batch)
+		q, err := tx.QueryContext(ctx, "SELECT rowid"+sources+" FROM "+table+" WHERE "+where+" ORDER BY rowid LIMIT ?", last, batch)
 		if err != nil {
 			return fmt.Errorf("recompute local times of %s: %w", table, err)
 		}

@@ -225,7 +225,7 @@ SELECT
     h.transaction_id,
     h.change,                                            -- created, updated, settled, deleted
     h.observed_at,                                       -- when the mirror saw it (UTC)
-    coalesce(h.observed_epoch, CAST(strftime('%s', h.observed_at) AS INTEGER)) AS observed_epoch,
+    h.observed_epoch,
     h.observed_local,
     h.observed_date,
     h.observed_month,
@@ -242,12 +242,11 @@ SELECT
     EXISTS (SELECT 1 FROM transactions t WHERE t.id = h.transaction_id) AS is_live -- 1 while the bank still has it
 FROM (
     SELECT h.*,
-        CASE WHEN h.change = 'deleted' THEN h.raw
-             ELSE coalesce(
-                 (SELECT n.raw FROM transaction_history n WHERE n.transaction_id = h.transaction_id AND n.seq > h.seq ORDER BY n.seq LIMIT 1),
-                 (SELECT t.raw FROM transactions t WHERE t.id = h.transaction_id),
-                 h.raw)
-        END AS version
+        CASE WHEN h.change = 'deleted' THEN h.raw ELSE coalesce(n.raw, t.raw, h.raw) END AS version
     FROM transaction_history h
+    -- the next change of the same transaction, whose raw is the version this change made
+    LEFT JOIN transaction_history n ON n.seq =
+        (SELECT min(x.seq) FROM transaction_history x WHERE x.transaction_id = h.transaction_id AND x.seq > h.seq)
+    LEFT JOIN transactions t ON t.id = h.transaction_id
 ) h
 LEFT JOIN accounts a ON a.id = json_extract(h.version, '$.relationships.account.data.id');

@@ -497,3 +497,58 @@ func TestTimeZoneMustBeNamed(t *testing.T) {
 		t.Fatalf("Open with time.Local: %v, want an error naming IANA zone names", err)
 	}
 }
+
+// The recomputation after a zone change is one transaction: when it
+// fails part way, Open fails and the mirror keeps every row and the
+// recorded zone as they were.
+func TestZoneRecomputationIsAllOrNothing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.db")
+	ctx := context.Background()
+	clk := &clock{t: time.Date(2026, 3, 31, 13, 30, 0, 0, time.UTC)}
+	s := openAt(t, path, WithClock(clk.now))
+	if _, err := s.UpsertAccounts(ctx, []bank.Account{account("spend", "Spending", "TRANSACTIONAL", 100)}); err != nil {
+		t.Fatal(err)
+	}
+	upsert(t, s, spec{id: "d", account: "spend", desc: "d", cents: -100, created: "2026-03-31T13:30:00Z"})
+	// account_balances is recomputed last: fail there.
+	if _, err := s.db.Exec("CREATE TRIGGER fail_recompute BEFORE UPDATE ON account_balances BEGIN SELECT RAISE(ABORT, 'injected failure'); END"); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	const q = `SELECT (SELECT value FROM mirror_settings WHERE key = 'timezone'), (SELECT created_local FROM transactions),
+		(SELECT observed_local FROM transaction_history), (SELECT observed_local FROM account_balances)`
+	before := [][]string{{"Australia/Melbourne", "2026-04-01 00:30:00", "2026-04-01 00:30:00", "2026-04-01 00:30:00"}}
+
+	_, err := Open(ctx, path, WithTimeZone(mustZone(t, "Australia/Perth")))
+	if err == nil || !strings.Contains(err.Error(), "injected failure") {
+		t.Fatalf("Open with a failing recomputation: %v", err)
+	}
+	s = openAt(t, path) // Melbourne again: nothing to recompute
+	wantRows(t, s.Reader(), before, q)
+	if _, err := s.db.Exec("DROP TRIGGER fail_recompute"); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	perth := openAt(t, path, WithTimeZone(mustZone(t, "Australia/Perth")))
+	wantRows(t, perth.Reader(), [][]string{{"Australia/Perth", "2026-03-31 21:30:00", "2026-03-31 21:30:00", "2026-03-31 21:30:00"}}, q)
+}
+
+// Rows written without local times (by SQL outside this package) are
+// filled at the next Open, in the recorded zone.
+func TestOpenFillsRowsWithoutLocalTimes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.db")
+	clk := &clock{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+	s := openAt(t, path, WithClock(clk.now))
+	upsert(t, s, spec{id: "d", account: "spend", desc: "d", cents: -100, created: "2026-03-31T13:30:00Z"})
+	if _, err := s.db.Exec(`INSERT INTO transaction_history (transaction_id, change, observed_at) VALUES ('d', 'updated', '2026-03-31T13:30:00.000000Z');
+		UPDATE transactions SET created_epoch = NULL, created_local = NULL, created_date = NULL, created_month = NULL`); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s = openAt(t, path)
+	epoch := unix(2026, 3, 31, 13, 30, 0)
+	wantRows(t, s.Reader(), [][]string{
+		{"created", epoch, "2026-01-02 14:04:05", "2026-01"},
+		{"updated", epoch, "2026-04-01 00:30:00", "2026-04"},
+	}, "SELECT change, (SELECT created_epoch FROM transactions), observed_local, observed_month FROM transaction_history ORDER BY seq")
+}
