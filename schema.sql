@@ -212,6 +212,10 @@ CREATE TABLE IF NOT EXISTS webhook_delivery_logs (
     response_body    TEXT
 ) STRICT;
 
+-- The two views below are those of version 1. A later version redefines
+-- them with more columns (local dates, flags, account types) and adds
+-- v_monthly_income, v_daily_balances and v_history: see
+-- internal/store/money_views.sql, where every column is described.
 CREATE VIEW IF NOT EXISTS v_transactions AS
 SELECT
     t.id,

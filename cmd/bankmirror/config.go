@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/store"
 )
 
 // envPrefix prefixes every configuration variable.
@@ -42,6 +43,9 @@ type Config struct {
 	AttachmentsDir string `env:"ATTACHMENTS_DIR"`
 	// AttachmentsMaxBytes is the size limit of one receipt's file.
 	AttachmentsMaxBytes int64 `env:"ATTACHMENTS_MAX_BYTES" envDefault:"20971520"`
+	// Timezone is the customer's zone (an IANA name): the mirror's local
+	// dates and months (the *_local, *_date and *_month columns) are in it.
+	Timezone string `env:"TIMEZONE" envDefault:"Australia/Melbourne"`
 
 	// serve
 	Listen            string `env:"LISTEN" envDefault:"127.0.0.1:8080"`
@@ -133,6 +137,9 @@ func (c *Config) validate() error {
 	if c.AttachmentsMaxBytes <= 0 {
 		return &configError{envPrefix + "ATTACHMENTS_MAX_BYTES", errors.New("must be a size in bytes above 0")}
 	}
+	if _, err := loadZone(c.Timezone); err != nil {
+		return &configError{envPrefix + "TIMEZONE", err}
+	}
 	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
 		return &configError{envPrefix + "LISTEN", fmt.Errorf("%q is not host:port", c.Listen)}
 	}
@@ -154,6 +161,27 @@ func (c *Config) validate() error {
 		return &configError{envPrefix + "EVENT_MAX_ATTEMPTS", errors.New("must be at least 1")}
 	}
 	return nil
+}
+
+// loadZone loads an IANA zone by name. "" and "Local" (the host's zone,
+// which the mirror cannot record) are refused.
+func loadZone(name string) (*time.Location, error) {
+	if name == "" || name == "Local" {
+		return nil, fmt.Errorf("%q is not an IANA time zone name such as Australia/Melbourne", name)
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, fmt.Errorf("%q is not an IANA time zone name such as Australia/Melbourne", name)
+	}
+	return loc, nil
+}
+
+// storeOptions are the store options the configuration sets.
+func (c *Config) storeOptions() []store.Option {
+	if loc, err := loadZone(c.Timezone); err == nil {
+		return []store.Option{store.WithTimeZone(loc)}
+	}
+	return nil // not validated: the store's default zone
 }
 
 // requireToken is checked by the commands that talk to the bank.

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"errors"
 	"os"
 	"path/filepath"
@@ -35,6 +36,7 @@ func TestConfigDefaults(t *testing.T) {
 		InboxRetention:    90 * 24 * time.Hour,
 
 		AttachmentsMaxBytes: 20 << 20,
+		Timezone:            "Australia/Melbourne",
 	}
 	for _, tc := range []struct {
 		name    string
@@ -46,7 +48,7 @@ func TestConfigDefaults(t *testing.T) {
 		{"unrelated variables", map[string]string{"HOME": "/root", "TOKEN": "x", "DB": "/x.db"}, "bankmirror.db"},
 		{"empty values take the defaults", map[string]string{
 			"BANKMIRROR_LISTEN": "", "BANKMIRROR_WEBHOOK_PATH": "", "BANKMIRROR_SYNC_SCHEDULE": "", "BANKMIRROR_LOG_LEVEL": "",
-			"BANKMIRROR_REQUESTS_PER_HOUR": "", "BANKMIRROR_API_URL": "", "BANKMIRROR_DB": "",
+			"BANKMIRROR_REQUESTS_PER_HOUR": "", "BANKMIRROR_API_URL": "", "BANKMIRROR_DB": "", "BANKMIRROR_TIMEZONE": "",
 		}, "bankmirror.db"},
 		{"systemd state directory", map[string]string{"STATE_DIRECTORY": "/var/lib/bankmirror"}, "/var/lib/bankmirror/bankmirror.db"},
 		{"first of several state directories", map[string]string{"STATE_DIRECTORY": "/var/lib/a:/var/lib/b"}, "/var/lib/a/bankmirror.db"},
@@ -86,6 +88,7 @@ func TestConfigExplicitValues(t *testing.T) {
 		"BANKMIRROR_REQUESTS_PER_HOUR":     "300",
 		"BANKMIRROR_ATTACHMENTS_DIR":       "/srv/receipts",
 		"BANKMIRROR_ATTACHMENTS_MAX_BYTES": "1000",
+		"BANKMIRROR_TIMEZONE":              "Australia/Perth",
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -95,6 +98,7 @@ func TestConfigExplicitValues(t *testing.T) {
 		RequestsPerHour: 300, BudgetReserve: 7, SyncOverlap: 90 * time.Minute, Listen: "[::1]:0", WebhookPath: "/hooks/up",
 		WebhookSecret: cfgTestSecret, SyncSchedule: "*/5 * * * *", ReconcileSchedule: "@every 6h",
 		WorkerConcurrency: 1, EventMaxAttempts: 3, AttachmentsDir: "/srv/receipts", AttachmentsMaxBytes: 1000,
+		Timezone: "Australia/Perth",
 	}
 	if got != want {
 		t.Errorf("config =\n%+v\nwant\n%+v", got, want)
@@ -189,6 +193,9 @@ var malformedConfigs = []struct {
 	{"BANKMIRROR_WORKER_CONCURRENCY", "0", false},
 	{"BANKMIRROR_WORKER_CONCURRENCY", "four", false},
 	{"BANKMIRROR_EVENT_MAX_ATTEMPTS", "0", false},
+	{"BANKMIRROR_TIMEZONE", "Mars/Olympus_Mons", true},
+	{"BANKMIRROR_TIMEZONE", "Local", true},
+	{"BANKMIRROR_TIMEZONE", "+10:00", true},
 }
 
 func malformedEnv(name, value string) map[string]string {
@@ -271,4 +278,54 @@ func TestConfigErrorExitsTwoWithOneLine(t *testing.T) {
 			}
 		})
 	}
+}
+
+// BANKMIRROR_TIMEZONE reaches the mirror through both ways it is opened
+// (a command's openStore and the daemon's Main.Open): every transaction's
+// local time is its instant in that zone.
+func TestConfiguredTimezoneReachesTheMirror(t *testing.T) {
+	tokyo, err := time.LoadLocation("Asia/Tokyo")
+	must(t, err)
+	check := func(t *testing.T, db string) {
+		t.Helper()
+		ro, err := sql.Open("sqlite3", "file:"+db+"?mode=ro")
+		must(t, err)
+		defer ro.Close()
+		var zone string
+		must(t, ro.QueryRow("SELECT value FROM mirror_settings WHERE key = 'timezone'").Scan(&zone))
+		if zone != "Asia/Tokyo" {
+			t.Errorf("mirror's zone = %q, want Asia/Tokyo", zone)
+		}
+		rows, err := ro.Query("SELECT created_at, created_local FROM transactions")
+		must(t, err)
+		defer rows.Close()
+		n := 0
+		for rows.Next() {
+			var created, local string
+			must(t, rows.Scan(&created, &local))
+			at, err := time.Parse(time.RFC3339, created)
+			must(t, err)
+			if want := at.In(tokyo).Format(time.DateTime); local != want {
+				t.Errorf("created_at %s: created_local %s, want %s", created, local, want)
+			}
+			n++
+		}
+		must(t, rows.Err())
+		if n < 50 {
+			t.Errorf("only %d transactions checked", n)
+		}
+	}
+	t.Run("command", func(t *testing.T) {
+		b := newTokenBank(t, 60, cliToken)
+		env := cliEnv(b, filepath.Join(t.TempDir(), "mirror.db"))
+		env["BANKMIRROR_TIMEZONE"] = "Asia/Tokyo"
+		wantCode(t, runCLI(t, env, "sync", "--full"), 0)
+		check(t, env["BANKMIRROR_DB"])
+	})
+	t.Run("daemon", func(t *testing.T) {
+		cfg := testConfig(t, newBank(t, 60))
+		cfg.Timezone = "Asia/Tokyo"
+		startMain(t, cfg)
+		check(t, cfg.DB)
+	})
 }

@@ -1055,7 +1055,7 @@ func TestConvergenceComparisonSeesEveryField(t *testing.T) {
 		var orig any
 		must(t, db.QueryRow("SELECT "+col+" FROM transactions WHERE id = ?", id).Scan(&orig))
 		other := any("x")
-		if strings.HasSuffix(col, "_base_units") || col == "is_categorizable" {
+		if strings.HasSuffix(col, "_base_units") || strings.HasSuffix(col, "_epoch") || col == "is_categorizable" {
 			other = int64(7)
 			if orig == int64(7) {
 				other = int64(8)
@@ -1079,7 +1079,8 @@ func TestConvergenceComparisonSeesEveryField(t *testing.T) {
 		func() { exec("DELETE FROM transaction_tags WHERE tag_id = 'not at the bank'") })
 	expectDiff("an extra row", "in the mirror, not at the bank",
 		func() {
-			exec(`INSERT INTO transactions SELECT 'extra', `+strings.Join(cols, ", ")+`, raw, content_hash, fetched_at,
+			exec(`INSERT INTO transactions (id, `+strings.Join(cols, ", ")+`, raw, content_hash, fetched_at, first_seen_at, updated_at)
+				SELECT 'extra', `+strings.Join(cols, ", ")+`, raw, content_hash, fetched_at,
 				first_seen_at, updated_at FROM transactions WHERE id = ?`, id)
 		},
 		func() { exec("DELETE FROM transactions WHERE id = 'extra'") })

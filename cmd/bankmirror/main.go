@@ -236,7 +236,7 @@ func (e *reportedError) Error() string { return e.err.Error() }
 func (e *reportedError) Unwrap() error { return e.err }
 
 func (a *app) openStore(ctx context.Context, path string) (*store.Store, error) {
-	s, err := store.Open(ctx, path)
+	s, err := store.Open(ctx, path, a.cfg.storeOptions()...)
 	if err != nil {
 		return nil, fmt.Errorf("open mirror %s: %w", path, err)
 	}

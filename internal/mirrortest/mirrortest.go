@@ -131,7 +131,35 @@ type Row struct {
 	Raw     string
 	Columns map[string]any // column name -> value as scanned: nil, int64 or string
 	Tags    []string
+	Zone    string // the mirror's time zone (mirror_settings), of the local-time columns
 }
+
+// localColumns are the transactions columns derived from a timestamp of
+// the resource in the mirror's zone: X_epoch, X_local, X_date, X_month.
+var localColumns = []struct{ prefix, path string }{
+	{"created", "attributes.createdAt"},
+	{"settled", "attributes.settledAt"},
+}
+
+// localValues are the four local-time columns of an RFC 3339 text in zone.
+func localValues(text any, zone string) ([4]any, error) {
+	s, ok := text.(string)
+	if !ok {
+		return [4]any{}, nil
+	}
+	at, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return [4]any{}, err
+	}
+	loc, err := time.LoadLocation(zone)
+	if err != nil {
+		return [4]any{}, err
+	}
+	l := at.In(loc)
+	return [4]any{at.Unix(), l.Format(time.DateTime), l.Format(time.DateOnly), l.Format("2006-01")}, nil
+}
+
+var localSuffixes = [4]string{"_epoch", "_local", "_date", "_month"}
 
 // rowColumns are the transactions columns that mirror a field of the
 // resource, each with the JSON path it comes from (under data) and the kind
@@ -186,6 +214,15 @@ func ReadTransactions(t testing.TB, db *sql.DB) map[string]Row {
 	for i, c := range rowColumns {
 		cols[i] = c.column
 	}
+	for _, c := range localColumns {
+		for _, suffix := range localSuffixes {
+			cols = append(cols, c.prefix+suffix)
+		}
+	}
+	var zone string
+	if err := db.QueryRow("SELECT value FROM mirror_settings WHERE key = 'timezone'").Scan(&zone); err != nil {
+		t.Fatalf("the mirror's time zone: %v", err)
+	}
 	rows, err := db.Query("SELECT id, raw, " + strings.Join(cols, ", ") + " FROM transactions")
 	if err != nil {
 		t.Fatal(err)
@@ -193,7 +230,7 @@ func ReadTransactions(t testing.TB, db *sql.DB) map[string]Row {
 	out := map[string]Row{}
 	for rows.Next() {
 		var id string
-		r := Row{Columns: make(map[string]any, len(cols))}
+		r := Row{Columns: make(map[string]any, len(cols)), Zone: zone}
 		vals := make([]any, len(cols))
 		dest := []any{&id, &r.Raw}
 		for i := range vals {
@@ -282,6 +319,18 @@ func RowDiffs(got Row, want []byte) []string {
 		}
 		if g := got.Columns[c.column]; g != w {
 			diffs = append(diffs, fmt.Sprintf("column %s = %s, bank %s = %s", c.column, show(g), c.path, show(w)))
+		}
+	}
+	for _, c := range localColumns {
+		want, err := localValues(jsonPath(doc, c.path), got.Zone)
+		if err != nil {
+			diffs = append(diffs, fmt.Sprintf("%s: %v", c.path, err))
+			continue
+		}
+		for i, suffix := range localSuffixes {
+			if g := got.Columns[c.prefix+suffix]; g != want[i] {
+				diffs = append(diffs, fmt.Sprintf("column %s = %s, bank %s in %s = %s", c.prefix+suffix, show(g), c.path, got.Zone, show(want[i])))
+			}
 		}
 	}
 	var wantTags []string

@@ -15,7 +15,13 @@ import (
 func (s *Store) UpsertAccounts(ctx context.Context, accounts []bank.Account) (changed int, err error) {
 	err = s.InTx(ctx, func(tx *sql.Tx) error {
 		changed = 0
-		now := s.stamp()
+		at := s.now()
+		now := at.UTC().Format(TimeLayout)
+		loc, err := s.zoneIn(ctx, tx)
+		if err != nil {
+			return err
+		}
+		observed := localize(at, loc)
 		for _, a := range accounts {
 			var cur string
 			var units int64
@@ -25,10 +31,12 @@ func (s *Store) UpsertAccounts(ctx context.Context, accounts []bank.Account) (ch
 			}
 			if errors.Is(err, sql.ErrNoRows) || cur != a.Balance.CurrencyCode || units != a.Balance.ValueInBaseUnits {
 				changed++
-				_, err := tx.ExecContext(ctx, `INSERT INTO account_balances (account_id, observed_at, balance_currency, balance_value, balance_base_units)
-					VALUES (?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET balance_currency = excluded.balance_currency,
+				_, err := tx.ExecContext(ctx, `INSERT INTO account_balances (account_id, observed_at, balance_currency, balance_value,
+					balance_base_units, observed_epoch, observed_local, observed_date, observed_month)
+					VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO UPDATE SET balance_currency = excluded.balance_currency,
 					balance_value = excluded.balance_value, balance_base_units = excluded.balance_base_units`,
-					a.ID, now, a.Balance.CurrencyCode, a.Balance.Value, a.Balance.ValueInBaseUnits)
+					a.ID, now, a.Balance.CurrencyCode, a.Balance.Value, a.Balance.ValueInBaseUnits,
+					observed[0], observed[1], observed[2], observed[3])
 				if err != nil {
 					return fmt.Errorf("record balance of %s: %w", a.ID, err)
 				}

@@ -58,6 +58,10 @@ var migrations = []string{
 	ALTER TABLE attachments ADD COLUMN local_sha256 TEXT;
 	ALTER TABLE attachments ADD COLUMN download_error TEXT;
 	ALTER TABLE attachments ADD COLUMN download_attempts INTEGER NOT NULL DEFAULT 0;`,
+	// 5: every timestamp users query also as a UTC epoch and a local
+	// time, date and month in the customer's zone (mirror_settings), and
+	// views that answer money questions right (money_views.sql).
+	moneyViews,
 }
 
 // TimeLayout is how the store writes its own timestamps (observed_at,
@@ -76,6 +80,7 @@ type Store struct {
 	done chan struct{}
 	path string
 	now  func() time.Time
+	zone *time.Location // the customer's zone, of every *_local, *_date and *_month column
 }
 
 // Option configures a Store.
@@ -89,6 +94,16 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	s := &Store{path: path, now: time.Now}
 	for _, o := range opts {
 		o(s)
+	}
+	if s.zone == nil {
+		loc, err := time.LoadLocation(DefaultTimeZone)
+		if err != nil {
+			return nil, fmt.Errorf("load time zone: %w", err)
+		}
+		s.zone = loc
+	}
+	if _, err := zoneName(s.zone); err != nil {
+		return nil, err
 	}
 	// Create the file ourselves so it never exists with a wider mode;
 	// SQLite gives the -wal and -shm files the mode of the database file.
@@ -118,6 +133,10 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("open database: journal_mode is %q, want wal", mode)
 	}
 	if err := s.migrate(ctx); err != nil {
+		_ = s.db.Close()
+		return nil, err
+	}
+	if err := s.ensureZone(ctx); err != nil {
 		_ = s.db.Close()
 		return nil, err
 	}

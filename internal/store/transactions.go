@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 	"unsafe"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
@@ -56,12 +57,28 @@ var txColumns = []string{
 	"parent_category_id", "attachment_id",
 }
 
+// txLocalColumns are the local-time columns of created_at and settled_at,
+// in the order txLocal produces them. They are derived from the bank's
+// values and the mirror's zone, so they are not part of content_hash.
+var txLocalColumns = []string{
+	"created_epoch", "created_local", "created_date", "created_month",
+	"settled_epoch", "settled_local", "settled_date", "settled_month",
+}
+
 var (
 	insertTxSQL = "INSERT INTO transactions (id, " + strings.Join(txColumns, ", ") +
-		", raw, content_hash, fetched_at, first_seen_at, updated_at) VALUES (?" + strings.Repeat(", ?", len(txColumns)+5) + ")"
+		", raw, content_hash, fetched_at, first_seen_at, updated_at, " + strings.Join(txLocalColumns, ", ") +
+		") VALUES (?" + strings.Repeat(", ?", len(txColumns)+5+len(txLocalColumns)) + ")"
 	updateTxSQL = "UPDATE transactions SET " + strings.Join(txColumns, " = ?, ") +
-		" = ?, raw = ?, content_hash = ?, fetched_at = ?, updated_at = ? WHERE id = ?"
+		" = ?, raw = ?, content_hash = ?, fetched_at = ?, updated_at = ?, " + strings.Join(txLocalColumns, " = ?, ") +
+		" = ? WHERE id = ?"
 )
+
+// txLocal is the values of txLocalColumns for t in loc.
+func txLocal(t *bank.Transaction, loc *time.Location) []any {
+	created, settled := localizeText(t.CreatedAt, loc), localizeText(t.SettledAt, loc)
+	return append(created[:], settled[:]...)
+}
 
 func money(m *bank.Money) []any {
 	if m == nil {
@@ -89,7 +106,8 @@ func rawText(raw []byte) string {
 }
 
 func txValues(t *bank.Transaction) []any {
-	v := make([]any, 0, len(txColumns)+5)
+	// Room for what an update appends: raw, hash, stamps, local times, id.
+	v := make([]any, 0, len(txColumns)+13)
 	v = append(v, t.AccountID, t.Status, nullable(t.RawText), t.Description, nullable(t.Message), t.IsCategorizable)
 	v = append(v, money(&t.Amount)...)
 	v = append(v, money(t.ForeignAmount)...)
@@ -174,12 +192,18 @@ type txWriter struct {
 	s        *Store
 	tx       *sql.Tx
 	now      string
+	loc      *time.Location // the mirror's zone
+	observed stamped        // now's local-time columns
 	ins, upd *sql.Stmt
 }
 
 func (s *Store) newTxWriter(ctx context.Context, tx *sql.Tx) (*txWriter, error) {
-	w := &txWriter{s: s, tx: tx, now: s.stamp()}
-	var err error
+	now := s.now()
+	loc, err := s.zoneIn(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
+	w := &txWriter{s: s, tx: tx, now: now.UTC().Format(TimeLayout), loc: loc, observed: localize(now, loc)}
 	if w.ins, err = tx.PrepareContext(ctx, insertTxSQL); err != nil {
 		return nil, fmt.Errorf("prepare: %w", err)
 	}
@@ -334,9 +358,10 @@ func (w *txWriter) upsert(ctx context.Context, txs []bank.Transaction) (changes 
 		case !found && older(fetched, deleted[t.ID]):
 			continue // fetched before we learned it was deleted: stale
 		case !found:
-			args := make([]any, 0, len(vals)+6)
+			args := make([]any, 0, len(vals)+14)
 			args = append(append(args, t.ID), vals...)
-			inserts = append(inserts, append(args, rawText(t.Raw), hash, fetched, w.now, w.now))
+			args = append(args, rawText(t.Raw), hash, fetched, w.now, w.now)
+			inserts = append(inserts, append(args, txLocal(t, w.loc)...))
 			changes[i] = Created
 			history = append(history, [2]any{t.ID, Created})
 		case bytes.Equal(prev.hash, hash), older(fetched, prev.fetchedAt):
@@ -348,7 +373,8 @@ func (w *txWriter) upsert(ctx context.Context, txs []bank.Transaction) (changes 
 			if prev.status == "HELD" && t.Status == "SETTLED" {
 				changes[i] = Settled
 			}
-			updates = append(updates, append(vals, rawText(t.Raw), hash, fetched, w.now, t.ID))
+			args := append(vals, rawText(t.Raw), hash, fetched, w.now)
+			updates = append(updates, append(append(args, txLocal(t, w.loc)...), t.ID))
 			history = append(history, [2]any{t.ID, changes[i]})
 			retag = append(retag, t.ID)
 		}
@@ -385,13 +411,20 @@ func (w *txWriter) recordChanges(ctx context.Context, history [][2]any) error {
 	if err != nil {
 		return err
 	}
-	_, err = w.tx.ExecContext(ctx, `INSERT INTO transaction_history (transaction_id, change, observed_at, raw)
-		SELECT j.value->>0, j.value->>1, ?, t.raw FROM json_each(?) AS j
-		LEFT JOIN transactions AS t ON t.id = j.value->>0 ORDER BY j.key`, w.now, arg)
+	_, err = w.tx.ExecContext(ctx, `INSERT INTO transaction_history (transaction_id, change, observed_at,
+		observed_epoch, observed_local, observed_date, observed_month, raw)
+		SELECT j.value->>0, j.value->>1, ?, ?, ?, ?, ?, t.raw FROM json_each(?) AS j
+		LEFT JOIN transactions AS t ON t.id = j.value->>0 ORDER BY j.key`, w.historyArgs(arg)...)
 	if err != nil {
 		return fmt.Errorf("record history: %w", err)
 	}
 	return nil
+}
+
+// historyArgs are the arguments of a history insert: the observed_at
+// columns, then the batch.
+func (w *txWriter) historyArgs(batch string) []any {
+	return append(append([]any{w.now}, w.observed[:]...), batch)
 }
 
 func (w *txWriter) writeHistory(ctx context.Context, history [][3]any) error {
@@ -402,8 +435,9 @@ func (w *txWriter) writeHistory(ctx context.Context, history [][3]any) error {
 	if err != nil {
 		return err
 	}
-	_, err = w.tx.ExecContext(ctx, `INSERT INTO transaction_history (transaction_id, change, observed_at, raw)
-		SELECT value->>0, value->>1, ?, value->>2 FROM json_each(?) ORDER BY key`, w.now, arg)
+	_, err = w.tx.ExecContext(ctx, `INSERT INTO transaction_history (transaction_id, change, observed_at,
+		observed_epoch, observed_local, observed_date, observed_month, raw)
+		SELECT value->>0, value->>1, ?, ?, ?, ?, ?, value->>2 FROM json_each(?) ORDER BY key`, w.historyArgs(arg)...)
 	if err != nil {
 		return fmt.Errorf("record history: %w", err)
 	}
