@@ -22,6 +22,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/mirrortest"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 	"github.com/bankmirror/bankmirror/internal/store"
+	"github.com/bankmirror/bankmirror/internal/webhooks"
 )
 
 // cliToken is distinctive so that a leak is found by a plain substring
@@ -489,7 +490,7 @@ func TestCLIWebhookCommands(t *testing.T) {
 		t.Fatalf("bank has %d webhooks after register, want 1", len(hooks))
 	}
 	h := hooks[0]
-	if want := fmt.Sprintf("registered webhook %s for %s; its secret is stored in %s\n", h.ID, url, db); r.stdout != want {
+	if want := fmt.Sprintf("registered webhook %s for %s; its secret is stored in %s\n", h.ID, url, db+".secrets"); r.stdout != want {
 		t.Errorf("register stdout = %q, want %q", r.stdout, want)
 	}
 	if h.URL != url || h.Description == nil || *h.Description != "cli test" {
@@ -597,7 +598,7 @@ func TestCLIWebhookLimit(t *testing.T) {
 	b := newTokenBank(t, 10, cliToken)
 	url := webhookSink(t)
 	db := filepath.Join(t.TempDir(), "mirror.db")
-	for i := range maxWebhooks {
+	for i := range webhooks.MaxWebhooks {
 		_, err := b.client.CreateWebhook(t.Context(), fmt.Sprintf("%s/%d", url, i), nil)
 		must(t, err)
 	}
@@ -606,7 +607,7 @@ func TestCLIWebhookLimit(t *testing.T) {
 	if !strings.Contains(r.stderr, "at most 10 webhooks and you have 10") || !strings.Contains(r.stderr, "bankmirror webhook delete") {
 		t.Errorf("stderr does not explain the limit:\n%s", r)
 	}
-	if n := len(b.sim.Webhooks()); n != maxWebhooks {
+	if n := len(b.sim.Webhooks()); n != webhooks.MaxWebhooks {
 		t.Errorf("bank has %d webhooks", n)
 	}
 	st := openMirror(t, db)

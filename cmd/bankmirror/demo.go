@@ -12,6 +12,7 @@ import (
 
 	"github.com/bankmirror/bankmirror/internal/simulator"
 	"github.com/bankmirror/bankmirror/internal/store"
+	"github.com/bankmirror/bankmirror/internal/webhooks"
 )
 
 func cmdDemo(ctx context.Context, a *app, args []string) error {
@@ -96,8 +97,7 @@ The mirror is a plain SQLite file. Try:
 // demoLive registers a webhook with the simulated bank, makes a few
 // seconds of activity and shows each event arriving and being applied.
 func demoLive(ctx context.Context, a *app, m *Main, sim *simulator.Bank, ev *eventPrinter) error {
-	w := &webhookCmd{app: a, st: m.Store, bank: m.Bank}
-	hook, err := w.create(ctx, m.URL()+m.Config.WebhookPath, ptr("bankmirror demo"))
+	hook, err := webhooks.New(m.Bank, m.Store, m.Healer, a.log).Register(ctx, m.URL()+m.Config.WebhookPath, ptr("bankmirror demo"))
 	if err != nil {
 		return err
 	}
