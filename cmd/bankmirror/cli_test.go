@@ -127,7 +127,7 @@ func TestCLIHelp(t *testing.T) {
 			if r.stdout != usage {
 				t.Errorf("stdout is not the usage:\n%s", r)
 			}
-			for _, cmd := range []string{"demo", "serve", "webhook", "sync", "status", "ping", "simulator", "bench", "version"} {
+			for _, cmd := range []string{"demo", "serve", "webhook", "sync", "status", "backup", "ping", "simulator", "bench", "version"} {
 				if !strings.Contains(r.stdout, "\n  "+cmd+" ") {
 					t.Errorf("usage does not list %s", cmd)
 				}
@@ -326,8 +326,9 @@ func TestCLIDemo(t *testing.T) {
 	for _, live := range []bool{false, true} {
 		t.Run(fmt.Sprintf("live=%v", live), func(t *testing.T) {
 			db := filepath.Join(t.TempDir(), "demo.db")
-			// A stale file is replaced, not mirrored into.
-			must(t, os.WriteFile(db, []byte("not a database"), 0o600))
+			// An empty file is no mirror: the demo may write there (any
+			// other file is refused: TestCLIDemoReplacesOnlyItsOwnMirrors).
+			must(t, os.WriteFile(db, nil, 0o600))
 			args := []string{"demo", "--db", db, "--transactions", "300"}
 			if !live {
 				args = append(args, "--live=false")
