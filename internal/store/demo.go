@@ -58,7 +58,8 @@ func CheckDemoReplaceable(ctx context.Context, path string) error {
 	var n int
 	err = db.QueryRowContext(ctx, "SELECT count(*) FROM daemon_state WHERE key = ?", demoStateKey).Scan(&n)
 	if err != nil || n == 0 {
-		return fmt.Errorf("%w: %s exists and is not a mirror written by the demo; the demo replaces only its own mirrors: choose another --db",
+		return fmt.Errorf("%w: %s exists and is not a mirror written by the demo, which replaces only its own: "+
+			"choose another --db (a demo mirror made by an older bankmirror carries no mark: remove that one yourself)",
 			ErrNotDemo, path)
 	}
 	return nil
