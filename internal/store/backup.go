@@ -42,16 +42,10 @@ func (s *Store) Backup(ctx context.Context, dest string, opts BackupOptions) (Ba
 	if err := s.checkBackupDest(dest, opts.Force); err != nil {
 		return res, err
 	}
-	var secrets []byte
 	if opts.WithSecrets {
 		if err := s.checkBackupDest(SecretsPath(dest), opts.Force); err != nil {
 			return res, err
 		}
-		b, err := os.ReadFile(s.secretsPath())
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return res, fmt.Errorf("read secrets file: %w", err)
-		}
-		secrets = b
 	}
 
 	f, err := os.CreateTemp(filepath.Dir(dest), filepath.Base(dest)+".tmp-*") // mode 0600
@@ -73,13 +67,24 @@ func (s *Store) Backup(ctx context.Context, dest string, opts BackupOptions) (Ba
 	if err != nil {
 		return res, fmt.Errorf("backup: %w", err)
 	}
-	_, err = conn.ExecContext(ctx, "VACUUM INTO ?", uri)
+	_, err = conn.ExecContext(ctx, "VACUUM INTO ?", string(uri))
 	_ = conn.Close()
 	if err != nil {
 		return res, fmt.Errorf("backup to %s: %w", dest, err)
 	}
 	if res.Bytes, err = syncFile(tmp); err != nil {
 		return res, err
+	}
+	// The secrets are read after the snapshot: every webhook in the copy
+	// has its secret in theirs (one registered meanwhile adds a secret
+	// without a row, which is erased an hour later).
+	var secrets []byte
+	if opts.WithSecrets {
+		b, err := os.ReadFile(s.secretsPath())
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return res, fmt.Errorf("read secrets file: %w", err)
+		}
+		secrets = b
 	}
 	if err := commitFile(tmp, dest, opts.Force); err != nil {
 		if errors.Is(err, fs.ErrExist) {

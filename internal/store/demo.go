@@ -50,7 +50,7 @@ func CheckDemoReplaceable(ctx context.Context, path string) error {
 	// immutable: read the database file alone, creating no -wal or -shm
 	// beside it. MarkDemo's mark is in the file itself (the store that
 	// wrote it checkpointed on close); a real mirror has none anywhere.
-	db, err := sql.Open("sqlite3", uri+"?mode=ro&immutable=1")
+	db, err := sql.Open("sqlite3", string(uri)+"?mode=ro&immutable=1")
 	if err != nil {
 		return fmt.Errorf("open %s: %w", path, err)
 	}

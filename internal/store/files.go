@@ -103,10 +103,14 @@ func sudoUser(uid int) string {
 	return "'#" + strconv.Itoa(uid) + "'"
 }
 
+// sqliteURI is an SQLite URI filename without its query, made by fileURI:
+// its own type, so that a plain path is never passed where it is expected.
+type sqliteURI string
+
 // fileURI is path as an SQLite URI filename ("file:/abs/path"), every byte
 // but the unreserved ones and '/' percent-encoded, so that a name holding
 // '?', '#', '%', spaces or any other byte names that file and no other.
-func fileURI(path string) (string, error) {
+func fileURI(path string) (sqliteURI, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return "", fmt.Errorf("absolute path of %s: %w", path, err)
@@ -130,5 +134,5 @@ func fileURI(path string) (string, error) {
 			b.WriteByte(hex[c&0xF])
 		}
 	}
-	return b.String(), nil
+	return sqliteURI(b.String()), nil
 }

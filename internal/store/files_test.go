@@ -513,7 +513,7 @@ func TestFileURIEscapes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "file:/tmp/a%20%23%3F%25b%20%C3%BC"; u != want {
+	if want := sqliteURI("file:/tmp/a%20%23%3F%25b%20%C3%BC"); u != want {
 		t.Errorf("fileURI = %q, want %q", u, want)
 	}
 }

@@ -70,7 +70,7 @@ type Store struct {
 	stop chan struct{}
 	done chan struct{}
 	path string
-	uri  string // path as an SQLite URI filename
+	uri  sqliteURI // path as an SQLite URI filename
 	now  func() time.Time
 	uid  int // the user the files must belong to
 }
@@ -157,14 +157,14 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 // dsn puts every pragma in the connection string so that each pooled
 // connection gets them. synchronous=FULL: a commit is durable when it returns
 // (mattn's WAL default, NORMAL, can lose the last commits on power loss).
-func dsn(uri string, readOnly bool) string { return dsnCache(uri, readOnly, -8000) }
+func dsn(uri sqliteURI, readOnly bool) string { return dsnCache(uri, readOnly, -8000) }
 
 // dsnCache is dsn with the page cache size (PRAGMA cache_size: negative
 // is KiB). 8 MB per connection is enough for the id index of a full sync
 // of 100,000 transactions (measured: 32 MB was no faster, and cost 40 MB
 // of RSS).
 // uri is the database's URI filename (fileURI).
-func dsnCache(uri string, readOnly bool, cacheSize int) string {
+func dsnCache(uri sqliteURI, readOnly bool, cacheSize int) string {
 	q := url.Values{}
 	q.Set("_journal_mode", "WAL")
 	q.Set("_busy_timeout", "5000")
@@ -176,7 +176,7 @@ func dsnCache(uri string, readOnly bool, cacheSize int) string {
 		q.Set("mode", "ro")
 		q.Set("_txlock", "deferred")
 	}
-	return uri + "?" + q.Encode()
+	return string(uri) + "?" + q.Encode()
 }
 
 // Path is the database file's path.
