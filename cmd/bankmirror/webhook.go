@@ -70,10 +70,16 @@ func (w *webhookCmd) open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	w.st, w.opened = st, true
-	w.bank = w.client(w.cfg.APIURL, w.cfg.Token, w.cfg.RequestsPerHour)
-	w.hooks = webhooks.New(w.bank, w.st, sync.NewHealer(w.bank, w.st, w.log), w.log)
+	w.use(st, w.client(w.cfg.APIURL, w.cfg.Token, w.cfg.RequestsPerHour))
+	w.opened = true
 	return nil
+}
+
+// use makes w work on st and the bank client b (opened elsewhere, as in
+// tests with a running daemon).
+func (w *webhookCmd) use(st *store.Store, b *bank.Client) {
+	w.st, w.bank = st, b
+	w.hooks = webhooks.New(b, st, sync.NewHealer(b, st, w.log), w.log)
 }
 
 func (w *webhookCmd) close() {
