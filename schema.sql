@@ -191,7 +191,9 @@ CREATE TABLE IF NOT EXISTS webhook_events (
 
 CREATE INDEX IF NOT EXISTS webhook_events_pending ON webhook_events (next_attempt_at) WHERE processed_at IS NULL;
 
--- Webhooks registered by `bankmirror webhook register`; secret_key never leaves the file.
+-- Webhooks registered by `bankmirror webhook register`. Since schema version 6
+-- secret_key is always '': the secrets are kept in the secrets file beside the
+-- mirror (the mirror's path plus ".secrets", mode 0600), not in the mirror.
 CREATE TABLE IF NOT EXISTS webhooks (
     id           TEXT PRIMARY KEY,
     url          TEXT NOT NULL,

@@ -22,6 +22,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/mirrortest"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 	"github.com/bankmirror/bankmirror/internal/store"
+	"github.com/bankmirror/bankmirror/internal/webhooks"
 )
 
 // cliToken is distinctive so that a leak is found by a plain substring
@@ -126,7 +127,7 @@ func TestCLIHelp(t *testing.T) {
 			if r.stdout != usage {
 				t.Errorf("stdout is not the usage:\n%s", r)
 			}
-			for _, cmd := range []string{"demo", "serve", "webhook", "sync", "status", "ping", "simulator", "bench", "version", "categorize", "tag"} {
+			for _, cmd := range []string{"demo", "serve", "webhook", "sync", "status", "backup", "ping", "simulator", "bench", "version", "categorize", "tag"} {
 				if !strings.Contains(r.stdout, "\n  "+cmd+" ") {
 					t.Errorf("usage does not list %s", cmd)
 				}
@@ -325,8 +326,9 @@ func TestCLIDemo(t *testing.T) {
 	for _, live := range []bool{false, true} {
 		t.Run(fmt.Sprintf("live=%v", live), func(t *testing.T) {
 			db := filepath.Join(t.TempDir(), "demo.db")
-			// A stale file is replaced, not mirrored into.
-			must(t, os.WriteFile(db, []byte("not a database"), 0o600))
+			// An empty file is no mirror: the demo may write there (any
+			// other file is refused: TestCLIDemoReplacesOnlyItsOwnMirrors).
+			must(t, os.WriteFile(db, nil, 0o600))
 			args := []string{"demo", "--db", db, "--transactions", "300"}
 			if !live {
 				args = append(args, "--live=false")
@@ -489,7 +491,7 @@ func TestCLIWebhookCommands(t *testing.T) {
 		t.Fatalf("bank has %d webhooks after register, want 1", len(hooks))
 	}
 	h := hooks[0]
-	if want := fmt.Sprintf("registered webhook %s for %s; its secret is stored in %s\n", h.ID, url, db); r.stdout != want {
+	if want := fmt.Sprintf("registered webhook %s for %s; its secret is stored in %s\n", h.ID, url, db+".secrets"); r.stdout != want {
 		t.Errorf("register stdout = %q, want %q", r.stdout, want)
 	}
 	if h.URL != url || h.Description == nil || *h.Description != "cli test" {
@@ -597,7 +599,7 @@ func TestCLIWebhookLimit(t *testing.T) {
 	b := newTokenBank(t, 10, cliToken)
 	url := webhookSink(t)
 	db := filepath.Join(t.TempDir(), "mirror.db")
-	for i := range maxWebhooks {
+	for i := range webhooks.MaxWebhooks {
 		_, err := b.client.CreateWebhook(t.Context(), fmt.Sprintf("%s/%d", url, i), nil)
 		must(t, err)
 	}
@@ -606,7 +608,7 @@ func TestCLIWebhookLimit(t *testing.T) {
 	if !strings.Contains(r.stderr, "at most 10 webhooks and you have 10") || !strings.Contains(r.stderr, "bankmirror webhook delete") {
 		t.Errorf("stderr does not explain the limit:\n%s", r)
 	}
-	if n := len(b.sim.Webhooks()); n != maxWebhooks {
+	if n := len(b.sim.Webhooks()); n != webhooks.MaxWebhooks {
 		t.Errorf("bank has %d webhooks", n)
 	}
 	st := openMirror(t, db)

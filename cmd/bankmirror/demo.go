@@ -2,21 +2,20 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	gosync "sync"
 	"text/tabwriter"
 	"time"
 
 	"github.com/bankmirror/bankmirror/internal/simulator"
 	"github.com/bankmirror/bankmirror/internal/store"
+	"github.com/bankmirror/bankmirror/internal/webhooks"
 )
 
 func cmdDemo(ctx context.Context, a *app, args []string) error {
 	fs := a.flags("demo", "[--db PATH] [--transactions N] [--seed S] [--live DURATION]")
-	dbPath := fs.String("db", "bankmirror-demo.db", "mirror file to write (replaced if it exists)")
+	dbPath := fs.String("db", "bankmirror-demo.db", "mirror file to write (a demo mirror there is replaced; any other file is refused)")
 	n := fs.Int("transactions", 5000, "number of transactions in the simulated bank")
 	seed := fs.Uint64("seed", 1, "seed of the simulated bank's data")
 	live := fs.Bool("live", true, "after the sync, register a webhook and show live events being applied")
@@ -26,11 +25,16 @@ func cmdDemo(ctx context.Context, a *app, args []string) error {
 	if *n < 0 {
 		return fmt.Errorf("%w: --transactions must not be negative", errUsage)
 	}
-	// The demo's mirror belongs to this run's simulated bank: start afresh.
-	for _, suffix := range []string{"", "-wal", "-shm"} {
-		if err := os.Remove(*dbPath + suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("remove old demo mirror: %w", err)
-		}
+	// The demo's mirror belongs to this run's simulated bank: start afresh,
+	// but never over a real mirror or any other file.
+	if err := store.CheckDemoReplaceable(ctx, *dbPath); err != nil {
+		return err
+	}
+	if err := store.RemoveMirror(*dbPath); err != nil {
+		return fmt.Errorf("remove old demo mirror: %w", err)
+	}
+	if err := markDemo(ctx, *dbPath); err != nil {
+		return err
 	}
 
 	// The real bank's budget: 1,000 requests an hour, reported in
@@ -96,8 +100,7 @@ The mirror is a plain SQLite file. Try:
 // demoLive registers a webhook with the simulated bank, makes a few
 // seconds of activity and shows each event arriving and being applied.
 func demoLive(ctx context.Context, a *app, m *Main, sim *simulator.Bank, ev *eventPrinter) error {
-	w := &webhookCmd{app: a, st: m.Store, bank: m.Bank}
-	hook, err := w.create(ctx, m.URL()+m.Config.WebhookPath, ptr("bankmirror demo"))
+	hook, err := webhooks.New(m.Bank, m.Store, m.Healer, a.log).Register(ctx, m.URL()+m.Config.WebhookPath, ptr("bankmirror demo"))
 	if err != nil {
 		return err
 	}
@@ -164,6 +167,20 @@ func demoLive(ctx context.Context, a *app, m *Main, sim *simulator.Bank, ev *eve
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// markDemo creates the demo's mirror and marks it as the demo's before
+// anything else is written, so that the next demo may replace it.
+func markDemo(ctx context.Context, path string) error {
+	st, err := store.Open(ctx, path)
+	if err != nil {
+		return fmt.Errorf("create demo mirror %s: %w", path, err)
+	}
+	if err := st.MarkDemo(ctx); err != nil {
+		_ = st.Close()
+		return err
+	}
+	return st.Close()
+}
 
 // eventPrinter shows webhook events as the daemon stores and applies them.
 type eventPrinter struct {

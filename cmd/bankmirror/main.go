@@ -31,6 +31,7 @@ Commands:
   webhook     register, list, delete, ping, rotate webhooks and read their delivery logs
   sync        one sync now: incremental, or --full for a complete reconciliation
   status      the bank's request budget, a sync in progress, last runs, row counts, webhook inbox
+  backup      a consistent copy of the mirror, taken while the daemon runs (--with-secrets: and its webhook secrets)
   events      list webhook events that ran out of attempts (stuck), or requeue them (retry)
   categorize  set or remove a transaction's category at the bank and in the mirror (--from FILE for many)
   tag         add or remove a transaction's tags at the bank and in the mirror (--from FILE for many)
@@ -89,6 +90,7 @@ var commands = map[string]command{
 	"events":     cmdEvents,
 	"categorize": cmdCategorize,
 	"tag":        cmdTag,
+	"backup":     cmdBackup,
 	"version": func(_ context.Context, a *app, _ []string) error {
 		fmt.Fprintln(a.stdout, "bankmirror", version)
 		return nil

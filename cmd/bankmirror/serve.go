@@ -131,7 +131,7 @@ func (m *Main) Open(ctx context.Context) error {
 	m.keys = receiver.NewSecretCache(m.loadKeys, 2*time.Second, m.Log)
 	// A signature that matches no secret reloads them only after a commit
 	// (a registration from another process): strangers cost no read.
-	m.keys.Watch(m.Store.Path() + "-wal")
+	m.keys.Watch(m.Store.Path()+"-wal", store.SecretsPath(m.Store.Path()))
 	if err := m.keys.Load(ctx); err != nil {
 		return fmt.Errorf("load webhook secrets: %w", err)
 	}

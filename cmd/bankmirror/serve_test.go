@@ -224,7 +224,8 @@ func TestWebhookRotationRejectsNothing(t *testing.T) {
 	}
 	var out bytes.Buffer
 	a := &app{cfg: cfg, log: zerolog.Nop(), stdout: &out, stderr: io.Discard}
-	w := &webhookCmd{app: a, st: m.Store, bank: b.client}
+	w := &webhookCmd{app: a}
+	w.use(m.Store, b.client)
 	if err := w.rotate(context.Background(), old.ID); err != nil {
 		t.Fatal(err)
 	}

@@ -9,21 +9,19 @@ import (
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/store"
 	"github.com/bankmirror/bankmirror/internal/sync"
+	"github.com/bankmirror/bankmirror/internal/webhooks"
 )
 
 const webhookUsage = `Usage: bankmirror webhook <command>
 
 Commands:
-  register --url URL [--description D]   create a webhook at the bank; its secret is kept in the mirror
+  register --url URL [--description D]   create a webhook at the bank; its secret is kept beside the mirror
   list                                   the bank's webhooks
   delete ID                              delete a webhook at the bank
   ping ID                                ask the bank to send a PING event
   logs ID [--limit N]                    the bank's delivery log of a webhook, newest first
   rotate ID                              replace a webhook by a new one with a new secret
 `
-
-// maxWebhooks is the bank's limit on webhooks.
-const maxWebhooks = 10
 
 func cmdWebhook(ctx context.Context, a *app, args []string) error {
 	if len(args) == 0 {
@@ -55,6 +53,7 @@ type webhookCmd struct {
 	*app
 	st     *store.Store
 	bank   *bank.Client
+	hooks  *webhooks.Manager
 	opened bool // st was opened here and is closed by close
 }
 
@@ -71,9 +70,16 @@ func (w *webhookCmd) open(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	w.st, w.opened = st, true
-	w.bank = w.client(w.cfg.APIURL, w.cfg.Token, w.cfg.RequestsPerHour)
+	w.use(st, w.client(w.cfg.APIURL, w.cfg.Token, w.cfg.RequestsPerHour))
+	w.opened = true
 	return nil
+}
+
+// use makes w work on st and the bank client b (opened elsewhere, as in
+// tests with a running daemon).
+func (w *webhookCmd) use(st *store.Store, b *bank.Client) {
+	w.st, w.bank = st, b
+	w.hooks = webhooks.New(b, st, sync.NewHealer(b, st, w.log), w.log)
 }
 
 func (w *webhookCmd) close() {
@@ -97,61 +103,16 @@ func (w *webhookCmd) withID(ctx context.Context, name string, args []string, fn 
 	return fn(ctx, fs.Arg(0))
 }
 
-// create makes a webhook at the bank and stores its secret at once. While
-// it does, the daemon answers deliveries it cannot verify with 503 (retry)
-// rather than 401, so none signed with the new secret is rejected.
-func (w *webhookCmd) create(ctx context.Context, url string, desc *string) (bank.Webhook, error) {
-	if err := w.st.BeginWebhookRegistration(ctx); err != nil {
-		return bank.Webhook{}, err
-	}
-	defer func() {
-		if err := w.st.EndWebhookRegistration(context.WithoutCancel(ctx)); err != nil {
-			w.log.Warn().Err(err).Msg("end webhook registration")
-		}
-	}()
-	hook, err := w.bank.CreateWebhook(ctx, url, desc)
-	if errors.Is(err, bank.ErrUnprocessable) {
-		if hooks, lerr := w.bank.Webhooks(ctx); lerr == nil && len(hooks) >= maxWebhooks {
-			return hook, fmt.Errorf("the bank allows at most %d webhooks and you have %d: delete one first "+
-				"(bankmirror webhook list, then bankmirror webhook delete ID)", maxWebhooks, len(hooks))
-		}
-	}
-	if err != nil {
-		var apiErr *bank.APIError
-		if !errors.As(err, &apiErr) || apiErr.StatusCode >= 500 {
-			// The request may have reached the bank: a webhook it created
-			// would deliver events signed with a secret nobody has.
-			w.reportOrphans(context.WithoutCancel(ctx), url)
-		}
-		return hook, err
-	}
-	if err := w.st.SaveWebhook(ctx, store.Webhook{ID: hook.ID, URL: hook.URL, Description: hook.Description,
-		SecretKey: hook.SecretKey, CreatedAt: hook.CreatedAt}); err != nil {
-		// Without its secret the webhook is useless: take it back.
-		if derr := w.bank.DeleteWebhook(context.WithoutCancel(ctx), hook.ID); derr != nil {
-			return hook, fmt.Errorf("store secret of webhook %s: %w (and deleting it failed: %v)", hook.ID, err, derr)
-		}
-		return hook, fmt.Errorf("store secret of webhook %s (deleted it again): %w", hook.ID, err)
-	}
-	return hook, nil
-}
-
-// reportOrphans names the bank's webhooks for url whose secret the mirror
-// does not hold.
-func (w *webhookCmd) reportOrphans(ctx context.Context, url string) {
-	hooks, err := w.bank.Webhooks(ctx)
-	if err != nil {
+// reportOrphans names the bank's webhooks whose secret this mirror does
+// not hold, after a registration that may have created one.
+func (w *webhookCmd) reportOrphans(err error) {
+	var oe *webhooks.OrphanError
+	if !errors.As(err, &oe) {
 		return
 	}
-	for _, h := range hooks {
-		if h.URL != url {
-			continue
-		}
-		if local, err := w.st.Webhook(ctx, h.ID); err == nil && local.DeletedAt == nil {
-			continue
-		}
+	for _, id := range oe.Orphans {
 		fmt.Fprintf(w.stderr, "bankmirror: the bank has webhook %s for %s whose secret this mirror does not hold; "+
-			"if the failed request created it, delete it: bankmirror webhook delete %s\n", h.ID, url, h.ID)
+			"if the failed request created it, delete it: bankmirror webhook delete %s\n", id, oe.URL, id)
 	}
 }
 
@@ -173,11 +134,12 @@ func (w *webhookCmd) register(ctx context.Context, args []string) error {
 	if err := w.open(ctx); err != nil {
 		return err
 	}
-	hook, err := w.create(ctx, *url, d)
+	hook, err := w.hooks.Register(ctx, *url, d)
 	if err != nil {
+		w.reportOrphans(err)
 		return err
 	}
-	fmt.Fprintf(w.stdout, "registered webhook %s for %s; its secret is stored in %s\n", hook.ID, hook.URL, w.st.Path())
+	fmt.Fprintf(w.stdout, "registered webhook %s for %s; its secret is stored in %s\n", hook.ID, hook.URL, store.SecretsPath(w.st.Path()))
 	return nil
 }
 
@@ -188,7 +150,7 @@ func (w *webhookCmd) list(ctx context.Context, args []string) error {
 	if err := w.open(ctx); err != nil {
 		return err
 	}
-	hooks, err := w.bank.Webhooks(ctx)
+	hooks, err := w.hooks.List(ctx)
 	if err != nil {
 		return err
 	}
@@ -196,7 +158,7 @@ func (w *webhookCmd) list(ctx context.Context, args []string) error {
 	fmt.Fprintln(tw, "ID\tURL\tDESCRIPTION\tCREATED\tSECRET STORED")
 	for _, h := range hooks {
 		stored := "no"
-		if local, err := w.st.Webhook(ctx, h.ID); err == nil && local.DeletedAt == nil {
+		if h.SecretStored {
 			stored = "yes"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", h.ID, h.URL, deref(h.Description, ""), h.CreatedAt, stored)
@@ -205,14 +167,11 @@ func (w *webhookCmd) list(ctx context.Context, args []string) error {
 }
 
 func (w *webhookCmd) delete(ctx context.Context, id string) error {
-	err := w.bank.DeleteWebhook(ctx, id)
-	if err != nil && !errors.Is(err, bank.ErrNotFound) {
-		return err
-	}
-	if err := w.st.MarkWebhookDeleted(ctx, id); err != nil {
-		return err
-	}
+	existed, err := w.hooks.Delete(ctx, id)
 	if err != nil {
+		return err
+	}
+	if !existed {
 		fmt.Fprintf(w.stdout, "webhook %s did not exist at the bank; forgotten locally\n", id)
 		return nil
 	}
@@ -267,31 +226,15 @@ func (w *webhookCmd) logs(ctx context.Context, args []string) error {
 	return tw.Flush()
 }
 
-// rotate follows the bank's procedure for a new secret: create a webhook
-// with the same URL, keep its secret, then delete the old one. Both secrets
-// verify deliveries throughout, and the old one for store.SecretGrace after.
 func (w *webhookCmd) rotate(ctx context.Context, id string) error {
-	old, err := w.bank.Webhook(ctx, id)
+	r, err := w.hooks.Rotate(ctx, id)
+	if r.Recovered > 0 {
+		fmt.Fprintf(w.stdout, "recovered %d undelivered events of webhook %s into the inbox\n", r.Recovered, id)
+	}
 	if err != nil {
-		return fmt.Errorf("rotate webhook %s: %w", id, err)
-	}
-	hook, err := w.create(ctx, old.URL, old.Description)
-	if err != nil {
-		return fmt.Errorf("rotate webhook %s: %w", id, err)
-	}
-	// Deliveries to the old webhook that failed stop being retried once it
-	// is deleted: take its delivery log's events into the inbox first.
-	if res, err := sync.NewHealer(w.bank, w.st, w.log).Heal(ctx); err != nil {
-		w.log.Warn().Err(err).Msg("heal delivery logs before deleting the old webhook")
-	} else if res.Recovered > 0 {
-		fmt.Fprintf(w.stdout, "recovered %d undelivered events of webhook %s into the inbox\n", res.Recovered, id)
-	}
-	if err := w.bank.DeleteWebhook(ctx, id); err != nil && !errors.Is(err, bank.ErrNotFound) {
-		return fmt.Errorf("rotate webhook %s: new webhook %s is live, but deleting the old one failed: %w", id, hook.ID, err)
-	}
-	if err := w.st.MarkWebhookDeleted(ctx, id); err != nil {
+		w.reportOrphans(err)
 		return err
 	}
-	fmt.Fprintf(w.stdout, "rotated webhook %s -> %s for %s\n", id, hook.ID, hook.URL)
+	fmt.Fprintf(w.stdout, "rotated webhook %s -> %s for %s\n", id, r.New.ID, r.New.URL)
 	return nil
 }

@@ -31,7 +31,7 @@ const checkpointEvery = 500 * time.Millisecond
 func (s *Store) startCheckpoints() error {
 	// The checkpointer reads the WAL and writes the database file; it
 	// needs no page cache of its own (256 KB).
-	ck, err := sql.Open("sqlite3", dsnCache(s.path, false, -256))
+	ck, err := sql.Open("sqlite3", dsnCache(s.uri, false, -256))
 	if err != nil {
 		return fmt.Errorf("open checkpointer: %w", err)
 	}

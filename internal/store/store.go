@@ -32,36 +32,46 @@ var ErrListingLost = errors.New("listing checkpoint was replaced by another list
 // newer bankmirror than this one.
 var ErrSchemaTooNew = errors.New("database schema is newer than this binary")
 
+// migration is one step of the schema: SQL, then (if set) Go code in the
+// same transaction.
+type migration struct {
+	sql string
+	run func(s *Store, ctx context.Context, tx *sql.Tx) error
+}
+
 // migrations[i] brings the schema from version i to i+1. schema.sql is
 // version 1; later changes are appended here, never edited in place.
-var migrations = []string{
-	bankmirror.Schema,
+var migrations = []migration{
+	{sql: bankmirror.Schema},
 	// 2: what the running daemon reports of itself (the bank's request
 	// budget, a paused worker, a sync in progress), for `bankmirror status`.
-	`CREATE TABLE IF NOT EXISTS daemon_state (
+	{sql: `CREATE TABLE IF NOT EXISTS daemon_state (
 		key        TEXT PRIMARY KEY,
 		value      TEXT NOT NULL, -- JSON
 		updated_at TEXT NOT NULL
-	) STRICT;`,
+	) STRICT;`},
 	// 3: a full listing remembers where the history stood when it began
 	// (its seq only grows) and which events were pending, so what it
 	// deletes and marks processed never depends on the wall clock, which
 	// can step back.
-	`ALTER TABLE sync_state ADD COLUMN start_seq INTEGER;
+	{sql: `ALTER TABLE sync_state ADD COLUMN start_seq INTEGER;
 	CREATE TABLE IF NOT EXISTS sync_pending_events (
 		id TEXT PRIMARY KEY
-	) STRICT, WITHOUT ROWID;`,
+	) STRICT, WITHOUT ROWID;`},
 	// 4: receipts kept on disk (BANKMIRROR_ATTACHMENTS_DIR): where each
 	// attachment's file was saved, its SHA-256, and the last failure to
 	// download it.
-	`ALTER TABLE attachments ADD COLUMN local_path TEXT;
+	{sql: `ALTER TABLE attachments ADD COLUMN local_path TEXT;
 	ALTER TABLE attachments ADD COLUMN local_sha256 TEXT;
 	ALTER TABLE attachments ADD COLUMN download_error TEXT;
-	ALTER TABLE attachments ADD COLUMN download_attempts INTEGER NOT NULL DEFAULT 0;`,
+	ALTER TABLE attachments ADD COLUMN download_attempts INTEGER NOT NULL DEFAULT 0;`},
 	// 5: every timestamp users query also as a UTC epoch and a local
 	// time, date and month in the customer's zone (mirror_settings), and
 	// views that answer money questions right (money_views.sql).
-	moneyViews,
+	{sql: moneyViews},
+	// 6: webhook secrets move to the secrets file beside the mirror;
+	// webhooks.secret_key stays, always ''.
+	{run: (*Store).moveSecretsOut},
 }
 
 // TimeLayout is how the store writes its own timestamps (observed_at,
@@ -79,8 +89,10 @@ type Store struct {
 	stop chan struct{}
 	done chan struct{}
 	path string
+	uri  sqliteURI // path as an SQLite URI filename
 	now  func() time.Time
 	zone *time.Location // the customer's zone, of every *_local, *_date and *_month column
+	uid  int            // the user the files must belong to
 }
 
 // Option configures a Store.
@@ -89,9 +101,15 @@ type Option func(*Store)
 // WithClock replaces time.Now, for tests that need fixed timestamps.
 func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = now } }
 
-// Open opens (creating with mode 0600 if needed) and migrates the mirror at path.
+// WithUID replaces os.Getuid as the user the mirror's files must belong
+// to, for tests of the ownership check.
+func WithUID(uid int) Option { return func(s *Store) { s.uid = uid } }
+
+// Open opens (creating with mode 0600 if needed) and migrates the mirror at
+// path. It refuses (ErrNotOwner) to touch a mirror, or a file beside it,
+// that belongs to another user, and makes the existing ones mode 0600.
 func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
-	s := &Store{path: path, now: time.Now}
+	s := &Store{path: path, now: time.Now, uid: os.Getuid()}
 	for _, o := range opts {
 		o(s)
 	}
@@ -105,6 +123,13 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	if _, err := zoneName(s.zone); err != nil {
 		return nil, err
 	}
+	var err error
+	if s.uri, err = fileURI(path); err != nil {
+		return nil, err
+	}
+	if err := prepareFiles(path, s.uid); err != nil {
+		return nil, err
+	}
 	// Create the file ourselves so it never exists with a wider mode;
 	// SQLite gives the -wal and -shm files the mode of the database file.
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
@@ -115,7 +140,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		return nil, fmt.Errorf("create database file: %w", err)
 	}
 
-	s.db, err = sql.Open(writerDriver, dsn(path, false))
+	s.db, err = sql.Open(writerDriver, dsn(s.uri, false))
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
@@ -140,8 +165,16 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		_ = s.db.Close()
 		return nil, err
 	}
+	if err := s.scrubIfPending(ctx); err != nil {
+		_ = s.db.Close()
+		return nil, err
+	}
+	if err := s.pruneSecretsNow(ctx); err != nil {
+		_ = s.db.Close()
+		return nil, err
+	}
 
-	s.ro, err = sql.Open("sqlite3", dsn(path, true))
+	s.ro, err = sql.Open("sqlite3", dsn(s.uri, true))
 	if err != nil {
 		_ = s.db.Close()
 		return nil, fmt.Errorf("open database readers: %w", err)
@@ -158,13 +191,14 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 // dsn puts every pragma in the connection string so that each pooled
 // connection gets them. synchronous=FULL: a commit is durable when it returns
 // (mattn's WAL default, NORMAL, can lose the last commits on power loss).
-func dsn(path string, readOnly bool) string { return dsnCache(path, readOnly, -8000) }
+func dsn(uri sqliteURI, readOnly bool) string { return dsnCache(uri, readOnly, -8000) }
 
 // dsnCache is dsn with the page cache size (PRAGMA cache_size: negative
 // is KiB). 8 MB per connection is enough for the id index of a full sync
 // of 100,000 transactions (measured: 32 MB was no faster, and cost 40 MB
 // of RSS).
-func dsnCache(path string, readOnly bool, cacheSize int) string {
+// uri is the database's URI filename (fileURI).
+func dsnCache(uri sqliteURI, readOnly bool, cacheSize int) string {
 	q := url.Values{}
 	q.Set("_journal_mode", "WAL")
 	q.Set("_busy_timeout", "5000")
@@ -176,7 +210,7 @@ func dsnCache(path string, readOnly bool, cacheSize int) string {
 		q.Set("mode", "ro")
 		q.Set("_txlock", "deferred")
 	}
-	return "file:" + path + "?" + q.Encode()
+	return string(uri) + "?" + q.Encode()
 }
 
 // Path is the database file's path.
@@ -242,8 +276,16 @@ func (s *Store) migrateStep(ctx context.Context) (done bool, err error) {
 			done = true
 			return nil
 		}
-		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
-			return fmt.Errorf("migrate to version %d: %w", v+1, err)
+		m := migrations[v]
+		if m.sql != "" {
+			if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+				return fmt.Errorf("migrate to version %d: %w", v+1, err)
+			}
+		}
+		if m.run != nil {
+			if err := m.run(s, ctx, tx); err != nil {
+				return fmt.Errorf("migrate to version %d: %w", v+1, err)
+			}
 		}
 		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", v+1)); err != nil {
 			return fmt.Errorf("set schema version %d: %w", v+1, err)

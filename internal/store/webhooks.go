@@ -8,9 +8,10 @@ import (
 	"time"
 )
 
-// Webhook is a row of webhooks: a webhook registered by this mirror, with
-// the secret that authenticates its deliveries. The secret never leaves
-// the database file (mode 0600) except to verify signatures.
+// Webhook is a registered webhook: a row of webhooks (a webhook registered
+// by this mirror) and its secret, which authenticates its deliveries. The
+// secret is kept in the secrets file beside the mirror (mode 0600), never
+// in the mirror, whose secret_key column stays empty.
 type Webhook struct {
 	ID, URL     string
 	Description *string
@@ -19,23 +20,30 @@ type Webhook struct {
 	DeletedAt   *string
 }
 
-// SaveWebhook records a newly registered webhook and its secret.
+// SaveWebhook records a newly registered webhook, and its secret in the
+// secrets file.
 func (s *Store) SaveWebhook(ctx context.Context, w Webhook) error {
 	return s.InTx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO webhooks (id, url, description, secret_key, created_at) VALUES (?, ?, ?, ?, ?)
+		_, err := tx.ExecContext(ctx, `INSERT INTO webhooks (id, url, description, secret_key, created_at) VALUES (?, ?, ?, '', ?)
 			ON CONFLICT (id) DO UPDATE SET url = excluded.url, description = excluded.description,
-			secret_key = excluded.secret_key, created_at = excluded.created_at, deleted_at = NULL`,
-			w.ID, w.URL, nullable(w.Description), w.SecretKey, w.CreatedAt)
+			secret_key = '', created_at = excluded.created_at, deleted_at = NULL`,
+			w.ID, w.URL, nullable(w.Description), w.CreatedAt)
 		if err != nil {
 			return fmt.Errorf("save webhook: %w", err)
 		}
-		return nil
+		// Written before the row commits: a crash in between leaves a
+		// secret without a row, erased after SecretGrace, never a row
+		// without its secret.
+		stamp := s.stamp()
+		return s.updateSecrets(ctx, tx, func(doc *secretsDoc) {
+			doc.Webhooks[w.ID] = storedSecret{SecretKey: w.SecretKey, StoredAt: stamp}
+		})
 	})
 }
 
 // MarkWebhookDeleted records that a webhook was deleted at the bank. Its
 // row stays (without being used to verify deliveries) so that its events
-// remain explainable.
+// remain explainable; its secret is erased SecretGrace later.
 func (s *Store) MarkWebhookDeleted(ctx context.Context, id string) error {
 	return s.InTx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, "UPDATE webhooks SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL", s.stamp(), id); err != nil {
@@ -47,7 +55,11 @@ func (s *Store) MarkWebhookDeleted(ctx context.Context, id string) error {
 
 // ActiveWebhooks lists the registered webhooks not deleted, oldest first.
 func (s *Store) ActiveWebhooks(ctx context.Context) ([]Webhook, error) {
-	rows, err := s.ro.QueryContext(ctx, `SELECT id, url, description, secret_key, created_at, deleted_at
+	doc, err := readSecrets(s.secretsPath())
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.ro.QueryContext(ctx, `SELECT id, url, description, created_at, deleted_at
 		FROM webhooks WHERE deleted_at IS NULL ORDER BY created_at, id`)
 	if err != nil {
 		return nil, fmt.Errorf("list webhooks: %w", err)
@@ -56,9 +68,10 @@ func (s *Store) ActiveWebhooks(ctx context.Context) ([]Webhook, error) {
 	var out []Webhook
 	for rows.Next() {
 		var w Webhook
-		if err := rows.Scan(&w.ID, &w.URL, &w.Description, &w.SecretKey, &w.CreatedAt, &w.DeletedAt); err != nil {
+		if err := rows.Scan(&w.ID, &w.URL, &w.Description, &w.CreatedAt, &w.DeletedAt); err != nil {
 			return nil, fmt.Errorf("list webhooks: %w", err)
 		}
+		w.SecretKey = doc.Webhooks[w.ID].SecretKey
 		out = append(out, w)
 	}
 	if err := rows.Err(); err != nil {
@@ -67,15 +80,19 @@ func (s *Store) ActiveWebhooks(ctx context.Context) ([]Webhook, error) {
 	return out, nil
 }
 
-// Webhook returns one registered webhook, deleted or not.
+// Webhook returns one registered webhook, deleted or not; SecretKey is
+// empty once a deleted webhook's secret has been erased.
 func (s *Store) Webhook(ctx context.Context, id string) (Webhook, error) {
 	var w Webhook
-	err := s.ro.QueryRowContext(ctx, `SELECT id, url, description, secret_key, created_at, deleted_at
-		FROM webhooks WHERE id = ?`, id).Scan(&w.ID, &w.URL, &w.Description, &w.SecretKey, &w.CreatedAt, &w.DeletedAt)
+	err := s.ro.QueryRowContext(ctx, `SELECT id, url, description, created_at, deleted_at
+		FROM webhooks WHERE id = ?`, id).Scan(&w.ID, &w.URL, &w.Description, &w.CreatedAt, &w.DeletedAt)
 	if errors.Is(err, sql.ErrNoRows) {
 		return w, fmt.Errorf("webhook %s: %w", id, ErrNotFound)
 	}
 	if err != nil {
+		return w, fmt.Errorf("webhook %s: %w", id, err)
+	}
+	if w.SecretKey, err = s.secretOf(id); err != nil {
 		return w, fmt.Errorf("webhook %s: %w", id, err)
 	}
 	return w, nil
@@ -83,22 +100,48 @@ func (s *Store) Webhook(ctx context.Context, id string) (Webhook, error) {
 
 // SecretGrace is how long a deleted webhook's secret still verifies
 // deliveries: a delivery the bank sent just before the deletion (during a
-// rotation) must not be rejected.
+// rotation) must not be rejected. The secret is erased after it.
 const SecretGrace = time.Hour
 
 // WebhookSecrets returns the secrets of every active webhook and of those
-// deleted less than SecretGrace ago.
+// deleted less than SecretGrace ago, read from the secrets file. It erases
+// from the file the secrets past their grace.
 func (s *Store) WebhookSecrets(ctx context.Context) ([][]byte, error) {
-	secrets, err := s.strings(ctx, "SELECT secret_key FROM webhooks WHERE deleted_at IS NULL OR deleted_at > ?",
-		s.now().Add(-SecretGrace).UTC().Format(TimeLayout))
+	rows, err := webhookDeletions(ctx, s.ro)
 	if err != nil {
 		return nil, fmt.Errorf("webhook secrets: %w", err)
 	}
-	out := make([][]byte, len(secrets))
-	for i, sec := range secrets {
-		out[i] = []byte(sec)
+	doc, err := readSecrets(s.secretsPath())
+	if err != nil {
+		return nil, fmt.Errorf("webhook secrets: %w", err)
 	}
+	var out [][]byte
+	for id, sec := range doc.Webhooks {
+		row, ok := rows[id]
+		if s.secretValid(sec, row, ok) {
+			out = append(out, []byte(sec.SecretKey))
+		}
+	}
+	// Erasing is retried at the next call if it fails (a full disk): the
+	// secrets to verify with are right either way.
+	_ = s.pruneSecrets(ctx, rows, doc)
 	return out, nil
+}
+
+// pruneSecretsNow erases the secrets past their grace (at Open).
+func (s *Store) pruneSecretsNow(ctx context.Context) error {
+	rows, err := webhookDeletions(ctx, s.db)
+	if err != nil {
+		return err
+	}
+	doc, err := readSecrets(s.secretsPath())
+	if err != nil {
+		return err
+	}
+	if err := s.pruneSecrets(ctx, rows, doc); err != nil {
+		return fmt.Errorf("erase expired webhook secrets: %w", err)
+	}
+	return nil
 }
 
 // DeliveryLog is a row of webhook_delivery_logs.

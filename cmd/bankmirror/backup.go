@@ -1,0 +1,42 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/bankmirror/bankmirror/internal/store"
+)
+
+func cmdBackup(ctx context.Context, a *app, args []string) error {
+	fs := a.flags("backup", "[--force] [--with-secrets] FILE")
+	force := fs.Bool("force", false, "replace FILE if it exists")
+	withSecrets := fs.Bool("with-secrets", false, "also copy the webhook secrets file to FILE.secrets")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return fmt.Errorf("%w: backup takes one destination file", errUsage)
+	}
+	if _, err := os.Stat(a.cfg.DB); err != nil {
+		return fmt.Errorf("no mirror at %s to back up (set BANKMIRROR_DB): %w", a.cfg.DB, err)
+	}
+	st, err := a.openStore(ctx, a.cfg.DB)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	res, err := st.Backup(ctx, fs.Arg(0), store.BackupOptions{Force: *force, WithSecrets: *withSecrets})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "backed up %s to %s (%.1f MiB, mode 0600)\n", a.cfg.DB, res.Path, float64(res.Bytes)/(1<<20))
+	switch {
+	case res.SecretsPath != "":
+		fmt.Fprintf(a.stdout, "webhook secrets copied to %s (mode 0600)\n", res.SecretsPath)
+	case *withSecrets:
+		fmt.Fprintln(a.stdout, "no webhook secrets to copy (no webhook registered with this mirror)")
+	}
+	return nil
+}

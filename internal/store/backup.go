@@ -1,0 +1,143 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// ErrBackupExists is returned by Backup when the destination exists and
+// Force is not set.
+var ErrBackupExists = errors.New("backup file exists")
+
+// BackupOptions configures Backup.
+type BackupOptions struct {
+	// Force replaces an existing destination.
+	Force bool
+	// WithSecrets also copies the secrets file to the destination plus
+	// ".secrets".
+	WithSecrets bool
+}
+
+// BackupResult describes a backup written.
+type BackupResult struct {
+	Path  string
+	Bytes int64
+	// SecretsPath is the copy of the secrets file, "" if none was made
+	// (not asked for, or no webhook registered).
+	SecretsPath string
+}
+
+// Backup writes a consistent copy of the mirror to dest, mode 0600, while
+// other connections and processes go on writing: VACUUM INTO reads one
+// snapshot (a read transaction, which in WAL mode blocks no writer), so the
+// copy holds exactly the transactions committed when it began. The copy is
+// written to a temporary file beside dest, synced, then moved into place:
+// dest never holds a partial copy.
+func (s *Store) Backup(ctx context.Context, dest string, opts BackupOptions) (BackupResult, error) {
+	res := BackupResult{Path: dest}
+	if err := s.checkBackupDest(dest, opts.Force); err != nil {
+		return res, err
+	}
+	if opts.WithSecrets {
+		if err := s.checkBackupDest(SecretsPath(dest), opts.Force); err != nil {
+			return res, err
+		}
+	}
+
+	f, err := os.CreateTemp(filepath.Dir(dest), filepath.Base(dest)+".tmp-*") // mode 0600
+	if err != nil {
+		return res, fmt.Errorf("create backup file: %w", err)
+	}
+	tmp := f.Name()
+	_ = f.Close()
+	defer func() {
+		// Left only on failure: commitFile moves it.
+		_ = os.Remove(tmp)
+		_ = os.Remove(tmp + "-journal")
+	}()
+	uri, err := fileURI(tmp)
+	if err != nil {
+		return res, err
+	}
+	conn, err := s.ro.Conn(ctx)
+	if err != nil {
+		return res, fmt.Errorf("backup: %w", err)
+	}
+	_, err = conn.ExecContext(ctx, "VACUUM INTO ?", string(uri))
+	_ = conn.Close()
+	if err != nil {
+		return res, fmt.Errorf("backup to %s: %w", dest, err)
+	}
+	if res.Bytes, err = syncFile(tmp); err != nil {
+		return res, err
+	}
+	// The secrets are read after the snapshot: every webhook in the copy
+	// has its secret in theirs (one registered meanwhile adds a secret
+	// without a row, which is erased an hour later).
+	var secrets []byte
+	if opts.WithSecrets {
+		b, err := os.ReadFile(s.secretsPath())
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return res, fmt.Errorf("read secrets file: %w", err)
+		}
+		secrets = b
+	}
+	if err := commitFile(tmp, dest, opts.Force); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return res, fmt.Errorf("%w: %s (use --force to replace it)", ErrBackupExists, dest)
+		}
+		return res, err
+	}
+	if secrets != nil {
+		res.SecretsPath = SecretsPath(dest)
+		if err := WriteFileAtomic(res.SecretsPath, secrets, opts.Force); err != nil {
+			return res, fmt.Errorf("copy secrets file: %w", err)
+		}
+	}
+	return res, nil
+}
+
+// checkBackupDest refuses a destination that exists (unless force), or
+// that is the mirror or a file beside it.
+func (s *Store) checkBackupDest(dest string, force bool) error {
+	fi, err := os.Stat(dest)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("check backup file: %w", err)
+	}
+	for _, f := range append([]string{s.path}, companions(s.path)...) {
+		if own, err := os.Stat(f); err == nil && os.SameFile(fi, own) {
+			return fmt.Errorf("backup file %s is the mirror's own %s", dest, f)
+		}
+	}
+	if !force {
+		return fmt.Errorf("%w: %s (use --force to replace it)", ErrBackupExists, dest)
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("backup file %s is not a regular file", dest)
+	}
+	return nil
+}
+
+// syncFile fsyncs the file at path and returns its size.
+func syncFile(path string) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, fmt.Errorf("open %s: %w", path, err)
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil {
+		return 0, fmt.Errorf("sync %s: %w", path, err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, fmt.Errorf("stat %s: %w", path, err)
+	}
+	return fi.Size(), nil
+}

@@ -1,0 +1,17 @@
+//go:build unix
+
+package store
+
+import (
+	"io/fs"
+	"syscall"
+)
+
+// fileOwner is the uid owning the file described by fi.
+func fileOwner(fi fs.FileInfo) (uid int, ok bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, false
+	}
+	return int(st.Uid), true
+}
