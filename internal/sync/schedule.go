@@ -26,7 +26,14 @@ type ScheduleConfig struct {
 	Sync           string        // cron spec of incremental syncs, e.g. "@every 15m"
 	Reconcile      string        // cron spec of full reconciliations, e.g. "@daily"
 	InboxRetention time.Duration // processed events older than this are pruned after a full sync; 0 keeps them
+	// OnRun, if set, is told of every sync and heal the schedule ran: its
+	// kind (KindIncremental, KindFull, KindHeal), how long it took and its
+	// error (nil on success).
+	OnRun func(kind string, took time.Duration, err error)
 }
+
+// KindHeal names a heal from the delivery logs in ScheduleConfig.OnRun.
+const KindHeal = "heal"
 
 // Schedule runs syncs: an incremental one (a full one when the mirror has
 // never completed one, or one was interrupted) right after Start, then
@@ -68,6 +75,9 @@ func (s *Schedule) Start(ctx context.Context) error {
 		return fmt.Errorf("reconcile schedule: %w", err)
 	}
 	s.cron.Start()
+	if g, ok := s.syncer.bank.(tokenGate); ok {
+		s.bg.Go(func() { s.resumeOnNewToken(ctx, g) })
+	}
 	s.bg.Go(func() {
 		defer close(s.StartupDone)
 		// Incremental runs (or resumes) a full sync when the mirror needs
@@ -89,25 +99,72 @@ func (s *Schedule) Stop() {
 	s.bg.Wait()
 }
 
+// resumeOnNewToken syncs at once whenever the bank client gets a new
+// token: after a rejected one, the mirror catches up without waiting for
+// the next tick.
+func (s *Schedule) resumeOnNewToken(ctx context.Context, g tokenGate) {
+	for {
+		_, replaced := g.TokenRejected()
+		select {
+		case <-ctx.Done():
+			return
+		case <-replaced:
+		}
+		s.log.Info().Msg("new token; syncing now")
+		s.Run(ctx, false)
+	}
+}
+
+// tokenRejected reports whether the bank rejected the client's token.
+func (s *Schedule) tokenRejected() bool {
+	g, ok := s.syncer.bank.(tokenGate)
+	if !ok {
+		return false
+	}
+	rejected, _ := g.TokenRejected()
+	return rejected
+}
+
 // Run runs one sync, then heals missed webhook events from the delivery
 // logs, and after a full sync prunes the inbox. Failures are logged and
-// recorded by the syncer and healer; the next run retries.
+// recorded by the syncer and healer; the next run retries. While the bank
+// rejects the token nothing runs: a new token starts a sync at once.
 func (s *Schedule) Run(ctx context.Context, full bool) {
+	if s.tokenRejected() {
+		s.log.Debug().Bool("full", full).Msg("skipped a scheduled sync: the bank rejected the token")
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.running.Store(true)
 	defer s.running.Store(false)
 	var err error
+	var res Result
+	start := s.now()
 	if full {
-		_, err = s.syncer.Full(ctx)
+		res, err = s.syncer.Full(ctx)
 	} else {
-		_, err = s.syncer.Incremental(ctx)
+		res, err = s.syncer.Incremental(ctx)
 	}
 	if errors.Is(err, store.ErrSyncRunning) {
 		s.log.Warn().Bool("full", full).Msg("skipped a scheduled sync: another process is syncing this mirror")
+	} else {
+		kind := res.Kind
+		if kind == "" {
+			kind = KindIncremental
+			if full {
+				kind = KindFull
+			}
+		}
+		s.observe(kind, start, err)
 	}
-	res, err := s.healer.Heal(ctx)
-	if len(res.RecoveredIDs) > 0 {
+	if s.tokenRejected() {
+		return // the heal would be refused too
+	}
+	start = s.now()
+	healed, err := s.healer.Heal(ctx)
+	s.observe(KindHeal, start, err)
+	if len(healed.RecoveredIDs) > 0 {
 		s.worker.Notify()
 	}
 	if err != nil && !errors.Is(err, context.Canceled) {
@@ -120,6 +177,12 @@ func (s *Schedule) Run(ctx context.Context, full bool) {
 		} else if events+logs > 0 {
 			s.log.Info().Int64("events", events).Int64("delivery_logs", logs).Msg("pruned old webhook events")
 		}
+	}
+}
+
+func (s *Schedule) observe(kind string, start time.Time, err error) {
+	if s.cfg.OnRun != nil {
+		s.cfg.OnRun(kind, s.now().Sub(start), err)
 	}
 }
 
