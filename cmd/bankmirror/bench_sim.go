@@ -219,7 +219,7 @@ func formatCounts(m map[string]int64) string {
 
 // benchOwnVars are the settings the benchmark itself sets: where the bank
 // is, the token, the mirror file, the address and the webhook secret.
-var benchOwnVars = []string{"API_URL", "TOKEN", "TOKEN_FILE", "DB", "LISTEN", "WEBHOOK_SECRET", "WEBHOOK_SECRET_FILE"}
+var benchOwnVars = []string{"API_URL", "TOKEN", "TOKEN_FILE", "DB", "LISTEN", "ADMIN_LISTEN", "WEBHOOK_SECRET", "WEBHOOK_SECRET_FILE"}
 
 // benchConfig is the configuration the daemon gets as a user runs it: the
 // defaults of every BANKMIRROR_* variable, any the user set (so one can

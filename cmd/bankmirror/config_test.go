@@ -33,6 +33,8 @@ func TestConfigDefaults(t *testing.T) {
 		WorkerConcurrency: 4,
 		EventMaxAttempts:  12,
 		InboxRetention:    90 * 24 * time.Hour,
+		AdminListen:       "127.0.0.1:8082",
+		StaleAfter:        2 * time.Hour,
 	}
 	for _, tc := range []struct {
 		name    string
@@ -82,6 +84,8 @@ func TestConfigExplicitValues(t *testing.T) {
 		"BANKMIRROR_INBOX_RETENTION":    "0",
 		"BANKMIRROR_BUDGET_RESERVE":     "7",
 		"BANKMIRROR_REQUESTS_PER_HOUR":  "300",
+		"BANKMIRROR_ADMIN_LISTEN":       "127.0.0.1:9100",
+		"BANKMIRROR_STALE_AFTER":        "30m",
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +94,7 @@ func TestConfigExplicitValues(t *testing.T) {
 		APIURL: "http://127.0.0.1:9/api/v1", Token: cfgTestToken, DB: "/tmp/x.db", LogLevel: "debug", LogFormat: "console",
 		RequestsPerHour: 300, BudgetReserve: 7, SyncOverlap: 90 * time.Minute, Listen: "[::1]:0", WebhookPath: "/hooks/up",
 		WebhookSecret: cfgTestSecret, SyncSchedule: "*/5 * * * *", ReconcileSchedule: "@every 6h",
-		WorkerConcurrency: 1, EventMaxAttempts: 3,
+		WorkerConcurrency: 1, EventMaxAttempts: 3, AdminListen: "127.0.0.1:9100", StaleAfter: 30 * time.Minute,
 	}
 	if got != want {
 		t.Errorf("config =\n%+v\nwant\n%+v", got, want)

@@ -88,7 +88,7 @@ type Monitor struct {
 	probeMu sync.Mutex // one probe at a time
 	mu      sync.Mutex // guards what follows
 	snap    Snapshot
-	probed  time.Time // when snap's probe ran
+	probed  time.Time // when the check that made snap (probe included) started
 	line    string    // the last status line sent
 }
 
@@ -139,18 +139,20 @@ func (m *Monitor) Run(ctx context.Context) {
 	}
 }
 
-// Check runs the write probe and gathers the facts now (a check that
-// finished less than a second ago is reused), and returns the verdict.
+// Check runs the write probe and gathers the facts now, and returns the
+// verdict. Callers arriving while a check runs share the next one: a check
+// is never older than the call.
 func (m *Monitor) Check(ctx context.Context) Snapshot {
+	called := time.Now()
 	m.probeMu.Lock()
 	defer m.probeMu.Unlock()
 	m.mu.Lock()
-	if !m.probed.IsZero() && time.Since(m.probed) < factsTTL {
-		s := m.snap
+	if s := m.snap; !m.probed.IsZero() && !m.probed.Before(called) {
 		m.mu.Unlock()
 		return s
 	}
 	m.mu.Unlock()
+	started := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, m.cfg.Timeout)
 	defer cancel()
 	probeErr := m.cfg.Store.ProbeWrite(ctx)
@@ -159,7 +161,7 @@ func (m *Monitor) Check(ctx context.Context) Snapshot {
 	}
 	s := m.gather(ctx, probeErr)
 	m.mu.Lock()
-	m.snap, m.probed = s, s.At
+	m.snap, m.probed = s, started
 	m.mu.Unlock()
 	return s
 }
