@@ -325,6 +325,15 @@ func (m *Main) Close() error {
 	}
 	m.bg.Wait()
 	if m.Store != nil {
+		if m.Bank != nil && m.Worker != nil && m.Health != nil {
+			// The last report says the daemon stopped, so that status
+			// does not take it for running until the report ages.
+			r := m.report()
+			r.Stopped, r.Sync = true, nil
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			_ = m.Store.PutState(ctx, sync.ReportKey, r)
+			cancel()
+		}
 		errs = append(errs, m.Store.Close())
 	}
 	return errors.Join(errs...)

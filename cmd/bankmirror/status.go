@@ -100,6 +100,8 @@ func printStatus(w io.Writer, db string, s health.Status) {
 		fmt.Fprintln(w, "daemon: no report (bankmirror serve has not run on this mirror)")
 	case d.Running:
 		fmt.Fprintf(w, "daemon: running (pid %d, last report %s ago)\n", d.PID, health.Age(time.Duration(d.ReportAge*float64(time.Second))))
+	case d.Stopped:
+		fmt.Fprintf(w, "daemon: NOT RUNNING (stopped %s ago, pid %d)\n", health.Age(time.Duration(d.ReportAge*float64(time.Second))), d.PID)
 	default:
 		fmt.Fprintf(w, "daemon: NOT RUNNING (last report %s ago, pid %d)\n", health.Age(time.Duration(d.ReportAge*float64(time.Second))), d.PID)
 	}

@@ -115,6 +115,8 @@ type Daemon struct {
 	PID       int
 	// PIDAlive: a process with that id exists on this host.
 	PIDAlive bool
+	// Stopped: the daemon's last report said it was shutting down.
+	Stopped bool
 }
 
 // Evaluate applies the rules to the facts. The status command's verdict
@@ -139,6 +141,8 @@ func Evaluate(f Facts, r Rules) []Check {
 		switch {
 		case !d.Reported:
 			add(CheckDaemon, Degraded, false, "no daemon has run on this mirror (start `bankmirror serve`)")
+		case d.Stopped:
+			add(CheckDaemon, Degraded, false, "not running (stopped %s ago, pid %d)", Age(d.ReportAge), d.PID)
 		case d.ReportAge <= 3*every:
 			add(CheckDaemon, OK, false, "running (pid %d, last report %s ago)", d.PID, Age(d.ReportAge))
 		case d.PIDAlive:

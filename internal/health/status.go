@@ -62,6 +62,7 @@ type Status struct {
 type DaemonStatus struct {
 	Running  bool      `json:"running"`
 	Reported bool      `json:"reported"`
+	Stopped  bool      `json:"stopped"` // it said so as it shut down
 	PID      int       `json:"pid,omitempty"`
 	ReportAt time.Time `json:"report_at,omitzero"`
 	// ReportAge is in seconds.
@@ -137,8 +138,9 @@ func GatherStatus(ctx context.Context, st statusStore, o StatusOptions) (Status,
 	if reported {
 		d.ReportAge, d.PID = o.Now.Sub(at), rep.PID
 		d.PIDAlive = o.PIDAlive(rep.PID)
+		d.Stopped = rep.Stopped
 		s.Daemon = DaemonStatus{Reported: true, PID: rep.PID, ReportAt: at, ReportAge: d.ReportAge.Seconds(),
-			Running: d.ReportAge <= 3*every, DatabaseError: rep.DatabaseError}
+			Running: d.ReportAge <= 3*every && !rep.Stopped, Stopped: rep.Stopped, DatabaseError: rep.DatabaseError}
 		s.Token = TokenStatus{Known: true, Rejected: rep.Token.Rejected, RejectedAt: rep.Token.RejectedAt}
 	}
 	runs, err := st.LastSuccessfulRuns(ctx, KindIncremental, KindFull)

@@ -23,6 +23,8 @@ type Report struct {
 	Token  bank.TokenState  `json:"token"`
 	// DatabaseError is the last write probe's failure, "" when it passed.
 	DatabaseError string `json:"database_error,omitempty"`
+	// Stopped is set by the daemon's last report when it shuts down.
+	Stopped bool `json:"stopped,omitempty"`
 }
 
 // stateStore is what the reporter needs of the store.
