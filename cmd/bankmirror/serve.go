@@ -74,8 +74,9 @@ type Main struct {
 	Health   *health.Monitor
 	Metrics  *admin.Metrics
 
-	http  *server
-	admin *admin.Server
+	http   *server
+	admin  *admin.Server
+	closed bool // Close has run
 
 	bgCtx  context.Context    // lives until Close: the worker, syncs, loops
 	cancel context.CancelFunc // ends bgCtx
@@ -303,8 +304,12 @@ func (m *Main) report() sync.Report {
 
 // Close shuts down in order: HTTP (5s for requests in flight), the
 // receiver's writer, the schedule (waiting for a running sync), the worker,
-// and the store last.
+// and the store last. Closing again does nothing.
 func (m *Main) Close() error {
+	if m.closed {
+		return nil
+	}
+	m.closed = true
 	var errs []error
 	if m.admin != nil {
 		errs = append(errs, m.admin.Close())

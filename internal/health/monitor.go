@@ -61,10 +61,6 @@ const (
 	logRejectedAt = "rejected_at"
 )
 
-// factsTTL is how long gathered facts are reused (a scrape of /metrics and
-// a /readyz at once query the mirror once).
-const factsTTL = time.Second
-
 // Snapshot is the outcome of one check.
 type Snapshot struct {
 	At     time.Time
@@ -173,22 +169,19 @@ func (m *Monitor) Last() Snapshot {
 	return m.snap
 }
 
-// Current returns the verdict with facts no older than a second, and the
-// last write probe's outcome (without probing again).
+// Current gathers the facts now and returns the verdict with the last
+// write probe's outcome (without probing again): what /metrics reads.
 func (m *Monitor) Current(ctx context.Context) Snapshot {
 	m.mu.Lock()
-	s := m.snap
+	last := m.snap
 	m.mu.Unlock()
-	if !s.At.IsZero() && time.Since(s.At) < factsTTL {
-		return s
-	}
 	ctx, cancel := context.WithTimeout(ctx, m.cfg.Timeout)
 	defer cancel()
 	var probeErr error
-	if s.Facts.Probed {
-		probeErr = s.Facts.ProbeErr
+	if last.Facts.Probed {
+		probeErr = last.Facts.ProbeErr
 	}
-	s = m.gather(ctx, probeErr)
+	s := m.gather(ctx, probeErr)
 	m.mu.Lock()
 	if s.At.After(m.snap.At) {
 		m.snap = s
