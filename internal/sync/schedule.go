@@ -103,13 +103,16 @@ func (s *Schedule) Stop() {
 // token: after a rejected one, the mirror catches up without waiting for
 // the next tick.
 func (s *Schedule) resumeOnNewToken(ctx context.Context, g tokenGate) {
+	_, replaced := g.TokenRejected()
 	for {
-		_, replaced := g.TokenRejected()
 		select {
 		case <-ctx.Done():
 			return
 		case <-replaced:
 		}
+		// Watch for the next token before syncing: one given while this
+		// sync runs starts another.
+		_, replaced = g.TokenRejected()
 		s.log.Info().Msg("new token; syncing now")
 		s.Run(ctx, false)
 	}
