@@ -189,6 +189,11 @@ var malformedConfigs = []struct {
 	{"BANKMIRROR_WORKER_CONCURRENCY", "0", false},
 	{"BANKMIRROR_WORKER_CONCURRENCY", "four", false},
 	{"BANKMIRROR_EVENT_MAX_ATTEMPTS", "0", false},
+	{"BANKMIRROR_TOKEN", "SECRET\nTOKEN", false},
+	{"BANKMIRROR_TOKEN", "SECRET\x1b[2JTOKEN", false},
+	{"BANKMIRROR_ADMIN_LISTEN", "nonsense", true},
+	{"BANKMIRROR_STALE_AFTER", "0", false},
+	{"BANKMIRROR_STALE_AFTER", "soon", false},
 }
 
 func malformedEnv(name, value string) map[string]string {
@@ -270,5 +275,41 @@ func TestConfigErrorExitsTwoWithOneLine(t *testing.T) {
 				t.Errorf("the mirror was created despite the configuration error: %v", err)
 			}
 		})
+	}
+}
+
+// A token file holding more than one line, or an invisible character, is
+// refused with one line naming the variable and never showing the token;
+// one trailing newline (and surrounding blanks) is fine.
+func TestConfigTokenWithControlCharacters(t *testing.T) {
+	dir := t.TempDir()
+	for _, content := range []string{"SECRET-TOKEN-123\nsecond line\n", "SECRET\tTOKEN\n", "SECRET\x00TOKEN"} {
+		path := filepath.Join(dir, "token")
+		must(t, os.WriteFile(path, []byte(content), 0o600))
+		env := map[string]string{"BANKMIRROR_TOKEN_FILE": path, "BANKMIRROR_DB": filepath.Join(dir, "m.db")}
+		var stdout, stderr bytes.Buffer
+		if code := run(context.Background(), []string{"serve"}, env, &stdout, &stderr); code != 2 {
+			t.Errorf("%q: exit %d, want 2", content, code)
+		}
+		out := stderr.String()
+		if strings.Count(out, "\n") != 1 || !strings.Contains(out, "BANKMIRROR_TOKEN_FILE") || !strings.Contains(out, "control characters") ||
+			strings.Contains(out, "SECRET") {
+			t.Errorf("%q: stderr %q", content, out)
+		}
+	}
+	// From the systemd credential directory, when no variable names a token.
+	must(t, os.WriteFile(filepath.Join(dir, "token"), []byte("cred-token\n"), 0o600))
+	c, err := loadConfig(map[string]string{"CREDENTIALS_DIRECTORY": dir})
+	if err != nil || c.Token != "cred-token" {
+		t.Errorf("credential token = %q, %v", c.Token, err)
+	}
+}
+
+func TestConfigAdminListenOff(t *testing.T) {
+	for _, v := range []string{"", " ", "off", "OFF"} {
+		c, err := loadConfig(map[string]string{"BANKMIRROR_ADMIN_LISTEN": v})
+		if err != nil || c.AdminListen != adminOff {
+			t.Errorf("ADMIN_LISTEN=%q: %q, %v", v, c.AdminListen, err)
+		}
 	}
 }
