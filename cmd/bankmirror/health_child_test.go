@@ -83,7 +83,9 @@ func TestServeChildFullDiskAndSIGHUP(t *testing.T) {
 	st, err := store.OpenReadOnly(context.Background(), dbPath)
 	must(t, err)
 	t.Cleanup(func() { _ = st.Close() })
-	okRuns := func() int { return mirrortest.Int(t, st.Reader(), "SELECT count(*) FROM sync_runs WHERE status = 'ok'") }
+	okRuns := func() int {
+		return mirrortest.Int(t, st.Reader(), "SELECT count(*) FROM sync_runs WHERE status = 'ok'")
+	}
 	runs := okRuns()
 
 	// A revoked token: the sync SIGHUP starts is refused.

@@ -31,7 +31,7 @@ func TestEvaluateRules(t *testing.T) {
 		{"events waiting long", func(f *Facts) { f.Pending, f.OldestPending = 3, now.Add(-20*time.Minute) }, Degraded, false, "3 webhook events pending, the oldest for 20m"},
 		{"events just arrived", func(f *Facts) { f.Pending, f.OldestPending = 3, now.Add(-time.Second) }, OK, true, ""},
 		{"budget wait (status only)", func(f *Facts) { f.BudgetWait = "waiting" }, Degraded, true, "budget: waiting"},
-		{"undelivered (status only)", func(f *Facts) { f.Undelivered, f.UndeliveredWindow = 4, 24 * time.Hour }, Degraded, true, "could not deliver 4 webhook events in the last 1d"},
+		{"undelivered (status only)", func(f *Facts) { f.Undelivered, f.UndeliveredWindow = 4, 24*time.Hour }, Degraded, true, "could not deliver 4 webhook events in the last 1d"},
 		{"daemon never ran", func(f *Facts) { f.Daemon = &Daemon{} }, Degraded, true, "daemon: no daemon has run"},
 		{"daemon stopped", func(f *Facts) { f.Daemon = &Daemon{Reported: true, Stopped: true, ReportAge: time.Hour, PID: 7} }, Degraded, true, "not running (stopped 1h ago"},
 		{"daemon silent but alive", func(f *Facts) { f.Daemon = &Daemon{Reported: true, ReportAge: time.Hour, PID: 7, PIDAlive: true} }, Failing, true, "cannot write the mirror"},
