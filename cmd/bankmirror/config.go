@@ -45,7 +45,7 @@ type Config struct {
 	WebhookPath       string `env:"WEBHOOK_PATH" envDefault:"/webhook"`
 	WebhookSecret     string `env:"WEBHOOK_SECRET" secret:"true"`
 	WebhookSecretFile string `env:"WEBHOOK_SECRET_FILE,file" secret:"true"`
-	SyncSchedule      string `env:"SYNC_SCHEDULE" envDefault:"@every 15m"`
+	SyncSchedule      string `env:"SYNC_SCHEDULE" envDefault:"@every 30m"`
 	ReconcileSchedule string `env:"RECONCILE_SCHEDULE" envDefault:"@daily"`
 	WorkerConcurrency int    `env:"WORKER_CONCURRENCY" envDefault:"4"`
 	EventMaxAttempts  int    `env:"EVENT_MAX_ATTEMPTS" envDefault:"12"`

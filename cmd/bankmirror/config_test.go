@@ -28,7 +28,7 @@ func TestConfigDefaults(t *testing.T) {
 		SyncOverlap:       3 * time.Hour,
 		Listen:            "127.0.0.1:8080",
 		WebhookPath:       "/webhook",
-		SyncSchedule:      "@every 15m",
+		SyncSchedule:      "@every 30m",
 		ReconcileSchedule: "@daily",
 		WorkerConcurrency: 4,
 		EventMaxAttempts:  12,

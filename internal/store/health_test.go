@@ -43,6 +43,12 @@ func TestOpenReadOnly(t *testing.T) {
 	if err := s.ProbeWrite(ctx); err != nil {
 		t.Errorf("write probe: %v", err)
 	}
+	if err := s.ReleaseMemory(ctx); err != nil {
+		t.Errorf("release memory: %v", err)
+	}
+	if n, err := s.CountTransactions(ctx); err != nil || n != 1 {
+		t.Errorf("after releasing memory: %d, %v", n, err)
+	}
 }
 
 func TestHealthQueries(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	gosync "sync"
 	"sync/atomic"
 	"time"
@@ -17,6 +18,7 @@ import (
 // inboxPruner is what the schedule needs of the store besides the syncer's.
 type inboxPruner interface {
 	PruneInbox(ctx context.Context, cutoff time.Time) (events, logs int64, err error)
+	ReleaseMemory(ctx context.Context) error
 }
 
 var _ inboxPruner = (*store.Store)(nil)
@@ -180,6 +182,20 @@ func (s *Schedule) Run(ctx context.Context, full bool) {
 		} else if events+logs > 0 {
 			s.log.Info().Int64("events", events).Int64("delivery_logs", logs).Msg("pruned old webhook events")
 		}
+	}
+	s.idle(ctx, res.Kind == KindFull)
+}
+
+// idle returns what a sync used to the OS, as the daemon now waits for
+// the next tick: SQLite's page caches, and after a full sync (a backfill
+// leaves megabytes of freed heap) Go's free memory at once rather than
+// minutes later.
+func (s *Schedule) idle(ctx context.Context, full bool) {
+	if err := s.store.ReleaseMemory(ctx); err != nil && ctx.Err() == nil {
+		s.log.Debug().Err(err).Msg("release memory")
+	}
+	if full {
+		debug.FreeOSMemory()
 	}
 }
 
