@@ -318,17 +318,8 @@ func freeAddrs() (string, string, error) {
 	return addrs[0], addrs[1], nil
 }
 
-// pidMiB reads a memory figure (VmRSS, VmHWM) of process pid in MiB.
+// pidMiB reads a memory figure (VmRSS, VmHWM, RssAnon) of process pid in
+// MiB.
 func pidMiB(pid int, field string) float64 {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, field+":"); ok {
-			kb, _ := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 64)
-			return kb / 1024
-		}
-	}
-	return 0
+	return statusMiB("/proc/"+strconv.Itoa(pid)+"/status", field)
 }

@@ -271,8 +271,12 @@ func randomHex(n int) string {
 }
 
 // procMiB reads a memory figure (VmRSS, VmHWM) of this process in MiB.
-func procMiB(field string) float64 {
-	b, err := os.ReadFile("/proc/self/status")
+func procMiB(field string) float64 { return statusMiB("/proc/self/status", field) }
+
+// statusMiB reads a memory figure of a /proc/.../status file in MiB; 0
+// when it cannot.
+func statusMiB(path, field string) float64 {
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return 0
 	}

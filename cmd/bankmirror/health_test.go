@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -438,5 +439,85 @@ func TestMetricsMoveWithRealTraffic(t *testing.T) {
 		if resp.StatusCode == http.StatusOK {
 			t.Errorf("public listener answers %s", path)
 		}
+	}
+}
+
+// notifications reads sd_notify datagrams sent to a socket.
+type notifications struct {
+	conn *net.UnixConn
+}
+
+func listenNotify(t *testing.T) *notifications {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "notify.sock")
+	conn, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: path, Net: "unixgram"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	t.Setenv("NOTIFY_SOCKET", path)
+	return &notifications{conn: conn}
+}
+
+// await reads datagrams until one satisfies ok, and returns it; every one
+// read is passed to seen.
+func (n *notifications) await(t *testing.T, what string, ok func(string) bool, seen func(string)) string {
+	t.Helper()
+	buf := make([]byte, 4096)
+	must(t, n.conn.SetReadDeadline(time.Now().Add(60*time.Second)))
+	for {
+		k, _, err := n.conn.ReadFromUnix(buf)
+		if err != nil {
+			t.Fatalf("waiting for %s: %v", what, err)
+		}
+		msg := string(buf[:k])
+		if seen != nil {
+			seen(msg)
+		}
+		if ok(msg) {
+			return msg
+		}
+	}
+}
+
+// Under systemd the watchdog is fed only after a passing write probe, and
+// the one-line state follows what happens: an unwritable mirror stops the
+// feeding and says so; writable again, the feeding resumes.
+func TestWatchdogFollowsTheWriteProbe(t *testing.T) {
+	n := listenNotify(t)
+	t.Setenv("WATCHDOG_USEC", "400000") // a probe every 200ms
+	t.Setenv("WATCHDOG_PID", "")
+	b := newBank(t, 50)
+	cfg := testConfig(t, b)
+	m, _ := startMain(t, cfg)
+	n.await(t, "the status line", func(s string) bool {
+		return strings.HasPrefix(s, "STATUS=mirroring: 50 transactions, last sync ") && strings.HasSuffix(s, ", 0 pending")
+	}, nil)
+	n.await(t, "a watchdog ping", func(s string) bool { return s == "WATCHDOG=1" }, nil)
+
+	undo := readOnly(t, cfg.DB)
+	n.await(t, "the status line of an unwritable mirror", func(s string) bool {
+		return strings.HasPrefix(s, "STATUS=database not writable: ")
+	}, nil)
+	// Two more background probes fail (the line does not change).
+	for range 2 {
+		last := m.Health.Last().At
+		poll(t, nil, 30*time.Second, "a background probe", func() bool { return m.Health.Last().At.After(last) })
+	}
+	if code, _ := adminGet(t, m, "/readyz"); code != http.StatusServiceUnavailable {
+		t.Fatalf("readyz = %d while unwritable", code)
+	}
+	undo()
+	// Datagrams keep their order: a probe that fed the watchdog while the
+	// mirror was unwritable would show as a ping before the recovery's.
+	pings := 0
+	n.await(t, "the status line after the recovery", func(s string) bool { return strings.HasPrefix(s, "STATUS=mirroring: ") },
+		func(s string) {
+			if s == "WATCHDOG=1" {
+				pings++
+			}
+		})
+	if pings != 1 {
+		t.Errorf("%d watchdog pings from the failure to the recovery, want only the recovery's", pings)
 	}
 }

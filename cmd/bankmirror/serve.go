@@ -113,16 +113,16 @@ func (m *Main) Run(ctx context.Context) error {
 	}
 	m.Log.Info().Str("listen", strings.TrimPrefix(m.URL(), "http://")).Str("webhook_path", m.Config.WebhookPath).
 		Str("admin_listen", strings.TrimPrefix(m.AdminURL(), "http://")).Msg("bankmirror serving")
-	for {
+	for serving := true; serving; {
 		select {
 		case <-ctx.Done():
+			serving = false
 		case <-m.http.stopped:
 			m.Log.Error().Err(m.http.serveErr).Msg("http server stopped")
+			serving = false
 		case <-m.Reloads:
-			_ = m.Reload()
-			continue
+			_ = m.Reload() // logged; a bad token file changes nothing
 		}
-		break
 	}
 	_ = systemd.Notify("STOPPING=1")
 	m.Log.Info().Msg("shutting down")
