@@ -149,7 +149,9 @@ func (m *Monitor) Check(ctx context.Context) Snapshot {
 	}
 	m.mu.Unlock()
 	started := time.Now()
-	ctx, cancel := context.WithTimeout(ctx, m.cfg.Timeout)
+	// The check is shared: a caller that goes away (a /readyz client that
+	// hangs up) must not make it fail.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.cfg.Timeout)
 	defer cancel()
 	probeErr := m.cfg.Store.ProbeWrite(ctx)
 	if probeErr != nil && ctx.Err() != nil {
