@@ -25,7 +25,7 @@ import (
 )
 
 // benchUsage lists the modes of `bankmirror bench`.
-const benchUsage = `Usage: bankmirror bench [sync|receiver|burst] [flags]
+const benchUsage = `Usage: bankmirror bench [sync|receiver|burst|idle] [flags]
 
 Whole-system benchmarks, each beside a baseline measured in the same run:
   sync      (default) a full sync of the simulated bank against decoding the
@@ -34,6 +34,8 @@ Whole-system benchmarks, each beside a baseline measured in the same run:
             the events, against a bare handler that only checks signatures
   burst     a burst of webhook events with duplicates and reorders: bank
             requests used and time to an exact mirror
+  idle      bankmirror serve after a backfill, left idle: its RSS, and the
+            bank requests of an idle hour (counted by the bank over ticks)
 
 Run "bankmirror bench MODE --help" for a mode's flags.
 `
@@ -51,6 +53,8 @@ func cmdBench(ctx context.Context, a *app, args []string) error {
 		return benchReceiverMode(ctx, a, args)
 	case "burst":
 		return benchBurstMode(ctx, a, args)
+	case "idle":
+		return benchIdleMode(ctx, a, args)
 	case "help":
 		fmt.Fprint(a.stdout, benchUsage)
 		return nil

@@ -48,7 +48,7 @@ func benchBurstMode(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer sim.stop()
-	set := map[string]string{"API_URL": sim.apiURL, "TOKEN": sim.token, "LISTEN": "127.0.0.1:0", "DB": filepath.Join(*dir, "burst.db")}
+	set := map[string]string{"API_URL": sim.apiURL, "TOKEN": sim.token, "LISTEN": "127.0.0.1:0", "ADMIN_LISTEN": "127.0.0.1:0", "DB": filepath.Join(*dir, "burst.db")}
 	cfg, user, err := benchConfig(a.environ, set)
 	if err != nil {
 		return err

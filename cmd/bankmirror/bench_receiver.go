@@ -67,7 +67,7 @@ func benchReceiverMode(ctx context.Context, a *app, args []string) error {
 	}
 	defer sim.stop()
 	secret := randomHex(32)
-	set := map[string]string{"API_URL": sim.apiURL, "TOKEN": sim.token, "LISTEN": "127.0.0.1:0", "WEBHOOK_SECRET": secret}
+	set := map[string]string{"API_URL": sim.apiURL, "TOKEN": sim.token, "LISTEN": "127.0.0.1:0", "ADMIN_LISTEN": "127.0.0.1:0", "WEBHOOK_SECRET": secret}
 	cfg, user, err := benchConfig(a.environ, set)
 	if err != nil {
 		return err

@@ -219,7 +219,7 @@ func formatCounts(m map[string]int64) string {
 
 // benchOwnVars are the settings the benchmark itself sets: where the bank
 // is, the token, the mirror file, the address and the webhook secret.
-var benchOwnVars = []string{"API_URL", "TOKEN", "TOKEN_FILE", "DB", "LISTEN", "WEBHOOK_SECRET", "WEBHOOK_SECRET_FILE"}
+var benchOwnVars = []string{"API_URL", "TOKEN", "TOKEN_FILE", "DB", "LISTEN", "ADMIN_LISTEN", "WEBHOOK_SECRET", "WEBHOOK_SECRET_FILE"}
 
 // benchConfig is the configuration the daemon gets as a user runs it: the
 // defaults of every BANKMIRROR_* variable, any the user set (so one can
@@ -271,8 +271,12 @@ func randomHex(n int) string {
 }
 
 // procMiB reads a memory figure (VmRSS, VmHWM) of this process in MiB.
-func procMiB(field string) float64 {
-	mib, _ := procStatusMiB("/proc/self/status", field)
+func procMiB(field string) float64 { return statusMiB("/proc/self/status", field) }
+
+// statusMiB reads a memory figure of a /proc/.../status file in MiB; 0
+// when it cannot.
+func statusMiB(path, field string) float64 {
+	mib, _ := procStatusMiB(path, field)
 	return mib
 }
 

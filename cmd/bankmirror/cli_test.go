@@ -255,10 +255,12 @@ func TestCLISyncAndStatus(t *testing.T) {
 		t.Errorf("mirror has %d transactions, want 301", txs)
 	}
 
+	// No daemon has run on this mirror: DEGRADED (exit 1), the syncs fresh.
 	r = runCLI(t, env, "status")
-	wantCode(t, r, 0)
+	wantCode(t, r, 1)
 	noLeak(t, r, cliToken)
 	for _, want := range []string{
+		"DEGRADED: daemon: no daemon has run on this mirror",
 		"mirror: " + db + "\n",
 		fmt.Sprintf("rows: %d accounts, %d transactions (", accounts, txs),
 		"webhook events: 0 received, 0 pending, 0 stuck",
@@ -313,9 +315,9 @@ func TestCLISyncDebugLogsNeverShowToken(t *testing.T) {
 func TestCLIStatusWithoutMirror(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "absent.db")
 	r := runCLI(t, map[string]string{"BANKMIRROR_DB": db}, "status")
-	wantCode(t, r, 1)
-	if !strings.Contains(r.stderr, "no mirror at "+db) || !strings.Contains(r.stderr, "sync --full") {
-		t.Errorf("stderr should say there is no mirror and how to make one:\n%s", r)
+	wantCode(t, r, 2)
+	if !strings.HasPrefix(r.stdout, "FAILING: no mirror at "+db) || !strings.Contains(r.stdout, "sync --full") {
+		t.Errorf("status should say FAILING: there is no mirror, and how to make one:\n%s", r)
 	}
 	if _, err := os.Stat(db); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("status created the mirror: %v", err)

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/caarlos0/env/v11"
 	"github.com/robfig/cron/v3"
@@ -52,14 +54,24 @@ type Config struct {
 	WebhookPath       string `env:"WEBHOOK_PATH" envDefault:"/webhook"`
 	WebhookSecret     string `env:"WEBHOOK_SECRET" secret:"true"`
 	WebhookSecretFile string `env:"WEBHOOK_SECRET_FILE,file" secret:"true"`
-	SyncSchedule      string `env:"SYNC_SCHEDULE" envDefault:"@every 15m"`
+	SyncSchedule      string `env:"SYNC_SCHEDULE" envDefault:"@every 30m"`
 	ReconcileSchedule string `env:"RECONCILE_SCHEDULE" envDefault:"@daily"`
 	WorkerConcurrency int    `env:"WORKER_CONCURRENCY" envDefault:"4"`
 	EventMaxAttempts  int    `env:"EVENT_MAX_ATTEMPTS" envDefault:"12"`
 	// InboxRetention is how long processed webhook events and delivery log
 	// entries are kept (pruned after each full reconciliation); 0 keeps them.
 	InboxRetention time.Duration `env:"INBOX_RETENTION" envDefault:"2160h"`
+	// AdminListen is the address of /healthz, /readyz and /metrics; "off"
+	// (or the variable set empty) disables the admin listener.
+	AdminListen string `env:"ADMIN_LISTEN" envDefault:"127.0.0.1:8082"`
+	// StaleAfter is the age of the last successful sync past which the
+	// mirror counts as stale (/readyz fails, status says DEGRADED; FAILING
+	// past twice that).
+	StaleAfter time.Duration `env:"STALE_AFTER" envDefault:"2h"`
 }
+
+// adminOff is Config.AdminListen when the admin listener is disabled.
+const adminOff = "off"
 
 // configError is a configuration problem, reported as one line naming the
 // variable.
@@ -89,14 +101,16 @@ func loadConfig(environ map[string]string) (Config, error) {
 			c.DB = filepath.Join(strings.Split(dir, ":")[0], "bankmirror.db")
 		}
 	}
-	if c.TokenFile != "" {
-		if strings.TrimSpace(c.TokenFile) == "" {
-			return c, &configError{envPrefix + "TOKEN_FILE", errors.New("the file holds no token")}
-		}
-		c.Token = c.TokenFile
+	// The env library has checked that a token file can be read; the
+	// token is read the way a reload (SIGHUP) reads it again.
+	var err error
+	if c.Token, err = loadToken(environ); err != nil {
+		return c, err
 	}
-	c.Token = strings.TrimSpace(c.Token)
 	c.TokenFile = ""
+	if v, set := environ[envPrefix+"ADMIN_LISTEN"]; (set && strings.TrimSpace(v) == "") || strings.EqualFold(c.AdminListen, adminOff) {
+		c.AdminListen = adminOff
+	}
 	if c.WebhookSecretFile != "" {
 		c.WebhookSecret = c.WebhookSecretFile
 	}
@@ -157,6 +171,14 @@ func (c *Config) validate() error {
 	if c.InboxRetention < 0 {
 		return &configError{envPrefix + "INBOX_RETENTION", errors.New("must not be negative (0 keeps everything)")}
 	}
+	if c.AdminListen != adminOff {
+		if _, _, err := net.SplitHostPort(c.AdminListen); err != nil {
+			return &configError{envPrefix + "ADMIN_LISTEN", fmt.Errorf("%q is not host:port or off", c.AdminListen)}
+		}
+	}
+	if c.StaleAfter <= 0 {
+		return &configError{envPrefix + "STALE_AFTER", errors.New("must be positive")}
+	}
 	if c.EventMaxAttempts < 1 {
 		return &configError{envPrefix + "EVENT_MAX_ATTEMPTS", errors.New("must be at least 1")}
 	}
@@ -182,6 +204,51 @@ func (c *Config) storeOptions() []store.Option {
 		return []store.Option{store.WithTimeZone(loc)}
 	}
 	return nil // not validated: the store's default zone
+}
+
+// tokenCredential is the name of the token among systemd's credentials
+// (LoadCredential=token:...), read when no variable names a token.
+const tokenCredential = "token"
+
+// loadToken reads the token from where the configuration says: the file
+// named by BANKMIRROR_TOKEN_FILE, else BANKMIRROR_TOKEN, else the systemd
+// credential $CREDENTIALS_DIRECTORY/token. It is read at start and again on
+// SIGHUP. Surrounding whitespace (a trailing newline) is trimmed; a token
+// with control characters left is refused with one line naming its source,
+// never showing it.
+func loadToken(environ map[string]string) (string, error) {
+	if path := environ[envPrefix+"TOKEN_FILE"]; path != "" {
+		name := envPrefix + "TOKEN_FILE"
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return "", &configError{name, fmt.Errorf("cannot read file %q: %w", path, errors.Unwrap(err))}
+		}
+		if strings.TrimSpace(string(b)) == "" {
+			return "", &configError{name, errors.New("the file holds no token")}
+		}
+		return checkToken(name, string(b))
+	}
+	if v := environ[envPrefix+"TOKEN"]; v != "" {
+		return checkToken(envPrefix+"TOKEN", v)
+	}
+	if dir := environ["CREDENTIALS_DIRECTORY"]; dir != "" {
+		path := filepath.Join(dir, tokenCredential)
+		if b, err := os.ReadFile(path); err == nil {
+			return checkToken("$CREDENTIALS_DIRECTORY/"+tokenCredential, string(b))
+		}
+	}
+	return "", nil
+}
+
+// checkToken trims v and refuses control characters (a line break inside,
+// a tab, an escape): such a token is never what the bank issued, and would
+// be retried against the bank for nothing.
+func checkToken(name, v string) (string, error) {
+	v = strings.TrimSpace(v)
+	if strings.IndexFunc(v, unicode.IsControl) >= 0 {
+		return "", &configError{name, errors.New("the token contains control characters (a line break, tab or other invisible character); it must be one line")}
+	}
+	return v, nil
 }
 
 // requireToken is checked by the commands that talk to the bank.

@@ -29,7 +29,7 @@ func TestConfigDefaults(t *testing.T) {
 		SyncOverlap:       3 * time.Hour,
 		Listen:            "127.0.0.1:8080",
 		WebhookPath:       "/webhook",
-		SyncSchedule:      "@every 15m",
+		SyncSchedule:      "@every 30m",
 		ReconcileSchedule: "@daily",
 		WorkerConcurrency: 4,
 		EventMaxAttempts:  12,
@@ -37,6 +37,8 @@ func TestConfigDefaults(t *testing.T) {
 
 		AttachmentsMaxBytes: 20 << 20,
 		Timezone:            "Australia/Melbourne",
+		AdminListen:         "127.0.0.1:8082",
+		StaleAfter:          2 * time.Hour,
 	}
 	for _, tc := range []struct {
 		name    string
@@ -89,6 +91,8 @@ func TestConfigExplicitValues(t *testing.T) {
 		"BANKMIRROR_ATTACHMENTS_DIR":       "/srv/receipts",
 		"BANKMIRROR_ATTACHMENTS_MAX_BYTES": "1000",
 		"BANKMIRROR_TIMEZONE":              "Australia/Perth",
+		"BANKMIRROR_ADMIN_LISTEN":          "127.0.0.1:9100",
+		"BANKMIRROR_STALE_AFTER":           "30m",
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +102,8 @@ func TestConfigExplicitValues(t *testing.T) {
 		RequestsPerHour: 300, BudgetReserve: 7, SyncOverlap: 90 * time.Minute, Listen: "[::1]:0", WebhookPath: "/hooks/up",
 		WebhookSecret: cfgTestSecret, SyncSchedule: "*/5 * * * *", ReconcileSchedule: "@every 6h",
 		WorkerConcurrency: 1, EventMaxAttempts: 3, AttachmentsDir: "/srv/receipts", AttachmentsMaxBytes: 1000,
-		Timezone: "Australia/Perth",
+		Timezone:    "Australia/Perth",
+		AdminListen: "127.0.0.1:9100", StaleAfter: 30 * time.Minute,
 	}
 	if got != want {
 		t.Errorf("config =\n%+v\nwant\n%+v", got, want)
@@ -196,6 +201,11 @@ var malformedConfigs = []struct {
 	{"BANKMIRROR_TIMEZONE", "Mars/Olympus_Mons", true},
 	{"BANKMIRROR_TIMEZONE", "Local", true},
 	{"BANKMIRROR_TIMEZONE", "+10:00", true},
+	{"BANKMIRROR_TOKEN", "SECRET\nTOKEN", false},
+	{"BANKMIRROR_TOKEN", "SECRET\x1b[2JTOKEN", false},
+	{"BANKMIRROR_ADMIN_LISTEN", "nonsense", true},
+	{"BANKMIRROR_STALE_AFTER", "0", false},
+	{"BANKMIRROR_STALE_AFTER", "soon", false},
 }
 
 func malformedEnv(name, value string) map[string]string {
@@ -328,4 +338,40 @@ func TestConfiguredTimezoneReachesTheMirror(t *testing.T) {
 		startMain(t, cfg)
 		check(t, cfg.DB)
 	})
+}
+
+// A token file holding more than one line, or an invisible character, is
+// refused with one line naming the variable and never showing the token;
+// one trailing newline (and surrounding blanks) is fine.
+func TestConfigTokenWithControlCharacters(t *testing.T) {
+	dir := t.TempDir()
+	for _, content := range []string{"SECRET-TOKEN-123\nsecond line\n", "SECRET\tTOKEN\n", "SECRET\x00TOKEN"} {
+		path := filepath.Join(dir, "token")
+		must(t, os.WriteFile(path, []byte(content), 0o600))
+		env := map[string]string{"BANKMIRROR_TOKEN_FILE": path, "BANKMIRROR_DB": filepath.Join(dir, "m.db")}
+		var stdout, stderr bytes.Buffer
+		if code := run(context.Background(), []string{"serve"}, env, &stdout, &stderr); code != 2 {
+			t.Errorf("%q: exit %d, want 2", content, code)
+		}
+		out := stderr.String()
+		if strings.Count(out, "\n") != 1 || !strings.Contains(out, "BANKMIRROR_TOKEN_FILE") || !strings.Contains(out, "control characters") ||
+			strings.Contains(out, "SECRET") {
+			t.Errorf("%q: stderr %q", content, out)
+		}
+	}
+	// From the systemd credential directory, when no variable names a token.
+	must(t, os.WriteFile(filepath.Join(dir, "token"), []byte("cred-token\n"), 0o600))
+	c, err := loadConfig(map[string]string{"CREDENTIALS_DIRECTORY": dir})
+	if err != nil || c.Token != "cred-token" {
+		t.Errorf("credential token = %q, %v", c.Token, err)
+	}
+}
+
+func TestConfigAdminListenOff(t *testing.T) {
+	for _, v := range []string{"", " ", "off", "OFF"} {
+		c, err := loadConfig(map[string]string{"BANKMIRROR_ADMIN_LISTEN": v})
+		if err != nil || c.AdminListen != adminOff {
+			t.Errorf("ADMIN_LISTEN=%q: %q, %v", v, c.AdminListen, err)
+		}
+	}
 }

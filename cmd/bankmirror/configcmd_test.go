@@ -21,7 +21,7 @@ func TestConfigCommandRedactsSecrets(t *testing.T) {
 	if strings.Contains(s, "SHOULD-NOT-APPEAR") {
 		t.Fatalf("a secret was printed:\n%s", s)
 	}
-	for _, want := range []string{"BANKMIRROR_TOKEN", "(set, redacted)", "BANKMIRROR_LISTEN", "127.0.0.1:9999", "BANKMIRROR_SYNC_SCHEDULE", "@every 15m"} {
+	for _, want := range []string{"BANKMIRROR_TOKEN", "(set, redacted)", "BANKMIRROR_LISTEN", "127.0.0.1:9999", "BANKMIRROR_SYNC_SCHEDULE", "@every 30m"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("output lacks %q:\n%s", want, s)
 		}

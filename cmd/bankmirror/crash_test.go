@@ -47,9 +47,10 @@ func TestServeKilledLosesNoAcknowledgedEvent(t *testing.T) {
 		}
 	})
 
-	listen := freeLoopbackAddr(t)
+	listen, adminListen := freeLoopbackAddr(t), freeLoopbackAddr(t)
 	dbPath := filepath.Join(t.TempDir(), "mirror.db")
 	env := childEnviron(map[string]string{
+		"BANKMIRROR_ADMIN_LISTEN":       adminListen,
 		"BANKMIRROR_API_URL":            b.apiURL,
 		"BANKMIRROR_TOKEN":              b.sim.Token(),
 		"BANKMIRROR_DB":                 dbPath,
@@ -63,7 +64,7 @@ func TestServeKilledLosesNoAcknowledgedEvent(t *testing.T) {
 	base := "http://" + listen
 
 	d := startChild(t, env, out, "serve")
-	waitReady(t, d, base)
+	waitReady(t, d, "http://"+adminListen)
 	// The daemon has migrated the file; share it (WAL) to inspect it and
 	// to store the webhook's secret, which the daemon reads per request.
 	st, err := store.Open(context.Background(), dbPath)
@@ -101,7 +102,7 @@ func TestServeKilledLosesNoAcknowledgedEvent(t *testing.T) {
 			return gen.ops.Load() >= atKill+20 || gen.finished()
 		})
 		d = startChild(t, env, out, "serve")
-		waitReady(t, d, base)
+		waitReady(t, d, "http://"+adminListen)
 		down += gen.ops.Load() - atKill
 	}
 	atRestart := gen.ops.Load()
@@ -324,7 +325,8 @@ func eventually(t *testing.T, c *child, timeout time.Duration, what string, cond
 	return true
 }
 
-// waitReady waits until the daemon at base answers GET /readyz with 200.
+// waitReady waits until the daemon whose admin listener is at base
+// answers GET /readyz with 200.
 func waitReady(t *testing.T, c *child, base string) {
 	t.Helper()
 	client := &http.Client{Timeout: time.Second}

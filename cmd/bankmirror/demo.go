@@ -56,6 +56,7 @@ func cmdDemo(ctx context.Context, a *app, args []string) error {
 	cfg := a.cfg
 	cfg.APIURL, cfg.Token, cfg.DB, cfg.Listen = apiURL, sim.Token(), *dbPath, "127.0.0.1:0"
 	cfg.SyncSchedule, cfg.ReconcileSchedule = "@every 1000h", "@every 1000h"
+	cfg.AdminListen = adminOff // the demo serves no one but itself
 	m := NewMain(cfg, a.log)
 	var pl *progressLine
 	if isTerminal(a.stderr) {

@@ -63,9 +63,10 @@ func TestCLIStatusShowsTheDaemonReport(t *testing.T) {
 	st, err := store.Open(context.Background(), db)
 	must(t, err)
 	must(t, st.Close())
+	// Never synced: FAILING (exit 2) whatever else.
 	r := runCLI(t, env, "status")
-	wantCode(t, r, 0)
-	if !strings.Contains(r.stdout, "daemon: no report yet") {
+	wantCode(t, r, 2)
+	if !strings.HasPrefix(r.stdout, "FAILING: sync: no successful sync yet") || !strings.Contains(r.stdout, "daemon: no report") {
 		t.Errorf("status without a daemon:\n%s", r)
 	}
 
@@ -78,9 +79,10 @@ func TestCLIStatusShowsTheDaemonReport(t *testing.T) {
 		Sync:   &sync.Progress{Kind: "full", Pages: 9, Transactions: 900, Covered: 0.25, ETA: 3 * time.Minute},
 	}))
 	must(t, st.Close())
+	// The first sync is running: DEGRADED (exit 1), with the details.
 	r = runCLI(t, env, "status")
-	wantCode(t, r, 0)
-	for _, want := range []string{"pid 42", "bank budget: WAITING until", "keeping the reserve", "(50 requests left)",
+	wantCode(t, r, 1)
+	for _, want := range []string{"DEGRADED: sync: no successful sync yet; a full sync is running", "pid 42", "bank budget: WAITING until", "keeping the reserve", "(50 requests left)",
 		"webhook worker: PAUSED", "status 503", "sync in progress: full, 9 pages, 900 transactions, 25% of the date range, about 3m0s left"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("status lacks %q:\n%s", want, r)

@@ -30,7 +30,7 @@ Commands:
   serve       run the daemon: webhook receiver, event worker and sync schedule
   webhook     register, list, delete, ping, rotate webhooks and read their delivery logs
   sync        one sync now: incremental, or --full for a complete reconciliation
-  status      the bank's request budget, a sync in progress, last runs, row counts, webhook inbox
+  status      is it working? OK, DEGRADED or FAILING (exit 0, 1, 2), then the details; --json for scripts
   backup      a consistent copy of the mirror, taken while the daemon runs (--with-secrets: and its webhook secrets)
   events      list webhook events that ran out of attempts (stuck), or requeue them (retry)
   categorize  set or remove a transaction's category at the bank and in the mirror (--from FILE for many)
@@ -119,6 +119,10 @@ func run(ctx context.Context, args []string, environ map[string]string, stdout, 
 	if err := cmd(ctx, a, args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
+		}
+		var ec *exitCode
+		if errors.As(err, &ec) {
+			return ec.code
 		}
 		var shown *reportedError
 		if !errors.As(err, &shown) {
@@ -229,6 +233,12 @@ func (fs *flagSet) ParseNone(args []string) error {
 	}
 	return nil
 }
+
+// exitCode is a command's verdict, printed already: run exits with code
+// (status: 1 DEGRADED, 2 FAILING).
+type exitCode struct{ code int }
+
+func (e *exitCode) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
 // reportedError has been shown to the user already; run only sets the exit
 // code.

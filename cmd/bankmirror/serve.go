@@ -6,14 +6,18 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/signal"
 	"strings"
 	gosync "sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/rs/zerolog"
 
+	"github.com/bankmirror/bankmirror/internal/admin"
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/health"
 	"github.com/bankmirror/bankmirror/internal/receipts"
 	"github.com/bankmirror/bankmirror/internal/receiver"
 	"github.com/bankmirror/bankmirror/internal/store"
@@ -29,6 +33,12 @@ func cmdServe(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	m := NewMain(a.cfg, a.log)
+	m.Environ = a.environ
+	// systemctl reload (ExecReload=kill -HUP) gives a new token.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	m.Reloads = hup
 	return m.Run(ctx)
 }
 
@@ -51,6 +61,11 @@ type Main struct {
 	SyncProgress func(sync.Progress)
 	// InitialSyncDone is closed when the start-up sync (if any) is over.
 	InitialSyncDone chan struct{}
+	// Environ is the environment the token is read from again on a
+	// reload (see loadToken); nil reads nothing new.
+	Environ map[string]string
+	// Reloads, if set before Run, delivers SIGHUP: each reloads the token.
+	Reloads <-chan os.Signal
 
 	Store    *store.Store
 	Bank     *bank.Client
@@ -61,8 +76,12 @@ type Main struct {
 	Healer   *sync.Healer
 	Schedule *sync.Schedule
 	Receipts *receipts.Fetcher // nil unless BANKMIRROR_ATTACHMENTS_DIR is set
+	Health   *health.Monitor
+	Metrics  *admin.Metrics
 
-	http *server
+	http   *server
+	admin  *admin.Server
+	closed bool // Close has run
 
 	bgCtx  context.Context    // lives until Close: the worker, syncs, loops
 	cancel context.CancelFunc // ends bgCtx
@@ -79,6 +98,14 @@ func NewMain(cfg Config, log zerolog.Logger) *Main {
 // URL is the base URL the HTTP server listens on.
 func (m *Main) URL() string { return m.http.baseURL }
 
+// AdminURL is the base URL of the admin listener, "" when it is off.
+func (m *Main) AdminURL() string {
+	if m.admin == nil {
+		return ""
+	}
+	return m.admin.URL()
+}
+
 // Run opens the daemon, tells systemd it is ready, and serves until ctx is
 // cancelled; then it shuts down in order.
 func (m *Main) Run(ctx context.Context) error {
@@ -89,11 +116,18 @@ func (m *Main) Run(ctx context.Context) error {
 	if err := systemd.Notify("READY=1"); err != nil {
 		m.Log.Warn().Err(err).Msg("notify systemd")
 	}
-	m.Log.Info().Str("listen", strings.TrimPrefix(m.URL(), "http://")).Str("webhook_path", m.Config.WebhookPath).Msg("bankmirror serving")
-	select {
-	case <-ctx.Done():
-	case <-m.http.stopped:
-		m.Log.Error().Err(m.http.serveErr).Msg("http server stopped")
+	m.Log.Info().Str("listen", strings.TrimPrefix(m.URL(), "http://")).Str("webhook_path", m.Config.WebhookPath).
+		Str("admin_listen", strings.TrimPrefix(m.AdminURL(), "http://")).Msg("bankmirror serving")
+	for serving := true; serving; {
+		select {
+		case <-ctx.Done():
+			serving = false
+		case <-m.http.stopped:
+			m.Log.Error().Err(m.http.serveErr).Msg("http server stopped")
+			serving = false
+		case <-m.Reloads:
+			_ = m.Reload() // logged; a bad token file changes nothing
+		}
 	}
 	_ = systemd.Notify("STOPPING=1")
 	m.Log.Info().Msg("shutting down")
@@ -106,8 +140,10 @@ func (m *Main) Open(ctx context.Context) error {
 	if m.Store, err = store.Open(ctx, m.Config.DB, m.Config.storeOptions()...); err != nil {
 		return fmt.Errorf("open mirror %s: %w", m.Config.DB, err)
 	}
+	m.openHealth()
 	m.Bank = bank.New(m.Config.APIURL, m.Config.Token, bank.WithHourlyBudget(m.Config.RequestsPerHour),
-		bank.WithReserve(m.Config.BudgetReserve), bank.WithLogger(m.Log))
+		bank.WithReserve(m.Config.BudgetReserve), bank.WithLogger(m.Log),
+		bank.WithResponseObserver(m.Metrics.BankResponse), bank.WithTokenObserver(m.Health.TokenChanged))
 	if m.Config.AttachmentsDir != "" {
 		m.Receipts = receipts.New(m.Bank, m.Store, m.Log, receipts.Options{Dir: m.Config.AttachmentsDir,
 			MaxBytes: m.Config.AttachmentsMaxBytes, OnPass: m.OnReceipts})
@@ -123,6 +159,7 @@ func (m *Main) Open(ctx context.Context) error {
 		Concurrency: m.Config.WorkerConcurrency, MaxAttempts: m.Config.EventMaxAttempts,
 		OnApplied: func(e store.InboxEvent, c store.Change) {
 			m.receiptsSeen()
+			m.Metrics.Applied()
 			if m.OnEventApplied != nil {
 				m.OnEventApplied(e, c)
 			}
@@ -141,12 +178,14 @@ func (m *Main) Open(ctx context.Context) error {
 		Registering: m.keys.Registering,
 		Miss:        m.keys.Miss,
 		Notify: func(ids []string) {
+			m.Metrics.Received(len(ids))
 			if m.OnEventsStored != nil {
 				m.OnEventsStored(ids)
 			}
 			m.Worker.Notify()
 		},
-		Log: m.Log,
+		OnRefused: m.Metrics.Refused,
+		Log:       m.Log,
 	})
 
 	bgCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -165,13 +204,6 @@ func (m *Main) Open(ctx context.Context) error {
 	})
 
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
-		if err := m.Store.Ping(r.Context()); err != nil {
-			http.Error(w, "database unavailable", http.StatusServiceUnavailable)
-			return
-		}
-		_, _ = w.Write([]byte("ok\n"))
-	})
 	mux.Handle("/", m.Receiver.Handler())
 	if m.http, err = startServer(m.Config.Listen, mux); err != nil {
 		return err
@@ -179,15 +211,84 @@ func (m *Main) Open(ctx context.Context) error {
 
 	m.Schedule = sync.NewSchedule(m.Syncer, m.Healer, m.Worker, m.Store, sync.ScheduleConfig{
 		Sync: m.Config.SyncSchedule, Reconcile: m.Config.ReconcileSchedule, InboxRetention: m.Config.InboxRetention,
+		OnRun: m.Metrics.SyncRun,
 	}, m.Log)
 	m.InitialSyncDone = m.Schedule.StartupDone
 	if err := m.Schedule.Start(bgCtx); err != nil {
 		return err
 	}
 	m.bg.Go(func() { sync.RunReporter(bgCtx, m.Store, 2*time.Second, m.report, m.Log) })
-	if iv := systemd.WatchdogInterval(); iv > 0 {
-		m.bg.Go(func() { m.watchdog(bgCtx, iv) })
+	m.bg.Go(func() { m.Health.Run(bgCtx) })
+	if m.Config.AdminListen != adminOff {
+		if m.admin, err = admin.Listen(m.Config.AdminListen, admin.Handler(m.Health, m.Metrics)); err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+// openHealth makes the health monitor and the metrics. The monitor's write
+// probe feeds systemd's watchdog (checking at least every 30 s, and twice
+// per watchdog period), and its one-line state goes to `systemctl status`.
+func (m *Main) openHealth() {
+	every := 30 * time.Second
+	wd := systemd.WatchdogInterval()
+	if wd > 0 {
+		every = min(every, wd)
+	}
+	m.Health = health.NewMonitor(health.MonitorConfig{
+		Store:       m.Store,
+		Token:       func() bank.TokenState { return m.Bank.Token() },
+		Syncing:     m.syncing,
+		MaxAttempts: m.Config.EventMaxAttempts,
+		Rules:       health.Rules{StaleAfter: m.Config.StaleAfter},
+		Interval:    every,
+		OnProbe: func(err error) {
+			if err == nil && wd > 0 {
+				_ = systemd.Notify("WATCHDOG=1")
+			}
+		},
+		OnStatus: func(line string) { _ = systemd.Notify("STATUS=" + line) },
+		Log:      m.Log,
+	})
+	m.Metrics = admin.NewMetrics(admin.StateSource{
+		Health: m.Health.Current,
+		Budget: func() bank.BudgetState { return m.Bank.Budget() },
+		Token:  func() bank.TokenState { return m.Bank.Token() },
+	})
+}
+
+// syncing describes the sync in progress, "" when none runs.
+func (m *Main) syncing() string {
+	if m.Schedule == nil || !m.Schedule.Running() {
+		return ""
+	}
+	p := m.progress.Load()
+	if p == nil {
+		return "a sync is running"
+	}
+	s := fmt.Sprintf("a %s sync is running: %s transactions listed", p.Kind, health.Thousands(int64(p.Transactions)))
+	if p.Covered >= 0 {
+		s += fmt.Sprintf(", %.0f%% of the date range", 100*p.Covered)
+	}
+	return s
+}
+
+// Reload reads the token again (BANKMIRROR_TOKEN_FILE, the credential
+// directory) and gives it to the bank client: syncs and webhook refetches
+// paused by a rejected token resume at once. A token that cannot be read
+// or is malformed changes nothing. SIGHUP calls it.
+func (m *Main) Reload() error {
+	tok, err := loadToken(m.Environ)
+	if err == nil && tok == "" {
+		err = &configError{envPrefix + "TOKEN", errors.New("not set: set BANKMIRROR_TOKEN_FILE to a file holding the token")}
+	}
+	if err != nil {
+		m.Log.Error().Err(err).Msg("reload: token not replaced")
+		return err
+	}
+	m.Log.Info().Msg("reload: token read again")
+	m.Bank.SetToken(tok)
 	return nil
 }
 
@@ -216,39 +317,28 @@ func (m *Main) receiptsSeen() {
 
 // report is what the daemon says of itself to `bankmirror status`.
 func (m *Main) report() sync.Report {
-	r := sync.Report{PID: os.Getpid(), Budget: m.Bank.Budget(), Worker: m.Worker.State()}
+	r := sync.Report{PID: os.Getpid(), Budget: m.Bank.Budget(), Worker: m.Worker.State(), Token: m.Bank.Token()}
+	if err := m.Health.Last().Facts.ProbeErr; err != nil {
+		r.DatabaseError = err.Error()
+	}
 	if p := m.progress.Load(); p != nil && m.Schedule.Running() {
 		r.Sync = p
 	}
 	return r
 }
 
-// watchdog feeds systemd's watchdog while the database answers.
-func (m *Main) watchdog(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			pctx, cancel := context.WithTimeout(ctx, every)
-			err := m.Store.Ping(pctx)
-			cancel()
-			if err != nil {
-				m.Log.Error().Err(err).Msg("database ping failed; not feeding the watchdog")
-				continue
-			}
-			_ = systemd.Notify("WATCHDOG=1")
-		}
-	}
-}
-
 // Close shuts down in order: HTTP (5s for requests in flight), the
 // receiver's writer, the schedule (waiting for a running sync), the worker,
-// and the store last.
+// and the store last. Closing again does nothing.
 func (m *Main) Close() error {
+	if m.closed {
+		return nil
+	}
+	m.closed = true
 	var errs []error
+	if m.admin != nil {
+		errs = append(errs, m.admin.Close())
+	}
 	if m.http != nil {
 		errs = append(errs, m.http.shutdown())
 	}
@@ -265,6 +355,15 @@ func (m *Main) Close() error {
 	}
 	m.bg.Wait()
 	if m.Store != nil {
+		if m.Bank != nil && m.Worker != nil && m.Health != nil {
+			// The last report says the daemon stopped, so that status
+			// does not take it for running until the report ages.
+			r := m.report()
+			r.Stopped, r.Sync = true, nil
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			_ = m.Store.PutState(ctx, sync.ReportKey, r)
+			cancel()
+		}
 		errs = append(errs, m.Store.Close())
 	}
 	return errors.Join(errs...)

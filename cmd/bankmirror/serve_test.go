@@ -43,6 +43,7 @@ func testConfig(t testing.TB, b *bankEnv) Config {
 		"BANKMIRROR_TOKEN":              b.sim.Token(),
 		"BANKMIRROR_DB":                 filepath.Join(t.TempDir(), "mirror.db"),
 		"BANKMIRROR_LISTEN":             "127.0.0.1:0",
+		"BANKMIRROR_ADMIN_LISTEN":       "127.0.0.1:0",
 		"BANKMIRROR_REQUESTS_PER_HOUR":  "0",
 		"BANKMIRROR_SYNC_SCHEDULE":      "@every 1000h",
 		"BANKMIRROR_RECONCILE_SCHEDULE": "@every 1000h",
@@ -205,9 +206,12 @@ func TestServeRejectsBadDeliveriesAndChangesNothing(t *testing.T) {
 	if n := mirrortest.Int(t, m.Store.Reader(), "SELECT count(*) FROM webhook_events"); n != 0 {
 		t.Errorf("%d events stored from bad deliveries", n)
 	}
-	resp, err := http.Get(m.URL() + "/readyz")
-	if err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("readyz: %v %v", resp, err)
+	resp, err := http.Get(m.AdminURL() + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := io.ReadAll(resp.Body); resp.StatusCode != http.StatusOK {
+		t.Fatalf("readyz: %d\n%s", resp.StatusCode, b)
 	}
 	resp.Body.Close()
 }

@@ -2,14 +2,17 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"text/tabwriter"
 	"time"
 
+	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/health"
 	"github.com/bankmirror/bankmirror/internal/store"
-	"github.com/bankmirror/bankmirror/internal/sync"
 )
 
 func cmdPing(ctx context.Context, a *app, args []string) error {
@@ -27,65 +30,154 @@ func cmdPing(ctx context.Context, a *app, args []string) error {
 	return nil
 }
 
+// Exit statuses of `bankmirror status`: 0 only when OK.
+const (
+	exitDegraded = 1
+	exitFailing  = 2
+)
+
+// cmdStatus answers "is it working?": OK, DEGRADED or FAILING with the
+// reasons on the first line, then the details. It opens the mirror
+// read-only, so it works beside the running daemon.
 func cmdStatus(ctx context.Context, a *app, args []string) error {
-	if err := a.flags("status", "").ParseNone(args); err != nil {
-		return err
-	}
-	if _, err := os.Stat(a.cfg.DB); err != nil {
-		return fmt.Errorf("no mirror at %s (set BANKMIRROR_DB, or run `bankmirror sync --full` first): %w", a.cfg.DB, err)
-	}
-	st, err := a.openStore(ctx, a.cfg.DB)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	stats, err := st.Stats(ctx)
-	if err != nil {
-		return err
-	}
-	runs, err := st.RecentRuns(ctx, 5)
-	if err != nil {
+	fs := a.flags("status", "[--json]")
+	asJSON := fs.Bool("json", false, "print the status as one JSON object")
+	if err := fs.ParseNone(args); err != nil {
 		return err
 	}
 	w := a.stdout
-	fmt.Fprintf(w, "mirror: %s\n", a.cfg.DB)
-	fmt.Fprintf(w, "rows: %d accounts, %d transactions (%d HELD), %d categories, %d tags, %d attachments, %d history rows\n",
-		stats.Accounts, stats.Transactions, stats.Held, stats.Categories, stats.Tags, stats.Attachments, stats.History)
-	if stats.OldestHeld != nil {
-		fmt.Fprintf(w, "oldest HELD: %s (created %s)\n", *stats.OldestHeldID, *stats.OldestHeld)
+	st, err := store.OpenReadOnly(ctx, a.cfg.DB)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			err = fmt.Errorf("no mirror at %s (set BANKMIRROR_DB, or run `bankmirror sync --full` first)", a.cfg.DB)
+		}
+		s := health.Status{Level: health.Failing, Reason: err.Error()}
+		if *asJSON {
+			_ = json.NewEncoder(w).Encode(s)
+		} else {
+			fmt.Fprintf(w, "FAILING: %v\n", err)
+		}
+		return &exitCode{exitFailing}
+	}
+	defer st.Close()
+	s, err := health.GatherStatus(ctx, st, health.StatusOptions{
+		MaxAttempts: a.cfg.EventMaxAttempts,
+		Rules:       health.Rules{StaleAfter: a.cfg.StaleAfter},
+		PIDAlive:    pidAlive,
+	})
+	if err != nil {
+		s.Level, s.Reason = health.Failing, err.Error()
+	}
+	if *asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(s); err != nil {
+			return err
+		}
+	} else {
+		printStatus(w, a.cfg.DB, s)
+	}
+	switch s.Level {
+	case health.OK:
+		return nil
+	case health.Degraded:
+		return &exitCode{exitDegraded}
+	default:
+		return &exitCode{exitFailing}
+	}
+}
+
+// printStatus writes the status for people.
+func printStatus(w io.Writer, db string, s health.Status) {
+	if s.Level == health.OK {
+		fmt.Fprintln(w, "OK")
+	} else {
+		fmt.Fprintf(w, "%s: %s\n", s.Level, s.Reason)
+	}
+	d := s.Daemon
+	switch {
+	case !d.Reported:
+		fmt.Fprintln(w, "daemon: no report (bankmirror serve has not run on this mirror)")
+	case d.Running:
+		fmt.Fprintf(w, "daemon: running (pid %d, last report %s ago)\n", d.PID, health.Age(time.Duration(d.ReportAge*float64(time.Second))))
+	case d.Stopped:
+		fmt.Fprintf(w, "daemon: NOT RUNNING (stopped %s ago, pid %d)\n", health.Age(time.Duration(d.ReportAge*float64(time.Second))), d.PID)
+	default:
+		fmt.Fprintf(w, "daemon: NOT RUNNING (last report %s ago, pid %d)\n", health.Age(time.Duration(d.ReportAge*float64(time.Second))), d.PID)
+	}
+	fmt.Fprint(w, "last successful:")
+	for _, kind := range []string{health.KindIncremental, health.KindFull, health.KindHeal} {
+		r, ok := s.Syncs[kind]
+		switch {
+		case ok:
+			fmt.Fprintf(w, " %s %s ago (%s);", kind, health.Age(time.Duration(r.Age*float64(time.Second))), r.At.Local().Format("2006-01-02 15:04"))
+		case kind == health.KindHeal && s.Webhooks == 0:
+			fmt.Fprintf(w, " %s: no webhook registered;", kind)
+		default:
+			fmt.Fprintf(w, " %s never;", kind)
+		}
+	}
+	fmt.Fprintln(w)
+	switch t := s.Token; {
+	case !t.Known:
+		fmt.Fprintln(w, "token: unknown (no daemon report)")
+	case t.Rejected:
+		fmt.Fprintf(w, "token: REJECTED by the bank %s ago: put a new token in BANKMIRROR_TOKEN_FILE, then `systemctl reload bankmirror`\n",
+			health.Age(time.Since(t.RejectedAt)))
+	default:
+		fmt.Fprintln(w, "token: accepted at last use")
+	}
+	printBudget(w, s.Budget)
+	if wk := s.Worker; wk != nil && wk.Paused && !wk.Unauthorized {
+		fmt.Fprintf(w, "webhook worker: PAUSED, retrying at %s: %s\n", wk.PausedUntil.Local().Format("15:04:05"), wk.PauseCause)
+	}
+	if p := s.Syncing; p != nil {
+		fmt.Fprintf(w, "sync in progress: %s, %d pages, %d transactions", p.Kind, p.Pages, p.Transactions)
+		if p.Covered >= 0 {
+			fmt.Fprintf(w, ", %.0f%% of the date range", 100*p.Covered)
+		}
+		if p.ETA > 0 {
+			fmt.Fprintf(w, ", about %s left", p.ETA.Round(time.Second))
+		}
+		fmt.Fprintln(w)
+	}
+	in := s.Inbox
+	fmt.Fprintf(w, "webhook events: %d received, %d pending, %d stuck, %d recovered from delivery logs", in.Received, in.Pending, in.Stuck, in.Recovered)
+	if in.Pending > 0 {
+		fmt.Fprintf(w, "; the oldest pending for %s", health.Age(time.Duration(in.OldestPendingAge*float64(time.Second))))
+	}
+	fmt.Fprintln(w)
+	if dl := s.Deliveries; dl.Events > 0 {
+		code := ""
+		if dl.LastCode != nil {
+			code = fmt.Sprintf(" %d", *dl.LastCode)
+		}
+		fmt.Fprintf(w, "undeliverable webhook deliveries: %d events in the last %s never delivered (last %s ago: %s%s)\n",
+			dl.Events, dl.Window, health.Age(time.Since(dl.Last)), dl.LastStatus, code)
+	} else {
+		fmt.Fprintf(w, "undeliverable webhook deliveries: none in the last %s (from the delivery logs stored by heals)\n", dl.Window)
+	}
+	if h := s.OldestHeld; h != nil {
+		fmt.Fprintf(w, "oldest HELD: %q (%s), created %s ago\n", h.Description, h.ID, health.Age(time.Duration(h.Age*float64(time.Second))))
 	} else {
 		fmt.Fprintln(w, "oldest HELD: none")
 	}
-	if err := printReport(ctx, w, st); err != nil {
-		return err
-	}
-	inbox, err := st.InboxStats(ctx, a.cfg.EventMaxAttempts)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "webhook events: %d received, %d pending, %d stuck, %d recovered from delivery logs\n",
-		inbox.Total, inbox.Pending, inbox.Stuck, inbox.Recovered)
-	if inbox.Stuck > 0 {
-		stuck, err := st.StuckEvents(ctx, a.cfg.EventMaxAttempts, 5)
-		if err != nil {
-			return err
-		}
-		for _, e := range stuck {
-			fmt.Fprintf(w, "  stuck: %s %s transaction %s after %d attempts: %s\n", e.ID, e.EventType, e.TransactionID, e.Attempts, deref(e.LastError, ""))
-		}
-	}
-	if len(runs) == 0 {
+	r := s.Rows
+	fmt.Fprintf(w, "mirror: %s\n", db)
+	fmt.Fprintf(w, "rows: %d accounts, %d transactions (%d HELD), %d categories, %d tags, %d attachments, %d history rows\n",
+		r.Accounts, r.Transactions, r.Held, r.Categories, r.Tags, r.Attachments, r.History)
+	if len(s.Runs) == 0 {
 		fmt.Fprintln(w, "sync runs: none yet")
-		return nil
+		return
 	}
 	fmt.Fprintln(w, "last sync runs:")
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  ID\tKIND\tSTARTED\tFINISHED\tSTATUS\tREQUESTS\tCHANGED\tDELETED\tERROR")
-	for _, r := range runs {
+	for _, r := range s.Runs {
 		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\n", r.ID, r.Kind, r.StartedAt, deref(r.FinishedAt, "-"),
 			r.Status, r.Requests, r.Upserted, r.Deleted, deref(r.Error, ""))
 	}
-	return tw.Flush()
+	_ = tw.Flush()
 }
 
 func deref(s *string, def string) string {
@@ -95,22 +187,11 @@ func deref(s *string, def string) string {
 	return *s
 }
 
-// printReport shows what the running daemon last reported: the bank's
-// request budget, a paused worker, a sync in progress with its ETA.
-func printReport(ctx context.Context, w io.Writer, st *store.Store) error {
-	var r sync.Report
-	at, ok, err := st.GetState(ctx, sync.ReportKey, &r)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		fmt.Fprintln(w, "daemon: no report yet (bankmirror serve has not run on this mirror)")
-		return nil
-	}
-	age := time.Since(at).Round(time.Second)
-	fmt.Fprintf(w, "daemon: last report %s ago (pid %d)\n", age, r.PID)
-	b := r.Budget
+// printBudget shows what the daemon last reported of the bank's budget.
+func printBudget(w io.Writer, b *bank.BudgetState) {
 	switch {
+	case b == nil:
+		fmt.Fprintln(w, "bank budget: unknown (no running daemon)")
 	case b.Waiting:
 		fmt.Fprintf(w, "bank budget: WAITING until %s: %s", b.WaitUntil.Local().Format("15:04:05"), b.WaitReason)
 		if b.Known {
@@ -123,18 +204,4 @@ func printReport(ctx context.Context, w io.Writer, st *store.Store) error {
 	default:
 		fmt.Fprintln(w, "bank budget: not reported by the bank yet")
 	}
-	if r.Worker.Paused {
-		fmt.Fprintf(w, "webhook worker: PAUSED, retrying at %s: %s\n", r.Worker.PausedUntil.Local().Format("15:04:05"), r.Worker.PauseCause)
-	}
-	if p := r.Sync; p != nil {
-		fmt.Fprintf(w, "sync in progress: %s, %d pages, %d transactions", p.Kind, p.Pages, p.Transactions)
-		if p.Covered >= 0 {
-			fmt.Fprintf(w, ", %.0f%% of the date range", 100*p.Covered)
-		}
-		if p.ETA > 0 {
-			fmt.Fprintf(w, ", about %s left", p.ETA.Round(time.Second))
-		}
-		fmt.Fprintln(w)
-	}
-	return nil
 }

@@ -39,7 +39,7 @@ const (
 type Client struct {
 	baseURL  string // without trailing slash
 	base     *url.URL
-	token    string
+	token    *token
 	hc       *http.Client
 	log      zerolog.Logger
 	budget   *budget
@@ -50,6 +50,9 @@ type Client struct {
 	budgetOpts              []func(*budget)
 
 	requests atomic.Int64
+	// onResponse, if set, sees the status of every HTTP attempt (0 for a
+	// transport error).
+	onResponse func(status int)
 }
 
 // Option configures a Client.
@@ -87,6 +90,11 @@ func WithBudgetObserver(f func(BudgetState)) Option {
 	return func(c *Client) { c.budgetOpts = append(c.budgetOpts, func(b *budget) { b.onChange = f }) }
 }
 
+// WithResponseObserver calls f (quickly, without blocking) after every
+// HTTP attempt with its status code, or 0 when no answer came (a timeout,
+// a connection error).
+func WithResponseObserver(f func(status int)) Option { return func(c *Client) { c.onResponse = f } }
+
 // WithBackoff sets the backoff for 5xx, timeouts and connection errors.
 // Default 500ms doubling to 30s, with full jitter.
 func WithBackoff(base, maxWait time.Duration) Option {
@@ -117,7 +125,7 @@ func New(baseURL, token string, opts ...Option) *Client {
 	}
 	c := &Client{
 		baseURL:     strings.TrimRight(baseURL, "/"),
-		token:       token,
+		token:       newToken(token),
 		log:         zerolog.Nop(),
 		pageSize:    defaultPageSize,
 		backoffBase: 500 * time.Millisecond,
@@ -261,6 +269,11 @@ func (c *Client) do(ctx context.Context, r request, decode func(status int, body
 	failures, limited := 0, 0
 	var lastErr error // the last failure, reported if the wait is cancelled
 	for {
+		if _, rejected := c.token.get(); rejected {
+			// The bank refused this token: sending it again would only
+			// spend the budget. A new one (SetToken) lifts this.
+			return fmt.Errorf("%s: %w", label, errTokenRejected)
+		}
 		p, err := c.budget.acquire(ctx, lane)
 		if err != nil {
 			if lastErr != nil {
@@ -271,7 +284,8 @@ func (c *Client) do(ctx context.Context, r request, decode func(status int, body
 		if r.sent != nil {
 			*r.sent = time.Now()
 		}
-		status, hdr, err := c.send(ctx, r, u, buf)
+		tok, _ := c.token.get()
+		status, hdr, err := c.send(ctx, r, u, buf, tok)
 		c.budget.done(p, status, hdr)
 		var wait time.Duration
 		switch {
@@ -316,6 +330,9 @@ func (c *Client) do(ctx context.Context, r request, decode func(status int, body
 		default:
 			// 401 and the other 4xx are permanent; so is any 1xx/3xx left
 			// over after the HTTP client's redirect handling.
+			if status == http.StatusUnauthorized {
+				c.token.reject(tok, time.Now())
+			}
 			return fmt.Errorf("%s: %w", label, newAPIError(status, buf.Bytes()))
 		}
 		if err := sleep(ctx, wait); err != nil {
@@ -325,7 +342,7 @@ func (c *Client) do(ctx context.Context, r request, decode func(status int, body
 }
 
 // send makes one HTTP attempt and reads the whole body into buf.
-func (c *Client) send(ctx context.Context, r request, u *url.URL, buf *bytes.Buffer) (int, http.Header, error) {
+func (c *Client) send(ctx context.Context, r request, u *url.URL, buf *bytes.Buffer, tok string) (int, http.Header, error) {
 	var body io.Reader
 	if r.body != nil {
 		body = bytes.NewReader(r.body)
@@ -334,7 +351,7 @@ func (c *Client) send(ctx context.Context, r request, u *url.URL, buf *bytes.Buf
 	if err != nil {
 		return 0, nil, fmt.Errorf("new request: %w", err)
 	}
-	req.Header.Set("Authorization", "Bearer "+c.token)
+	req.Header.Set("Authorization", "Bearer "+tok)
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", userAgent)
 	if r.body != nil {
@@ -342,6 +359,13 @@ func (c *Client) send(ctx context.Context, r request, u *url.URL, buf *bytes.Buf
 	}
 	c.requests.Add(1)
 	resp, err := c.hc.Do(req)
+	if c.onResponse != nil {
+		status := 0
+		if err == nil {
+			status = resp.StatusCode
+		}
+		c.onResponse(status)
+	}
 	if err != nil {
 		return 0, nil, err
 	}

@@ -9,10 +9,15 @@ import (
 
 // Run is a row of sync_runs.
 type Run struct {
-	ID                          int64
-	Kind, StartedAt, Status     string
-	FinishedAt, Error           *string
-	Requests, Upserted, Deleted int64
+	ID         int64   `json:"id"`
+	Kind       string  `json:"kind"`
+	StartedAt  string  `json:"started_at"`
+	Status     string  `json:"status"`
+	FinishedAt *string `json:"finished_at"`
+	Error      *string `json:"error"`
+	Requests   int64   `json:"requests"`
+	Upserted   int64   `json:"upserted"`
+	Deleted    int64   `json:"deleted"`
 }
 
 // Run statuses.
@@ -82,9 +87,15 @@ func (s *Store) RecentRuns(ctx context.Context, n int) ([]Run, error) {
 
 // Stats summarises the mirror for `bankmirror status`.
 type Stats struct {
-	Accounts, Transactions, Held, Categories, Tags, Attachments, History int64
-	OldestHeld                                                           *string // created_at of the oldest HELD transaction
-	OldestHeldID                                                         *string
+	Accounts     int64   `json:"accounts"`
+	Transactions int64   `json:"transactions"`
+	Held         int64   `json:"held"`
+	Categories   int64   `json:"categories"`
+	Tags         int64   `json:"tags"`
+	Attachments  int64   `json:"attachments"`
+	History      int64   `json:"history"`
+	OldestHeld   *string `json:"-"` // created_at of the oldest HELD transaction
+	OldestHeldID *string `json:"-"`
 }
 
 // Stats counts the mirror's rows.

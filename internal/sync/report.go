@@ -20,6 +20,11 @@ type Report struct {
 	Budget bank.BudgetState `json:"budget"`
 	Worker WorkerState      `json:"worker"`
 	Sync   *Progress        `json:"sync,omitempty"` // the sync in progress, if any
+	Token  bank.TokenState  `json:"token"`
+	// DatabaseError is the last write probe's failure, "" when it passed.
+	DatabaseError string `json:"database_error,omitempty"`
+	// Stopped is set by the daemon's last report when it shuts down.
+	Stopped bool `json:"stopped,omitempty"`
 }
 
 // stateStore is what the reporter needs of the store.

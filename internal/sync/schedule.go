@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	gosync "sync"
 	"sync/atomic"
 	"time"
@@ -17,6 +18,7 @@ import (
 // inboxPruner is what the schedule needs of the store besides the syncer's.
 type inboxPruner interface {
 	PruneInbox(ctx context.Context, cutoff time.Time) (events, logs int64, err error)
+	ReleaseMemory(ctx context.Context) error
 }
 
 var _ inboxPruner = (*store.Store)(nil)
@@ -26,7 +28,14 @@ type ScheduleConfig struct {
 	Sync           string        // cron spec of incremental syncs, e.g. "@every 15m"
 	Reconcile      string        // cron spec of full reconciliations, e.g. "@daily"
 	InboxRetention time.Duration // processed events older than this are pruned after a full sync; 0 keeps them
+	// OnRun, if set, is told of every sync and heal the schedule ran: its
+	// kind (KindIncremental, KindFull, KindHeal), how long it took and its
+	// error (nil on success).
+	OnRun func(kind string, took time.Duration, err error)
 }
+
+// KindHeal names a heal from the delivery logs in ScheduleConfig.OnRun.
+const KindHeal = "heal"
 
 // Schedule runs syncs: an incremental one (a full one when the mirror has
 // never completed one, or one was interrupted) right after Start, then
@@ -68,6 +77,9 @@ func (s *Schedule) Start(ctx context.Context) error {
 		return fmt.Errorf("reconcile schedule: %w", err)
 	}
 	s.cron.Start()
+	if g, ok := s.syncer.bank.(tokenGate); ok {
+		s.bg.Go(func() { s.resumeOnNewToken(ctx, g) })
+	}
 	s.bg.Go(func() {
 		defer close(s.StartupDone)
 		// Incremental runs (or resumes) a full sync when the mirror needs
@@ -89,25 +101,75 @@ func (s *Schedule) Stop() {
 	s.bg.Wait()
 }
 
+// resumeOnNewToken syncs at once whenever the bank client gets a new
+// token: after a rejected one, the mirror catches up without waiting for
+// the next tick.
+func (s *Schedule) resumeOnNewToken(ctx context.Context, g tokenGate) {
+	_, replaced := g.TokenRejected()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-replaced:
+		}
+		// Watch for the next token before syncing: one given while this
+		// sync runs starts another.
+		_, replaced = g.TokenRejected()
+		s.log.Info().Msg("new token; syncing now")
+		s.Run(ctx, false)
+	}
+}
+
+// tokenRejected reports whether the bank rejected the client's token.
+func (s *Schedule) tokenRejected() bool {
+	g, ok := s.syncer.bank.(tokenGate)
+	if !ok {
+		return false
+	}
+	rejected, _ := g.TokenRejected()
+	return rejected
+}
+
 // Run runs one sync, then heals missed webhook events from the delivery
 // logs, and after a full sync prunes the inbox. Failures are logged and
-// recorded by the syncer and healer; the next run retries.
+// recorded by the syncer and healer; the next run retries. While the bank
+// rejects the token nothing runs: a new token starts a sync at once.
 func (s *Schedule) Run(ctx context.Context, full bool) {
+	if s.tokenRejected() {
+		s.log.Debug().Bool("full", full).Msg("skipped a scheduled sync: the bank rejected the token")
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.running.Store(true)
 	defer s.running.Store(false)
 	var err error
+	var res Result
+	start := s.now()
 	if full {
-		_, err = s.syncer.Full(ctx)
+		res, err = s.syncer.Full(ctx)
 	} else {
-		_, err = s.syncer.Incremental(ctx)
+		res, err = s.syncer.Incremental(ctx)
 	}
 	if errors.Is(err, store.ErrSyncRunning) {
 		s.log.Warn().Bool("full", full).Msg("skipped a scheduled sync: another process is syncing this mirror")
+	} else {
+		kind := res.Kind
+		if kind == "" {
+			kind = KindIncremental
+			if full {
+				kind = KindFull
+			}
+		}
+		s.observe(kind, start, err)
 	}
-	res, err := s.healer.Heal(ctx)
-	if len(res.RecoveredIDs) > 0 {
+	if s.tokenRejected() {
+		return // the heal would be refused too
+	}
+	start = s.now()
+	healed, err := s.healer.Heal(ctx)
+	s.observe(KindHeal, start, err)
+	if len(healed.RecoveredIDs) > 0 {
 		s.worker.Notify()
 	}
 	if err != nil && !errors.Is(err, context.Canceled) {
@@ -120,6 +182,26 @@ func (s *Schedule) Run(ctx context.Context, full bool) {
 		} else if events+logs > 0 {
 			s.log.Info().Int64("events", events).Int64("delivery_logs", logs).Msg("pruned old webhook events")
 		}
+	}
+	s.idle(ctx, res.Kind == KindFull)
+}
+
+// idle returns what a sync used to the OS, as the daemon now waits for
+// the next tick: SQLite's page caches, and after a full sync (a backfill
+// leaves megabytes of freed heap) Go's free memory at once rather than
+// minutes later.
+func (s *Schedule) idle(ctx context.Context, full bool) {
+	if err := s.store.ReleaseMemory(ctx); err != nil && ctx.Err() == nil {
+		s.log.Debug().Err(err).Msg("release memory")
+	}
+	if full {
+		debug.FreeOSMemory()
+	}
+}
+
+func (s *Schedule) observe(kind string, start time.Time, err error) {
+	if s.cfg.OnRun != nil {
+		s.cfg.OnRun(kind, s.now().Sub(start), err)
 	}
 }
 

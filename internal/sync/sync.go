@@ -167,7 +167,11 @@ func (s *Syncer) run(ctx context.Context, kind string, body func(ctx context.Con
 		runErr = errors.Join(runErr, err)
 	}
 	ev := log.Info()
-	if runErr != nil {
+	switch {
+	case errors.Is(runErr, bank.ErrUnauthorized):
+		// The daemon logs a rejected token once, as an error of its own.
+		ev = log.Warn().Err(runErr)
+	case runErr != nil:
 		ev = log.Error().Err(runErr)
 	}
 	ev.Int64("requests", r.Requests).Int64("upserted", r.Upserted).Int64("deleted", r.Deleted).

@@ -38,6 +38,15 @@ type workerBank interface {
 
 var _ workerBank = (*bank.Client)(nil)
 
+// tokenGate is what the worker and the schedule ask of a bank client that
+// stops sending a token the bank rejected (*bank.Client does): they wait
+// for a new token instead of retrying.
+type tokenGate interface {
+	TokenRejected() (rejected bool, replaced <-chan struct{})
+}
+
+var _ tokenGate = (*bank.Client)(nil)
+
 // Webhook event types.
 const (
 	EventCreated = "TRANSACTION_CREATED"
@@ -203,6 +212,9 @@ func (w *Worker) Run(ctx context.Context) error {
 		}
 	}
 	for ctx.Err() == nil {
+		if w.waitForToken(ctx) {
+			continue
+		}
 		more, wait := w.round(ctx)
 		if more {
 			continue
@@ -509,16 +521,47 @@ func (w *Worker) recordFailures(ctx context.Context, evs []store.InboxEvent, fai
 	}
 }
 
+// waitForToken waits while the bank client holds a token the bank
+// rejected: events stay in the inbox, none uses an attempt, and no request
+// is sent, until a new token is given (or ctx ends). It reports whether it
+// waited.
+func (w *Worker) waitForToken(ctx context.Context) bool {
+	g, ok := w.bank.(tokenGate)
+	if !ok {
+		return false
+	}
+	rejected, replaced := g.TokenRejected()
+	if !rejected {
+		return false
+	}
+	w.setState(func(s *WorkerState) {
+		*s = WorkerState{Paused: true, PauseCause: "the bank rejected the token; waiting for a new one", Unauthorized: true}
+	})
+	w.log.Debug().Msg("token rejected; webhook events wait for a new token")
+	select {
+	case <-ctx.Done():
+		return true
+	case <-replaced:
+	}
+	w.paused = failureBackoff{base: w.paused.base, max: w.paused.max}
+	w.setState(func(s *WorkerState) { *s = WorkerState{} })
+	w.log.Info().Msg("new token; applying webhook events")
+	return true
+}
+
 // bankFailed pauses the worker: the bank or the network failed, which is
-// no event's fault, so no attempt is counted.
+// no event's fault, so no attempt is counted. A rejected token is logged
+// once by the daemon (the client reports it); the worker then waits for a
+// new one (waitForToken).
 func (w *Worker) bankFailed(err error) {
 	d, first := w.paused.failed(w.now())
 	unauthorized := errors.Is(err, bank.ErrUnauthorized)
 	w.setState(func(s *WorkerState) {
 		s.Paused, s.PausedUntil, s.PauseCause, s.Unauthorized = true, w.now().Add(d), err.Error(), unauthorized
 	})
+	_, gated := w.bank.(tokenGate)
 	ev := w.log.Debug()
-	if first {
+	if first && !(unauthorized && gated) {
 		ev = w.log.Error()
 	}
 	ev.Err(err).Dur("retry_in", d).Msg("bank unavailable; webhook events wait (no attempt counted)")

@@ -251,9 +251,9 @@ func TestWorkerTrickleFetchesEachAndConfirmsDeletions(t *testing.T) {
 	le.assertBalances(t)
 }
 
-// The bank failing (5xx for longer than an event's attempts would last,
-// then a revoked token) pauses the worker; no event uses an attempt or
-// gets stuck, and all are applied once the bank answers again.
+// The bank failing (5xx for longer than an event's attempts would last)
+// pauses the worker; no event uses an attempt or gets stuck, and all are
+// applied once the bank answers again.
 func TestWorkerOutageLeavesNoEventStuck(t *testing.T) {
 	const maxAttempts = 3
 	failedRounds := make(chan struct{}, 100)
@@ -270,37 +270,88 @@ func TestWorkerOutageLeavesNoEventStuck(t *testing.T) {
 	}))
 	le.start(t, sync.WorkerOptions{MaxAttempts: maxAttempts, RetryBase: time.Millisecond, RetryMax: 5 * time.Millisecond}, logger)
 
-	for _, outage := range []struct {
-		name       string
-		start, end func()
-	}{
-		{"5xx", func() { le.sim.SetFaults(simulator.Faults{ErrorRate: 1}) }, func() { le.sim.SetFaults(simulator.Faults{}) }},
-		{"revoked token", le.sim.RevokeToken, func() { le.sim.RotateToken("test-token") }},
-	} {
-		outage.start()
-		var evs []store.InboxEvent
-		for range 5 {
-			evs = append(evs, le.event(sync.EventCreated, le.sim.AddTransaction(simulator.NewTransaction{})))
+	le.sim.SetFaults(simulator.Faults{ErrorRate: 1})
+	var evs []store.InboxEvent
+	for range 5 {
+		evs = append(evs, le.event(sync.EventCreated, le.sim.AddTransaction(simulator.NewTransaction{})))
+	}
+	le.deliver(t, evs)
+	for range maxAttempts + 3 {
+		select {
+		case <-failedRounds:
+		case <-time.After(30 * time.Second):
+			t.Fatal("the worker never tried")
 		}
-		le.deliver(t, evs)
-		for range maxAttempts + 3 {
-			select {
-			case <-failedRounds:
-			case <-time.After(30 * time.Second):
-				t.Fatalf("%s: the worker never tried", outage.name)
-			}
+	}
+	if st := le.worker.State(); !st.Paused || st.Unauthorized {
+		t.Errorf("worker state %+v, want paused", st)
+	}
+	if n := le.count(t, "SELECT count(*) FROM webhook_events WHERE attempts > 0"); n != 0 {
+		t.Errorf("%d events used attempts for the bank's failure", n)
+	}
+	le.sim.SetFaults(simulator.Faults{})
+	le.caughtUp(t)
+	if st := le.worker.State(); st.Paused {
+		t.Errorf("still paused after the bank recovered: %+v", st)
+	}
+	stats, err := le.store.InboxStats(context.Background(), maxAttempts)
+	if err != nil || stats.Stuck != 0 || stats.Pending != 0 {
+		t.Errorf("inbox %+v (%v): want nothing stuck or pending", stats, err)
+	}
+	le.assertMirrorEqualsTruth(t)
+}
+
+// A revoked token stops the worker after one refused request: events wait
+// in the inbox without using attempts and without further requests (the
+// client sends a rejected token no more), until a new token is given;
+// then every event is applied.
+func TestWorkerWaitsForANewTokenAfter401(t *testing.T) {
+	const maxAttempts = 3
+	rc := &requestCounter{}
+	le := newLiveEnv(t, 200, rc, simulator.RateLimit{})
+	le.full(t)
+	le.start(t, sync.WorkerOptions{MaxAttempts: maxAttempts, RetryBase: time.Millisecond, RetryMax: 5 * time.Millisecond}, zerolog.Nop())
+
+	le.sim.RevokeToken()
+	var evs []store.InboxEvent
+	for range 5 {
+		evs = append(evs, le.event(sync.EventCreated, le.sim.AddTransaction(simulator.NewTransaction{})))
+	}
+	le.deliver(t, evs)
+	deadline := time.After(30 * time.Second)
+	for !le.worker.State().Unauthorized {
+		select {
+		case <-deadline:
+			t.Fatalf("worker state %+v: never saw the 401", le.worker.State())
+		case <-time.After(time.Millisecond):
 		}
-		if st := le.worker.State(); !st.Paused || (outage.name == "revoked token") != st.Unauthorized {
-			t.Errorf("%s: worker state %+v, want paused", outage.name, st)
+	}
+	// More events arrive, and the worker is woken: it sends nothing.
+	le.deliver(t, []store.InboxEvent{le.event(sync.EventCreated, le.sim.AddTransaction(simulator.NewTransaction{}))})
+	if rejected, _ := le.client.TokenRejected(); !rejected {
+		t.Fatal("client does not hold the token as rejected")
+	}
+	le.worker.Notify()
+	if n := le.count(t, "SELECT count(*) FROM webhook_events WHERE attempts > 0"); n != 0 {
+		t.Errorf("%d events used attempts for a rejected token", n)
+	}
+	le.sim.RotateToken("test-token")
+	le.client.SetToken("test-token")
+	le.caughtUp(t)
+	if st := le.worker.State(); st.Paused || st.Unauthorized {
+		t.Errorf("still paused after a new token: %+v", st)
+	}
+	counts, _ := rc.snapshot()
+	refused := 0
+	for k, n := range counts {
+		if strings.HasSuffix(k, " 401") {
+			refused += n
 		}
-		if n := le.count(t, "SELECT count(*) FROM webhook_events WHERE attempts > 0"); n != 0 {
-			t.Errorf("%s: %d events used attempts for the bank's failure", outage.name, n)
-		}
-		outage.end()
-		le.caughtUp(t)
-		if st := le.worker.State(); st.Paused {
-			t.Errorf("%s: still paused after the bank recovered: %+v", outage.name, st)
-		}
+	}
+	// The worker fetches up to 4 transactions at once: those in flight
+	// when the first 401 came back are refused too; nothing after.
+	if refused < 1 || refused > 4 {
+		t.Errorf("%d requests refused with 401 (requests %v): want the first refusals and no retries", refused, counts)
 	}
 	stats, err := le.store.InboxStats(context.Background(), maxAttempts)
 	if err != nil || stats.Stuck != 0 || stats.Pending != 0 {

@@ -1,0 +1,7 @@
+//go:build !unix
+
+package main
+
+// pidAlive cannot tell without kill(2): a stale report then reads as a
+// stopped daemon.
+func pidAlive(int) bool { return false }

@@ -1,0 +1,183 @@
+package admin
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/health"
+)
+
+// Metrics are the daemon's Prometheus metrics, in a registry of their own
+// (with the Go runtime's and the process's). Counters move on the hot path
+// (an atomic add each); what needs SQL is read at scrape time from the
+// health monitor, bounded by its timeout.
+type Metrics struct {
+	reg *prometheus.Registry
+
+	received prometheus.Counter
+	refused  *prometheus.CounterVec
+	applied  prometheus.Counter
+	syncs    *prometheus.HistogramVec
+	bank     *prometheus.CounterVec
+	bankOK   prometheus.Counter // the common case, resolved once
+}
+
+// Sync results, the result label of bankmirror_sync_run_duration_seconds.
+const (
+	ResultOK          = "ok"
+	ResultFailed      = "failed"
+	ResultInterrupted = "interrupted"
+)
+
+// StateSource is what the scrape-time gauges read.
+type StateSource struct {
+	// Health returns the monitor's current verdict (facts no older than
+	// a second; no new write probe).
+	Health func(ctx context.Context) health.Snapshot
+	Budget func() bank.BudgetState
+	Token  func() bank.TokenState
+}
+
+// NewMetrics registers every metric; src feeds the scrape-time gauges.
+func NewMetrics(src StateSource) *Metrics {
+	reg := prometheus.NewRegistry()
+	m := &Metrics{
+		reg: reg,
+		received: prometheus.NewCounter(prometheus.CounterOpts{Name: "bankmirror_webhook_events_received_total",
+			Help: "Webhook events stored in the inbox (a redelivered event counts once)."}),
+		refused: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "bankmirror_webhook_requests_refused_total",
+			Help: "Requests to the webhook endpoint refused, by reason."}, []string{"reason"}),
+		applied: prometheus.NewCounter(prometheus.CounterOpts{Name: "bankmirror_webhook_events_applied_total",
+			Help: "Webhook events applied to the mirror by the worker."}),
+		syncs: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "bankmirror_sync_run_duration_seconds",
+			Help:    "Syncs and heals run by the schedule, by kind (incremental, full, heal) and result (ok, failed, interrupted); _count counts runs.",
+			Buckets: []float64{0.1, 0.5, 1, 5, 15, 60, 300, 900, 3600, 4 * 3600}}, []string{"kind", "result"}),
+		bank: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "bankmirror_bank_requests_total",
+			Help: "HTTP requests sent to the bank (retries included), by status code; code=\"error\" is no answer (timeout, connection)."}, []string{"code"}),
+	}
+	m.bankOK = m.bank.WithLabelValues("200")
+	reg.MustRegister(m.received, m.refused, m.applied, m.syncs, m.bank,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		&stateCollector{src: src})
+	return m
+}
+
+// Registry is where the metrics are registered (for the handler, tests).
+func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
+
+// Received counts n new events stored in the inbox.
+func (m *Metrics) Received(n int) { m.received.Add(float64(n)) }
+
+// Refused counts a request the webhook endpoint refused, by reason
+// ("bad signature", "too large", ...): the receiver's refusal hook.
+func (m *Metrics) Refused(reason string) { m.refused.WithLabelValues(reason).Inc() }
+
+// Applied counts an event applied by the worker.
+func (m *Metrics) Applied() { m.applied.Inc() }
+
+// SyncRun records a sync or heal the schedule ran.
+func (m *Metrics) SyncRun(kind string, took time.Duration, err error) {
+	result := ResultOK
+	switch {
+	case errors.Is(err, context.Canceled):
+		result = ResultInterrupted
+	case err != nil:
+		result = ResultFailed
+	}
+	m.syncs.WithLabelValues(kind, result).Observe(took.Seconds())
+}
+
+// BankResponse counts one HTTP attempt to the bank by status (0: no
+// answer): the bank client's response observer.
+func (m *Metrics) BankResponse(status int) {
+	switch status {
+	case 200:
+		m.bankOK.Inc()
+	case 0:
+		m.bank.WithLabelValues("error").Inc()
+	default:
+		m.bank.WithLabelValues(strconv.Itoa(status)).Inc()
+	}
+}
+
+// stateCollector reads the gauges that describe state at scrape time.
+type stateCollector struct{ src StateSource }
+
+var (
+	descPending = prometheus.NewDesc("bankmirror_webhook_events_pending",
+		"Webhook events waiting to be applied (attempts left).", nil, nil)
+	descOldest = prometheus.NewDesc("bankmirror_webhook_events_oldest_pending_age_seconds",
+		"How long the oldest pending webhook event has waited (0 when none).", nil, nil)
+	descStuck = prometheus.NewDesc("bankmirror_webhook_events_stuck",
+		"Webhook events that ran out of attempts (bankmirror events stuck).", nil, nil)
+	descTransactions = prometheus.NewDesc("bankmirror_transactions",
+		"Transactions in the mirror.", nil, nil)
+	descLastSync = prometheus.NewDesc("bankmirror_last_successful_sync_timestamp_seconds",
+		"When the last successful run of each kind finished (Unix time; a heal is the least recent completed heal of the registered webhooks).", []string{"kind"}, nil)
+	descBudget = prometheus.NewDesc("bankmirror_bank_budget_remaining",
+		"Requests left in the bank's current rate-limit bucket, as it last reported them (absent until it has).", nil, nil)
+	descBudgetWaiting = prometheus.NewDesc("bankmirror_bank_budget_waiting",
+		"1 while a request waits for the bank's budget.", nil, nil)
+	descTokenRejected = prometheus.NewDesc("bankmirror_token_rejected",
+		"1 while the bank rejects the token (syncs and refetches wait for a new one).", nil, nil)
+	descCheck = prometheus.NewDesc("bankmirror_health_check_ok",
+		"1 when a readiness check passes (database, sync, token, inbox).", []string{"check"}, nil)
+	descReady = prometheus.NewDesc("bankmirror_ready", "1 when /readyz answers 200.", nil, nil)
+)
+
+func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{descPending, descOldest, descStuck, descTransactions, descLastSync,
+		descBudget, descBudgetWaiting, descTokenRejected, descCheck, descReady} {
+		ch <- d
+	}
+}
+
+func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
+	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
+	}
+	if c.src.Health != nil {
+		s := c.src.Health(context.Background())
+		f := s.Facts
+		gauge(descPending, float64(f.Pending))
+		oldest := 0.0
+		if !f.OldestPending.IsZero() {
+			oldest = max(s.At.Sub(f.OldestPending).Seconds(), 0)
+		}
+		gauge(descOldest, oldest)
+		gauge(descStuck, float64(f.Stuck))
+		gauge(descTransactions, float64(s.Transactions))
+		for kind, at := range s.LastRuns {
+			gauge(descLastSync, float64(at.UnixMilli())/1000, kind)
+		}
+		for _, chk := range s.Checks {
+			if chk.Readiness {
+				gauge(descCheck, b2f(chk.Level == health.OK), chk.Name)
+			}
+		}
+		gauge(descReady, b2f(s.Ready))
+	}
+	if c.src.Budget != nil {
+		b := c.src.Budget()
+		if b.Known {
+			gauge(descBudget, float64(b.Remaining))
+		}
+		gauge(descBudgetWaiting, b2f(b.Waiting))
+	}
+	if c.src.Token != nil {
+		gauge(descTokenRejected, b2f(c.src.Token().Rejected))
+	}
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

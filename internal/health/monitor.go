@@ -1,0 +1,308 @@
+package health
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/store"
+)
+
+// Sync kinds, as in sync_runs.kind, plus heals from the delivery logs.
+const (
+	KindIncremental = "incremental"
+	KindFull        = "full"
+	KindHeal        = "heal"
+)
+
+// monitorStore is what the monitor needs of the store.
+type monitorStore interface {
+	ProbeWrite(ctx context.Context) error
+	LastSuccessfulRuns(ctx context.Context, kinds ...string) (map[string]time.Time, error)
+	HealState(ctx context.Context) (store.HealState, error)
+	InboxHealth(ctx context.Context, maxAttempts int) (store.InboxHealth, error)
+	CountTransactions(ctx context.Context) (int64, error)
+}
+
+var _ monitorStore = (*store.Store)(nil)
+
+// MonitorConfig configures a Monitor. Zero durations take the defaults.
+type MonitorConfig struct {
+	Store monitorStore
+	// Token reports the bank client's token state.
+	Token func() bank.TokenState
+	// Syncing describes a sync in progress, "" when none runs.
+	Syncing     func() string
+	MaxAttempts int // an event's attempts, past which it is stuck
+	Rules       Rules
+	// Interval is the period of the background check (write probe
+	// included): default 30s.
+	Interval time.Duration
+	// Timeout bounds one check's probe and queries: default 10s.
+	Timeout time.Duration
+	// OnProbe, if set, is called after each background check with the
+	// write probe's error (the daemon feeds systemd's watchdog on nil).
+	OnProbe func(err error)
+	// OnStatus, if set, is called with the one-line state whenever it
+	// changes (the daemon sends it to systemd as STATUS=).
+	OnStatus func(line string)
+	Log      zerolog.Logger
+}
+
+// Log keys.
+const (
+	logComponent  = "component"
+	logRejectedAt = "rejected_at"
+)
+
+// Snapshot is the outcome of one check.
+type Snapshot struct {
+	At     time.Time
+	Facts  Facts
+	Checks []Check
+	Ready  bool
+	// Transactions mirrored, and the last successful run of each kind
+	// (KindIncremental, KindFull, KindHeal; absent when none).
+	Transactions int64
+	LastRuns     map[string]time.Time
+	Heal         store.HealState
+}
+
+// Monitor checks the daemon's health: a write probe, the last syncs, the
+// token and the inbox. It runs the check in the background (feeding the
+// watchdog and the status line) and on demand (/readyz, /metrics).
+type Monitor struct {
+	cfg MonitorConfig
+	log zerolog.Logger
+
+	probeMu sync.Mutex // one probe at a time
+	mu      sync.Mutex // guards what follows
+	snap    Snapshot
+	probed  time.Time // when the check that made snap (probe included) started
+	line    string    // the last status line sent
+}
+
+// NewMonitor returns a Monitor; call Run for the background check.
+func NewMonitor(cfg MonitorConfig) *Monitor {
+	if cfg.Interval <= 0 {
+		cfg.Interval = 30 * time.Second
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 10 * time.Second
+	}
+	if cfg.Token == nil {
+		cfg.Token = func() bank.TokenState { return bank.TokenState{} }
+	}
+	if cfg.Syncing == nil {
+		cfg.Syncing = func() string { return "" }
+	}
+	return &Monitor{cfg: cfg, log: cfg.Log.With().Str(logComponent, "health").Logger()}
+}
+
+// Run checks every Interval until ctx ends, the first time at once.
+func (m *Monitor) Run(ctx context.Context) {
+	t := time.NewTicker(m.cfg.Interval)
+	defer t.Stop()
+	wasFailing := false
+	for {
+		s := m.Check(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		failed := s.Facts.ProbeErr != nil
+		switch {
+		case failed && !wasFailing:
+			m.log.Error().Err(s.Facts.ProbeErr).Msg("the mirror cannot be written (write probe failed); not ready, and the watchdog is not fed")
+		case !failed && wasFailing:
+			m.log.Info().Msg("the mirror can be written again")
+		}
+		wasFailing = failed
+		if m.cfg.OnProbe != nil {
+			m.cfg.OnProbe(s.Facts.ProbeErr)
+		}
+		m.publish(s)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Check runs the write probe and gathers the facts now, and returns the
+// verdict. Callers arriving while a check runs share the next one: a check
+// is never older than the call.
+func (m *Monitor) Check(ctx context.Context) Snapshot {
+	called := time.Now()
+	m.probeMu.Lock()
+	defer m.probeMu.Unlock()
+	m.mu.Lock()
+	if s := m.snap; !m.probed.IsZero() && !m.probed.Before(called) {
+		m.mu.Unlock()
+		return s
+	}
+	m.mu.Unlock()
+	started := time.Now()
+	// The check is shared: a caller that goes away (a /readyz client that
+	// hangs up) must not make it fail.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.cfg.Timeout)
+	defer cancel()
+	probeErr := m.cfg.Store.ProbeWrite(ctx)
+	if probeErr != nil && ctx.Err() != nil {
+		probeErr = fmt.Errorf("no answer within %s: %w", m.cfg.Timeout, probeErr)
+	}
+	s := m.gather(ctx, probeErr)
+	m.mu.Lock()
+	m.snap, m.probed = s, started
+	m.mu.Unlock()
+	return s
+}
+
+// Last returns the last verdict without checking anything.
+func (m *Monitor) Last() Snapshot {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.snap
+}
+
+// Current gathers the facts now and returns the verdict with the last
+// write probe's outcome (without probing again): what /metrics reads.
+func (m *Monitor) Current(ctx context.Context) Snapshot {
+	m.mu.Lock()
+	last := m.snap
+	m.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, m.cfg.Timeout)
+	defer cancel()
+	var probeErr error
+	if last.Facts.Probed {
+		probeErr = last.Facts.ProbeErr
+	}
+	s := m.gather(ctx, probeErr)
+	m.mu.Lock()
+	if s.At.After(m.snap.At) {
+		m.snap = s
+	}
+	m.mu.Unlock()
+	return s
+}
+
+// gather reads the facts and applies the rules. A failing query counts
+// against the database check.
+func (m *Monitor) gather(ctx context.Context, probeErr error) Snapshot {
+	s := Snapshot{At: time.Now()}
+	var errs []error
+	runs, err := m.cfg.Store.LastSuccessfulRuns(ctx, KindIncremental, KindFull)
+	errs = append(errs, err)
+	if runs == nil {
+		runs = map[string]time.Time{}
+	}
+	heal, err := m.cfg.Store.HealState(ctx)
+	errs = append(errs, err)
+	if !heal.Oldest.IsZero() {
+		runs[KindHeal] = heal.Oldest
+	}
+	inbox, err := m.cfg.Store.InboxHealth(ctx, m.cfg.MaxAttempts)
+	errs = append(errs, err)
+	s.Transactions, err = m.cfg.Store.CountTransactions(ctx)
+	errs = append(errs, err)
+	if err := errors.Join(errs...); err != nil {
+		probeErr = errors.Join(probeErr, fmt.Errorf("read the mirror: %w", err))
+	}
+	tok := m.cfg.Token()
+	last := runs[KindIncremental]
+	if runs[KindFull].After(last) {
+		last = runs[KindFull]
+	}
+	s.LastRuns, s.Heal = runs, heal
+	s.Facts = Facts{
+		Now: s.At, Probed: true, ProbeErr: probeErr,
+		LastSync: last, Syncing: m.cfg.Syncing(),
+		TokenRejected: tok.Rejected, TokenRejectedAt: tok.RejectedAt,
+		Pending: inbox.Pending, Stuck: inbox.Stuck, OldestPending: inbox.OldestPending,
+	}
+	s.Checks = Evaluate(s.Facts, m.cfg.Rules)
+	s.Ready = Ready(s.Checks)
+	return s
+}
+
+// TokenChanged is the bank client's token observer: a rejected token is
+// logged once, as an error saying what to do, and shown in the status line
+// at once; a new token is logged too.
+func (m *Monitor) TokenChanged(st bank.TokenState) {
+	if st.Rejected {
+		m.log.Error().Time(logRejectedAt, st.RejectedAt).Msg("the bank rejected the token (401): scheduled syncs and webhook refetches " +
+			"are paused, webhooks are still received and queued. Put a new token in BANKMIRROR_TOKEN_FILE and run " +
+			"`systemctl reload bankmirror` (or send SIGHUP)")
+	} else {
+		m.log.Info().Msg("token replaced; resuming syncs and webhook refetches")
+	}
+	m.mu.Lock()
+	s := m.snap
+	m.mu.Unlock()
+	m.publish(s)
+}
+
+// publish sends the status line if it changed.
+func (m *Monitor) publish(s Snapshot) {
+	if m.cfg.OnStatus == nil {
+		return
+	}
+	line := StatusLine(s, m.cfg.Token(), time.Now())
+	m.mu.Lock()
+	changed := line != m.line
+	m.line = line
+	m.mu.Unlock()
+	if changed {
+		m.cfg.OnStatus(line)
+	}
+}
+
+// StatusLine is the one-line state for `systemctl status`.
+func StatusLine(s Snapshot, tok bank.TokenState, now time.Time) string {
+	f := s.Facts
+	switch {
+	case tok.Rejected:
+		return "token rejected by the bank: waiting for a new token (systemctl reload)"
+	case f.Probed && f.ProbeErr != nil:
+		return "database not writable: " + f.ProbeErr.Error()
+	case f.LastSync.IsZero() && f.Syncing != "":
+		return "first sync: " + f.Syncing
+	case s.At.IsZero():
+		return "starting"
+	}
+	last := "never"
+	if !f.LastSync.IsZero() {
+		last = Age(now.Sub(f.LastSync)) + " ago"
+	}
+	line := fmt.Sprintf("mirroring: %s transactions, last sync %s, %d pending", Thousands(s.Transactions), last, f.Pending)
+	if f.Stuck > 0 {
+		line += fmt.Sprintf(", %d stuck", f.Stuck)
+	}
+	return line
+}
+
+// Thousands writes n with commas: 123,456.
+func Thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := n < 0
+	if neg {
+		s = s[1:]
+	}
+	var b []byte
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b = append(b, ',')
+		}
+		b = append(b, s[i])
+	}
+	if neg {
+		return "-" + string(b)
+	}
+	return string(b)
+}

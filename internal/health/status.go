@@ -1,0 +1,212 @@
+package health
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/store"
+	"github.com/bankmirror/bankmirror/internal/sync"
+)
+
+// statusStore is what `bankmirror status` reads (a read-only store).
+type statusStore interface {
+	GetState(ctx context.Context, key string, v any) (time.Time, bool, error)
+	LastSuccessfulRuns(ctx context.Context, kinds ...string) (map[string]time.Time, error)
+	HealState(ctx context.Context) (store.HealState, error)
+	InboxHealth(ctx context.Context, maxAttempts int) (store.InboxHealth, error)
+	InboxStats(ctx context.Context, maxAttempts int) (store.InboxStats, error)
+	UndeliveredSince(ctx context.Context, since time.Time) (store.Undelivered, error)
+	OldestHeld(ctx context.Context) (*store.HeldTransaction, error)
+	Stats(ctx context.Context) (store.Stats, error)
+	RecentRuns(ctx context.Context, n int) ([]store.Run, error)
+}
+
+var _ statusStore = (*store.Store)(nil)
+
+// StatusOptions tune GatherStatus.
+type StatusOptions struct {
+	MaxAttempts int
+	Rules       Rules
+	Now         time.Time
+	// PIDAlive reports whether a process with that id exists here.
+	PIDAlive func(pid int) bool
+	// UndeliveredWindow is how far back delivery failures count
+	// (default 24h).
+	UndeliveredWindow time.Duration
+}
+
+// Status is the answer of `bankmirror status` (its --json output).
+type Status struct {
+	Level  Level   `json:"level"`
+	Reason string  `json:"reason,omitempty"`
+	Checks []Check `json:"checks"`
+
+	Daemon     DaemonStatus          `json:"daemon"`
+	Syncs      map[string]SyncStatus `json:"last_successful"`
+	Syncing    *sync.Progress        `json:"sync_in_progress,omitempty"`
+	Token      TokenStatus           `json:"token"`
+	Budget     *bank.BudgetState     `json:"budget,omitempty"`
+	Worker     *sync.WorkerState     `json:"worker,omitempty"`
+	Inbox      InboxStatus           `json:"inbox"`
+	Deliveries DeliveriesStatus      `json:"undeliverable"`
+	OldestHeld *HeldStatus           `json:"oldest_held"`
+	Rows       store.Stats           `json:"rows"`
+	Runs       []store.Run           `json:"recent_runs"`
+	Webhooks   int                   `json:"webhooks"`
+}
+
+// DaemonStatus is what the daemon last reported of itself.
+type DaemonStatus struct {
+	Running  bool      `json:"running"`
+	Reported bool      `json:"reported"`
+	Stopped  bool      `json:"stopped"` // it said so as it shut down
+	PID      int       `json:"pid,omitempty"`
+	ReportAt time.Time `json:"report_at,omitzero"`
+	// ReportAge is in seconds.
+	ReportAge float64 `json:"report_age_seconds,omitempty"`
+	// DatabaseError is the daemon's last write probe failure.
+	DatabaseError string `json:"database_error,omitempty"`
+}
+
+// SyncStatus is the last successful run of one kind.
+type SyncStatus struct {
+	At  time.Time `json:"at"`
+	Age float64   `json:"age_seconds"`
+}
+
+// TokenStatus is the token's state as the daemon last reported it.
+type TokenStatus struct {
+	Rejected   bool      `json:"rejected"`
+	RejectedAt time.Time `json:"rejected_at,omitzero"`
+	// Known: a daemon reported on it (else nothing is known).
+	Known bool `json:"known"`
+}
+
+// InboxStatus counts the webhook inbox.
+type InboxStatus struct {
+	Received  int64 `json:"received"`
+	Pending   int64 `json:"pending"`
+	Stuck     int64 `json:"stuck"`
+	Recovered int64 `json:"recovered"`
+	// OldestPendingAge is in seconds, 0 when nothing is pending.
+	OldestPendingAge float64 `json:"oldest_pending_age_seconds"`
+}
+
+// DeliveriesStatus is what the stored delivery logs say of deliveries
+// that failed.
+type DeliveriesStatus struct {
+	Window     string    `json:"window"`
+	Events     int64     `json:"events"`
+	Last       time.Time `json:"last,omitzero"`
+	LastStatus string    `json:"last_status,omitempty"`
+	LastCode   *int64    `json:"last_code,omitempty"`
+}
+
+// HeldStatus is the oldest HELD transaction.
+type HeldStatus struct {
+	ID          string    `json:"id"`
+	Description string    `json:"description"`
+	CreatedAt   time.Time `json:"created_at"`
+	Age         float64   `json:"age_seconds"`
+}
+
+// GatherStatus reads the mirror and the daemon's report and applies the
+// rules.
+func GatherStatus(ctx context.Context, st statusStore, o StatusOptions) (Status, error) {
+	if o.Now.IsZero() {
+		o.Now = time.Now()
+	}
+	if o.UndeliveredWindow <= 0 {
+		o.UndeliveredWindow = 24 * time.Hour
+	}
+	if o.PIDAlive == nil {
+		o.PIDAlive = func(int) bool { return false }
+	}
+	every := o.Rules.ReportEvery
+	if every <= 0 {
+		every = DefaultReportEvery
+	}
+	var s Status
+	var errs []error
+	var rep sync.Report
+	at, reported, err := st.GetState(ctx, sync.ReportKey, &rep)
+	errs = append(errs, err)
+	d := &Daemon{Reported: reported}
+	if reported {
+		d.ReportAge, d.PID = o.Now.Sub(at), rep.PID
+		d.PIDAlive = o.PIDAlive(rep.PID)
+		d.Stopped = rep.Stopped
+		s.Daemon = DaemonStatus{Reported: true, PID: rep.PID, ReportAt: at, ReportAge: d.ReportAge.Seconds(),
+			Running: d.ReportAge <= 3*every && !rep.Stopped, Stopped: rep.Stopped, DatabaseError: rep.DatabaseError}
+		s.Token = TokenStatus{Known: true, Rejected: rep.Token.Rejected, RejectedAt: rep.Token.RejectedAt}
+	}
+	runs, err := st.LastSuccessfulRuns(ctx, KindIncremental, KindFull)
+	errs = append(errs, err)
+	heal, err := st.HealState(ctx)
+	errs = append(errs, err)
+	s.Webhooks = heal.Webhooks
+	s.Syncs = map[string]SyncStatus{}
+	for kind, t := range runs {
+		s.Syncs[kind] = SyncStatus{At: t, Age: o.Now.Sub(t).Seconds()}
+	}
+	if !heal.Oldest.IsZero() {
+		s.Syncs[KindHeal] = SyncStatus{At: heal.Oldest, Age: o.Now.Sub(heal.Oldest).Seconds()}
+	}
+	ih, err := st.InboxHealth(ctx, o.MaxAttempts)
+	errs = append(errs, err)
+	is, err := st.InboxStats(ctx, o.MaxAttempts)
+	errs = append(errs, err)
+	s.Inbox = InboxStatus{Received: is.Total, Pending: ih.Pending, Stuck: ih.Stuck, Recovered: is.Recovered}
+	if !ih.OldestPending.IsZero() {
+		s.Inbox.OldestPendingAge = o.Now.Sub(ih.OldestPending).Seconds()
+	}
+	und, err := st.UndeliveredSince(ctx, o.Now.Add(-o.UndeliveredWindow))
+	errs = append(errs, err)
+	s.Deliveries = DeliveriesStatus{Window: Age(o.UndeliveredWindow), Events: und.Events, Last: und.Last, LastStatus: und.LastStatus, LastCode: und.LastCode}
+	held, err := st.OldestHeld(ctx)
+	errs = append(errs, err)
+	if held != nil {
+		s.OldestHeld = &HeldStatus{ID: held.ID, Description: held.Description, CreatedAt: held.CreatedAt, Age: o.Now.Sub(held.CreatedAt).Seconds()}
+	}
+	s.Rows, err = st.Stats(ctx)
+	errs = append(errs, err)
+	s.Runs, err = st.RecentRuns(ctx, 5)
+	errs = append(errs, err)
+	if err := errors.Join(errs...); err != nil {
+		return s, fmt.Errorf("read the mirror: %w", err)
+	}
+
+	last := runs[KindIncremental]
+	if runs[KindFull].After(last) {
+		last = runs[KindFull]
+	}
+	f := Facts{
+		Now: o.Now, LastSync: last, Daemon: d,
+		Pending: ih.Pending, Stuck: ih.Stuck, OldestPending: ih.OldestPending,
+		TokenRejected: s.Token.Rejected, TokenRejectedAt: s.Token.RejectedAt,
+		Undelivered: und.Events, UndeliveredWindow: o.UndeliveredWindow,
+	}
+	if s.Daemon.Running {
+		// What only a live daemon knows: its write probe, a wait for the
+		// budget, a paused worker, a sync in progress.
+		if rep.DatabaseError != "" {
+			f.Probed, f.ProbeErr = true, errors.New(rep.DatabaseError)
+		}
+		s.Budget, s.Worker, s.Syncing = &rep.Budget, &rep.Worker, rep.Sync
+		if b := rep.Budget; b.Waiting {
+			f.BudgetWait = fmt.Sprintf("waiting for the bank's request budget until %s: %s", b.WaitUntil.Local().Format("15:04:05"), b.WaitReason)
+		}
+		if w := rep.Worker; w.Paused && !w.Unauthorized {
+			f.WorkerPaused = w.PauseCause
+		}
+		if p := rep.Sync; p != nil {
+			f.Syncing = fmt.Sprintf("a %s sync is running: %s transactions listed", p.Kind, Thousands(int64(p.Transactions)))
+		}
+	}
+	s.Checks = Evaluate(f, o.Rules)
+	s.Level, s.Reason = Verdict(s.Checks)
+	return s, nil
+}
