@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -203,9 +202,9 @@ func (m *Main) Open(ctx context.Context) error {
 		}
 	})
 
-	mux := http.NewServeMux()
-	mux.Handle("/", m.Receiver.Handler())
-	if m.http, err = startServer(m.Config.Listen, mux); err != nil {
+	// The public listener's routes are the receiver's (only POST on the
+	// webhook path); the admin listener's are admin.Handler's.
+	if m.http, err = startServer(m.Config.Listen, m.Receiver.Handler()); err != nil {
 		return err
 	}
 
