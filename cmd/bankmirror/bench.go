@@ -357,7 +357,7 @@ func baselinePage(ctx context.Context, db *sql.DB, body []byte) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("baseline: %w", err)
 	}
-	defer tx.Rollback()
+	defer func() { _ = tx.Rollback() }() // after Commit: a no-op
 	stmt, err := tx.PrepareContext(ctx, "INSERT INTO t VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 	if err != nil {
 		return 0, fmt.Errorf("baseline: %w", err)

@@ -356,7 +356,7 @@ func mirrorDiff(ctx context.Context, sim *benchSim, st *store.Store) (string, er
 	for rows.Next() {
 		var id, raw string
 		if err := rows.Scan(&id, &raw); err != nil {
-			rows.Close()
+			rows.Close() //nolint:sqlclosecheck // every path closes it, before the next statement on this connection
 			return "", err
 		}
 		mirror[id] = raw
@@ -407,7 +407,7 @@ func mirrorDiff(ctx context.Context, sim *benchSim, st *store.Store) (string, er
 	for trows.Next() {
 		var s string
 		if err := trows.Scan(&s); err != nil {
-			trows.Close()
+			trows.Close() //nolint:sqlclosecheck // every path closes it, before the next statement on this connection
 			return "", err
 		}
 		tags = append(tags, s)

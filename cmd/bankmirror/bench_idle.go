@@ -308,7 +308,7 @@ func waitHTTP(ctx context.Context, url string, limit time.Duration, c *serveChil
 func freeAddrs() (string, string, error) {
 	var addrs []string
 	for range 2 {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		ln, err := (&net.ListenConfig{}).Listen(context.Background(), "tcp", "127.0.0.1:0")
 		if err != nil {
 			return "", "", fmt.Errorf("free port: %w", err)
 		}

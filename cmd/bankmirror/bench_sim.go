@@ -39,7 +39,7 @@ var benchCommand = func(ctx context.Context, args ...string) (*exec.Cmd, error) 
 	if err != nil {
 		return nil, fmt.Errorf("find own binary: %w", err)
 	}
-	return exec.CommandContext(ctx, exe, args...), nil
+	return exec.CommandContext(ctx, exe, args...), nil //nolint:gosec // this very binary, run as the simulator
 }
 
 // benchSim is `bankmirror simulator` running as a child process.

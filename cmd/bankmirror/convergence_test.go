@@ -995,7 +995,7 @@ func (c *convergence) checkHistory() {
 		}
 	}
 	must(t, rows.Err())
-	rows.Close()
+	rows.Close() //nolint:sqlclosecheck // closed here, before the next query on the same connection pool
 	live := map[string]bool{}
 	for _, id := range mirrortest.Strings(t, c.m.Store.Reader(), "SELECT id FROM transactions") {
 		live[id] = true

@@ -43,11 +43,11 @@ func cmdDemo(ctx context.Context, a *app, args []string) error {
 		WebhookRetryBase: 50 * time.Millisecond, WebhookRetryMax: time.Second,
 		RateLimit: simulator.RateLimit{Limit: 1000, Bucket: time.Hour}})
 	defer sim.Close()
-	srv, err := startServer("127.0.0.1:0", sim.Handler())
+	srv, err := startServer(ctx, "127.0.0.1:0", sim.Handler())
 	if err != nil {
 		return err
 	}
-	defer srv.shutdown()
+	defer func() { _ = srv.shutdown() }()
 	apiURL := srv.baseURL + "/api/v1"
 	fmt.Fprintf(a.stdout, "Simulated bank with %d transactions at %s\n", *n, apiURL)
 

@@ -204,7 +204,7 @@ func (m *Main) Open(ctx context.Context) error {
 
 	// The public listener's routes are the receiver's (only POST on the
 	// webhook path); the admin listener's are admin.Handler's.
-	if m.http, err = startServer(m.Config.Listen, m.Receiver.Handler()); err != nil {
+	if m.http, err = startServer(ctx, m.Config.Listen, m.Receiver.Handler()); err != nil {
 		return err
 	}
 
@@ -219,7 +219,7 @@ func (m *Main) Open(ctx context.Context) error {
 	m.bg.Go(func() { sync.RunReporter(bgCtx, m.Store, 2*time.Second, m.report, m.Log) })
 	m.bg.Go(func() { m.Health.Run(bgCtx) })
 	if m.Config.AdminListen != adminOff {
-		if m.admin, err = admin.Listen(m.Config.AdminListen, admin.Handler(m.Health, m.Metrics)); err != nil {
+		if m.admin, err = admin.Listen(ctx, m.Config.AdminListen, admin.Handler(m.Health, m.Metrics)); err != nil {
 			return err
 		}
 	}

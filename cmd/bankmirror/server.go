@@ -21,8 +21,8 @@ type server struct {
 	serveErr error         // Serve's error, set before stopped is closed
 }
 
-func startServer(addr string, h http.Handler) (*server, error) {
-	ln, err := net.Listen("tcp", addr)
+func startServer(ctx context.Context, addr string, h http.Handler) (*server, error) {
+	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", addr, err)
 	}

@@ -37,7 +37,7 @@ func cmdSimulator(ctx context.Context, a *app, args []string) error {
 	opts.RateLimit.RetryAfter = *retryAfter
 	sim := simulator.New(opts)
 	defer sim.Close()
-	srv, err := startServer(*listen, sim.Handler())
+	srv, err := startServer(ctx, *listen, sim.Handler())
 	if err != nil {
 		return err
 	}

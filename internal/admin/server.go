@@ -19,8 +19,8 @@ type Server struct {
 }
 
 // Listen binds addr and serves h on it.
-func Listen(addr string, h http.Handler) (*Server, error) {
-	ln, err := net.Listen("tcp", addr)
+func Listen(ctx context.Context, addr string, h http.Handler) (*Server, error) {
+	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("admin listener on %s: %w", addr, err)
 	}

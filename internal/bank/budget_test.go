@@ -226,7 +226,7 @@ func TestBudgetPacesWithoutHeader(t *testing.T) {
 	if n := <-done; n != fallbackPerHour/10 {
 		t.Errorf("%d requests before pacing, want the burst of %d", n, fallbackPerHour/10)
 	}
-	if st.Known || st.WaitUntil.Sub(time.Now()) < time.Second {
+	if st.Known || time.Until(st.WaitUntil) < time.Second {
 		t.Errorf("state %+v: want an unknown budget and a wait of seconds", st)
 	}
 }

@@ -409,7 +409,7 @@ func fullJitter(base, maxWait time.Duration, n int) time.Duration {
 	if d <= 0 {
 		return 0
 	}
-	return rand.N(d + 1)
+	return rand.N(d + 1) //nolint:gosec // jitter needs no secrecy
 }
 
 // equalJitter is a wait in [d/2, d] with d = min(max, base*2^(n-1)), so a
@@ -419,7 +419,7 @@ func equalJitter(base, maxWait time.Duration, n int) time.Duration {
 	if d <= 1 {
 		return d
 	}
-	return d/2 + rand.N(d/2+1)
+	return d/2 + rand.N(d/2+1) //nolint:gosec // jitter needs no secrecy
 }
 
 func capped(base, maxWait time.Duration, n int) time.Duration {

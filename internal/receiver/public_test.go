@@ -33,7 +33,7 @@ import (
 // returns its address.
 func serveLoopback(t *testing.T, r *Receiver) string {
 	t.Helper()
-	ln, srv, err := r.Listen("127.0.0.1:0")
+	ln, srv, err := r.Listen(t.Context(), "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}

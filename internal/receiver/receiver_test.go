@@ -474,7 +474,7 @@ func TestCloseFailsQueued(t *testing.T) {
 	}
 	got := []int{<-codes, <-codes}
 	// The commit in progress completes (200); the queued request fails.
-	if !(got[0] == 200 && got[1] == 503 || got[0] == 503 && got[1] == 200) {
+	if (got[0] != 200 || got[1] != 503) && (got[0] != 503 || got[1] != 200) {
 		t.Errorf("codes = %v, want one 200 and one 503", got)
 	}
 	if sizes := in.batchSizes(); fmt.Sprint(sizes) != "[1]" {
@@ -530,7 +530,7 @@ func TestRequestCanceled(t *testing.T) {
 func TestListen(t *testing.T) {
 	st := mustOpenStore(t)
 	r := mustStart(t, st, Config{})
-	ln, srv, err := r.Listen("127.0.0.1:0")
+	ln, srv, err := r.Listen(t.Context(), "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -544,7 +544,7 @@ func TestListen(t *testing.T) {
 	go func() { served <- srv.Serve(ln) }()
 
 	// The port is taken: a second Listen fails at once.
-	if _, _, err := r.Listen(ln.Addr().String()); err == nil {
+	if _, _, err := r.Listen(t.Context(), ln.Addr().String()); err == nil {
 		t.Error("second Listen on the same port succeeded")
 	}
 

@@ -100,7 +100,7 @@ func (l *refusalLog) record(ref refusal) {
 	if !first {
 		return
 	}
-	e := l.log.Warn().Str(logReason, ref.reason).Int(logStatus, ref.status)
+	e := l.log.Warn().Str(logReason, ref.reason).Int(logStatus, ref.status) //nolint:zerologlint // sent below
 	if ref.eventID != "" {
 		e = e.Str(logEventID, ref.eventID)
 	}

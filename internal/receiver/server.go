@@ -1,6 +1,7 @@
 package receiver
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -50,8 +51,8 @@ func NewServer(h http.Handler) *http.Server {
 // returns the listener and a server for Handler with all four timeouts set.
 // A port error surfaces here, at startup. The caller runs
 // `go srv.Serve(ln)`, and on shutdown calls srv.Shutdown(ctx) before Close.
-func (r *Receiver) Listen(addr string) (net.Listener, *http.Server, error) {
-	ln, err := net.Listen("tcp", addr)
+func (r *Receiver) Listen(ctx context.Context, addr string) (net.Listener, *http.Server, error) {
+	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", addr)
 	if err != nil {
 		return nil, nil, fmt.Errorf("listen %s: %w", addr, err)
 	}

@@ -258,7 +258,7 @@ func New(opts Options) *Bank {
 		controlToken: opts.ControlToken,
 		clock:        clock{base: opts.Now},
 		publicURL:    strings.TrimSuffix(opts.PublicURL, "/"),
-		rng:          mrand.New(mrand.NewPCG(opts.Seed, rngStream)),
+		rng:          mrand.New(mrand.NewPCG(opts.Seed, rngStream)), //nolint:gosec // seeded on purpose: the same data for the same seed
 	}
 	b.now = b.clock.Now
 	b.token.Store(&opts.Token)
@@ -303,7 +303,7 @@ func (b *Bank) Snapshot() Snapshot {
 		s.Accounts[i] = *a
 	}
 	for i, t := range b.txs {
-		s.Transactions[i] = t.Transaction.clone()
+		s.Transactions[i] = t.clone()
 	}
 	for i, a := range b.attachments {
 		s.Attachments[i] = *a

@@ -108,7 +108,7 @@ func (b *Bank) SettleAsReplacement(id string) (string, error) {
 	old, err := b.heldLocked(id)
 	var repl *txn
 	if err == nil {
-		repl = &txn{Transaction: old.Transaction.clone()}
+		repl = &txn{Transaction: old.clone()}
 		b.removeLocked(old)
 		repl.ID = newUUID(b.rng)
 		repl.CreatedAt = b.now().Round(0)

@@ -229,11 +229,8 @@ func TestControlAPIDrivesTheBank(t *testing.T) {
 	wait()
 
 	type ev struct{ typ, tx string }
-	var want []ev
-	for _, x := range []ev{{eventCreated, a}, {eventSettled, a}, {eventCreated, b}, {eventDeleted, b}, {eventCreated, bNew},
-		{eventCreated, d1}, {eventDeleted, d1}, {eventCreated, d2}, {eventCreated, pair[0]}, {eventCreated, pair[1]}} {
-		want = append(want, x)
-	}
+	want := []ev{{eventCreated, a}, {eventSettled, a}, {eventCreated, b}, {eventDeleted, b}, {eventCreated, bNew},
+		{eventCreated, d1}, {eventDeleted, d1}, {eventCreated, d2}, {eventCreated, pair[0]}, {eventCreated, pair[1]}}
 	var got []ev
 	for _, x := range c.must(200, http.MethodGet, "/events", nil)["data"].([]any) {
 		m := x.(map[string]any)

@@ -115,7 +115,7 @@ func newUUID(rng *mrand.Rand) string {
 	for i := 0; i < 16; i += 8 {
 		v := rng.Uint64()
 		for j := range 8 {
-			u[i+j] = byte(v >> (8 * j))
+			u[i+j] = byte(v >> (8 * j)) //nolint:gosec // one byte of v: truncation intended
 		}
 	}
 	u[6] = u[6]&0x0f | 0x40

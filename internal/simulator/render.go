@@ -47,7 +47,7 @@ func currencyExponent(code string) int {
 // appendDecimal appends the text form of m's value, e.g. -1250 AUD => -12.50.
 func appendDecimal(b []byte, m Money) []byte {
 	v := m.ValueInBaseUnits
-	u := uint64(v)
+	u := uint64(v) //nolint:gosec // the caller handles the sign
 	if v < 0 {
 		b = append(b, '-')
 		u = uint64(-v)

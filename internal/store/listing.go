@@ -149,7 +149,7 @@ func (s *Store) FinishListing(ctx context.Context, l *Listing) (deleted []string
 		for rows.Next() {
 			var id string
 			if err := rows.Scan(&id); err != nil {
-				rows.Close()
+				rows.Close() //nolint:sqlclosecheck // every path closes it, before the next statement on this connection
 				return fmt.Errorf("find deleted: %w", err)
 			}
 			deleted = append(deleted, id)

@@ -173,7 +173,7 @@ func relocalize(ctx context.Context, tx *sql.Tx, table string, cols []localColum
 			sets += c.prefix + suffix + " = ?"
 		}
 	}
-	update, err := tx.PrepareContext(ctx, "UPDATE "+table+" SET "+sets+" WHERE rowid = ?")
+	update, err := tx.PrepareContext(ctx, "UPDATE "+table+" SET "+sets+" WHERE rowid = ?") //nolint:gosec // names from this package's table list
 	if err != nil {
 		return fmt.Errorf("recompute local times of %s: %w", table, err)
 	}
@@ -186,7 +186,7 @@ func relocalize(ctx context.Context, tx *sql.Tx, table string, cols []localColum
 	rows := make([]row, 0, batch)
 	for last := int64(-1 << 63); ; {
 		rows = rows[:0]
-		q, err := tx.QueryContext(ctx, "SELECT rowid"+sources+" FROM "+table+" WHERE "+where+" ORDER BY rowid LIMIT ?", last, batch)
+		q, err := tx.QueryContext(ctx, "SELECT rowid"+sources+" FROM "+table+" WHERE "+where+" ORDER BY rowid LIMIT ?", last, batch) //nolint:gosec // names from this package's table list
 		if err != nil {
 			return fmt.Errorf("recompute local times of %s: %w", table, err)
 		}
@@ -197,7 +197,7 @@ func relocalize(ctx context.Context, tx *sql.Tx, table string, cols []localColum
 				dest = append(dest, &r.texts[i])
 			}
 			if err := q.Scan(dest...); err != nil {
-				q.Close()
+				q.Close() //nolint:sqlclosecheck // every path closes it, before the next statement on this connection
 				return fmt.Errorf("recompute local times of %s: %w", table, err)
 			}
 			rows = append(rows, r)

@@ -76,7 +76,7 @@ func (s *Store) replaceAll(ctx context.Context, table string, n int, write func(
 				return fmt.Errorf("replace %s: %w", table, err)
 			}
 		}
-		q := "DELETE FROM " + table + " WHERE id NOT IN (SELECT id FROM temp.listed)"
+		q := "DELETE FROM " + table + " WHERE id NOT IN (SELECT id FROM temp.listed)" //nolint:gosec // table is one of this package's constant names
 		if keep != "" {
 			q += " AND NOT (" + keep + ")"
 		}

@@ -273,7 +273,7 @@ func (s *Store) moveSecretsOut(ctx context.Context, tx *sql.Tx) error {
 	for rows.Next() {
 		var id, key string
 		if err := rows.Scan(&id, &key); err != nil {
-			rows.Close()
+			rows.Close() //nolint:sqlclosecheck // every path closes it, before the next statement on this connection
 			return fmt.Errorf("read webhook secrets: %w", err)
 		}
 		moved[id] = key

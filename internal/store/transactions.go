@@ -66,10 +66,10 @@ var txLocalColumns = []string{
 }
 
 var (
-	insertTxSQL = "INSERT INTO transactions (id, " + strings.Join(txColumns, ", ") +
+	insertTxSQL = "INSERT INTO transactions (id, " + strings.Join(txColumns, ", ") + //nolint:gosec // column names are this package's constants
 		", raw, content_hash, fetched_at, first_seen_at, updated_at, " + strings.Join(txLocalColumns, ", ") +
 		") VALUES (?" + strings.Repeat(", ?", len(txColumns)+5+len(txLocalColumns)) + ")"
-	updateTxSQL = "UPDATE transactions SET " + strings.Join(txColumns, " = ?, ") +
+	updateTxSQL = "UPDATE transactions SET " + strings.Join(txColumns, " = ?, ") + //nolint:gosec // column names are this package's constants
 		" = ?, raw = ?, content_hash = ?, fetched_at = ?, updated_at = ?, " + strings.Join(txLocalColumns, " = ?, ") +
 		" = ? WHERE id = ?"
 )
@@ -102,7 +102,7 @@ func rawText(raw []byte) string {
 	if len(raw) == 0 {
 		return ""
 	}
-	return unsafe.String(&raw[0], len(raw))
+	return unsafe.String(&raw[0], len(raw)) //nolint:gosec // audited: read-only view of bytes that outlive the call
 }
 
 func txValues(t *bank.Transaction) []any {
@@ -160,7 +160,7 @@ func contentHash(vals []any, tags []string) []byte {
 			h.Write([]byte(x))
 		case int64:
 			buf[0] = 2
-			binary.LittleEndian.PutUint64(buf[1:], uint64(x))
+			binary.LittleEndian.PutUint64(buf[1:], uint64(x)) //nolint:gosec // the bits, for a hash; no overflow to fear
 			h.Write(buf[:])
 		case bool:
 			if x {
@@ -373,8 +373,9 @@ func (w *txWriter) upsert(ctx context.Context, txs []bank.Transaction) (changes 
 			if prev.status == "HELD" && t.Status == "SETTLED" {
 				changes[i] = Settled
 			}
-			args := append(vals, rawText(t.Raw), hash, fetched, w.now)
-			updates = append(updates, append(append(args, txLocal(t, w.loc)...), t.ID))
+			vals = append(vals, rawText(t.Raw), hash, fetched, w.now)
+			vals = append(vals, txLocal(t, w.loc)...)
+			updates = append(updates, append(vals, t.ID))
 			history = append(history, [2]any{t.ID, changes[i]})
 			retag = append(retag, t.ID)
 		}

@@ -101,9 +101,9 @@ func (h *Healer) Heal(ctx context.Context) (HealResult, error) {
 			errs = append(errs, fmt.Errorf("heal webhook %s: %w", w.ID, err))
 		}
 	}
-	ev := h.log.Debug()
+	ev := h.log.Debug() //nolint:zerologlint // sent below
 	if r.Recovered > 0 {
-		ev = h.log.Info()
+		ev = h.log.Info() //nolint:zerologlint // sent below
 	}
 	ev.Int("webhooks", r.Webhooks).Int("pages", r.Pages).Int("logs_seen", r.LogsSeen).
 		Int("logs_new", r.LogsNew).Int("recovered", r.Recovered).Msg("webhook heal finished")

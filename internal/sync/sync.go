@@ -166,13 +166,13 @@ func (s *Syncer) run(ctx context.Context, kind string, body func(ctx context.Con
 	if err := s.store.FinishRun(fctx, id, r.Requests, r.Upserted, r.Deleted, runErr); err != nil {
 		runErr = errors.Join(runErr, err)
 	}
-	ev := log.Info()
+	ev := log.Info() //nolint:zerologlint // sent below
 	switch {
 	case errors.Is(runErr, bank.ErrUnauthorized):
 		// The daemon logs a rejected token once, as an error of its own.
-		ev = log.Warn().Err(runErr)
+		ev = log.Warn().Err(runErr) //nolint:zerologlint // sent below
 	case runErr != nil:
-		ev = log.Error().Err(runErr)
+		ev = log.Error().Err(runErr) //nolint:zerologlint // sent below
 	}
 	ev.Int64("requests", r.Requests).Int64("upserted", r.Upserted).Int64("deleted", r.Deleted).
 		Int("listed", r.Listed).Dur("duration", r.Duration).Msg("sync finished")

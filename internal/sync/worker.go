@@ -509,9 +509,9 @@ func (w *Worker) recordFailures(ctx context.Context, evs []store.InboxEvent, fai
 			w.databaseFailed(err)
 			return
 		}
-		ev := w.log.Warn()
+		ev := w.log.Warn() //nolint:zerologlint // sent below
 		if e.Attempts >= w.opts.MaxAttempts {
-			ev = w.log.Error()
+			ev = w.log.Error() //nolint:zerologlint // sent below
 		}
 		ev.Err(cause).Str("event_id", e.ID).Str("transaction_id", e.TransactionID).Int("attempts", e.Attempts).
 			Time("retry_at", retry).Msg("event not applied")
@@ -560,9 +560,9 @@ func (w *Worker) bankFailed(err error) {
 		s.Paused, s.PausedUntil, s.PauseCause, s.Unauthorized = true, w.now().Add(d), err.Error(), unauthorized
 	})
 	_, gated := w.bank.(tokenGate)
-	ev := w.log.Debug()
-	if first && !(unauthorized && gated) {
-		ev = w.log.Error()
+	ev := w.log.Debug() //nolint:zerologlint // sent below
+	if first && (!unauthorized || !gated) {
+		ev = w.log.Error() //nolint:zerologlint // sent below
 	}
 	ev.Err(err).Dur("retry_in", d).Msg("bank unavailable; webhook events wait (no attempt counted)")
 }
@@ -571,9 +571,9 @@ func (w *Worker) bankFailed(err error) {
 // written (a full disk, a locked file); one error line per episode.
 func (w *Worker) databaseFailed(err error) {
 	d, first := w.dbDown.failed(w.now())
-	ev := w.log.Debug()
+	ev := w.log.Debug() //nolint:zerologlint // sent below
 	if first {
-		ev = w.log.Error()
+		ev = w.log.Error() //nolint:zerologlint // sent below
 	}
 	ev.Err(err).Dur("retry_in", d).Msg("webhook inbox unavailable; retrying")
 }

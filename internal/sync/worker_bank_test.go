@@ -85,7 +85,7 @@ func newLiveEnv(t *testing.T, n int, rc *requestCounter, rl simulator.RateLimit,
 		rl = ampleBudget
 	}
 	sim := simulator.New(simulator.Options{Seed: 11, Transactions: n, Token: "test-token", RateLimit: rl})
-	var h http.Handler = sim.Handler()
+	h := sim.Handler()
 	if rc != nil {
 		h = rc.wrap(h)
 	}
