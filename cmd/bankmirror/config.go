@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/export"
 )
 
 // envPrefix prefixes every configuration variable.
@@ -50,6 +51,10 @@ type Config struct {
 	// InboxRetention is how long processed webhook events and delivery log
 	// entries are kept (pruned after each full reconciliation); 0 keeps them.
 	InboxRetention time.Duration `env:"INBOX_RETENTION" envDefault:"2160h"`
+
+	// export feed: off unless a token is set
+	ExportToken     string `env:"EXPORT_TOKEN" secret:"true"`
+	ExportTokenFile string `env:"EXPORT_TOKEN_FILE,file" secret:"true"`
 }
 
 // configError is a configuration problem, reported as one line naming the
@@ -93,6 +98,11 @@ func loadConfig(environ map[string]string) (Config, error) {
 	}
 	c.WebhookSecret = strings.TrimSpace(c.WebhookSecret)
 	c.WebhookSecretFile = ""
+	if c.ExportTokenFile != "" {
+		c.ExportToken = c.ExportTokenFile
+	}
+	c.ExportToken = strings.TrimSpace(c.ExportToken)
+	c.ExportTokenFile = ""
 	return c, c.validate()
 }
 
@@ -134,6 +144,9 @@ func (c *Config) validate() error {
 	}
 	if c.InboxRetention < 0 {
 		return &configError{envPrefix + "INBOX_RETENTION", errors.New("must not be negative (0 keeps everything)")}
+	}
+	if c.ExportToken != "" && len(c.ExportToken) < export.MinTokenLength {
+		return &configError{envPrefix + "EXPORT_TOKEN", fmt.Errorf("must be at least %d characters (try: openssl rand -hex 32)", export.MinTokenLength)}
 	}
 	if c.EventMaxAttempts < 1 {
 		return &configError{envPrefix + "EVENT_MAX_ATTEMPTS", errors.New("must be at least 1")}

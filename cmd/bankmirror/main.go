@@ -32,6 +32,7 @@ Commands:
   sync        one sync now: incremental, or --full for a complete reconciliation
   status      the bank's request budget, a sync in progress, last runs, row counts, webhook inbox
   events      list webhook events that ran out of attempts (stuck), or requeue them (retry)
+  export      write a view as CSV, JSON lines or XLSX (read-only; --list shows the views)
   ping        check that the bank accepts the token
   config      print the effective configuration (secrets redacted)
   simulator   run the simulated bank on a local address
@@ -85,6 +86,7 @@ var commands = map[string]command{
 	"webhook":   cmdWebhook,
 	"config":    cmdConfig,
 	"events":    cmdEvents,
+	"export":    cmdExport,
 	"version": func(_ context.Context, a *app, _ []string) error {
 		fmt.Fprintln(a.stdout, "bankmirror", version)
 		return nil
