@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 )
 
@@ -20,7 +21,15 @@ func OpenReadOnly(ctx context.Context, path string) (*sql.DB, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("open mirror read-only: %w", err)
 	}
-	db, err := sql.Open("sqlite3", dsn(path, true))
+	// Not dsn(path, true): its journal_mode pragma is a write on a file
+	// that is not in WAL mode already, so another SQLite file would fail
+	// with "attempt to write a readonly database" instead of ErrNotMirror.
+	q := url.Values{}
+	q.Set("mode", "ro")
+	q.Set("_busy_timeout", "5000")
+	q.Set("_txlock", "deferred")
+	q.Set("_cache_size", "-8000")
+	db, err := sql.Open("sqlite3", "file:"+path+"?"+q.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("open mirror read-only: %w", err)
 	}
