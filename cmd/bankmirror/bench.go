@@ -25,7 +25,7 @@ import (
 )
 
 // benchUsage lists the modes of `bankmirror bench`.
-const benchUsage = `Usage: bankmirror bench [sync|receiver|burst] [flags]
+const benchUsage = `Usage: bankmirror bench [sync|receiver|burst|export] [flags]
 
 Whole-system benchmarks, each beside a baseline measured in the same run:
   sync      (default) a full sync of the simulated bank against decoding the
@@ -34,6 +34,8 @@ Whole-system benchmarks, each beside a baseline measured in the same run:
             the events, against a bare handler that only checks signatures
   burst     a burst of webhook events with duplicates and reorders: bank
             requests used and time to an exact mirror
+  export    bankmirror export of a generated mirror (1,000,000 rows) to
+            CSV and XLSX against a bare SELECT * of the view
 
 Run "bankmirror bench MODE --help" for a mode's flags.
 `
@@ -51,6 +53,8 @@ func cmdBench(ctx context.Context, a *app, args []string) error {
 		return benchReceiverMode(ctx, a, args)
 	case "burst":
 		return benchBurstMode(ctx, a, args)
+	case "export":
+		return benchExportMode(ctx, a, args)
 	case "help":
 		fmt.Fprint(a.stdout, benchUsage)
 		return nil

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -100,6 +101,9 @@ func cmdExport(ctx context.Context, a *app, args []string) error {
 	if st, err := os.Stat(*out); err == nil && !st.Mode().IsRegular() {
 		return exportUsage{fmt.Errorf("-o %s exists and is not a regular file", *out)}
 	}
+	if fmtVal == export.XLSX {
+		defer limitXLSXMemory(a.environ)()
+	}
 	start := time.Now()
 	var res export.Result
 	err = export.WriteFile(*out, func(w io.Writer) error {
@@ -116,6 +120,16 @@ func cmdExport(ctx context.Context, a *app, args []string) error {
 	}
 	fmt.Fprintf(a.stderr, "exported %d rows of %s to %s (%s) in %s\n", res.Rows, what, *out, fmtVal, time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// limitXLSXMemory sets export.XLSXMemoryLimit unless the user set
+// GOMEMLIMIT; the returned function restores the previous limit.
+func limitXLSXMemory(environ map[string]string) (restore func()) {
+	if environ["GOMEMLIMIT"] != "" {
+		return func() {}
+	}
+	prev := debug.SetMemoryLimit(export.XLSXMemoryLimit)
+	return func() { debug.SetMemoryLimit(prev) }
 }
 
 // exportLocation is the customer's zone: BANKMIRROR_TIMEZONE, an IANA

@@ -36,7 +36,7 @@ Commands:
   ping        check that the bank accepts the token
   config      print the effective configuration (secrets redacted)
   simulator   run the simulated bank on a local address
-  bench       whole-system benchmarks against same-run baselines: sync, receiver, burst
+  bench       whole-system benchmarks against same-run baselines: sync, receiver, burst, export
   version     print the version
 
 Configuration is read from BANKMIRROR_* environment variables; see README.md.

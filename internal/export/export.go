@@ -140,16 +140,40 @@ func (p *Plan) Write(ctx context.Context, db *sql.DB, w io.Writer) (res Result, 
 	return writeXLSX(ctx, tx, p, w)
 }
 
-// source streams one view's rows: one row in memory at a time.
+// source streams one view's rows. A goroutine of its own reads them
+// (SQLite's work, through cgo) while the caller formats and writes the
+// previous ones, handing rows over in small batches: memory stays a few
+// batches whatever the row count.
 type source struct {
 	view  string
 	cols  []Column
-	rows  *sql.Rows
-	vals  []any // the current row
-	ptrs  []any
+	vals  []any // the current row; valid until the next call to next
 	count int64
 	err   error
+
+	rows  *sql.Rows
+	full  chan *batch // read batches, to the caller
+	free  chan *batch // consumed batches, back to the reader
+	stop  chan struct{}
+	done  chan struct{} // closed when the reader has finished
+	cur   *batch
+	pos   int
+	rerr  error // the reader's error, read after done
+	ended bool
 }
+
+// batch is rows read and not yet consumed.
+type batch struct {
+	vals [][]any
+	n    int
+}
+
+// batchRows is the number of rows handed over at once; batches is how
+// many exist, so the reader runs at most two batches ahead.
+const (
+	batchRows = 256
+	batches   = 3
+)
 
 func (vp *viewPlan) open(ctx context.Context, q Queryer) (*source, error) {
 	rows, err := q.QueryContext(ctx, vp.sql, vp.args...)
@@ -165,43 +189,111 @@ func (vp *viewPlan) open(ctx context.Context, q Queryer) (*source, error) {
 		rows.Close()
 		return nil, fmt.Errorf("export %s: the view changed while the export began (%d columns, then %d)", vp.name, len(vp.cols), len(names))
 	}
-	s := &source{view: vp.name, cols: vp.cols, rows: rows, vals: make([]any, len(names)), ptrs: make([]any, len(names))}
-	for i := range s.vals {
-		s.ptrs[i] = &s.vals[i]
+	s := &source{view: vp.name, cols: vp.cols, rows: rows, full: make(chan *batch, batches), free: make(chan *batch, batches),
+		stop: make(chan struct{}), done: make(chan struct{})}
+	for range batches {
+		b := &batch{vals: make([][]any, batchRows)}
+		for i := range b.vals {
+			b.vals[i] = make([]any, len(names))
+		}
+		s.free <- b
 	}
+	go s.read(ctx)
 	return s, nil
+}
+
+// read is the reader goroutine: it fills free batches until the rows end,
+// an error, or stop.
+func (s *source) read(ctx context.Context) {
+	defer close(s.done)
+	defer close(s.full)
+	ptrs := make([]any, len(s.cols))
+	var read int64
+	for {
+		var b *batch
+		select {
+		case b = <-s.free:
+		case <-s.stop:
+			return
+		}
+		b.n = 0
+		for b.n < batchRows {
+			if read%checkEvery == 0 {
+				if err := ctx.Err(); err != nil {
+					s.rerr = err
+					break
+				}
+			}
+			if !s.rows.Next() {
+				s.rerr = s.rows.Err()
+				break
+			}
+			row := b.vals[b.n]
+			for i := range row {
+				row[i] = nil
+				ptrs[i] = &row[i]
+			}
+			if err := s.rows.Scan(ptrs...); err != nil {
+				s.rerr = err
+				break
+			}
+			b.n++
+			read++
+		}
+		last := b.n < batchRows
+		if b.n > 0 {
+			select {
+			case s.full <- b:
+			case <-s.stop:
+				return
+			}
+		}
+		if last {
+			return
+		}
+	}
 }
 
 // checkEvery is how many rows go by between checks of the context.
 const checkEvery = 4096
 
-// next reads the next row into vals; false at the end or on an error
-// (then err is set).
+// next makes the next row current in vals; false at the end or on an
+// error (then err is set).
 func (s *source) next(ctx context.Context) bool {
-	if s.err != nil {
+	if s.ended {
 		return false
 	}
-	if s.count%checkEvery == 0 {
-		if err := ctx.Err(); err != nil {
+	if s.cur != nil && s.pos < s.cur.n {
+		s.vals = s.cur.vals[s.pos]
+		s.pos++
+		s.count++
+		return true
+	}
+	if s.cur != nil {
+		s.free <- s.cur // never blocks: there are only batches slots
+		s.cur = nil
+	}
+	b, ok := <-s.full
+	if !ok {
+		s.ended = true
+		<-s.done
+		if s.rerr != nil {
+			s.err = fmt.Errorf("export %s: %w", s.view, s.rerr)
+		} else if err := ctx.Err(); err != nil {
 			s.err = fmt.Errorf("export %s: %w", s.view, err)
-			return false
-		}
-	}
-	if !s.rows.Next() {
-		if err := s.rows.Err(); err != nil {
-			s.err = fmt.Errorf("export %s: %w", s.view, err)
 		}
 		return false
 	}
-	if err := s.rows.Scan(s.ptrs...); err != nil {
-		s.err = fmt.Errorf("export %s: %w", s.view, err)
-		return false
-	}
-	s.count++
-	return true
+	s.cur, s.pos = b, 0
+	return s.next(ctx)
 }
 
-func (s *source) close() { _ = s.rows.Close() }
+// close stops the reader and closes the rows.
+func (s *source) close() {
+	close(s.stop)
+	<-s.done
+	_ = s.rows.Close()
+}
 
 // IsInvalid reports whether err is a refused request (a usage error)
 // rather than a failure to read or write.

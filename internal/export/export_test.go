@@ -419,3 +419,63 @@ func TestFloatFormatting(t *testing.T) {
 		}
 	}
 }
+
+// TestCancelledExportLeavesNothing: an export whose context ends stops
+// with the context's error, and WriteFile leaves no file.
+func TestCancelledExportLeavesNothing(t *testing.T) {
+	db := openMirror(t)
+	for _, f := range []export.Format{export.CSV, export.JSON, export.XLSX} {
+		t.Run(string(f), func(t *testing.T) {
+			dir := t.TempDir()
+			p, err := export.Prepare(context.Background(), db, export.Request{Format: f, TmpDir: dir})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			err = export.WriteFile(filepath.Join(dir, "out."+string(f)), func(w io.Writer) error {
+				_, err := p.Write(ctx, db, w)
+				return err
+			})
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("error %v, want context.Canceled", err)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Errorf("files left: %v", entries)
+			}
+		})
+	}
+}
+
+// cancelOnWrite cancels its context at the first write that reaches it.
+type cancelOnWrite struct {
+	w      io.Writer
+	cancel context.CancelFunc
+}
+
+func (c *cancelOnWrite) Write(p []byte) (int, error) {
+	c.cancel()
+	return c.w.Write(p)
+}
+
+// TestExportCancelledMidway: a context ending while rows still stream
+// (the client of the feed went away, ^C) stops the export with its error.
+func TestExportCancelledMidway(t *testing.T) {
+	db := openMirror(t)
+	for _, f := range []export.Format{export.CSV, export.JSON} {
+		t.Run(string(f), func(t *testing.T) {
+			p, err := export.Prepare(context.Background(), db, export.Request{Format: f})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var buf bytes.Buffer
+			// The first 64 KiB reach the writer with rows left to read.
+			res, err := p.Write(ctx, db, &cancelOnWrite{w: &buf, cancel: cancel})
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("error %v after %d rows, want context.Canceled", err, res.Rows)
+			}
+		})
+	}
+}

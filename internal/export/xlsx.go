@@ -22,6 +22,15 @@ import (
 // never held in memory whole (excelize's own WriteTo would build the
 // whole zip in a buffer, so the zip writer is ours).
 
+// XLSXMemoryLimit is the soft memory limit (runtime/debug.SetMemoryLimit)
+// that `bankmirror export` sets for an XLSX export when GOMEMLIMIT is not
+// set. excelize's stream writer keeps up to 16 MiB of a sheet's XML in
+// one buffer (a 20 MiB allocation, live throughout), and Go's default
+// pacing (GOGC=100) would let the heap reach twice what is live: the
+// limit keeps it near what is live, for a peak RSS under 60 MiB with a
+// million rows. The feed serves no XLSX and never sets it.
+const XLSXMemoryLimit = 36 << 20
+
 // maxSheetRows is a sheet's row limit in Excel and LibreOffice, the
 // header included; a view with more rows continues on "NAME (2)".
 const maxSheetRows = 1048576
@@ -119,9 +128,16 @@ func writeXLSX(ctx context.Context, q Queryer, p *Plan, w io.Writer) (Result, er
 	defer func() { _ = f.Close() }() // removes the spill files
 	zw := zip.NewWriter(w)
 	// The sheets' XML is large and repetitive: the fastest deflate level
-	// compresses it nearly as well, several times faster.
+	// compresses it nearly as well, several times faster. The zip writer
+	// compresses one entry at a time, closing each before the next: one
+	// compressor (a megabyte of state) serves them all.
+	fw, err := flate.NewWriter(io.Discard, flate.BestSpeed)
+	if err != nil {
+		return res, fmt.Errorf("xlsx: %w", err)
+	}
 	zw.RegisterCompressor(zip.Deflate, func(out io.Writer) (io.WriteCloser, error) {
-		return flate.NewWriter(out, flate.BestSpeed)
+		fw.Reset(out)
+		return fw, nil
 	})
 	f.SetZipWriter(func(io.Writer) excelize.ZipWriter { return zw })
 	st, err := newStyles(f)
@@ -142,7 +158,8 @@ func writeXLSX(ctx context.Context, q Queryer, p *Plan, w io.Writer) (Result, er
 		}
 	}
 	res.Sheets = sw.sheets
-	f.SetActiveSheet(0)
+	// The first sheet is the active one already; SetActiveSheet would
+	// read every streamed sheet back into memory.
 	// Write compresses into zw (and so w) and closes it; the buffer it
 	// would have filled stays empty.
 	if err := f.Write(io.Discard); err != nil {
@@ -160,11 +177,12 @@ type sheetWriter struct {
 	used   map[string]bool
 
 	// the sheet being written
-	cur  *excelize.StreamWriter
-	name string
-	row  int
-	cols []Column
-	vals []any
+	cur   *excelize.StreamWriter
+	name  string
+	row   int
+	cols  []Column
+	vals  []any           // the row handed to SetRow: pointers into cells
+	cells []excelize.Cell // the row's typed cells
 }
 
 // writeView writes the rows of src on a new sheet named after the view.
@@ -178,6 +196,7 @@ func (w *sheetWriter) writeView(ctx context.Context, src *source) error {
 	}
 	w.cols = refineKinds(src.cols, sample)
 	w.vals = make([]any, len(w.cols))
+	w.cells = make([]excelize.Cell, len(w.cols))
 	widths := fitWidths(w.cols, sample)
 	base := sheetName(src.view)
 	if err := w.startSheet(base, widths); err != nil {
@@ -277,11 +296,16 @@ func (w *sheetWriter) finishSheet() error {
 func (w *sheetWriter) writeRow(vals []any) error {
 	w.row++
 	for i, v := range vals {
-		c, err := w.cell(i, v, vals)
+		style, value, err := w.cell(i, v, vals)
 		if err != nil {
 			return err
 		}
-		w.vals[i] = c
+		if value == nil {
+			w.vals[i] = nil // no cell at all
+			continue
+		}
+		w.cells[i] = excelize.Cell{StyleID: style, Value: value}
+		w.vals[i] = &w.cells[i]
 	}
 	ref, err := excelize.CoordinatesToCellName(1, w.row)
 	if err != nil {
@@ -296,7 +320,7 @@ func (w *sheetWriter) writeRow(vals []any) error {
 // cell is the typed cell of value v of column i (row is the whole row,
 // for an amount's currency). A value that does not fit its column's kind
 // (a date column holding "n/a") is written as what it is.
-func (w *sheetWriter) cell(i int, v any, row []any) (any, error) {
+func (w *sheetWriter) cell(i int, v any, row []any) (style int, value any, err error) {
 	col := &w.cols[i]
 	switch col.Kind {
 	case KindDate, KindMonth, KindTimestamp:
@@ -308,7 +332,7 @@ func (w *sheetWriter) cell(i int, v any, row []any) (any, error) {
 			case KindTimestamp:
 				style = w.st.timestamp
 			}
-			return excelize.Cell{StyleID: style, Value: serial(t)}, nil
+			return style, serial(t), nil
 		}
 	case KindMoney:
 		if f, ok := number(v); ok {
@@ -317,33 +341,30 @@ func (w *sheetWriter) cell(i int, v any, row []any) (any, error) {
 				code, _ = row[col.Currency].(string)
 			}
 			style, err := w.st.moneyStyle(code)
-			if err != nil {
-				return nil, err
-			}
-			return excelize.Cell{StyleID: style, Value: f}, nil
+			return style, f, err
 		}
 	case KindInteger:
 		if n, ok := v.(int64); ok {
-			return excelize.Cell{StyleID: w.st.integer, Value: n}, nil
+			return w.st.integer, n, nil
 		}
 	case KindBool:
 		if n, ok := v.(int64); ok && (n == 0 || n == 1) {
-			return n == 1, nil
+			return 0, n == 1, nil
 		}
 	}
 	switch v := v.(type) {
 	case []byte:
-		return bytesText(v), nil
+		return 0, bytesText(v), nil
 	case float64:
 		if math.IsInf(v, 0) || math.IsNaN(v) {
-			return formatFloat(v), nil
+			return 0, formatFloat(v), nil
 		}
 	case time.Time:
 		if t, ok := w.parseTime(KindTimestamp, v); ok {
-			return excelize.Cell{StyleID: w.st.timestamp, Value: serial(t)}, nil
+			return w.st.timestamp, serial(t), nil
 		}
 	}
-	return v, nil
+	return 0, v, nil
 }
 
 // parseTime reads a date, month or timestamp value; timestamps are moved

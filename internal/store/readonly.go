@@ -28,7 +28,7 @@ func OpenReadOnly(ctx context.Context, path string) (*sql.DB, error) {
 	q.Set("mode", "ro")
 	q.Set("_busy_timeout", "5000")
 	q.Set("_txlock", "deferred")
-	q.Set("_cache_size", "-8000")
+	q.Set("_cache_size", "-2000")
 	db, err := sql.Open("sqlite3", "file:"+path+"?"+q.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("open mirror read-only: %w", err)
