@@ -19,6 +19,7 @@ bench:
 	go run ./cmd/bankmirror bench sync
 	go run ./cmd/bankmirror bench receiver
 	go run ./cmd/bankmirror bench burst
+	go run ./cmd/bankmirror bench export
 	go test -run '^$$' -bench . -benchtime 3000x ./internal/receiver
 	go test -run '^$$' -bench EventVisibility -benchtime 1x ./cmd/bankmirror
 
