@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"database/sql"
 	"fmt"
+	"mime"
 	"net/http"
 	"net/url"
 	"path"
@@ -146,7 +147,7 @@ func (f *Feed) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	} else {
 		h.Set("Content-Type", "application/x-ndjson; charset=utf-8")
 	}
-	h.Set("Content-Disposition", fmt.Sprintf(`inline; filename="%s.%s"`, view, format))
+	h.Set("Content-Disposition", mime.FormatMediaType("inline", map[string]string{"filename": view + "." + string(format)}))
 	if r.Method == http.MethodHead {
 		w.WriteHeader(http.StatusOK)
 		return
@@ -204,12 +205,10 @@ func takeToken(r *http.Request) (token string, ok bool, query url.Values) {
 		r.RequestURI = r.URL.RequestURI()
 		r.Form, r.PostForm = nil, nil
 	}
-	if auth := r.Header.Get("Authorization"); auth != "" {
-		scheme, t, found := strings.Cut(auth, " ")
-		if found && strings.EqualFold(scheme, "Bearer") && strings.TrimSpace(t) != "" {
-			return strings.TrimSpace(t), true, query
-		}
-		return "", false, query
+	// A bearer header wins; another scheme (a proxy's Basic) is not ours.
+	if scheme, t, found := strings.Cut(r.Header.Get("Authorization"), " "); found && strings.EqualFold(scheme, "Bearer") {
+		t = strings.TrimSpace(t)
+		return t, t != "", query
 	}
 	if inQuery && len(fromQuery) == 1 && fromQuery[0] != "" {
 		return fromQuery[0], true, query

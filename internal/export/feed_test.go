@@ -58,7 +58,11 @@ func (s *feedServer) get(t *testing.T, path, bearer string) (int, http.Header, [
 	if err != nil {
 		t.Fatal(err)
 	}
-	if bearer != "" {
+	switch bearer {
+	case "":
+	case "basic":
+		req.SetBasicAuth("user", "proxy-password")
+	default:
 		req.Header.Set("Authorization", "Bearer "+bearer)
 	}
 	resp, err := s.Client().Do(req)
@@ -151,6 +155,7 @@ func TestFeedServesTheExport(t *testing.T) {
 	}{
 		{"csv, bearer", "/export/v_transactions.csv", feedToken, export.Request{Format: export.CSV}, "text/csv"},
 		{"csv, query token", "/export/v_transactions.csv?" + q, "", export.Request{Format: export.CSV}, "text/csv"},
+		{"csv, query token behind a proxy's Basic auth", "/export/v_transactions.csv?" + q, "basic", export.Request{Format: export.CSV}, "text/csv"},
 		{"json with filters", "/export/v_test_generic.json?status=settled&tag=" + url.QueryEscape(commaTag) + "&" + q, "",
 			export.Request{Format: export.JSON, Views: []string{"v_test_generic"}, Filter: export.Filter{Status: "settled", Tag: commaTag}}, "application/x-ndjson"},
 		{"csv since a month", "/export/v_monthly_spending.csv?since=2026-01&" + q, "",
