@@ -2,17 +2,21 @@ package export_test
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"path/filepath"
 	"strings"
 	gosync "sync"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/export"
+	"github.com/bankmirror/bankmirror/internal/store"
 )
 
 const feedToken = "feed-token-0123456789abcdef"
@@ -219,5 +223,50 @@ func TestFeedNeedsAToken(t *testing.T) {
 		if _, err := export.NewFeed(db, tok, export.FeedOptions{}); err == nil {
 			t.Errorf("token %q accepted", tok)
 		}
+	}
+}
+
+// TestFeedBusy: past MaxConcurrent exports at once, a request gets 503
+// with Retry-After rather than queueing.
+func TestFeedBusy(t *testing.T) {
+	// A mirror large enough that its CSV (about 15 MB) cannot all sit in
+	// loopback socket buffers: an export whose client does not read stays
+	// in the handler, holding its slot.
+	path := filepath.Join(t.TempDir(), "big.db")
+	st, err := store.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.FillSynthetic(context.Background(), 60000, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.OpenReadOnly(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	s := newFeedServer(t, func(log zerolog.Logger) *export.Feed {
+		f, err := export.NewFeed(db, feedToken, export.FeedOptions{MaxConcurrent: 1, Log: log})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	})
+	req, _ := http.NewRequest(http.MethodGet, s.URL+"/export/v_transactions.csv", nil)
+	req.Header.Set("Authorization", "Bearer "+feedToken)
+	first, err := s.Client().Do(req) // returns with the headers: the handler is writing rows
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Body.Close()
+	if first.StatusCode != http.StatusOK {
+		t.Fatalf("first export: %d", first.StatusCode)
+	}
+	code, h, body := s.get(t, "/export/v_monthly_spending.csv", feedToken)
+	if code != http.StatusServiceUnavailable || h.Get("Retry-After") == "" {
+		t.Errorf("second export while the first runs: %d %q (Retry-After %q), want 503 with Retry-After", code, body, h.Get("Retry-After"))
 	}
 }
