@@ -20,6 +20,7 @@ bench:
 	go run ./cmd/bankmirror bench receiver
 	go run ./cmd/bankmirror bench burst
 	go run ./cmd/bankmirror bench idle
+	go run ./cmd/bankmirror bench export
 	go test -run '^$$' -bench . -benchtime 3000x ./internal/receiver
 	go test -run '^$$' -bench EventVisibility -benchtime 1x ./cmd/bankmirror
 

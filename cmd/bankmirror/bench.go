@@ -25,7 +25,7 @@ import (
 )
 
 // benchUsage lists the modes of `bankmirror bench`.
-const benchUsage = `Usage: bankmirror bench [sync|receiver|burst|idle] [flags]
+const benchUsage = `Usage: bankmirror bench [sync|receiver|burst|idle|export] [flags]
 
 Whole-system benchmarks, each beside a baseline measured in the same run:
   sync      (default) a full sync of the simulated bank against decoding the
@@ -36,6 +36,8 @@ Whole-system benchmarks, each beside a baseline measured in the same run:
             requests used and time to an exact mirror
   idle      bankmirror serve after a backfill, left idle: its RSS, and the
             bank requests of an idle hour (counted by the bank over ticks)
+  export    bankmirror export of a generated mirror (1,000,000 rows) to
+            CSV and XLSX against a bare SELECT * of the view
 
 Run "bankmirror bench MODE --help" for a mode's flags.
 `
@@ -55,6 +57,8 @@ func cmdBench(ctx context.Context, a *app, args []string) error {
 		return benchBurstMode(ctx, a, args)
 	case "idle":
 		return benchIdleMode(ctx, a, args)
+	case "export":
+		return benchExportMode(ctx, a, args)
 	case "help":
 		fmt.Fprint(a.stdout, benchUsage)
 		return nil

@@ -42,6 +42,10 @@ func TestBenchModes(t *testing.T) {
 			"repeat: bankmirror bench receiver", "c=1 round 1: bare", "c=16 round 1: bare",
 			"every delivery acknowledged; all applied", "| 16 |",
 		}},
+		{"export", []string{"bench", "export", "--transactions", "3000", "--rounds", "2"}, []string{
+			"repeat: bankmirror bench export --transactions 3000 --rounds 2", "mirror: 3000 transactions generated",
+			"round 2: baseline", "| csv |", "| xlsx |",
+		}},
 		{"burst", []string{"bench", "burst", "--events", "200", "--transactions", "500", "--duration", "500ms"}, []string{
 			"repeat: bankmirror bench burst --events 200", "174 events (74 held and 24 settled purchases; 50 settlements, 8 by DELETED+CREATED, 10 deleted holds)",
 			"| 174 (", "requests by route: GET /transactions", "account balances: equal to the bank's",

@@ -17,6 +17,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/export"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
 
@@ -68,6 +69,10 @@ type Config struct {
 	// mirror counts as stale (/readyz fails, status says DEGRADED; FAILING
 	// past twice that).
 	StaleAfter time.Duration `env:"STALE_AFTER" envDefault:"2h"`
+
+	// export feed: off unless a token is set
+	ExportToken     string `env:"EXPORT_TOKEN" secret:"true"`
+	ExportTokenFile string `env:"EXPORT_TOKEN_FILE,file" secret:"true"`
 }
 
 // adminOff is Config.AdminListen when the admin listener is disabled.
@@ -123,6 +128,11 @@ func loadConfig(environ map[string]string) (Config, error) {
 		}
 		c.AttachmentsDir = dir
 	}
+	if c.ExportTokenFile != "" {
+		c.ExportToken = c.ExportTokenFile
+	}
+	c.ExportToken = strings.TrimSpace(c.ExportToken)
+	c.ExportTokenFile = ""
 	return c, c.validate()
 }
 
@@ -178,6 +188,9 @@ func (c *Config) validate() error {
 	}
 	if c.StaleAfter <= 0 {
 		return &configError{envPrefix + "STALE_AFTER", errors.New("must be positive")}
+	}
+	if c.ExportToken != "" && len(c.ExportToken) < export.MinTokenLength {
+		return &configError{envPrefix + "EXPORT_TOKEN", fmt.Errorf("must be at least %d characters (try: openssl rand -hex 32)", export.MinTokenLength)}
 	}
 	if c.EventMaxAttempts < 1 {
 		return &configError{envPrefix + "EVENT_MAX_ATTEMPTS", errors.New("must be at least 1")}

@@ -30,8 +30,8 @@ func configDump(c Config) [][2]string {
 		name := varOfField(f.Name)
 		val := fmt.Sprint(v.Field(i).Interface())
 		if f.Tag.Get("secret") == "true" {
-			if name == envPrefix+"TOKEN_FILE" || name == envPrefix+"WEBHOOK_SECRET_FILE" {
-				continue // folded into TOKEN and WEBHOOK_SECRET by loadConfig
+			if name == envPrefix+"TOKEN_FILE" || name == envPrefix+"WEBHOOK_SECRET_FILE" || name == envPrefix+"EXPORT_TOKEN_FILE" {
+				continue // folded into TOKEN, WEBHOOK_SECRET and EXPORT_TOKEN by loadConfig
 			}
 			val = "(not set)"
 			if !v.Field(i).IsZero() {

@@ -35,10 +35,11 @@ Commands:
   events      list webhook events that ran out of attempts (stuck), or requeue them (retry)
   categorize  set or remove a transaction's category at the bank and in the mirror (--from FILE for many)
   tag         add or remove a transaction's tags at the bank and in the mirror (--from FILE for many)
+  export      write a view as CSV, JSON lines or XLSX (read-only; --list shows the views)
   ping        check that the bank accepts the token
   config      print the effective configuration (secrets redacted)
   simulator   run the simulated bank on a local address
-  bench       whole-system benchmarks against same-run baselines: sync, receiver, burst
+  bench       whole-system benchmarks against same-run baselines: sync, receiver, burst, export
   version     print the version
 
 Configuration is read from BANKMIRROR_* environment variables; see README.md.
@@ -91,6 +92,7 @@ var commands = map[string]command{
 	"categorize": cmdCategorize,
 	"tag":        cmdTag,
 	"backup":     cmdBackup,
+	"export":     cmdExport,
 	"version": func(_ context.Context, a *app, _ []string) error {
 		fmt.Fprintln(a.stdout, "bankmirror", version)
 		return nil

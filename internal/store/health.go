@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"slices"
 	"time"
@@ -38,10 +39,12 @@ func (s *Store) ProbeWrite(ctx context.Context) error {
 
 // OpenReadOnly opens an existing mirror for reading only: no file is
 // created, nothing is migrated, and every write fails. It works while the
-// daemon runs (WAL readers never block the writer).
+// daemon runs (WAL readers never block the writer), and refuses another
+// user's mirror as Open does. An SQLite file without bankmirror's schema
+// gives ErrNotMirror.
 func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
 	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("open mirror: %w", err)
+		return nil, fmt.Errorf("open mirror read-only: %w", err)
 	}
 	uri, err := fileURI(path)
 	if err != nil {
@@ -52,21 +55,29 @@ func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
 	if err := prepareFiles(path, os.Getuid()); err != nil {
 		return nil, err
 	}
-	ro, err := sql.Open("sqlite3", dsn(uri, true))
+	// Not dsn(uri, true): its journal_mode pragma is a write on a file that
+	// is not in WAL mode already, so another SQLite file would fail with
+	// "attempt to write a readonly database" instead of ErrNotMirror.
+	q := url.Values{}
+	q.Set("mode", "ro")
+	q.Set("_busy_timeout", "5000")
+	q.Set("_txlock", "deferred")
+	q.Set("_cache_size", "-2000")
+	ro, err := sql.Open("sqlite3", string(uri)+"?"+q.Encode())
 	if err != nil {
-		return nil, fmt.Errorf("open database: %w", err)
+		return nil, fmt.Errorf("open mirror read-only: %w", err)
 	}
 	ro.SetMaxOpenConns(2)
 	s := &Store{path: path, uri: uri, now: time.Now, ro: ro, db: ro}
 	var v int
 	if err := ro.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
 		_ = ro.Close()
-		return nil, fmt.Errorf("open database %s: %w", path, err)
+		return nil, fmt.Errorf("open mirror read-only %s: %w", path, err)
 	}
 	switch {
 	case v == 0:
 		_ = ro.Close()
-		return nil, fmt.Errorf("open database %s: not a bankmirror mirror (no schema)", path)
+		return nil, fmt.Errorf("open mirror read-only %s: %w (schema version 0)", path, ErrNotMirror)
 	case v > SchemaVersion():
 		_ = ro.Close()
 		return nil, fmt.Errorf("%w: database is version %d, this binary knows %d", ErrSchemaTooNew, v, SchemaVersion())

@@ -1,0 +1,167 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"text/tabwriter"
+	"time"
+	_ "time/tzdata" // the customer's zone on systems without a zone database
+
+	"github.com/bankmirror/bankmirror/internal/export"
+	"github.com/bankmirror/bankmirror/internal/store"
+)
+
+// defaultTimezone is the zone of the bank's own timestamps.
+const defaultTimezone = "Australia/Melbourne"
+
+// exportUsage is a refused export: exit code 2, its own message.
+type exportUsage struct{ error }
+
+func (e exportUsage) Is(target error) bool { return target == errUsage }
+
+// stringList is a repeatable flag.
+type stringList []string
+
+func (l *stringList) String() string     { return strings.Join(*l, ",") }
+func (l *stringList) Set(s string) error { *l = append(*l, s); return nil }
+
+func cmdExport(ctx context.Context, a *app, args []string) error {
+	fs := a.flags("export", "[--format csv|json|xlsx] [--view NAME]... [--since DATE] [--until DATE] "+
+		"[--account ID|NAME] [--category ID|NAME] [--tag LABEL] [--status HELD|SETTLED] [-o FILE] | --list")
+	format := fs.String("format", "", "csv, json (JSON lines) or xlsx; default: from -o's extension, else csv")
+	var views stringList
+	fs.Var(&views, "view", "view to export (default v_transactions); repeat it for xlsx, one sheet per view")
+	var f export.Filter
+	fs.StringVar(&f.Since, "since", "", "from this day (YYYY-MM-DD, in BANKMIRROR_TIMEZONE), month (YYYY-MM) or RFC 3339 time, inclusive")
+	fs.StringVar(&f.Until, "until", "", "up to this day, month or time, inclusive")
+	fs.StringVar(&f.Account, "account", "", "only this account (id, or name ignoring case)")
+	fs.StringVar(&f.Category, "category", "", "only this category or parent category (id, or name ignoring case)")
+	fs.StringVar(&f.Tag, "tag", "", "only transactions with this tag")
+	fs.StringVar(&f.Status, "status", "", "only HELD or SETTLED transactions")
+	out := fs.String("o", "", "output file, written whole or not at all, mode 0600 (default: standard output; required for xlsx)")
+	list := fs.Bool("list", false, "list the exportable views and their columns, then exit")
+	if err := fs.ParseNone(args); err != nil {
+		return err
+	}
+	if *out == "-" {
+		*out = ""
+	}
+	fmtName := *format
+	if fmtName == "" {
+		fmtName = "csv"
+		if ext := strings.TrimPrefix(filepath.Ext(*out), "."); ext != "" {
+			if _, err := export.ParseFormat(ext); err == nil {
+				fmtName = ext
+			}
+		}
+	}
+	fmtVal, err := export.ParseFormat(fmtName)
+	if err != nil {
+		return exportUsage{err}
+	}
+	if fmtVal == export.XLSX && *out == "" && !*list {
+		return exportUsage{errors.New("xlsx is written to a file: give -o FILE.xlsx")}
+	}
+	loc, err := exportLocation(a.environ)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(a.cfg.DB); err != nil {
+		return fmt.Errorf("no mirror at %s (set BANKMIRROR_DB, or run `bankmirror sync --full` first): %w", a.cfg.DB, err)
+	}
+	db, err := store.OpenReadOnlyDB(ctx, a.cfg.DB)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	if *list {
+		return listViews(ctx, a.stdout, db)
+	}
+	req := export.Request{Format: fmtVal, Views: views, Filter: f, Location: loc}
+	if *out != "" {
+		req.TmpDir = filepath.Dir(*out)
+	}
+	plan, err := export.Prepare(ctx, db, req)
+	if err != nil {
+		if export.IsInvalid(err) {
+			return exportUsage{err}
+		}
+		return err
+	}
+	if *out == "" {
+		_, err := plan.Write(ctx, db, a.stdout)
+		return err
+	}
+	if st, err := os.Stat(*out); err == nil && !st.Mode().IsRegular() {
+		return exportUsage{fmt.Errorf("-o %s exists and is not a regular file", *out)}
+	}
+	if fmtVal == export.XLSX {
+		defer limitXLSXMemory(a.environ)()
+	}
+	start := time.Now()
+	var res export.Result
+	err = export.WriteFile(*out, func(w io.Writer) error {
+		var err error
+		res, err = plan.Write(ctx, db, w)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	what := strings.Join(views, ", ")
+	if what == "" {
+		what = export.DefaultView
+	}
+	fmt.Fprintf(a.stderr, "exported %d rows of %s to %s (%s) in %s\n", res.Rows, what, *out, fmtVal, time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// limitXLSXMemory sets export.XLSXMemoryLimit unless the user set
+// GOMEMLIMIT; the returned function restores the previous limit.
+func limitXLSXMemory(environ map[string]string) (restore func()) {
+	if environ["GOMEMLIMIT"] != "" {
+		return func() {}
+	}
+	prev := debug.SetMemoryLimit(export.XLSXMemoryLimit)
+	return func() { debug.SetMemoryLimit(prev) }
+}
+
+// exportLocation is the customer's zone: BANKMIRROR_TIMEZONE, an IANA
+// name, by default the bank's own.
+func exportLocation(environ map[string]string) (*time.Location, error) {
+	name := environ[envPrefix+"TIMEZONE"]
+	if name == "" {
+		name = defaultTimezone
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, &configError{envPrefix + "TIMEZONE", fmt.Errorf("%q is not an IANA zone name such as %s", name, defaultTimezone)}
+	}
+	return loc, nil
+}
+
+// listViews prints each exportable view with its columns and their kinds.
+func listViews(ctx context.Context, w io.Writer, db export.Queryer) error {
+	views, err := export.Views(ctx, db)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	for _, v := range views {
+		plan, err := export.Prepare(ctx, db, export.Request{Format: export.CSV, Views: []string{v}})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(tw, "%s\n", v)
+		for _, c := range plan.Columns(0) {
+			fmt.Fprintf(tw, "  %s\t%s\n", c.Name, c.Kind)
+		}
+	}
+	return tw.Flush()
+}

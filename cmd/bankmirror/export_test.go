@@ -1,0 +1,185 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/bankmirror/bankmirror/internal/store"
+)
+
+// syntheticMirror is a mirror of n generated transactions in a temporary
+// directory, closed; it returns its path.
+func syntheticMirror(t *testing.T, n int) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "mirror.db")
+	st, err := store.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.FillSynthetic(context.Background(), n, time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// dirNames lists a directory's entries.
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// TestCLIExport: stdout and -o give the same CSV; the file is 0600 and
+// whole; the format follows -o's extension; several views make an XLSX
+// with a sheet each.
+func TestCLIExport(t *testing.T) {
+	db := syntheticMirror(t, 300)
+	env := map[string]string{"BANKMIRROR_DB": db, "BANKMIRROR_LOG_FORMAT": "json"}
+	r := runCLI(t, env, "export", "--status", "held")
+	wantCode(t, r, 0)
+	recs, err := csv.NewReader(strings.NewReader(r.stdout)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 1+6 || recs[0][0] != "id" { // one in 50 is HELD
+		t.Fatalf("%d records, want a header and the 6 HELD transactions:\n%s", len(recs), r.stdout)
+	}
+	out := filepath.Join(t.TempDir(), "held.csv")
+	r = runCLI(t, env, "export", "--status", "held", "-o", out)
+	wantCode(t, r, 0)
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(b) != recs2CSV(t, recs) {
+		t.Errorf("-o wrote something else than stdout")
+	}
+	if st, _ := os.Stat(out); st.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want 0600", st.Mode().Perm())
+	}
+	if !strings.Contains(r.stderr, "exported 6 rows of v_transactions to "+out) {
+		t.Errorf("no summary on stderr: %s", r)
+	}
+
+	x := filepath.Join(filepath.Dir(out), "all.xlsx")
+	r = runCLI(t, env, "export", "--view", "v_transactions", "--view", "v_monthly_spending", "-o", x)
+	wantCode(t, r, 0)
+	f, err := excelize.OpenFile(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if got := f.GetSheetList(); !slices.Equal(got, []string{"v_transactions", "v_monthly_spending"}) {
+		t.Errorf("sheets %v", got)
+	}
+	rows, err := f.GetRows("v_transactions")
+	if err != nil || len(rows) != 301 {
+		t.Errorf("%d rows (%v), want a header and 300", len(rows), err)
+	}
+	if names := dirNames(t, filepath.Dir(out)); !slices.Equal(names, []string{"all.xlsx", "held.csv"}) {
+		t.Errorf("files left beside the exports: %v", names)
+	}
+
+	r = runCLI(t, env, "export", "--list")
+	wantCode(t, r, 0)
+	for _, want := range []string{"v_transactions", "created_at", "timestamp", "amount", "money", "v_monthly_spending"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("--list lacks %q:\n%s", want, r.stdout)
+		}
+	}
+}
+
+func recs2CSV(t *testing.T, recs [][]string) string {
+	t.Helper()
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	w.UseCRLF = true
+	if err := w.WriteAll(recs); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+// TestCLIExportRefusals: a bad request exits 2 with a clear message and
+// leaves no file.
+func TestCLIExportRefusals(t *testing.T) {
+	db := syntheticMirror(t, 20)
+	env := map[string]string{"BANKMIRROR_DB": db, "BANKMIRROR_LOG_FORMAT": "json"}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.csv")
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unknown view", []string{"--view", "v_nope", "-o", out}, `no view "v_nope" in the mirror; exportable views: v_monthly_spending, v_transactions`},
+		{"a table", []string{"--view", "webhooks", "-o", out}, `no view "webhooks"`},
+		{"unknown format", []string{"--format", "pdf", "-o", out}, `unknown format "pdf"`},
+		{"xlsx to stdout", []string{"--format", "xlsx"}, "give -o FILE.xlsx"},
+		{"filter the view lacks", []string{"--view", "v_monthly_spending", "--status", "HELD", "-o", out}, "view v_monthly_spending has no status column"},
+		{"bad date", []string{"--until", "2026-13-01", "-o", out}, `--until "2026-13-01": not a date`},
+		{"two views in csv", []string{"--view", "v_transactions", "--view", "v_monthly_spending", "-o", out}, "csv holds one view"},
+		{"stray argument", []string{"v_transactions"}, "takes no arguments"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := runCLI(t, env, append([]string{"export"}, c.args...)...)
+			wantCode(t, r, 2)
+			if !strings.Contains(r.stderr, c.want) {
+				t.Errorf("stderr lacks %q:\n%s", c.want, r)
+			}
+			if names := dirNames(t, dir); len(names) != 0 {
+				t.Errorf("files left: %v", names)
+			}
+		})
+	}
+	r := runCLI(t, map[string]string{"BANKMIRROR_DB": filepath.Join(dir, "none.db")}, "export")
+	wantCode(t, r, 1)
+	if !strings.Contains(r.stderr, "no mirror at") {
+		t.Errorf("missing mirror: %s", r)
+	}
+	if names := dirNames(t, dir); len(names) != 0 {
+		t.Errorf("a missing mirror was created: %v", names)
+	}
+}
+
+// TestConfigExportToken: the feed's token comes from the variable or its
+// file, is checked for length and never printed.
+func TestConfigExportToken(t *testing.T) {
+	const tok = "export-token-SHOULD-NOT-APPEAR"
+	file := filepath.Join(t.TempDir(), "tok")
+	must(t, os.WriteFile(file, []byte(tok+"\n"), 0o600))
+	c, err := loadConfig(map[string]string{"BANKMIRROR_EXPORT_TOKEN_FILE": file})
+	if err != nil || c.ExportToken != tok || c.ExportTokenFile != "" {
+		t.Fatalf("token %q file field %q: %v", c.ExportToken, c.ExportTokenFile, err)
+	}
+	r := runCLI(t, map[string]string{"BANKMIRROR_EXPORT_TOKEN": "short"}, "config")
+	wantCode(t, r, 2)
+	if !strings.Contains(r.stderr, "BANKMIRROR_EXPORT_TOKEN") || strings.Contains(r.stderr, "short\"") {
+		t.Errorf("short token: %s", r)
+	}
+	r = runCLI(t, map[string]string{"BANKMIRROR_EXPORT_TOKEN_FILE": file}, "config")
+	wantCode(t, r, 0)
+	noLeak(t, r, tok)
+	if !strings.Contains(r.stdout, "BANKMIRROR_EXPORT_TOKEN") || strings.Contains(r.stdout, "EXPORT_TOKEN_FILE") {
+		t.Errorf("config output:\n%s", r.stdout)
+	}
+}

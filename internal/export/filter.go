@@ -1,0 +1,254 @@
+package export
+
+import (
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Filter selects rows of a view. Each field set maps to columns of the
+// view; a view without such a column refuses the filter rather than
+// ignoring it.
+type Filter struct {
+	// Since and Until bound the view's date column, both inclusive:
+	// YYYY-MM-DD (a day in the customer's zone), YYYY-MM (a month) or an
+	// RFC 3339 timestamp.
+	Since, Until string
+	// Account matches account_id, or account_name ignoring case.
+	Account string
+	// Category matches the category or its parent, by id or by name
+	// (ignoring case).
+	Category string
+	// Tag matches one of the transaction's tags (a JSON array in tags_json
+	// or tags, or a comma list in tags).
+	Tag string
+	// Status matches status ignoring case (HELD, SETTLED).
+	Status string
+}
+
+// filterParams are the feed's query parameters, one per filter.
+var filterParams = []string{"since", "until", "account", "category", "tag", "status"}
+
+// FilterFromQuery reads a filter from URL query parameters named like the
+// command's flags (since, until, account, category, tag, status). A
+// parameter given twice, or not one of these (ignore lists those the
+// caller handles itself), is refused.
+func FilterFromQuery(q url.Values, ignore ...string) (Filter, error) {
+	var f Filter
+	fields := map[string]*string{"since": &f.Since, "until": &f.Until, "account": &f.Account,
+		"category": &f.Category, "tag": &f.Tag, "status": &f.Status}
+	for k, v := range q {
+		if slices.Contains(ignore, k) {
+			continue
+		}
+		p, ok := fields[k]
+		if !ok {
+			return f, invalidf("unknown parameter %q; filters are %s", k, strings.Join(filterParams, ", "))
+		}
+		if len(v) != 1 {
+			return f, invalidf("parameter %q given %d times", k, len(v))
+		}
+		*p = v[0]
+	}
+	return f, nil
+}
+
+// where turns the filter into an SQL condition over cols (with its
+// arguments), or refuses a filter the view cannot apply. Dates given as
+// days or months are days and months in loc.
+func (f Filter) where(view string, cols []Column, loc *time.Location) (string, []any, error) {
+	var conds []string
+	var args []any
+	has := func(names ...string) []Column {
+		var out []Column
+		for _, n := range names {
+			for _, c := range cols {
+				if strings.EqualFold(c.Name, n) {
+					out = append(out, c)
+				}
+			}
+		}
+		return out
+	}
+	lacks := func(flag string, names ...string) error {
+		return invalidf("view %s has no %s column (%s): --%s cannot be applied to it", view, flag, strings.Join(names, ", "), flag)
+	}
+	// eq matches value against any of the columns: ids exactly, names
+	// ignoring case.
+	eq := func(flag, value string, names ...string) error {
+		cs := has(names...)
+		if len(cs) == 0 {
+			return lacks(flag, names...)
+		}
+		var or []string
+		for _, c := range cs {
+			cond := quoteIdent(c.Name) + " = ?"
+			if !strings.HasSuffix(strings.ToLower(c.Name), "_id") {
+				cond += " COLLATE NOCASE"
+			}
+			or = append(or, cond)
+			args = append(args, value)
+		}
+		conds = append(conds, "("+strings.Join(or, " OR ")+")")
+		return nil
+	}
+
+	if f.Since != "" || f.Until != "" {
+		c, err := f.dateCondition(view, cols, loc)
+		if err != nil {
+			return "", nil, err
+		}
+		conds = append(conds, c.sql)
+		args = append(args, c.args...)
+	}
+	if f.Account != "" {
+		if err := eq("account", f.Account, "account_id", "account_name"); err != nil {
+			return "", nil, err
+		}
+	}
+	if f.Category != "" {
+		if err := eq("category", f.Category, "category_id", "category_name", "category", "parent_category_id",
+			"parent_category_name", "parent_category", "category_path"); err != nil {
+			return "", nil, err
+		}
+	}
+	if f.Status != "" {
+		if err := eq("status", f.Status, "status"); err != nil {
+			return "", nil, err
+		}
+	}
+	if f.Tag != "" {
+		switch {
+		case len(has("tags_json")) > 0:
+			conds = append(conds, `EXISTS (SELECT 1 FROM json_each("tags_json") WHERE value = ?)`)
+			args = append(args, f.Tag)
+		case len(has("tags")) > 0:
+			// A JSON array, or else a comma-separated list.
+			conds = append(conds, `(CASE WHEN json_valid("tags") AND substr("tags", 1, 1) = '[' `+
+				`THEN EXISTS (SELECT 1 FROM json_each("tags") WHERE value = ?) `+
+				`ELSE instr(',' || "tags" || ',', ',' || ? || ',') > 0 END)`)
+			args = append(args, f.Tag, f.Tag)
+		default:
+			if err := eq("tag", f.Tag, "tag_id", "tag"); err != nil {
+				return "", nil, lacks("tag", "tags_json", "tags", "tag_id", "tag")
+			}
+		}
+	}
+	if len(conds) == 0 {
+		return "", nil, nil
+	}
+	return " WHERE " + strings.Join(conds, " AND "), args, nil
+}
+
+// dateColumns are preferred, in this order, as the column --since and
+// --until apply to; failing them, the first date, timestamp or month
+// column of the view.
+var dateColumns = []string{"created_date", "date", "day", "created_at", "month", "observed_date", "observed_at"}
+
+type condition struct {
+	sql  string
+	args []any
+}
+
+// dateCondition bounds the view's date column by Since and Until.
+func (f Filter) dateCondition(view string, cols []Column, loc *time.Location) (condition, error) {
+	var col *Column
+	for _, n := range dateColumns {
+		for i := range cols {
+			if strings.EqualFold(cols[i].Name, n) && isTemporal(cols[i].Kind) && col == nil {
+				col = &cols[i]
+			}
+		}
+	}
+	for i := range cols {
+		if col == nil && isTemporal(cols[i].Kind) {
+			col = &cols[i]
+		}
+	}
+	if col == nil {
+		return condition{}, invalidf("view %s has no date column (a *_date, *_at or month column): --since and --until cannot be applied to it", view)
+	}
+	var lo, hi time.Time // lo inclusive; hi exclusive, or inclusive when a timestamp was given
+	hiIncluded := false
+	if f.Since != "" {
+		t, _, err := parseBound(f.Since, loc)
+		if err != nil {
+			return condition{}, invalidf("--since %q: %v", f.Since, err)
+		}
+		lo = t
+	}
+	if f.Until != "" {
+		t, next, err := parseBound(f.Until, loc)
+		if err != nil {
+			return condition{}, invalidf("--until %q: %v", f.Until, err)
+		}
+		hi, hiIncluded = next, next.IsZero()
+		if hiIncluded {
+			hi = t
+		}
+	}
+	if !lo.IsZero() && !hi.IsZero() && (lo.After(hi) || (lo.Equal(hi) && !hiIncluded)) {
+		return condition{}, invalidf("--since %s is after --until %s", f.Since, f.Until)
+	}
+	q := quoteIdent(col.Name)
+	var c condition
+	var parts []string
+	switch col.Kind {
+	case KindTimestamp:
+		// Bank timestamps carry mixed offsets and the mirror's own are UTC:
+		// compare instants, never text.
+		if !lo.IsZero() {
+			parts = append(parts, "unixepoch("+q+", 'subsec') >= ?")
+			c.args = append(c.args, epoch(lo))
+		}
+		if !hi.IsZero() {
+			op := " < ?"
+			if hiIncluded {
+				op = " <= ?"
+			}
+			parts = append(parts, "unixepoch("+q+", 'subsec')"+op)
+			c.args = append(c.args, epoch(hi))
+		}
+	case KindDate, KindMonth:
+		layout := "2006-01-02"
+		if col.Kind == KindMonth {
+			layout = "2006-01"
+		}
+		if !lo.IsZero() {
+			parts = append(parts, q+" >= ?")
+			c.args = append(c.args, lo.In(loc).Format(layout))
+		}
+		if !hi.IsZero() {
+			last := hi // the last instant included
+			if !hiIncluded {
+				last = hi.Add(-time.Nanosecond)
+			}
+			parts = append(parts, q+" <= ?")
+			c.args = append(c.args, last.In(loc).Format(layout))
+		}
+	}
+	c.sql = "(" + strings.Join(parts, " AND ") + ")"
+	return c, nil
+}
+
+func isTemporal(k Kind) bool { return k == KindDate || k == KindTimestamp || k == KindMonth }
+
+func epoch(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
+
+// parseBound reads a day, a month or a timestamp. A day or a month is its
+// first instant in loc, and next is the first instant after it; a
+// timestamp has no next.
+func parseBound(s string, loc *time.Location) (t, next time.Time, err error) {
+	if d, err := time.ParseInLocation("2006-01-02", s, loc); err == nil {
+		return d, d.AddDate(0, 0, 1), nil
+	}
+	if m, err := time.ParseInLocation("2006-01", s, loc); err == nil {
+		return m, m.AddDate(0, 1, 0), nil
+	}
+	if ts, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return ts, time.Time{}, nil
+	}
+	return t, next, fmt.Errorf("not a date (YYYY-MM-DD), a month (YYYY-MM) or an RFC 3339 timestamp")
+}
