@@ -16,6 +16,7 @@ import (
 
 	"github.com/bankmirror/bankmirror/internal/admin"
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/export"
 	"github.com/bankmirror/bankmirror/internal/health"
 	"github.com/bankmirror/bankmirror/internal/receipts"
 	"github.com/bankmirror/bankmirror/internal/receiver"
@@ -218,8 +219,23 @@ func (m *Main) Open(ctx context.Context) error {
 	}
 	m.bg.Go(func() { sync.RunReporter(bgCtx, m.Store, 2*time.Second, m.report, m.Log) })
 	m.bg.Go(func() { m.Health.Run(bgCtx) })
+	var extra []admin.Routes
+	if m.Config.ExportToken != "" {
+		loc, err := loadZone(m.Config.Timezone)
+		if err != nil {
+			return err
+		}
+		feed, err := export.NewFeed(m.Store.Reader(), m.Config.ExportToken, export.FeedOptions{Location: loc, Log: m.Log})
+		if err != nil {
+			return err
+		}
+		extra = append(extra, feed)
+		if m.Config.AdminListen == adminOff {
+			m.Log.Warn().Msg("BANKMIRROR_EXPORT_TOKEN is set but the admin listener is off: no spreadsheet feed")
+		}
+	}
 	if m.Config.AdminListen != adminOff {
-		if m.admin, err = admin.Listen(ctx, m.Config.AdminListen, admin.Handler(m.Health, m.Metrics)); err != nil {
+		if m.admin, err = admin.Listen(ctx, m.Config.AdminListen, admin.Handler(m.Health, m.Metrics, extra...)); err != nil {
 			return err
 		}
 	}

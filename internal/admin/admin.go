@@ -21,10 +21,19 @@ type Checker interface {
 	Check(ctx context.Context) health.Snapshot
 }
 
+// Routes adds routes of another package to the admin listener (the
+// spreadsheet feed's /export/).
+type Routes interface {
+	Register(mux *http.ServeMux)
+}
+
 // Handler returns the admin listener's mux: every route the listener
-// serves is here.
-func Handler(c Checker, m *Metrics) http.Handler {
+// serves is here, and those of extra.
+func Handler(c Checker, m *Metrics, extra ...Routes) http.Handler {
 	mux := http.NewServeMux()
+	for _, r := range extra {
+		r.Register(mux)
+	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = w.Write([]byte("ok\n"))

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"encoding/csv"
+	"net/http"
+	"testing"
+
+	"github.com/bankmirror/bankmirror/internal/mirrortest"
+)
+
+// With BANKMIRROR_EXPORT_TOKEN set, serve's admin listener serves the
+// spreadsheet feed: the mirror's views as CSV, for the token only.
+func TestServeFeedsSpreadsheets(t *testing.T) {
+	const token = "feed-token-0123456789abcdef"
+	b := newBank(t, 120)
+	cfg := testConfig(t, b)
+	cfg.ExportToken = token
+	m, _ := startMain(t, cfg)
+	url := m.AdminURL() + "/export/v_transactions.csv"
+
+	get := func(auth string) *http.Response {
+		t.Helper()
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, url, nil)
+		must(t, err)
+		if auth != "" {
+			req.Header.Set("Authorization", "Bearer "+auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		must(t, err)
+		t.Cleanup(func() { resp.Body.Close() })
+		return resp
+	}
+	for _, bad := range []string{"", "wrong-token-0123456789abcdef"} {
+		if resp := get(bad); resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("token %q: status %d, want 401", bad, resp.StatusCode)
+		}
+	}
+	resp := get(token)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("with the token: status %d", resp.StatusCode)
+	}
+	rows, err := csv.NewReader(resp.Body).ReadAll()
+	must(t, err)
+	want := mirrortest.Int(t, m.Store.Reader(), "SELECT count(*) FROM v_transactions")
+	if len(rows) != want+1 || want == 0 || rows[0][0] == "" {
+		t.Errorf("feed gave %d lines, want a header and %d rows", len(rows), want)
+	}
+
+	// Without a token the feed is not there at all.
+	cfg2 := testConfig(t, b)
+	m2, _ := startMain(t, cfg2)
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, m2.AdminURL()+"/export/v_transactions.csv?token="+token, nil)
+	must(t, err)
+	r2, err := http.DefaultClient.Do(req)
+	must(t, err)
+	r2.Body.Close()
+	if r2.StatusCode != http.StatusNotFound {
+		t.Errorf("feed without BANKMIRROR_EXPORT_TOKEN: status %d, want 404", r2.StatusCode)
+	}
+}
