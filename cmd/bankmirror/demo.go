@@ -81,7 +81,11 @@ func cmdDemo(ctx context.Context, a *app, args []string) error {
 	}
 	r := runs[0]
 	fmt.Fprintf(a.stdout, "full sync: %d rows changed, %d requests (run %d)\n", r.Upserted, r.Requests, r.ID)
-	if err := printSummary(ctx, a.stdout, m.Store, time.Now()); err != nil {
+	loc, err := loadZone(cfg.Timezone)
+	if err != nil {
+		return err
+	}
+	if err := printSummary(ctx, a.stdout, m.Store, time.Now().In(loc)); err != nil {
 		return err
 	}
 	if *live {
@@ -91,9 +95,9 @@ func cmdDemo(ctx context.Context, a *app, args []string) error {
 	}
 	fmt.Fprintf(a.stdout, `
 The mirror is a plain SQLite file. Try:
-  sqlite3 %[1]s "SELECT created_at, description, amount, category_name, tags FROM v_transactions ORDER BY created_at DESC LIMIT 10"
-  sqlite3 %[1]s "SELECT month, parent_category, round(sum(total_spent), 2) FROM v_monthly_spending GROUP BY 1, 2 ORDER BY 1 DESC, 3 DESC LIMIT 12"
-  sqlite3 %[1]s "SELECT transaction_id, change, observed_at FROM transaction_history ORDER BY seq DESC LIMIT 10"
+  sqlite3 -header %[1]s "SELECT created_local, description, amount, category_path, tags FROM v_transactions ORDER BY created_epoch DESC LIMIT 10"
+  sqlite3 -header %[1]s "SELECT month, parent_category, round(sum(total_spent), 2) AS spent FROM v_monthly_spending GROUP BY 1, 2 ORDER BY 1 DESC, 3 DESC LIMIT 12"
+  sqlite3 -header %[1]s "SELECT observed_local, change, description, amount FROM v_history ORDER BY seq DESC LIMIT 10"
 `, *dbPath)
 	return nil
 }
@@ -276,8 +280,9 @@ func printSummary(ctx context.Context, w io.Writer, st *store.Store, now time.Ti
 	fmt.Fprintf(w, "Transactions: %d (%d HELD)\n", total, held)
 
 	month := now.Format("2006-01")
-	rows2, err := db.QueryContext(ctx, `SELECT parent_category, category, total_spent, count FROM v_monthly_spending
-		WHERE month = ? ORDER BY total_spent DESC LIMIT 10`, month)
+	// v_monthly_spending has a row per account: sum them per category.
+	rows2, err := db.QueryContext(ctx, `SELECT parent_category, category, sum(total_spent) AS spent, sum(count)
+		FROM v_monthly_spending WHERE month = ? GROUP BY parent_category, category ORDER BY spent DESC LIMIT 10`, month)
 	if err != nil {
 		return fmt.Errorf("summary: %w", err)
 	}
