@@ -342,14 +342,24 @@ func TestCLIDemo(t *testing.T) {
 				"\nAccounts:\n",
 				"Transactions: ",
 				"The mirror is a plain SQLite file. Try:\n",
-				"  sqlite3 " + db + ` "SELECT created_at, description`,
-				"  sqlite3 " + db + ` "SELECT transaction_id, change`,
+				"  sqlite3 -header " + db + ` "SELECT created_local, description`,
+				"  sqlite3 -header " + db + ` "SELECT observed_local, change`,
 			} {
 				if !strings.Contains(r.stdout, want) {
 					t.Errorf("stdout lacks %q:\n%s", want, r)
 				}
 			}
 			st := openMirror(t, db)
+			// The queries the demo suggests run on its mirror and answer.
+			suggested := regexp.MustCompile(`(?m)^  sqlite3 -header \S+ "(.+)"$`).FindAllStringSubmatch(r.stdout, -1)
+			if len(suggested) != 3 {
+				t.Errorf("%d suggested queries, want 3:\n%s", len(suggested), r)
+			}
+			for _, q := range suggested {
+				if n := mirrortest.Int(t, st.Reader(), "SELECT count(*) FROM ("+q[1]+")"); n == 0 {
+					t.Errorf("suggested query answers nothing: %s", q[1])
+				}
+			}
 			if n := mirrortest.Int(t, st.Reader(), "SELECT count(*) FROM transactions"); n < 300 {
 				t.Errorf("demo mirror has %d transactions, want 300 or more", n)
 			}
