@@ -12,9 +12,9 @@ import (
 // view; a view without such a column refuses the filter rather than
 // ignoring it.
 type Filter struct {
-	// Since and Until bound the view's date column, both inclusive:
-	// YYYY-MM-DD (a day in the customer's zone), YYYY-MM (a month) or an
-	// RFC 3339 timestamp.
+	// Since and Until bound the view's date column (created_epoch when
+	// the view has it; see dateColumns), both inclusive: YYYY-MM-DD (a day
+	// in the customer's zone), YYYY-MM (a month) or an RFC 3339 timestamp.
 	Since, Until string
 	// Account matches account_id, or account_name ignoring case.
 	Account string
@@ -233,15 +233,15 @@ func (f Filter) dateCondition(view string, cols []Column, loc *time.Location) (c
 	}
 	switch {
 	case isEpoch(col):
-		// Whole seconds. Days and months begin on a whole second, so
-		// their bounds are exact; a timestamp bound is checked against
-		// the instant itself (X_at) when the view has it, else to the
-		// second.
+		// Whole seconds (rounded down). Days and months begin on a whole
+		// second, so their bounds are exact; a timestamp bound is checked
+		// against the instant itself (X_at, to the millisecond) when the
+		// view has it, else to the second.
 		at := epochInstant(col, cols)
 		if !lo.IsZero() {
 			if loInstant && at != nil {
-				add(q+" >= ?", lo.Unix())
-				add("unixepoch("+quoteIdent(at.Name)+", 'subsec') >= ?", epoch(lo))
+				add(q+" >= ?", lo.Add(-time.Millisecond).Unix()) // wide enough for the rounding to milliseconds
+				add(instantSQL(at)+" >= "+instantArg, instantText(lo))
 			} else {
 				add(q+" >= ?", ceilSecond(lo))
 			}
@@ -251,8 +251,8 @@ func (f Filter) dateCondition(view string, cols []Column, loc *time.Location) (c
 			case !hiIncluded:
 				add(q+" < ?", ceilSecond(hi))
 			case at != nil:
-				add(q+" <= ?", hi.Unix())
-				add("unixepoch("+quoteIdent(at.Name)+", 'subsec') <= ?", epoch(hi))
+				add(q+" <= ?", hi.Add(time.Millisecond).Unix())
+				add(instantSQL(at)+" <= "+instantArg, instantText(hi))
 			default:
 				add(q+" <= ?", hi.Unix())
 			}
@@ -261,14 +261,14 @@ func (f Filter) dateCondition(view string, cols []Column, loc *time.Location) (c
 		// Bank timestamps carry mixed offsets and the mirror's own are UTC:
 		// compare instants, never text.
 		if !lo.IsZero() {
-			add("unixepoch("+q+", 'subsec') >= ?", epoch(lo))
+			add(instantSQL(col)+" >= "+instantArg, instantText(lo))
 		}
 		if !hi.IsZero() {
-			op := " < ?"
+			op := " < "
 			if hiIncluded {
-				op = " <= ?"
+				op = " <= "
 			}
-			add("unixepoch("+q+", 'subsec')"+op, epoch(hi))
+			add(instantSQL(col)+op+instantArg, instantText(hi))
 		}
 	default: // local dates, months and wall-clock times: text in loc
 		layout := map[Kind]string{KindDate: time.DateOnly, KindMonth: "2006-01", KindLocalTime: time.DateTime}[col.Kind]
@@ -304,7 +304,14 @@ func ceilSecond(t time.Time) int64 {
 	return s
 }
 
-func epoch(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
+// An instant is compared as SQLite reads it: to the millisecond (the
+// mirror's own stamps have microseconds), the bound read the same way as
+// the column, so that a bound copied from a row includes that row.
+const instantArg = "unixepoch(?, 'subsec')"
+
+func instantSQL(c *Column) string { return "unixepoch(" + quoteIdent(c.Name) + ", 'subsec')" }
+
+func instantText(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 // parseBound reads a day, a month or a timestamp. A day or a month is its
 // first instant in loc, and next is the first instant after it; a
