@@ -11,14 +11,10 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
-	_ "time/tzdata" // the customer's zone on systems without a zone database
 
 	"github.com/bankmirror/bankmirror/internal/export"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
-
-// defaultTimezone is the zone of the bank's own timestamps.
-const defaultTimezone = "Australia/Melbourne"
 
 // exportUsage is a refused export: exit code 2, its own message.
 type exportUsage struct{ error }
@@ -68,9 +64,11 @@ func cmdExport(ctx context.Context, a *app, args []string) error {
 	if fmtVal == export.XLSX && *out == "" && !*list {
 		return exportUsage{errors.New("xlsx is written to a file: give -o FILE.xlsx")}
 	}
-	loc, err := exportLocation(a.environ)
+	// BANKMIRROR_TIMEZONE, validated with the rest of the configuration:
+	// the zone of the mirror's *_local, *_date and *_month columns.
+	loc, err := loadZone(a.cfg.Timezone)
 	if err != nil {
-		return err
+		return &configError{envPrefix + "TIMEZONE", err}
 	}
 	if _, err := os.Stat(a.cfg.DB); err != nil {
 		return fmt.Errorf("no mirror at %s (set BANKMIRROR_DB, or run `bankmirror sync --full` first): %w", a.cfg.DB, err)
@@ -130,20 +128,6 @@ func limitXLSXMemory(environ map[string]string) (restore func()) {
 	}
 	prev := debug.SetMemoryLimit(export.XLSXMemoryLimit)
 	return func() { debug.SetMemoryLimit(prev) }
-}
-
-// exportLocation is the customer's zone: BANKMIRROR_TIMEZONE, an IANA
-// name, by default the bank's own.
-func exportLocation(environ map[string]string) (*time.Location, error) {
-	name := environ[envPrefix+"TIMEZONE"]
-	if name == "" {
-		name = defaultTimezone
-	}
-	loc, err := time.LoadLocation(name)
-	if err != nil {
-		return nil, &configError{envPrefix + "TIMEZONE", fmt.Errorf("%q is not an IANA zone name such as %s", name, defaultTimezone)}
-	}
-	return loc, nil
 }
 
 // listViews prints each exportable view with its columns and their kinds.

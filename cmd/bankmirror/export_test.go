@@ -131,7 +131,7 @@ func TestCLIExportRefusals(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"unknown view", []string{"--view", "v_nope", "-o", out}, `no view "v_nope" in the mirror; exportable views: v_monthly_spending, v_transactions`},
+		{"unknown view", []string{"--view", "v_nope", "-o", out}, `no view "v_nope" in the mirror; exportable views: `},
 		{"a table", []string{"--view", "webhooks", "-o", out}, `no view "webhooks"`},
 		{"unknown format", []string{"--format", "pdf", "-o", out}, `unknown format "pdf"`},
 		{"xlsx to stdout", []string{"--format", "xlsx"}, "give -o FILE.xlsx"},
@@ -146,6 +146,14 @@ func TestCLIExportRefusals(t *testing.T) {
 			if !strings.Contains(r.stderr, c.want) {
 				t.Errorf("stderr lacks %q:\n%s", c.want, r)
 			}
+			if c.name == "unknown view" {
+				// The list grows with the mirror's views: it names these.
+				for _, v := range []string{"v_transactions", "v_monthly_spending"} {
+					if !strings.Contains(r.stderr, v) {
+						t.Errorf("the views listed lack %s:\n%s", v, r)
+					}
+				}
+			}
 			if names := dirNames(t, dir); len(names) != 0 {
 				t.Errorf("files left: %v", names)
 			}
@@ -158,6 +166,55 @@ func TestCLIExportRefusals(t *testing.T) {
 	}
 	if names := dirNames(t, dir); len(names) != 0 {
 		t.Errorf("a missing mirror was created: %v", names)
+	}
+}
+
+// TestCLIExportTimezone: --since and --until take days in
+// BANKMIRROR_TIMEZONE (the configuration's zone, whatever zone the mirror's
+// local columns were computed in) and select by instant: the rows are
+// exactly those created on that day in that zone; a zone that is not an
+// IANA name is refused before anything is read.
+func TestCLIExportTimezone(t *testing.T) {
+	db := syntheticMirror(t, 300) // created 08:15-12:00 UTC on 1 March 2026; the mirror's zone is Melbourne's
+	for _, zone := range []string{"Pacific/Honolulu", "Asia/Tokyo"} {
+		t.Run(zone, func(t *testing.T) {
+			loc, err := time.LoadLocation(zone)
+			must(t, err)
+			env := map[string]string{"BANKMIRROR_DB": db, "BANKMIRROR_LOG_FORMAT": "json", "BANKMIRROR_TIMEZONE": zone}
+			all := runCLI(t, env, "export")
+			wantCode(t, all, 0)
+			day := runCLI(t, env, "export", "--since", "2026-03-01", "--until", "2026-03-01")
+			wantCode(t, day, 0)
+			recs, err := csv.NewReader(strings.NewReader(all.stdout)).ReadAll()
+			must(t, err)
+			created := slices.Index(recs[0], "created_at")
+			want := [][]string{recs[0]}
+			for _, r := range recs[1:] {
+				at, err := time.Parse(time.RFC3339, r[created])
+				must(t, err)
+				if at.In(loc).Format(time.DateOnly) == "2026-03-01" {
+					want = append(want, r)
+				}
+			}
+			if len(want) < 2 || len(want) == len(recs) && zone != "Asia/Tokyo" {
+				t.Fatalf("%d of %d rows on the day: the test would prove nothing", len(want)-1, len(recs)-1)
+			}
+			got, err := csv.NewReader(strings.NewReader(day.stdout)).ReadAll()
+			must(t, err)
+			// The view has no order: the filter may read it by the
+			// created_epoch index.
+			byID := func(a, b []string) int { return strings.Compare(a[0], b[0]) }
+			slices.SortFunc(got[1:], byID)
+			slices.SortFunc(want[1:], byID)
+			if !slices.EqualFunc(got, want, slices.Equal) {
+				t.Errorf("--since = --until = 2026-03-01 in %s: %d rows, want the %d rows created that day there", zone, len(got)-1, len(want)-1)
+			}
+		})
+	}
+	r := runCLI(t, map[string]string{"BANKMIRROR_DB": db, "BANKMIRROR_TIMEZONE": "+10:00"}, "export")
+	wantCode(t, r, 2)
+	if !strings.Contains(r.stderr, "BANKMIRROR_TIMEZONE") || r.stdout != "" {
+		t.Errorf("a bad zone: %s", r)
 	}
 }
 

@@ -182,11 +182,11 @@ func (vp *viewPlan) open(ctx context.Context, q Queryer) (*source, error) {
 	}
 	names, err := rows.Columns()
 	if err != nil {
-		rows.Close()
+		rows.Close() //nolint:sqlclosecheck // on success the rows are the source's, closed by source.close
 		return nil, fmt.Errorf("export %s: %w", vp.name, err)
 	}
 	if len(names) != len(vp.cols) {
-		rows.Close()
+		rows.Close() //nolint:sqlclosecheck // as above
 		return nil, fmt.Errorf("export %s: the view changed while the export began (%d columns, then %d)", vp.name, len(vp.cols), len(names))
 	}
 	s := &source{view: vp.name, cols: vp.cols, rows: rows, full: make(chan *batch, batches), free: make(chan *batch, batches),

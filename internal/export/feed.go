@@ -154,11 +154,11 @@ func (f *Feed) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	cw := &countingWriter{w: w}
 	res, err := plan.Write(r.Context(), f.db, cw)
-	ev := f.log.Info()
+	level := zerolog.InfoLevel
 	if err != nil {
-		ev = f.log.Warn().Err(err)
+		level = zerolog.WarnLevel
 	}
-	ev.Str(logView, view).Str(logFormat, string(format)).Int64(logRows, res.Rows).
+	f.log.WithLevel(level).Err(err).Str(logView, view).Str(logFormat, string(format)).Int64(logRows, res.Rows).
 		Dur(logDuration, time.Since(start)).Msg("export feed: served")
 	if err != nil {
 		if cw.n == 0 && r.Context().Err() == nil {

@@ -193,7 +193,7 @@ func TestFeedServesTheExport(t *testing.T) {
 		{"xlsx", "/export/v_transactions.xlsx", http.StatusNotFound, "VIEW.csv"},
 		{"unknown parameter", "/export/v_transactions.csv?limit=5", http.StatusBadRequest, `unknown parameter "limit"`},
 		{"bad date", "/export/v_transactions.csv?since=soon", http.StatusBadRequest, `--since "soon"`},
-		{"filter the view lacks", "/export/v_monthly_spending.csv?account=x", http.StatusBadRequest, "no account column"},
+		{"filter the view lacks", "/export/v_monthly_spending.csv?status=HELD", http.StatusBadRequest, "no status column"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, _, body := s.get(t, c.path, feedToken)

@@ -12,9 +12,9 @@ import (
 // view; a view without such a column refuses the filter rather than
 // ignoring it.
 type Filter struct {
-	// Since and Until bound the view's date column, both inclusive:
-	// YYYY-MM-DD (a day in the customer's zone), YYYY-MM (a month) or an
-	// RFC 3339 timestamp.
+	// Since and Until bound the view's date column (created_epoch when
+	// the view has it; see dateColumns), both inclusive: YYYY-MM-DD (a day
+	// in the customer's zone), YYYY-MM (a month) or an RFC 3339 timestamp.
 	Since, Until string
 	// Account matches account_id, or account_name ignoring case.
 	Account string
@@ -143,41 +143,73 @@ func (f Filter) where(view string, cols []Column, loc *time.Location) (string, [
 }
 
 // dateColumns are preferred, in this order, as the column --since and
-// --until apply to; failing them, the first date, timestamp or month
-// column of the view.
-var dateColumns = []string{"created_date", "date", "day", "created_at", "month", "observed_date", "observed_at"}
+// --until apply to; failing them, the first *_epoch column, then the first
+// date, timestamp, local time or month column of the view. An epoch
+// (seconds since 1970, the mirror's X_epoch columns) is compared as a
+// number, which is exact across offsets and DST and can use an index.
+var dateColumns = []string{"created_epoch", "created_date", "date", "day", "created_at", "created_local", "month",
+	"created_month", "observed_epoch", "observed_date", "observed_at", "observed_local"}
 
 type condition struct {
 	sql  string
 	args []any
 }
 
-// dateCondition bounds the view's date column by Since and Until.
-func (f Filter) dateCondition(view string, cols []Column, loc *time.Location) (condition, error) {
-	var col *Column
+// dateColumn picks the column --since and --until bound, or nil.
+func dateColumn(cols []Column) *Column {
+	usable := func(c *Column) bool { return isTemporal(c.Kind) || isEpoch(c) }
 	for _, n := range dateColumns {
 		for i := range cols {
-			if strings.EqualFold(cols[i].Name, n) && isTemporal(cols[i].Kind) && col == nil {
-				col = &cols[i]
+			if strings.EqualFold(cols[i].Name, n) && usable(&cols[i]) {
+				return &cols[i]
 			}
 		}
 	}
-	for i := range cols {
-		if col == nil && isTemporal(cols[i].Kind) {
-			col = &cols[i]
+	for _, want := range []func(c *Column) bool{isEpoch, func(c *Column) bool { return isTemporal(c.Kind) }} {
+		for i := range cols {
+			if want(&cols[i]) {
+				return &cols[i]
+			}
 		}
 	}
+	return nil
+}
+
+// isEpoch: an integer column of seconds since 1970 (epoch, *_epoch).
+func isEpoch(c *Column) bool {
+	n := strings.ToLower(c.Name)
+	return c.Kind == KindInteger && (n == "epoch" || strings.HasSuffix(n, "_epoch"))
+}
+
+// epochInstant is the RFC 3339 timestamp column an X_epoch column was
+// computed from (X_at), when the view has it, or nil.
+func epochInstant(col *Column, cols []Column) *Column {
+	base, ok := strings.CutSuffix(strings.ToLower(col.Name), "epoch")
+	if !ok {
+		return nil
+	}
+	for i := range cols {
+		if strings.EqualFold(cols[i].Name, base+"at") && cols[i].Kind == KindTimestamp {
+			return &cols[i]
+		}
+	}
+	return nil
+}
+
+// dateCondition bounds the view's date column by Since and Until.
+func (f Filter) dateCondition(view string, cols []Column, loc *time.Location) (condition, error) {
+	col := dateColumn(cols)
 	if col == nil {
-		return condition{}, invalidf("view %s has no date column (a *_date, *_at or month column): --since and --until cannot be applied to it", view)
+		return condition{}, invalidf("view %s has no date column (a *_epoch, *_date, *_at, *_local or month column): --since and --until cannot be applied to it", view)
 	}
 	var lo, hi time.Time // lo inclusive; hi exclusive, or inclusive when a timestamp was given
-	hiIncluded := false
+	loInstant, hiIncluded := false, false
 	if f.Since != "" {
-		t, _, err := parseBound(f.Since, loc)
+		t, next, err := parseBound(f.Since, loc)
 		if err != nil {
 			return condition{}, invalidf("--since %q: %v", f.Since, err)
 		}
-		lo = t
+		lo, loInstant = t, next.IsZero()
 	}
 	if f.Until != "" {
 		t, next, err := parseBound(f.Until, loc)
@@ -195,47 +227,91 @@ func (f Filter) dateCondition(view string, cols []Column, loc *time.Location) (c
 	q := quoteIdent(col.Name)
 	var c condition
 	var parts []string
-	switch col.Kind {
-	case KindTimestamp:
+	add := func(sql string, arg any) {
+		parts = append(parts, sql)
+		c.args = append(c.args, arg)
+	}
+	switch {
+	case isEpoch(col):
+		// Whole seconds (rounded down). Days and months begin on a whole
+		// second, so their bounds are exact; a timestamp bound is checked
+		// against the instant itself (X_at, to the millisecond) when the
+		// view has it, else to the second.
+		at := epochInstant(col, cols)
+		if !lo.IsZero() {
+			if loInstant && at != nil {
+				add(q+" >= ?", lo.Add(-time.Millisecond).Unix()) // wide enough for the rounding to milliseconds
+				add(instantSQL(at)+" >= "+instantArg, instantText(lo))
+			} else {
+				add(q+" >= ?", ceilSecond(lo))
+			}
+		}
+		if !hi.IsZero() {
+			switch {
+			case !hiIncluded:
+				add(q+" < ?", ceilSecond(hi))
+			case at != nil:
+				add(q+" <= ?", hi.Add(time.Millisecond).Unix())
+				add(instantSQL(at)+" <= "+instantArg, instantText(hi))
+			default:
+				add(q+" <= ?", hi.Unix())
+			}
+		}
+	case col.Kind == KindTimestamp:
 		// Bank timestamps carry mixed offsets and the mirror's own are UTC:
 		// compare instants, never text.
 		if !lo.IsZero() {
-			parts = append(parts, "unixepoch("+q+", 'subsec') >= ?")
-			c.args = append(c.args, epoch(lo))
+			add(instantSQL(col)+" >= "+instantArg, instantText(lo))
 		}
 		if !hi.IsZero() {
-			op := " < ?"
+			op := " < "
 			if hiIncluded {
-				op = " <= ?"
+				op = " <= "
 			}
-			parts = append(parts, "unixepoch("+q+", 'subsec')"+op)
-			c.args = append(c.args, epoch(hi))
+			add(instantSQL(col)+op+instantArg, instantText(hi))
 		}
-	case KindDate, KindMonth:
-		layout := "2006-01-02"
-		if col.Kind == KindMonth {
-			layout = "2006-01"
-		}
+	default: // local dates, months and wall-clock times: text in loc
+		layout := map[Kind]string{KindDate: time.DateOnly, KindMonth: "2006-01", KindLocalTime: time.DateTime}[col.Kind]
 		if !lo.IsZero() {
-			parts = append(parts, q+" >= ?")
-			c.args = append(c.args, lo.In(loc).Format(layout))
+			first := lo
+			if col.Kind == KindLocalTime {
+				first = time.Unix(ceilSecond(lo), 0)
+			}
+			add(q+" >= ?", first.In(loc).Format(layout))
 		}
 		if !hi.IsZero() {
 			last := hi // the last instant included
 			if !hiIncluded {
 				last = hi.Add(-time.Nanosecond)
 			}
-			parts = append(parts, q+" <= ?")
-			c.args = append(c.args, last.In(loc).Format(layout))
+			add(q+" <= ?", last.In(loc).Format(layout))
 		}
 	}
 	c.sql = "(" + strings.Join(parts, " AND ") + ")"
 	return c, nil
 }
 
-func isTemporal(k Kind) bool { return k == KindDate || k == KindTimestamp || k == KindMonth }
+func isTemporal(k Kind) bool {
+	return k == KindDate || k == KindTimestamp || k == KindMonth || k == KindLocalTime
+}
 
-func epoch(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
+// ceilSecond is t in seconds since 1970, rounded up to a whole second.
+func ceilSecond(t time.Time) int64 {
+	s := t.Unix()
+	if t.Nanosecond() > 0 {
+		s++
+	}
+	return s
+}
+
+// An instant is compared as SQLite reads it: to the millisecond (the
+// mirror's own stamps have microseconds), the bound read the same way as
+// the column, so that a bound copied from a row includes that row.
+const instantArg = "unixepoch(?, 'subsec')"
+
+func instantSQL(c *Column) string { return "unixepoch(" + quoteIdent(c.Name) + ", 'subsec')" }
+
+func instantText(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 // parseBound reads a day, a month or a timestamp. A day or a month is its
 // first instant in loc, and next is the first instant after it; a

@@ -49,9 +49,12 @@ const (
 	KindTimestamp      // an RFC 3339 timestamp
 	KindBool           // a 0/1 flag (is_*, has_*)
 	KindJSON           // text holding JSON (*_json)
+	// KindLocalTime is a wall-clock time already in the customer's zone,
+	// 'YYYY-MM-DD HH:MM:SS' (*_local): shown as it is, never converted.
+	KindLocalTime
 )
 
-var kindNames = [...]string{"text", "integer", "number", "money", "date", "month", "timestamp", "bool", "json"}
+var kindNames = [...]string{"text", "integer", "number", "money", "date", "month", "timestamp", "bool", "json", "localtime"}
 
 func (k Kind) String() string { return kindNames[k] }
 
@@ -154,6 +157,11 @@ func inferKind(name, decl string) Kind {
 			return KindInteger
 		}
 		return KindTimestamp
+	case n == "local" || strings.HasSuffix(n, "_local"):
+		if aff == "INTEGER" || aff == "REAL" {
+			return KindInteger
+		}
+		return KindLocalTime
 	case n == "epoch" || strings.HasSuffix(n, "_epoch") || strings.HasSuffix(n, "_base_units") ||
 		strings.HasSuffix(n, "_cents") || n == "cents" || n == "count" || strings.HasSuffix(n, "_count") ||
 		n == "seq" || strings.HasSuffix(n, "_seq"):
@@ -177,7 +185,7 @@ func isMoneyName(n string) bool {
 	if strings.Contains(n, "amount") || strings.Contains(n, "balance") {
 		return true
 	}
-	for _, w := range []string{"total", "spent", "spending", "income", "net", "refunds", "cashback", "round_up"} {
+	for _, w := range []string{"total", "spent", "spending", "income", "net", "refunds", "refunded", "cashback", "round_up"} {
 		if n == w || strings.HasPrefix(n, w+"_") || strings.HasSuffix(n, "_"+w) {
 			return true
 		}

@@ -324,13 +324,13 @@ func (w *sheetWriter) writeRow(vals []any) error {
 func (w *sheetWriter) cell(i int, v any, row []any) (style int, value any, err error) {
 	col := &w.cols[i]
 	switch col.Kind {
-	case KindDate, KindMonth, KindTimestamp:
+	case KindDate, KindMonth, KindTimestamp, KindLocalTime:
 		if t, ok := w.parseTime(col.Kind, v); ok {
 			style := w.st.date
 			switch col.Kind {
 			case KindMonth:
 				style = w.st.month
-			case KindTimestamp:
+			case KindTimestamp, KindLocalTime:
 				style = w.st.timestamp
 			}
 			return style, serial(t), nil
@@ -368,8 +368,9 @@ func (w *sheetWriter) cell(i int, v any, row []any) (style int, value any, err e
 	return 0, v, nil
 }
 
-// parseTime reads a date, month or timestamp value; timestamps are moved
-// to the customer's zone, since a spreadsheet's dates have none.
+// parseTime reads a date, month, timestamp or local time value;
+// timestamps are moved to the customer's zone, since a spreadsheet's dates
+// have none. Local times are in that zone already and stay as they are.
 func (w *sheetWriter) parseTime(k Kind, v any) (time.Time, bool) {
 	var t time.Time
 	switch v := v.(type) {
@@ -392,8 +393,9 @@ func (w *sheetWriter) parseTime(k Kind, v any) (time.Time, bool) {
 	return t, t.Year() >= 1900 && t.Year() <= 9999
 }
 
-// parseTimeText reads a YYYY-MM-DD date, a YYYY-MM month, or an RFC 3339
-// timestamp (or SQLite's own "YYYY-MM-DD HH:MM:SS", UTC).
+// parseTimeText reads a YYYY-MM-DD date, a YYYY-MM month, an RFC 3339
+// timestamp (or SQLite's own "YYYY-MM-DD HH:MM:SS", UTC), or a local
+// "YYYY-MM-DD HH:MM:SS" (its wall clock, returned as if UTC).
 func parseTimeText(k Kind, s string) (time.Time, bool) {
 	var layouts []string
 	switch k {
@@ -403,6 +405,8 @@ func parseTimeText(k Kind, s string) (time.Time, bool) {
 		layouts = []string{"2006-01"}
 	case KindTimestamp:
 		layouts = []string{time.RFC3339Nano, time.DateTime}
+	case KindLocalTime:
+		layouts = []string{"2006-01-02 15:04:05.999999999", "2006-01-02T15:04:05.999999999"}
 	}
 	for _, l := range layouts {
 		if t, err := time.Parse(l, s); err == nil {
@@ -502,7 +506,7 @@ func shownWidth(k Kind, v any) int {
 		return len("2006-01-02")
 	case KindMonth:
 		return len("2006-01")
-	case KindTimestamp:
+	case KindTimestamp, KindLocalTime:
 		return len("2006-01-02 15:04:05")
 	case KindMoney:
 		if f, ok := number(v); ok {

@@ -38,7 +38,7 @@ func presizeStreamBuffer(sw *excelize.StreamWriter) bool {
 	if !buf.IsValid() || buf.Type() != reflect.TypeFor[bytes.Buffer]() || !buf.CanAddr() {
 		return false
 	}
-	b := (*bytes.Buffer)(unsafe.Pointer(buf.UnsafeAddr()))
+	b := (*bytes.Buffer)(unsafe.Pointer(buf.UnsafeAddr())) //nolint:gosec // the field's type is checked to be bytes.Buffer just above
 	if b.Cap() >= streamBufferSize {
 		return true
 	}

@@ -83,6 +83,11 @@ func TestFillSynthetic(t *testing.T) {
 		"SELECT count(*) FROM v_transactions WHERE amount_base_units < 0 AND category_name IS NULL":            0,
 		"SELECT count(*) FROM transactions WHERE round(CAST(amount_value AS REAL) * 100) != amount_base_units": 0,
 		"SELECT count(DISTINCT substr(created_at, 1, 7)) FROM transactions":                                    2, // 12.5 hours back from 10:00 on 1 March
+		// local times filled as a sync fills them, in Melbourne (+11:00 until April)
+		"SELECT count(*) FROM transactions WHERE created_epoch IS NOT unixepoch(created_at)":                             0,
+		"SELECT count(*) FROM transactions WHERE created_local IS NOT datetime(created_epoch, 'unixepoch', '+11 hours')": 0,
+		"SELECT count(*) FROM transactions WHERE created_month IS NOT substr(created_local, 1, 7)":                       0,
+		"SELECT count(*) FROM transactions WHERE settled_epoch IS NOT unixepoch(settled_at)":                             0,
 	} {
 		if got := queryInt(t, s, q); got != want {
 			t.Errorf("%s = %d, want %d", q, got, want)

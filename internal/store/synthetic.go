@@ -26,7 +26,9 @@ const (
 // seconds instead of the hours a sync of the simulated bank would. Every
 // column the views read is filled with varied values: one in 50 HELD, one
 // in 17 a credit, one in 9 with a foreign amount, one in 5 tagged (one tag
-// label contains a comma), created 45 s apart back from now in +10:00.
+// label contains a comma), created 45 s apart back from now in +10:00,
+// with their local times (created_epoch, created_local, ...) in the
+// mirror's zone.
 // raw is a placeholder ('{}'): these rows are for reading, not syncing.
 func (s *Store) FillSynthetic(ctx context.Context, n int, now time.Time) error {
 	if n < 0 {
@@ -96,6 +98,19 @@ FROM g`, n, now.Unix(), syntheticDescriptions, syntheticCategories, stamp); err 
 			SELECT id, CASE rowid % 3 WHEN 0 THEN 'Holiday' WHEN 1 THEN 'Work' ELSE 'Groceries, weekly' END
 			FROM transactions WHERE id LIKE 'synth-%' AND rowid % 5 = 0`); err != nil {
 			return fmt.Errorf("synthetic tags: %w", err)
+		}
+		// The local-time columns, in the mirror's zone, as a sync writes
+		// them: the views' *_epoch, *_local, *_date and *_month.
+		loc, err := s.zoneIn(ctx, tx)
+		if err != nil {
+			return err
+		}
+		for _, t := range localTables {
+			if t.table == "transactions" {
+				if err := relocalize(ctx, tx, t.table, t.cols, loc, "id LIKE 'synth-%' AND created_epoch IS NULL"); err != nil {
+					return fmt.Errorf("synthetic local times: %w", err)
+				}
+			}
 		}
 		return nil
 	})
