@@ -58,3 +58,12 @@ func TestServeFeedsSpreadsheets(t *testing.T) {
 		t.Errorf("feed without BANKMIRROR_EXPORT_TOKEN: status %d, want 404", r2.StatusCode)
 	}
 }
+
+// A finished sync's progress is cleared, so the next sync's report does
+// not start with the previous one's pages and ETA.
+func TestServeClearsProgressAfterARun(t *testing.T) {
+	m, _ := startMain(t, testConfig(t, newBank(t, 150)))
+	if p := m.progress.Load(); p != nil {
+		t.Errorf("after the start-up sync, progress still holds %+v", *p)
+	}
+}

@@ -153,7 +153,11 @@ func (m *Main) Open(ctx context.Context) error {
 		if m.SyncProgress != nil {
 			m.SyncProgress(p)
 		}
-	}, AfterRun: func(sync.Result, error) { m.receiptsSeen() }})
+	}, AfterRun: func(sync.Result, error) {
+		// A finished run's progress must not show as the next one's.
+		m.progress.Store(nil)
+		m.receiptsSeen()
+	}})
 	m.Healer = sync.NewHealer(m.Bank, m.Store, m.Log)
 	m.Worker = sync.NewWorker(m.Bank, m.Store, m.Log, sync.WorkerOptions{
 		Concurrency: m.Config.WorkerConcurrency, MaxAttempts: m.Config.EventMaxAttempts,
