@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/signal"
 	"strings"
@@ -209,7 +210,9 @@ func (m *Main) Open(ctx context.Context) error {
 
 	// The public listener's routes are the receiver's (only POST on the
 	// webhook path); the admin listener's are admin.Handler's.
-	if m.http, err = startServer(ctx, m.Config.Listen, m.Receiver.Handler()); err != nil {
+	// It faces the internet: its connections are capped.
+	limit := func(ln net.Listener) net.Listener { return receiver.LimitListener(ln, receiver.DefaultMaxConns) }
+	if m.http, err = startServer(ctx, m.Config.Listen, m.Receiver.Handler(), limit); err != nil {
 		return err
 	}
 

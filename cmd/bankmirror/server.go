@@ -21,10 +21,13 @@ type server struct {
 	serveErr error         // Serve's error, set before stopped is closed
 }
 
-func startServer(ctx context.Context, addr string, h http.Handler) (*server, error) {
+func startServer(ctx context.Context, addr string, h http.Handler, wrap ...func(net.Listener) net.Listener) (*server, error) {
 	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	for _, w := range wrap {
+		ln = w(ln)
 	}
 	s := &server{
 		srv:     receiver.NewServer(h),

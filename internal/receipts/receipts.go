@@ -16,6 +16,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -282,6 +283,12 @@ func (f *Fetcher) save(ctx context.Context, p store.PendingReceipt) (path, sum s
 	}
 	resp, err := f.opts.HTTP.Do(req)
 	if err != nil {
+		// The error names the URL, whose query is the link's signature:
+		// keep it out of the logs.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			ue.URL = withoutQuery(ue.URL)
+		}
 		return "", "", fmt.Errorf("download: %w", err)
 	}
 	defer resp.Body.Close()
@@ -337,6 +344,16 @@ func (f *Fetcher) save(ctx context.Context, p store.PendingReceipt) (path, sum s
 		_ = d.Close()
 	}
 	return path, sum, nil
+}
+
+// withoutQuery is raw without its query (a signed link's signature).
+func withoutQuery(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(download link)"
+	}
+	u.RawQuery = ""
+	return u.String()
 }
 
 // sniffer keeps the first 512 bytes written to it, for content sniffing.

@@ -261,3 +261,27 @@ func storeExec(e *env, q string, args ...any) error {
 		return err
 	})
 }
+
+// A download that fails in the network is the network's failure (the pass
+// stops, no attempt counted), and its error does not carry the link's
+// signature into the logs.
+func TestNetworkFailureKeepsTheSignatureOut(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	_, err := sync.New(e.client, e.store, zerolog.Nop(), sync.Options{}).Full(ctx)
+	must(t, err)
+	dead := httptest.NewServer(http.NotFoundHandler())
+	deadURL := dead.URL
+	dead.Close() // connections to it are refused
+	must(t, storeExec(e, "UPDATE attachments SET file_url = ?", deadURL+"/file?expires=1&signature=SECRETSIG"))
+	_, err = e.fetcher(receipts.Options{}).Fetch(ctx)
+	if err == nil {
+		t.Fatal("a refused connection did not stop the pass")
+	}
+	if strings.Contains(err.Error(), "SECRETSIG") {
+		t.Errorf("the error carries the link's signature: %v", err)
+	}
+	if n := mirrortest.Int(t, e.store.Reader(), "SELECT count(*) FROM attachments WHERE download_attempts > 0"); n != 0 {
+		t.Errorf("%d attachments had an attempt counted for the network's failure", n)
+	}
+}

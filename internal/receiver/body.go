@@ -26,7 +26,8 @@ var smallBufs = sync.Pool{New: func() any {
 type body struct {
 	b            []byte
 	small, large *[]byte
-	pool         *sync.Pool // where large goes back
+	pool         *sync.Pool    // where large goes back
+	larges       chan struct{} // holds a token while large is out
 }
 
 func (b *body) free() {
@@ -35,6 +36,7 @@ func (b *body) free() {
 	}
 	if b.large != nil {
 		b.pool.Put(b.large)
+		<-b.larges
 	}
 	*b = body{}
 }
@@ -59,14 +61,25 @@ func (r *Receiver) readBody(w http.ResponseWriter, req *http.Request) (*body, re
 		r.onBody()
 	}
 	most := int(limit) + 1
-	b := &body{small: smallBufs.Get().(*[]byte), pool: &r.large}
+	b := &body{small: smallBufs.Get().(*[]byte), pool: &r.large, larges: r.larges}
 	buf := (*b.small)[:0]
 	for {
 		if len(buf) == cap(buf) {
 			// Only a body over smallBody gets here (the small buffer is
-			// full and the limit not passed yet).
+			// full and the limit not passed yet). Strangers can send such
+			// bodies on many connections at once: the large buffers are
+			// capped, and a body finding none free is refused.
+			select {
+			case r.larges <- struct{}{}:
+			default:
+				b.free()
+				return nil, refusal{reason: ReasonOverloaded, status: http.StatusServiceUnavailable}
+			}
 			b.large = r.large.Get().(*[]byte)
 			buf = append((*b.large)[:0], buf...)
+			if r.onLarge != nil {
+				r.onLarge()
+			}
 		}
 		n, err := req.Body.Read(buf[len(buf):min(cap(buf), most)])
 		buf = buf[:len(buf)+n]

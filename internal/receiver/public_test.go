@@ -607,3 +607,89 @@ func TestRefusalSummaryEachInterval(t *testing.T) {
 		t.Errorf("%d full lines and %d summarised refusals, want 2 and 4:\n%s", full, sum, buf.String())
 	}
 }
+
+// Bodies over 4 KiB are read into 64 KiB buffers before their signature can
+// be checked; strangers sending them on many connections get 503 once
+// MaxLargeBodies are in use (memory stays bounded), while genuine
+// deliveries, which are small, are answered 200.
+func TestLargeBodiesAreCapped(t *testing.T) {
+	const holders = 4
+	var reasons reasonLog
+	st := mustOpenStore(t)
+	r := mustStart(t, st, Config{MaxLargeBodies: holders, BodyTimeout: within, OnRefused: reasons.add})
+	large := make(chan struct{}, holders+1)
+	r.onLarge = func() { large <- struct{}{} }
+	addr := serveLoopback(t, r)
+	part := strings.Repeat("x", 5000) // past the 4 KiB small buffer
+	for range holders {
+		c := dial(t, addr)
+		if _, err := io.WriteString(c, head("POST", "/webhook", randomSig(), DefaultMaxBody)+part); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, large)
+	}
+	c := dial(t, addr)
+	if _, err := io.WriteString(c, head("POST", "/webhook", randomSig(), DefaultMaxBody)+part); err != nil {
+		t.Fatal(err)
+	}
+	if resp, _ := readResponse(t, c); resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("a large body beyond the cap: %d, want 503", resp.StatusCode)
+	}
+	if got := reasons.counts()[ReasonOverloaded]; got != 1 {
+		t.Errorf("%d refusals as overloaded, want 1", got)
+	}
+	if got := len(r.larges); got != holders {
+		t.Errorf("%d large buffers in use, want %d", got, holders)
+	}
+
+	good := eventBody("ev-small", "TRANSACTION_CREATED", "tx-1")
+	req, err := http.NewRequest(http.MethodPost, "http://"+addr+"/webhook", bytes.NewReader(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set(SignatureHeader, sign(good, secretA))
+	resp, err := (&http.Client{Timeout: within}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || countRows(t, st, "ev-small") != 1 {
+		t.Errorf("genuine delivery while the large buffers are taken: %d", resp.StatusCode)
+	}
+}
+
+// The public listener's connections are capped: beyond the cap a
+// connection waits in the backlog until one closes.
+func TestLimitListenerCapsConnections(t *testing.T) {
+	ln, err := (&net.ListenConfig{}).Listen(t.Context(), "tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	limited := LimitListener(ln, 2)
+	t.Cleanup(func() { _ = limited.Close() })
+	accepted := make(chan net.Conn, 3)
+	go func() {
+		for {
+			c, err := limited.Accept()
+			if err != nil {
+				close(accepted)
+				return
+			}
+			accepted <- c
+		}
+	}()
+	for range 3 {
+		dial(t, ln.Addr().String())
+	}
+	first, second := <-accepted, <-accepted
+	select {
+	case c := <-accepted:
+		t.Fatalf("a third connection was accepted while two were open: %v", c.RemoteAddr())
+	default:
+	}
+	_ = first.Close()
+	if c := <-accepted; c == nil {
+		t.Error("the third connection was not accepted after one closed")
+	}
+	_ = second.Close()
+}

@@ -53,6 +53,12 @@ const (
 	// retransmission timeouts are 1 s and 2 s), or 64 KiB at about 100
 	// kbit/s, while a connection that trickles its body is cut after 5 s.
 	DefaultBodyTimeout = 5 * time.Second
+	// DefaultMaxLargeBodies is the default Config.MaxLargeBodies: 32
+	// buffers of 64 KiB, 2 MiB in all.
+	DefaultMaxLargeBodies = 32
+	// DefaultMaxConns is how many connections LimitListener lets the
+	// public listener hold at once; more wait in the kernel's backlog.
+	DefaultMaxConns = 1024
 	// DefaultRefusedLogInterval is the default Config.RefusedLogInterval.
 	DefaultRefusedLogInterval = time.Minute
 )
@@ -127,6 +133,11 @@ type Config struct {
 	MaxInFlight int
 	// MaxBody is the largest body accepted; DefaultMaxBody when <= 0.
 	MaxBody int64
+	// MaxLargeBodies caps the bodies over 4 KiB read at once, each into a
+	// buffer of MaxBody+1 bytes, before their signature can be checked;
+	// beyond it such a delivery is answered 503 (real events are under
+	// 1 KiB). DefaultMaxLargeBodies when <= 0.
+	MaxLargeBodies int
 	// BodyTimeout bounds reading a request's body, from the end of its
 	// headers; a slower body is answered 408 and its connection closed.
 	// DefaultBodyTimeout when <= 0.
@@ -159,9 +170,11 @@ type Receiver struct {
 	cfg Config
 	log zerolog.Logger
 
-	queue   chan *request
-	slots   chan struct{} // one per verified delivery waiting for its commit
-	large   sync.Pool     // *[]byte of MaxBody+1 bytes, for bodies over smallBody
+	queue chan *request
+	slots chan struct{} // one per verified delivery waiting for its commit
+	large sync.Pool     // *[]byte of MaxBody+1 bytes, for bodies over smallBody
+	// larges holds a token per large buffer in use (Config.MaxLargeBodies).
+	larges  chan struct{}
 	refused *refusalLog
 	stop    chan struct{} // closed by Close
 	done    chan struct{} // closed when the writer has exited
@@ -172,6 +185,8 @@ type Receiver struct {
 	// direct makes each request insert its own event in its own
 	// transaction, bypassing the writer (the benchmark's baseline).
 	direct bool
+	// onLarge, if set, is called when a body takes a large buffer (tests).
+	onLarge func()
 	// onEnqueue, if set, is called after a request is queued (tests).
 	onEnqueue func()
 	// onBody, if set, is called when a request starts reading its body
@@ -194,6 +209,9 @@ func New(in inbox, cfg Config) *Receiver {
 	if cfg.MaxInFlight <= 0 {
 		cfg.MaxInFlight = DefaultMaxInFlight
 	}
+	if cfg.MaxLargeBodies <= 0 {
+		cfg.MaxLargeBodies = DefaultMaxLargeBodies
+	}
 	if cfg.BodyTimeout <= 0 {
 		cfg.BodyTimeout = DefaultBodyTimeout
 	}
@@ -210,6 +228,7 @@ func New(in inbox, cfg Config) *Receiver {
 		log:     log,
 		queue:   make(chan *request, maxBatch),
 		slots:   make(chan struct{}, cfg.MaxInFlight),
+		larges:  make(chan struct{}, cfg.MaxLargeBodies),
 		stop:    make(chan struct{}),
 		done:    make(chan struct{}),
 		refused: newRefusalLog(log, cfg.RefusedLogInterval),

@@ -6,6 +6,8 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"golang.org/x/net/netutil"
 )
 
 // Server limits. The bank gives up on a callback after 30 s. A handler sets
@@ -45,6 +47,17 @@ func NewServer(h http.Handler) *http.Server {
 		// rather than a 200 from net/http.
 		DisableGeneralOptionsHandler: true,
 	}
+}
+
+// LimitListener caps the connections ln holds at once at n
+// (DefaultMaxConns when n <= 0): each costs a goroutine and buffers, and
+// strangers can open many. Connections beyond it wait in the kernel's
+// backlog until one closes (the body deadline closes a stalled one).
+func LimitListener(ln net.Listener, n int) net.Listener {
+	if n <= 0 {
+		n = DefaultMaxConns
+	}
+	return netutil.LimitListener(ln, n)
 }
 
 // Listen binds addr (":0" picks a free port; ln.Addr() tells which) and
