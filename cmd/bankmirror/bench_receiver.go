@@ -98,7 +98,7 @@ func benchReceiverMode(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer func() { _ = bare.shutdown() }()
+	defer func() { _ = bare.Shutdown(shutdownGrace) }()
 
 	type row struct {
 		bare, daemon, ratio []float64
@@ -112,7 +112,7 @@ func benchReceiverMode(ctx context.Context, a *app, args []string) error {
 		r := &rows[ci]
 		for round := 1; round <= *rounds; round++ {
 			resetPeakRSS()
-			b, err := driveWebhooks(ctx, bare.baseURL, cfg.WebhookPath, load, c)
+			b, err := driveWebhooks(ctx, bare.URL(), cfg.WebhookPath, load, c)
 			if err != nil {
 				return fmt.Errorf("bare handler: %w", err)
 			}

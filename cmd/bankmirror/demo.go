@@ -47,8 +47,8 @@ func cmdDemo(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer func() { _ = srv.shutdown() }()
-	apiURL := srv.baseURL + "/api/v1"
+	defer func() { _ = srv.Shutdown(shutdownGrace) }()
+	apiURL := srv.URL() + "/api/v1"
 	fmt.Fprintf(a.stdout, "Simulated bank with %d transactions at %s\n", *n, apiURL)
 
 	// The daemon itself, on a free loopback port; it runs a full sync at

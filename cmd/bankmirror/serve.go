@@ -19,6 +19,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/export"
 	"github.com/bankmirror/bankmirror/internal/health"
+	"github.com/bankmirror/bankmirror/internal/httpserver"
 	"github.com/bankmirror/bankmirror/internal/receipts"
 	"github.com/bankmirror/bankmirror/internal/receiver"
 	"github.com/bankmirror/bankmirror/internal/store"
@@ -80,8 +81,8 @@ type Main struct {
 	Health   *health.Monitor
 	Metrics  *admin.Metrics
 
-	http   *server
-	admin  *admin.Server
+	http   *httpserver.Server
+	admin  *httpserver.Server
 	closed bool // Close has run
 
 	bgCtx  context.Context    // lives until Close: the worker, syncs, loops
@@ -97,7 +98,7 @@ func NewMain(cfg Config, log zerolog.Logger) *Main {
 }
 
 // URL is the base URL the HTTP server listens on.
-func (m *Main) URL() string { return m.http.baseURL }
+func (m *Main) URL() string { return m.http.URL() }
 
 // AdminURL is the base URL of the admin listener, "" when it is off.
 func (m *Main) AdminURL() string {
@@ -123,8 +124,8 @@ func (m *Main) Run(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			serving = false
-		case <-m.http.stopped:
-			m.Log.Error().Err(m.http.serveErr).Msg("http server stopped")
+		case <-m.http.Stopped():
+			m.Log.Error().Err(m.http.Err()).Msg("http server stopped")
 			serving = false
 		case <-m.Reloads:
 			_ = m.Reload() // logged; a bad token file changes nothing
@@ -359,10 +360,10 @@ func (m *Main) Close() error {
 	m.closed = true
 	var errs []error
 	if m.admin != nil {
-		errs = append(errs, m.admin.Close())
+		errs = append(errs, m.admin.Shutdown(admin.ShutdownGrace))
 	}
 	if m.http != nil {
-		errs = append(errs, m.http.shutdown())
+		errs = append(errs, m.http.Shutdown(shutdownGrace))
 	}
 	if m.Receiver != nil {
 		if err := m.Receiver.Close(); err != nil && !errors.Is(err, receiver.ErrClosed) {

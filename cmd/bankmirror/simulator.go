@@ -41,12 +41,12 @@ func cmdSimulator(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	sim.Prerender(srv.baseURL + "/api/v1")
+	sim.Prerender(srv.URL() + "/api/v1")
 	sim.SetLive(every)
 	fmt.Fprintf(a.stdout, "simulated bank listening\nBANKMIRROR_SIM_CONTROL_URL=%s\nBANKMIRROR_SIM_CONTROL_TOKEN=%s\nBANKMIRROR_API_URL=%s\nBANKMIRROR_TOKEN=%s\n",
-		srv.baseURL+"/_sim", sim.ControlToken(), srv.baseURL+"/api/v1", sim.Token())
+		srv.URL()+"/_sim", sim.ControlToken(), srv.URL()+"/api/v1", sim.Token())
 	<-ctx.Done()
-	return srv.shutdown()
+	return srv.Shutdown(shutdownGrace)
 }
 
 // simulatorFlags are the flags of the simulator command that need parsing.
