@@ -89,16 +89,11 @@ func benchSyncMode(ctx context.Context, a *app, args []string) error {
 	if *rounds < 1 || *n < 1 || *stall <= 0 {
 		return fmt.Errorf("%w: --rounds, --transactions and --stall must be positive", errUsage)
 	}
-	cleanup, err := benchDir(dir)
+	sim, done, err := benchSetup(ctx, dir, *n)
 	if err != nil {
 		return err
 	}
-	defer cleanup()
-	sim, err := startBenchSim(ctx, *n)
-	if err != nil {
-		return err
-	}
-	defer sim.stop()
+	defer done()
 	cfg, user, err := benchConfig(a.environ, map[string]string{"API_URL": sim.apiURL, "TOKEN": sim.token})
 	if err != nil {
 		return err
@@ -189,6 +184,21 @@ func benchDir(dir *string) (cleanup func(), err error) {
 	}
 	*dir = d
 	return func() { os.RemoveAll(d) }, nil
+}
+
+// benchSetup prepares a benchmark's directory (benchDir) and starts the
+// simulated bank with n transactions in a child process; done stops the
+// bank and removes a temporary directory.
+func benchSetup(ctx context.Context, dir *string, n int, simArgs ...string) (sim *benchSim, done func(), err error) {
+	cleanup, err := benchDir(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	if sim, err = startBenchSim(ctx, n, simArgs...); err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	return sim, func() { sim.stop(); cleanup() }, nil
 }
 
 // removeDB removes an SQLite file and its WAL and shared-memory files.

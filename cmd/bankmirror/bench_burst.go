@@ -38,16 +38,11 @@ func benchBurstMode(ctx context.Context, a *app, args []string) error {
 	if *target < 20 || *n < 0 || *duration < 0 || *timeout <= 0 {
 		return fmt.Errorf("%w: --events must be at least 20, --timeout positive", errUsage)
 	}
-	cleanup, err := benchDir(dir)
+	sim, done, err := benchSetup(ctx, dir, *n, "--webhook-retry", "200ms,2s,20")
 	if err != nil {
 		return err
 	}
-	defer cleanup()
-	sim, err := startBenchSim(ctx, *n, "--webhook-retry", "200ms,2s,20")
-	if err != nil {
-		return err
-	}
-	defer sim.stop()
+	defer done()
 	set := map[string]string{"API_URL": sim.apiURL, "TOKEN": sim.token, "LISTEN": "127.0.0.1:0", "ADMIN_LISTEN": "127.0.0.1:0", "DB": filepath.Join(*dir, "burst.db")}
 	cfg, user, err := benchConfig(a.environ, set)
 	if err != nil {

@@ -41,16 +41,11 @@ func benchIdleMode(ctx context.Context, a *app, args []string) error {
 	if *n < 1 || *idle <= 0 || *ticks < 1 {
 		return fmt.Errorf("%w: --transactions, --idle and --ticks must be positive", errUsage)
 	}
-	cleanup, err := benchDir(dir)
+	sim, done, err := benchSetup(ctx, dir, *n)
 	if err != nil {
 		return err
 	}
-	defer cleanup()
-	sim, err := startBenchSim(ctx, *n)
-	if err != nil {
-		return err
-	}
-	defer sim.stop()
+	defer done()
 	listen, admin, err := freeAddrs()
 	if err != nil {
 		return err

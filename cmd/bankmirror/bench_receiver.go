@@ -56,16 +56,11 @@ func benchReceiverMode(ctx context.Context, a *app, args []string) error {
 	if *n < 1 || *events < 1 || *rounds < 1 || *catchUp <= 0 {
 		return fmt.Errorf("%w: --transactions, --events, --rounds and --catch-up must be positive", errUsage)
 	}
-	cleanup, err := benchDir(dir)
+	sim, done, err := benchSetup(ctx, dir, *n)
 	if err != nil {
 		return err
 	}
-	defer cleanup()
-	sim, err := startBenchSim(ctx, *n)
-	if err != nil {
-		return err
-	}
-	defer sim.stop()
+	defer done()
 	secret := randomHex(32)
 	set := map[string]string{"API_URL": sim.apiURL, "TOKEN": sim.token, "LISTEN": "127.0.0.1:0", "ADMIN_LISTEN": "127.0.0.1:0", "WEBHOOK_SECRET": secret}
 	cfg, user, err := benchConfig(a.environ, set)
