@@ -314,7 +314,8 @@ func freeAddrs() (string, string, error) {
 }
 
 // pidMiB reads a memory figure (VmRSS, VmHWM, RssAnon) of process pid in
-// MiB.
+// MiB; 0 when it cannot.
 func pidMiB(pid int, field string) float64 {
-	return statusMiB("/proc/"+strconv.Itoa(pid)+"/status", field)
+	mib, _ := procStatusMiB("/proc/"+strconv.Itoa(pid)+"/status", field)
+	return mib
 }

@@ -270,13 +270,10 @@ func randomHex(n int) string {
 	return hex.EncodeToString(b)
 }
 
-// procMiB reads a memory figure (VmRSS, VmHWM) of this process in MiB.
-func procMiB(field string) float64 { return statusMiB("/proc/self/status", field) }
-
-// statusMiB reads a memory figure of a /proc/.../status file in MiB; 0
+// procMiB reads a memory figure (VmRSS, VmHWM) of this process in MiB; 0
 // when it cannot.
-func statusMiB(path, field string) float64 {
-	mib, _ := procStatusMiB(path, field)
+func procMiB(field string) float64 {
+	mib, _ := procStatusMiB("/proc/self/status", field)
 	return mib
 }
 
