@@ -559,6 +559,11 @@ func TestRefusalSummaryEachInterval(t *testing.T) {
 	w := &notifyWriter{lockedWriter: lockedWriter{w: &buf, mu: &mu}, wrote: make(chan struct{}, 1)}
 	r := New(&fakeInbox{}, Config{RefusedLogInterval: 20 * time.Millisecond, Log: zerolog.New(w)})
 	h := r.Handler()
+	logged := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return buf.String()
+	}
 	lines := func() []map[string]any {
 		mu.Lock()
 		defer mu.Unlock()
@@ -586,7 +591,7 @@ func TestRefusalSummaryEachInterval(t *testing.T) {
 			case <-w.wrote:
 			case <-tick.C:
 			case <-deadline:
-				t.Fatalf("waiting for %s; log:\n%s", what, buf.String())
+				t.Fatalf("waiting for %s; log:\n%s", what, logged())
 			}
 		}
 	}
@@ -604,7 +609,7 @@ func TestRefusalSummaryEachInterval(t *testing.T) {
 		t.Fatal(err)
 	}
 	if full, sum := count(lines()); full != 2 || sum != 4 {
-		t.Errorf("%d full lines and %d summarised refusals, want 2 and 4:\n%s", full, sum, buf.String())
+		t.Errorf("%d full lines and %d summarised refusals, want 2 and 4:\n%s", full, sum, logged())
 	}
 }
 

@@ -76,6 +76,7 @@ type refusalLog struct {
 	full   map[string]bool // reasons logged in full since the log was last quiet
 	counts map[string]int  // refusals since the last summary, not logged in full
 	timer  *time.Timer     // the next summary; nil while quiet
+	gen    uint64          // which timer is current; a stale one does nothing
 }
 
 func newRefusalLog(log zerolog.Logger, every time.Duration) *refusalLog {
@@ -92,9 +93,11 @@ func (l *refusalLog) record(ref refusal) {
 		l.counts[ref.reason]++
 	}
 	if l.timer == nil {
-		var t *time.Timer
-		t = time.AfterFunc(l.every, func() { l.tick(t) })
-		l.timer = t
+		// The callback gets its generation by value: it must not read a
+		// variable this goroutine writes after AfterFunc returns.
+		l.gen++
+		gen := l.gen
+		l.timer = time.AfterFunc(l.every, func() { l.tick(gen) })
 	}
 	l.mu.Unlock()
 	if !first {
@@ -115,10 +118,11 @@ func (l *refusalLog) record(ref refusal) {
 	e.Str(logInterval, l.every.String()).Msg("webhook request refused; more refusals for this reason are counted and summarised once per interval")
 }
 
-// tick writes the summary of the interval that t closes, or goes quiet.
-func (l *refusalLog) tick(t *time.Timer) {
+// tick writes the summary of the interval that timer gen closes, or goes
+// quiet.
+func (l *refusalLog) tick(gen uint64) {
 	l.mu.Lock()
-	if l.timer != t { // flushed meanwhile
+	if l.timer == nil || l.gen != gen { // flushed meanwhile
 		l.mu.Unlock()
 		return
 	}
@@ -130,7 +134,7 @@ func (l *refusalLog) tick(t *time.Timer) {
 		return
 	}
 	l.counts = map[string]int{}
-	t.Reset(l.every)
+	l.timer.Reset(l.every)
 	l.mu.Unlock()
 	l.summary(counts)
 }
