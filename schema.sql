@@ -218,6 +218,9 @@ CREATE TABLE IF NOT EXISTS webhook_delivery_logs (
 -- them with more columns (local dates, flags, account types) and adds
 -- v_monthly_income, v_daily_balances and v_history: see
 -- internal/store/money_views.sql, where every column is described.
+-- Version 7 adds v_ledger, the columns of v_transactions a spreadsheet
+-- needs and the default of `bankmirror export`:
+-- internal/store/ledger_view.sql.
 CREATE VIEW IF NOT EXISTS v_transactions AS
 SELECT
     t.id,

@@ -32,7 +32,7 @@ func cmdExport(ctx context.Context, a *app, args []string) error {
 		"[--account ID|NAME] [--category ID|NAME] [--tag LABEL] [--status HELD|SETTLED] [-o FILE] | --list")
 	format := fs.String("format", "", "csv, json (JSON lines) or xlsx; default: from -o's extension, else csv")
 	var views stringList
-	fs.Var(&views, "view", "view to export (default v_transactions); repeat it for xlsx, one sheet per view")
+	fs.Var(&views, "view", "view to export (default v_ledger, the columns a spreadsheet needs; v_transactions has them all); repeat it for xlsx, one sheet per view")
 	var f export.Filter
 	fs.StringVar(&f.Since, "since", "", "from this day (YYYY-MM-DD, in BANKMIRROR_TIMEZONE), month (YYYY-MM) or RFC 3339 time, inclusive")
 	fs.StringVar(&f.Until, "until", "", "up to this day, month or time, inclusive")

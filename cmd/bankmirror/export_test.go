@@ -60,7 +60,7 @@ func TestCLIExport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(recs) != 1+6 || recs[0][0] != "id" { // one in 50 is HELD
+	if len(recs) != 1+6 || recs[0][0] != "created_date" { // one in 50 is HELD; v_ledger by default
 		t.Fatalf("%d records, want a header and the 6 HELD transactions:\n%s", len(recs), r.stdout)
 	}
 	out := filepath.Join(t.TempDir(), "held.csv")
@@ -76,7 +76,7 @@ func TestCLIExport(t *testing.T) {
 	if st, _ := os.Stat(out); st.Mode().Perm() != 0o600 {
 		t.Errorf("mode %v, want 0600", st.Mode().Perm())
 	}
-	if !strings.Contains(r.stderr, "exported 6 rows of v_transactions to "+out) {
+	if !strings.Contains(r.stderr, "exported 6 rows of v_ledger to "+out) {
 		t.Errorf("no summary on stderr: %s", r)
 	}
 
@@ -181,9 +181,9 @@ func TestCLIExportTimezone(t *testing.T) {
 			loc, err := time.LoadLocation(zone)
 			must(t, err)
 			env := map[string]string{"BANKMIRROR_DB": db, "BANKMIRROR_LOG_FORMAT": "json", "BANKMIRROR_TIMEZONE": zone}
-			all := runCLI(t, env, "export")
+			all := runCLI(t, env, "export", "--view", "v_transactions")
 			wantCode(t, all, 0)
-			day := runCLI(t, env, "export", "--since", "2026-03-01", "--until", "2026-03-01")
+			day := runCLI(t, env, "export", "--view", "v_transactions", "--since", "2026-03-01", "--until", "2026-03-01")
 			wantCode(t, day, 0)
 			recs, err := csv.NewReader(strings.NewReader(all.stdout)).ReadAll()
 			must(t, err)

@@ -37,7 +37,7 @@ func ParseFormat(s string) (Format, error) {
 // Request is what to export.
 type Request struct {
 	Format Format
-	// Views to export (v_transactions when empty); several only for XLSX,
+	// Views to export (DefaultView when empty); several only for XLSX,
 	// one sheet each.
 	Views  []string
 	Filter Filter
@@ -51,7 +51,7 @@ type Request struct {
 }
 
 // DefaultView is exported when the request names none.
-const DefaultView = "v_transactions"
+const DefaultView = "v_ledger"
 
 // Plan is a request checked against the mirror: the views exist and the
 // filters apply to them. Nothing has been written yet.

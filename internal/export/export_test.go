@@ -8,6 +8,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -73,7 +74,7 @@ func parseCSV(t testing.TB, b []byte) [][]string {
 // exponent or separators, empty for NULL; lines end CRLF.
 func TestCSVEqualsView(t *testing.T) {
 	db := openMirror(t)
-	for _, view := range []string{"v_transactions", "v_monthly_spending", "v_test_generic"} {
+	for _, view := range []string{"v_transactions", "v_ledger", "v_monthly_spending", "v_test_generic"} {
 		t.Run(view, func(t *testing.T) {
 			out, res := run(t, db, export.Request{Format: export.CSV, Views: []string{view}})
 			cols, rows := viewRows(t, db, "SELECT * FROM "+view)
@@ -324,7 +325,7 @@ func TestDateFilterComparesInstants(t *testing.T) {
 	// is inside an inclusive bound given as that instant.
 	pick := all[len(all)/3]
 	instant := ts(pick[1].(string)).UTC().Format(time.RFC3339)
-	out, _ := run(t, db, export.Request{Format: export.CSV, Filter: export.Filter{Since: instant, Until: instant}})
+	out, _ := run(t, db, export.Request{Format: export.CSV, Views: []string{"v_transactions"}, Filter: export.Filter{Since: instant, Until: instant}})
 	recs := parseCSV(t, out)
 	var ids []string
 	for _, r := range recs[1:] {
@@ -532,5 +533,64 @@ func TestExportCancelledMidway(t *testing.T) {
 				t.Errorf("error %v after %d rows, want context.Canceled", err, res.Rows)
 			}
 		})
+	}
+}
+
+// An export that names no view writes v_ledger, whose every column is the
+// column of the same name of v_transactions, row for row.
+func TestDefaultViewIsLedger(t *testing.T) {
+	db := openMirror(t)
+	plan, err := export.Prepare(context.Background(), db, export.Request{Format: export.CSV})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cols := plan.Columns(0)
+	ledger, _ := viewRows(t, db, "SELECT * FROM v_ledger LIMIT 1")
+	if len(cols) != len(ledger) || cols[0].Name != ledger[0] {
+		t.Fatalf("default export has columns %v, want v_ledger's %v", cols, ledger)
+	}
+	all, _ := viewRows(t, db, "SELECT * FROM v_transactions LIMIT 1")
+	if len(ledger) >= len(all) {
+		t.Errorf("v_ledger has %d columns, v_transactions %d: not narrower", len(ledger), len(all))
+	}
+	var n int
+	if err := db.QueryRow("SELECT count(*) FROM v_ledger").Scan(&n); err != nil || n == 0 {
+		t.Fatalf("v_ledger: %d rows, %v", n, err)
+	}
+	for _, c := range ledger {
+		if !slices.Contains(all, c) {
+			t.Errorf("v_ledger.%s is not a column of v_transactions", c)
+			continue
+		}
+		q := fmt.Sprintf(`SELECT count(*) FROM v_ledger l JOIN v_transactions t USING (id) WHERE l."%[1]s" IS NOT t."%[1]s"`, c)
+		var differ int
+		if err := db.QueryRow(q).Scan(&differ); err != nil {
+			t.Fatal(err)
+		}
+		if differ != 0 {
+			t.Errorf("v_ledger.%s differs from v_transactions' in %d rows", c, differ)
+		}
+	}
+	// The same days select the same transactions in both, in a zone
+	// other than the mirror's.
+	tokyo, err := time.LoadLocation("Asia/Tokyo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, days := viewRows(t, db, "SELECT DISTINCT created_date FROM v_transactions ORDER BY 1")
+	day := days[len(days)/2][0].(string)
+	ids := func(view string) []string {
+		out, _ := run(t, db, export.Request{Format: export.CSV, Views: []string{view}, Location: tokyo,
+			Filter: export.Filter{Since: day, Until: day}})
+		recs := parseCSV(t, out)
+		var ids []string
+		for _, r := range recs[1:] {
+			ids = append(ids, r[colIndex(t, recs[0], "id")])
+		}
+		slices.Sort(ids)
+		return ids
+	}
+	if l, tr := ids("v_ledger"), ids("v_transactions"); len(l) == 0 || !slices.Equal(l, tr) {
+		t.Errorf("--since/--until %s (Asia/Tokyo): v_ledger has %v, v_transactions %v", day, l, tr)
 	}
 }

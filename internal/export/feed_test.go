@@ -157,9 +157,9 @@ func TestFeedServesTheExport(t *testing.T) {
 		req                export.Request
 		ctype              string
 	}{
-		{"csv, bearer", "/export/v_transactions.csv", feedToken, export.Request{Format: export.CSV}, "text/csv"},
-		{"csv, query token", "/export/v_transactions.csv?" + q, "", export.Request{Format: export.CSV}, "text/csv"},
-		{"csv, query token behind a proxy's Basic auth", "/export/v_transactions.csv?" + q, "basic", export.Request{Format: export.CSV}, "text/csv"},
+		{"csv, bearer", "/export/v_transactions.csv", feedToken, export.Request{Format: export.CSV, Views: []string{"v_transactions"}}, "text/csv"},
+		{"csv, query token", "/export/v_transactions.csv?" + q, "", export.Request{Format: export.CSV, Views: []string{"v_transactions"}}, "text/csv"},
+		{"csv, query token behind a proxy's Basic auth", "/export/v_transactions.csv?" + q, "basic", export.Request{Format: export.CSV, Views: []string{"v_transactions"}}, "text/csv"},
 		{"json with filters", "/export/v_test_generic.json?status=settled&tag=" + url.QueryEscape(commaTag) + "&" + q, "",
 			export.Request{Format: export.JSON, Views: []string{"v_test_generic"}, Filter: export.Filter{Status: "settled", Tag: commaTag}}, "application/x-ndjson"},
 		{"csv since a month", "/export/v_monthly_spending.csv?since=2026-01&" + q, "",

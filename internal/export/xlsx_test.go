@@ -18,7 +18,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/export"
 )
 
-var xlsxViews = []string{"v_transactions", "v_monthly_spending", "v_monthly_income", "v_daily_balances", "v_history", "v_test_generic"}
+var xlsxViews = []string{"v_transactions", "v_ledger", "v_monthly_spending", "v_monthly_income", "v_daily_balances", "v_history", "v_test_generic"}
 
 // writeXLSX exports views to a file in a temporary directory.
 func writeXLSX(t testing.TB, db *sql.DB, views ...string) string {

@@ -16,6 +16,11 @@ import (
 //go:embed money_views.sql
 var moneyViews string
 
+// ledgerView is the migration that adds v_ledger.
+//
+//go:embed ledger_view.sql
+var ledgerView string
+
 // DefaultTimeZone is the zone of the customer's local dates when none is
 // configured: the zone of the bank's own timestamps.
 const DefaultTimeZone = "Australia/Melbourne"

@@ -72,6 +72,9 @@ var migrations = []migration{
 	// 6: webhook secrets move to the secrets file beside the mirror;
 	// webhooks.secret_key stays, always ''.
 	{run: (*Store).moveSecretsOut},
+	// 7: v_ledger, the columns a spreadsheet needs (ledger_view.sql): the
+	// default of `bankmirror export`.
+	{sql: ledgerView},
 }
 
 // TimeLayout is how the store writes its own timestamps (observed_at,
