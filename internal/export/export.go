@@ -3,6 +3,7 @@ package export
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io"
@@ -116,16 +117,84 @@ type Result struct {
 }
 
 // Write runs the plan, streaming the rows to w. All views are read in one
-// transaction, so that the sheets of an XLSX agree with each other.
+// transaction, so that the sheets of an XLSX agree with each other. The
+// rows are read through the driver's own connection (sql.Conn.Raw), as
+// the driver returns their values: database/sql's Scan would convert and
+// copy every value of every row once more.
 func (p *Plan) Write(ctx context.Context, db *sql.DB, w io.Writer) (res Result, err error) {
-	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	err = readTx(ctx, db, func(q driver.QueryerContext) error {
+		res, err = p.write(ctx, q, w)
+		return err
+	})
+	return res, err
+}
+
+// Drain reads every row of the plan's first view as Write reads them, and
+// writes nothing: the baseline `bankmirror bench export` measures the
+// exports against.
+func (p *Plan) Drain(ctx context.Context, db *sql.DB) (n int64, err error) {
+	vp := p.views[0]
+	err = readTx(ctx, db, func(q driver.QueryerContext) error {
+		rows, err := q.QueryContext(ctx, vp.sql, namedArgs(vp.args))
+		if err != nil {
+			return fmt.Errorf("export %s: %w", vp.name, err)
+		}
+		defer rows.Close()
+		dest := make([]driver.Value, len(rows.Columns()))
+		for {
+			if err := rows.Next(dest); err != nil {
+				if errors.Is(err, io.EOF) {
+					return nil
+				}
+				return fmt.Errorf("export %s: %w", vp.name, err)
+			}
+			n++
+		}
+	})
+	return n, err
+}
+
+// readTx runs f in a read transaction on one of db's connections, through
+// the driver's own connection (sql.Conn.Raw).
+func readTx(ctx context.Context, db *sql.DB, f func(q driver.QueryerContext) error) error {
+	conn, err := db.Conn(ctx)
 	if err != nil {
-		return res, fmt.Errorf("export: begin: %w", err)
+		return fmt.Errorf("export: connect: %w", err)
 	}
-	defer func() { _ = tx.Rollback() }()
+	defer conn.Close()
+	return conn.Raw(func(dc any) error {
+		q, ok := dc.(driverConn)
+		if !ok {
+			return fmt.Errorf("export: the driver's connection (%T) cannot run queries", dc)
+		}
+		tx, err := q.BeginTx(ctx, driver.TxOptions{ReadOnly: true})
+		if err != nil {
+			return fmt.Errorf("export: begin: %w", err)
+		}
+		defer func() { _ = tx.Rollback() }()
+		return f(q)
+	})
+}
+
+// namedArgs are a query's arguments as the driver takes them.
+func namedArgs(args []any) []driver.NamedValue {
+	out := make([]driver.NamedValue, len(args))
+	for i, a := range args {
+		out[i] = driver.NamedValue{Ordinal: i + 1, Value: a}
+	}
+	return out
+}
+
+// driverConn is what Write needs of the driver's connection.
+type driverConn interface {
+	driver.ConnBeginTx
+	driver.QueryerContext
+}
+
+func (p *Plan) write(ctx context.Context, q driver.QueryerContext, w io.Writer) (res Result, err error) {
 	switch p.req.Format {
 	case CSV, JSON:
-		src, err := p.views[0].open(ctx, tx)
+		src, err := p.views[0].open(ctx, q)
 		if err != nil {
 			return res, err
 		}
@@ -137,7 +206,7 @@ func (p *Plan) Write(ctx context.Context, db *sql.DB, w io.Writer) (res Result, 
 		}
 		return res, err
 	}
-	return writeXLSX(ctx, tx, p, w)
+	return writeXLSX(ctx, q, p, w)
 }
 
 // source streams one view's rows. A goroutine of its own reads them
@@ -147,11 +216,11 @@ func (p *Plan) Write(ctx context.Context, db *sql.DB, w io.Writer) (res Result, 
 type source struct {
 	view  string
 	cols  []Column
-	vals  []any // the current row; valid until the next call to next
+	vals  []driver.Value // the current row; valid until the next call to next
 	count int64
 	err   error
 
-	rows  *sql.Rows
+	rows  driver.Rows
 	full  chan *batch // read batches, to the caller
 	free  chan *batch // consumed batches, back to the reader
 	stop  chan struct{}
@@ -164,7 +233,7 @@ type source struct {
 
 // batch is rows read and not yet consumed.
 type batch struct {
-	vals [][]any
+	vals [][]driver.Value
 	n    int
 }
 
@@ -175,26 +244,22 @@ const (
 	batches   = 3
 )
 
-func (vp *viewPlan) open(ctx context.Context, q Queryer) (*source, error) {
-	rows, err := q.QueryContext(ctx, vp.sql, vp.args...)
+func (vp *viewPlan) open(ctx context.Context, q driver.QueryerContext) (*source, error) {
+	rows, err := q.QueryContext(ctx, vp.sql, namedArgs(vp.args))
 	if err != nil {
 		return nil, fmt.Errorf("export %s: %w", vp.name, err)
 	}
-	names, err := rows.Columns()
-	if err != nil {
-		rows.Close() //nolint:sqlclosecheck // on success the rows are the source's, closed by source.close
-		return nil, fmt.Errorf("export %s: %w", vp.name, err)
-	}
+	names := rows.Columns()
 	if len(names) != len(vp.cols) {
-		rows.Close() //nolint:sqlclosecheck // as above
+		_ = rows.Close()
 		return nil, fmt.Errorf("export %s: the view changed while the export began (%d columns, then %d)", vp.name, len(vp.cols), len(names))
 	}
 	s := &source{view: vp.name, cols: vp.cols, rows: rows, full: make(chan *batch, batches), free: make(chan *batch, batches),
 		stop: make(chan struct{}), done: make(chan struct{})}
 	for range batches {
-		b := &batch{vals: make([][]any, batchRows)}
+		b := &batch{vals: make([][]driver.Value, batchRows)}
 		for i := range b.vals {
-			b.vals[i] = make([]any, len(names))
+			b.vals[i] = make([]driver.Value, len(names))
 		}
 		s.free <- b
 	}
@@ -207,7 +272,6 @@ func (vp *viewPlan) open(ctx context.Context, q Queryer) (*source, error) {
 func (s *source) read(ctx context.Context) {
 	defer close(s.done)
 	defer close(s.full)
-	ptrs := make([]any, len(s.cols))
 	var read int64
 	for {
 		var b *batch
@@ -224,17 +288,10 @@ func (s *source) read(ctx context.Context) {
 					break
 				}
 			}
-			if !s.rows.Next() {
-				s.rerr = s.rows.Err()
-				break
-			}
-			row := b.vals[b.n]
-			for i := range row {
-				row[i] = nil
-				ptrs[i] = &row[i]
-			}
-			if err := s.rows.Scan(ptrs...); err != nil {
-				s.rerr = err
+			if err := s.rows.Next(b.vals[b.n]); err != nil {
+				if !errors.Is(err, io.EOF) {
+					s.rerr = err
+				}
 				break
 			}
 			b.n++

@@ -594,3 +594,23 @@ func TestDefaultViewIsLedger(t *testing.T) {
 		t.Errorf("--since/--until %s (Asia/Tokyo): v_ledger has %v, v_transactions %v", day, l, tr)
 	}
 }
+
+// Drain reads as many rows as the view has, and as the export writes.
+func TestDrainReadsEveryRow(t *testing.T) {
+	db := openMirror(t)
+	for _, view := range []string{"v_transactions", "v_ledger", "v_monthly_spending"} {
+		plan, err := export.Prepare(context.Background(), db, export.Request{Format: export.CSV, Views: []string{view}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := plan.Drain(context.Background(), db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, rows := viewRows(t, db, "SELECT * FROM "+view)
+		_, res := run(t, db, export.Request{Format: export.CSV, Views: []string{view}})
+		if n == 0 || n != int64(len(rows)) || n != res.Rows {
+			t.Errorf("%s: drained %d rows, the view has %d, the export wrote %d", view, n, len(rows), res.Rows)
+		}
+	}
+}

@@ -18,7 +18,8 @@ import (
 	"strings"
 )
 
-// Queryer is what the exporter reads through: an *sql.DB or an *sql.Tx.
+// Queryer is what Prepare and Views read the mirror's views through: an
+// *sql.DB or an *sql.Tx.
 type Queryer interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }

@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"compress/flate"
 	"context"
+	"database/sql/driver"
 	"fmt"
 	"io"
 	"math"
@@ -122,7 +123,7 @@ func isCurrencyCode(s string) bool {
 
 // writeXLSX writes every view of p as a sheet (or several, past Excel's
 // row limit) of one workbook.
-func writeXLSX(ctx context.Context, q Queryer, p *Plan, w io.Writer) (Result, error) {
+func writeXLSX(ctx context.Context, q driver.QueryerContext, p *Plan, w io.Writer) (Result, error) {
 	var res Result
 	f := excelize.NewFile(excelize.Options{TmpDir: p.req.TmpDir})
 	defer func() { _ = f.Close() }() // removes the spill files
@@ -187,7 +188,7 @@ type sheetWriter struct {
 
 // writeView writes the rows of src on a new sheet named after the view.
 func (w *sheetWriter) writeView(ctx context.Context, src *source) error {
-	var sample [][]any
+	var sample [][]driver.Value
 	for len(sample) < sampleRows && src.next(ctx) {
 		sample = append(sample, slices.Clone(src.vals))
 	}
@@ -203,7 +204,7 @@ func (w *sheetWriter) writeView(ctx context.Context, src *source) error {
 		return err
 	}
 	part := 1
-	write := func(vals []any) error {
+	write := func(vals []driver.Value) error {
 		if w.row == maxSheetRows {
 			if err := w.finishSheet(); err != nil {
 				return err
@@ -294,7 +295,7 @@ func (w *sheetWriter) finishSheet() error {
 	return nil
 }
 
-func (w *sheetWriter) writeRow(vals []any) error {
+func (w *sheetWriter) writeRow(vals []driver.Value) error {
 	w.row++
 	for i, v := range vals {
 		style, value, err := w.cell(i, v, vals)
@@ -321,7 +322,7 @@ func (w *sheetWriter) writeRow(vals []any) error {
 // cell is the typed cell of value v of column i (row is the whole row,
 // for an amount's currency). A value that does not fit its column's kind
 // (a date column holding "n/a") is written as what it is.
-func (w *sheetWriter) cell(i int, v any, row []any) (style int, value any, err error) {
+func (w *sheetWriter) cell(i int, v any, row []driver.Value) (style int, value any, err error) {
 	col := &w.cols[i]
 	switch col.Kind {
 	case KindDate, KindMonth, KindTimestamp, KindLocalTime:
@@ -455,7 +456,7 @@ func number(v any) (float64, bool) {
 // refineKinds returns cols with the kinds of expression columns (no
 // declared type, no name convention) refined by their sampled values: text
 // that is always a date or always a timestamp.
-func refineKinds(cols []Column, sample [][]any) []Column {
+func refineKinds(cols []Column, sample [][]driver.Value) []Column {
 	out := slices.Clone(cols)
 	for i := range out {
 		if out[i].Kind != KindText || out[i].DeclType != "" {
@@ -485,7 +486,7 @@ func refineKinds(cols []Column, sample [][]any) []Column {
 
 // fitWidths sizes each column to its header and the widest sampled value
 // as shown, within [minColWidth, maxColWidth] characters.
-func fitWidths(cols []Column, sample [][]any) []float64 {
+func fitWidths(cols []Column, sample [][]driver.Value) []float64 {
 	widths := make([]float64, len(cols))
 	for i, c := range cols {
 		n := utf8.RuneCountInString(c.Name) + 2 // the filter button
