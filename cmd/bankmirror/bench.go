@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -227,16 +226,12 @@ func benchSync(ctx context.Context, client *bank.Client, path string, log zerolo
 		pages.Store(int64(p.Pages))
 		progress(p)
 	}})
-	if profile && cpuProfile != "" {
-		f, err := os.Create(cpuProfile)
+	if profile {
+		stopProfile, err := startCPUProfile(cpuProfile)
 		if err != nil {
-			return sync.Result{}, fmt.Errorf("cpu profile: %w", err)
+			return sync.Result{}, err
 		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return sync.Result{}, fmt.Errorf("cpu profile: %w", err)
-		}
-		defer pprof.StopCPUProfile()
+		defer stopProfile()
 	}
 	sctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/pprof"
 	"strconv"
 	"time"
 
@@ -116,17 +115,11 @@ func benchExportMode(ctx context.Context, a *app, args []string) error {
 			return exportTo(export.XLSX, out("xlsx"))()
 		}},
 	}
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err != nil {
-			return fmt.Errorf("cpu profile: %w", err)
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return fmt.Errorf("cpu profile: %w", err)
-		}
-		defer pprof.StopCPUProfile()
+	stopProfile, err := startCPUProfile(*cpuProfile)
+	if err != nil {
+		return err
 	}
+	defer stopProfile()
 	for round := 1; round <= *rounds; round++ {
 		line := fmt.Sprintf("round %d:", round)
 		for _, p := range phases {

@@ -42,6 +42,7 @@ func benchReceiverMode(ctx context.Context, a *app, args []string) error {
 	levels := fs.String("concurrency", "1,16,128", "concurrent senders, comma-separated")
 	catchUp := fs.Duration("catch-up", 30*time.Second, "how long to wait after the last acknowledgement for the worker to apply every event")
 	dir := fs.String("dir", "", "directory for the benchmark databases (default: a temporary one)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the rounds to this file")
 	if err := fs.ParseNone(args); err != nil {
 		return err
 	}
@@ -56,6 +57,11 @@ func benchReceiverMode(ctx context.Context, a *app, args []string) error {
 	if *n < 1 || *events < 1 || *rounds < 1 || *catchUp <= 0 {
 		return fmt.Errorf("%w: --transactions, --events, --rounds and --catch-up must be positive", errUsage)
 	}
+	stopProfile, err := startCPUProfile(*cpuProfile)
+	if err != nil {
+		return err
+	}
+	defer stopProfile()
 	sim, done, err := benchSetup(ctx, dir, *n)
 	if err != nil {
 		return err
