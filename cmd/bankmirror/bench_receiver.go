@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -42,7 +43,8 @@ func benchReceiverMode(ctx context.Context, a *app, args []string) error {
 	levels := fs.String("concurrency", "1,16,128", "concurrent senders, comma-separated")
 	catchUp := fs.Duration("catch-up", 30*time.Second, "how long to wait after the last acknowledgement for the worker to apply every event")
 	dir := fs.String("dir", "", "directory for the benchmark databases (default: a temporary one)")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the rounds to this file")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the rounds (this process: the load generator, the bare handler) to this file")
+	memLimit := fs.String("gomemlimit", "24MiB", "GOMEMLIMIT of the daemon, as the systemd unit sets it (off: none)")
 	if err := fs.ParseNone(args); err != nil {
 		return err
 	}
@@ -67,6 +69,10 @@ func benchReceiverMode(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer done()
+	listen, admin, err := freeAddrs()
+	if err != nil {
+		return err
+	}
 	secret := randomHex(32)
 	set := map[string]string{"API_URL": sim.apiURL, "TOKEN": sim.token, "LISTEN": "127.0.0.1:0", "ADMIN_LISTEN": "127.0.0.1:0", "WEBHOOK_SECRET": secret}
 	cfg, user, err := benchConfig(a.environ, set)
@@ -122,9 +128,9 @@ func benchReceiverMode(ctx context.Context, a *app, args []string) error {
 			if err := copyFile(db, template); err != nil {
 				return err
 			}
-			dcfg := cfg
-			dcfg.DB = db
-			d, err := daemonRound(ctx, a, dcfg, load, c, *catchUp)
+			env := benchChildEnv(a.environ, user, map[string]string{"API_URL": sim.apiURL, "TOKEN": sim.token, "DB": db,
+				"LISTEN": listen, "ADMIN_LISTEN": admin, "WEBHOOK_SECRET": secret, "LOG_LEVEL": "warn"}, *memLimit)
+			d, err := daemonRound(ctx, env, db, listen, cfg.WebhookPath, load, c, *catchUp)
 			removeDB(db)
 			if err != nil {
 				return err
@@ -161,7 +167,7 @@ func benchReceiverMode(ctx context.Context, a *app, args []string) error {
 		fmt.Fprintf(w, "| %d | %.0f/s | %.0f/s | %.2fx | %.2f ms | %.2f ms | %s | %.0f MiB (%.0f MiB) |\n",
 			c, median(r.bare), median(r.daemon), median(r.ratio), median(r.p50), median(r.p99), done, r.peak, r.barePeak)
 	}
-	fmt.Fprintf(w, "\nmedians of %d rounds; peak RSS is this process's VmHWM during the daemon rounds (reset before each), with the load generator; in brackets the same during the bare rounds\n", *rounds)
+	fmt.Fprintf(w, "\nmedians of %d rounds; peak RSS is the daemon's own (bankmirror serve in a child process, GOMEMLIMIT=%s, VmHWM); in brackets this process's during the bare rounds, with the load generator\n", *rounds, *memLimit)
 	return nil
 }
 
@@ -382,26 +388,47 @@ type daemonResult struct {
 	peak            float64       // VmHWM during the round, MiB
 }
 
-// daemonRound runs the daemon (Main, as serve runs it) on cfg, sends load
-// to its webhook and waits up to catchUp after the last acknowledgement
-// for the worker to have applied every stored event.
-func daemonRound(ctx context.Context, a *app, cfg Config, load webhookLoad, c int, catchUp time.Duration) (daemonResult, error) {
-	resetPeakRSS()
-	m := NewMain(cfg, a.log)
-	var lastApplied atomic.Int64
-	m.OnEventApplied = func(store.InboxEvent, store.Change) { lastApplied.Store(time.Now().UnixNano()) }
-	if err := m.Open(ctx); err != nil {
-		_ = m.Close()
+// daemonRound runs `bankmirror serve` in a child process, with env (the
+// defaults, the bench's settings and the unit's GOMEMLIMIT) on the mirror
+// at db, waits for its start-up sync, sends load to its webhook and waits
+// up to catchUp after the last acknowledgement for its worker to have
+// applied every stored event. In a child process, the daemon's memory
+// limit and peak RSS are its own, not shared with the load generator.
+func daemonRound(ctx context.Context, env []string, db, listen, path string, load webhookLoad, c int, catchUp time.Duration) (daemonResult, error) {
+	ro, err := store.OpenReadOnlyDB(ctx, db)
+	if err != nil {
 		return daemonResult{}, err
 	}
-	closed := false
-	defer func() {
-		if !closed {
-			_ = m.Close()
+	defer ro.Close()
+	runs := func() (n int, err error) {
+		err = ro.QueryRowContext(ctx, "SELECT count(*) FROM sync_runs WHERE status = ?", store.RunOK).Scan(&n)
+		return n, err
+	}
+	before, err := runs()
+	if err != nil {
+		return daemonResult{}, fmt.Errorf("read sync runs: %w", err)
+	}
+	child, err := startServeChild(ctx, env)
+	if err != nil {
+		return daemonResult{}, err
+	}
+	defer child.stop()
+	// The start-up sync (incremental) finishes before the load starts.
+	for {
+		n, err := runs()
+		if err == nil && n > before {
+			break
 		}
-	}()
-	<-m.InitialSyncDone
-	res, err := driveWebhooks(ctx, m.URL(), cfg.WebhookPath, load, c)
+		if child.exited() {
+			return daemonResult{}, fmt.Errorf("the daemon exited before its start-up sync finished")
+		}
+		select {
+		case <-ctx.Done():
+			return daemonResult{}, ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	res, err := driveWebhooks(ctx, "http://"+listen, path, load, c)
 	if err != nil {
 		return daemonResult{}, fmt.Errorf("daemon: %w", err)
 	}
@@ -409,23 +436,24 @@ func daemonRound(ctx context.Context, a *app, cfg Config, load webhookLoad, c in
 	deadline := res.end.Add(catchUp)
 	for {
 		// The inbox is the schema's public interface: an event is applied
-		// once processed_at is set.
-		err := m.Store.Reader().QueryRowContext(ctx,
-			"SELECT count(*), count(*) FILTER (WHERE processed_at IS NULL) FROM webhook_events").Scan(&d.stored, &d.pending)
+		// once processed_at is set, the time the worker applied it.
+		var last sql.NullString
+		err := ro.QueryRowContext(ctx,
+			"SELECT count(*), count(*) FILTER (WHERE processed_at IS NULL), max(processed_at) FROM webhook_events").
+			Scan(&d.stored, &d.pending, &last)
 		now := time.Now()
 		if err != nil {
 			return d, fmt.Errorf("read the inbox: %w", err)
 		}
 		if d.pending == 0 {
-			// Precisely: when the worker applied the last event.
 			at := now
-			if t := lastApplied.Load(); t != 0 && t <= now.UnixNano() {
-				at = time.Unix(0, t)
+			if t, err := time.Parse(store.TimeLayout, last.String); err == nil && t.Before(now) {
+				at = t
 			}
 			d.catchUp = max(at.Sub(res.end), 0)
 			break
 		}
-		if now.After(deadline) {
+		if now.After(deadline) || child.exited() {
 			break
 		}
 		select {
@@ -434,10 +462,9 @@ func daemonRound(ctx context.Context, a *app, cfg Config, load webhookLoad, c in
 		case <-time.After(5 * time.Millisecond):
 		}
 	}
-	d.peak = procMiB("VmHWM")
+	d.peak = pidMiB(child.pid(), "VmHWM")
 	if d.stored != res.acked {
 		return d, fmt.Errorf("daemon: %d events acknowledged but %d in the inbox", res.acked, d.stored)
 	}
-	closed = true
-	return d, m.Close()
+	return d, nil
 }
