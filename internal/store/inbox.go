@@ -334,14 +334,13 @@ func (s *Store) KnownTransactions(ctx context.Context, ids []string) (map[string
 	return out, nil
 }
 
-// CountCreatedSince estimates how many live transactions were created at
-// or after since: what a listing back to since would return. It compares
-// the bank's text timestamps (mixed offsets), so it may be off by the rows
-// of an hour; it is an estimate of a listing's cost.
+// CountCreatedSince counts the live transactions created at or after
+// since (to the second): what a listing back to since would return, an
+// estimate of its cost.
 func (s *Store) CountCreatedSince(ctx context.Context, since time.Time) (int, error) {
 	var n int
-	err := s.ro.QueryRowContext(ctx, "SELECT count(*) FROM transactions WHERE created_at >= ?",
-		since.Format(time.RFC3339)).Scan(&n)
+	err := s.ro.QueryRowContext(ctx, "SELECT count(*) FROM transactions WHERE created_epoch >= ?",
+		since.Unix()).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("count transactions: %w", err)
 	}

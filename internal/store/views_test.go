@@ -552,3 +552,33 @@ func TestOpenFillsRowsWithoutLocalTimes(t *testing.T) {
 		{"updated", epoch, "2026-04-01 00:30:00", "2026-04"},
 	}, "SELECT change, (SELECT created_epoch FROM transactions), observed_local, observed_month FROM transaction_history ORDER BY seq")
 }
+
+// CountCreatedSince compares instants, not the bank's text: as text,
+// 09:00+10:00 sorts before 10:30+11:00 and after 23:15Z of the day
+// before, but it is the earliest of the three.
+func TestCountCreatedSinceComparesInstants(t *testing.T) {
+	s := openAt(t, filepath.Join(t.TempDir(), "m.db"))
+	upsert(t, s,
+		spec{id: "a", account: "spend", desc: "a", cents: -100, created: "2026-03-01T10:30:00+11:00"}, // 23:30Z on 28 Feb
+		spec{id: "b", account: "spend", desc: "b", cents: -100, created: "2026-03-01T09:00:00+10:00"}, // 23:00Z on 28 Feb
+		spec{id: "c", account: "spend", desc: "c", cents: -100, created: "2026-02-28T23:15:00Z"})
+	for _, c := range []struct {
+		since string
+		want  int
+	}{
+		{"2026-02-28T23:00:00Z", 3},
+		{"2026-02-28T23:00:01Z", 2},
+		{"2026-02-28T23:15:00Z", 2},
+		{"2026-02-28T23:30:00Z", 1},
+		{"2026-02-28T23:30:01Z", 0},
+	} {
+		since, _ := time.Parse(time.RFC3339, c.since)
+		n, err := s.CountCreatedSince(context.Background(), since)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != c.want {
+			t.Errorf("since %s: %d, want %d", c.since, n, c.want)
+		}
+	}
+}

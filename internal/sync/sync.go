@@ -263,7 +263,7 @@ type fetched struct {
 
 // maxQueuedBytes bounds the raw JSON of the pages fetched ahead of the
 // writer, so memory stays flat however fast the bank answers.
-const maxQueuedBytes = 4 << 20
+const maxQueuedBytes = 2 << 20
 
 // prefetch lists pages from first on, following links.next, while the
 // caller writes earlier pages: decoding and SQLite writing overlap. At most
