@@ -739,3 +739,49 @@ func TestAttachmentsReplacedPageByPage(t *testing.T) {
 		t.Errorf("attachments = %d after a stray finish, want 3", n)
 	}
 }
+
+// A batch of pages moves the listing's checkpoint past all of them when it
+// commits; a batch rolled back (a sync killed mid-batch) leaves the mirror
+// and the checkpoint at the last commit, so the listing resumes there.
+func TestPageBatchCommitsPagesTogether(t *testing.T) {
+	s, c := mustOpen(t)
+	ctx := context.Background()
+	l, err := s.BeginListing(ctx, "transactions", "http://x/p1", c.t.Add(-time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.BeginPageBatch(ctx, &l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, next := range []string{"http://x/p2", "http://x/p3"} {
+		if _, err := b.SavePage(ctx, []bank.Transaction{tx(fmt.Sprintf("t%d", i), "SETTLED", -1)}, next); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if l.NextURL != "http://x/p1" || b.Pages() != 2 {
+		t.Fatalf("before commit: listing at %s, batch of %d pages", l.NextURL, b.Pages())
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if l.NextURL != "http://x/p3" || l.Pages != 2 {
+		t.Fatalf("after commit: listing at %s after %d pages, want p3 after 2", l.NextURL, l.Pages)
+	}
+
+	b, err = s.BeginPageBatch(ctx, &l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.SavePage(ctx, []bank.Transaction{tx("lost", "SETTLED", -1)}, "http://x/p4"); err != nil {
+		t.Fatal(err)
+	}
+	b.Rollback()
+	if n := queryInt(t, s, "SELECT count(*) FROM transactions"); n != 2 {
+		t.Errorf("%d transactions after the rollback, want 2", n)
+	}
+	l2, err := s.BeginListing(ctx, "transactions", "http://x/p1", c.t.Add(-time.Hour))
+	if err != nil || !l2.Resumed || l2.NextURL != "http://x/p3" || l2.Pages != 2 {
+		t.Fatalf("resume: %+v %v, want p3 after 2 pages", l2, err)
+	}
+}
