@@ -86,99 +86,39 @@ func (s *Store) BeginListing(ctx context.Context, name, firstURL string, notBefo
 // SaveListingPage stores one page of the listing and the checkpoint that
 // follows it in a single transaction: a sync killed after this returns
 // resumes at next, and one killed before it refetches this page.
-func (s *Store) SaveListingPage(ctx context.Context, l *Listing, txs []bank.Transaction, next string) (UpsertResult, error) {
-	b, err := s.BeginPageBatch(ctx, l)
-	if err != nil {
-		return UpsertResult{}, err
+func (s *Store) SaveListingPage(ctx context.Context, l *Listing, txs []bank.Transaction, next string) (res UpsertResult, err error) {
+	err = s.InTx(ctx, func(tx *sql.Tx) error {
+		res, err = s.UpsertTransactionsTx(ctx, tx, txs)
+		if err != nil {
+			return err
+		}
+		ids := make([]string, len(txs))
+		for i := range txs {
+			ids[i] = txs[i].ID
+		}
+		seen, err := json.Marshal(ids)
+		if err != nil {
+			return fmt.Errorf("mark seen: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, "INSERT INTO sync_seen (ids) VALUES (?)", string(seen)); err != nil {
+			return fmt.Errorf("mark seen: %w", err)
+		}
+		r, err := tx.ExecContext(ctx, "UPDATE sync_state SET next_page_url = ?, pages = pages + 1 WHERE name = ? AND owner = ?",
+			next, l.Name, l.Owner)
+		if err != nil {
+			return fmt.Errorf("save checkpoint: %w", err)
+		}
+		if n, _ := r.RowsAffected(); n != 1 {
+			return fmt.Errorf("save checkpoint of %s: %w", l.Name, ErrListingLost)
+		}
+		return nil
+	})
+	if err == nil {
+		l.NextURL = next
+		l.Pages++
 	}
-	res, err := b.SavePage(ctx, txs, next)
-	if err != nil {
-		b.Rollback()
-		return res, err
-	}
-	return res, b.Commit()
+	return res, err
 }
-
-// PageBatch is one write transaction holding several consecutive pages
-// of transactions: of a listing (each with the checkpoint that follows it)
-// or of any other listing the bank returned (an incremental sync). A page's
-// resources can be dropped once SavePage returns: the transaction keeps
-// what it wrote, not the pages. Many pages per commit write each index
-// page once rather than once per page, which makes a full sync's writes
-// far cheaper; the caller bounds how long the transaction stays open,
-// since the writer connection is held meanwhile. Commit or Rollback ends
-// it.
-type PageBatch struct {
-	s     *Store
-	l     *Listing // nil: pages outside a full listing, no checkpoint
-	tx    *sql.Tx
-	next  string // the checkpoint after the last page saved
-	pages int    // pages saved
-}
-
-// BeginPageBatch opens a write transaction for pages of l, or of no
-// listing when l is nil.
-func (s *Store) BeginPageBatch(ctx context.Context, l *Listing) (*PageBatch, error) {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, fmt.Errorf("begin: %w", err)
-	}
-	return &PageBatch{s: s, l: l, tx: tx}, nil
-}
-
-// Pages is the number of pages saved in the batch so far.
-func (b *PageBatch) Pages() int { return b.pages }
-
-// SavePage stores one page and, in a listing, the checkpoint that
-// follows it.
-func (b *PageBatch) SavePage(ctx context.Context, txs []bank.Transaction, next string) (UpsertResult, error) {
-	res, err := b.s.UpsertTransactionsTx(ctx, b.tx, txs)
-	if err != nil {
-		return res, err
-	}
-	b.pages++
-	if b.l == nil {
-		return res, nil
-	}
-	ids := make([]string, len(txs))
-	for i := range txs {
-		ids[i] = txs[i].ID
-	}
-	seen, err := json.Marshal(ids)
-	if err != nil {
-		return res, fmt.Errorf("mark seen: %w", err)
-	}
-	if _, err := b.tx.ExecContext(ctx, "INSERT INTO sync_seen (ids) VALUES (?)", string(seen)); err != nil {
-		return res, fmt.Errorf("mark seen: %w", err)
-	}
-	r, err := b.tx.ExecContext(ctx, "UPDATE sync_state SET next_page_url = ?, pages = pages + 1 WHERE name = ? AND owner = ?",
-		next, b.l.Name, b.l.Owner)
-	if err != nil {
-		return res, fmt.Errorf("save checkpoint: %w", err)
-	}
-	if n, _ := r.RowsAffected(); n != 1 {
-		return res, fmt.Errorf("save checkpoint of %s: %w", b.l.Name, ErrListingLost)
-	}
-	b.next = next
-	return res, nil
-}
-
-// Commit makes the batch's pages durable and moves the listing's
-// checkpoint past them.
-func (b *PageBatch) Commit() error {
-	if err := b.tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	if b.l != nil && b.pages > 0 {
-		b.l.NextURL = b.next
-		b.l.Pages += b.pages
-	}
-	return nil
-}
-
-// Rollback discards the batch: the listing resumes after its last
-// committed page.
-func (b *PageBatch) Rollback() { _ = b.tx.Rollback() }
 
 // FinishListing ends a complete listing: every live transaction it did not
 // see, and that was already mirrored when it started (no 'created' history

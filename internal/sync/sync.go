@@ -46,7 +46,7 @@ type mirror interface {
 	NewestCreatedAt(ctx context.Context) (string, error)
 	NeedsFullSync(ctx context.Context) (bool, error)
 	BeginListing(ctx context.Context, name, firstURL string, notBefore time.Time) (store.Listing, error)
-	BeginPageBatch(ctx context.Context, l *store.Listing) (*store.PageBatch, error)
+	SaveListingPage(ctx context.Context, l *store.Listing, txs []bank.Transaction, next string) (store.UpsertResult, error)
 	FinishListing(ctx context.Context, l *store.Listing) ([]string, error)
 	ListingFailed(ctx context.Context, name string) error
 }
@@ -299,8 +299,11 @@ func (s *Syncer) listAll(ctx context.Context, r *Result) error {
 	if l.Resumed {
 		s.log.Info().Int("pages_done", l.Pages).Msg("resuming interrupted full listing")
 	}
+	save := func(p bank.Page[bank.Transaction]) (store.UpsertResult, error) {
+		return s.store.SaveListingPage(ctx, &l, p.Data, p.Next)
+	}
 	pages0 := r.Pages
-	err = s.consume(ctx, KindFull, l.NextURL, s.opened, r, &l, nil)
+	err = s.consume(ctx, KindFull, l.NextURL, s.opened, r, save)
 	if err != nil && l.Resumed && r.Pages == pages0 && permanent(err) {
 		// The bank no longer accepts the saved cursor (cursors are opaque
 		// and may expire): start the listing over rather than fail until
@@ -310,7 +313,7 @@ func (s *Syncer) listAll(ctx context.Context, r *Result) error {
 			return err
 		}
 		r.Resumed = false
-		err = s.consume(ctx, KindFull, l.NextURL, s.opened, r, &l, nil)
+		err = s.consume(ctx, KindFull, l.NextURL, s.opened, r, save)
 	}
 	if err != nil {
 		if ferr := s.store.ListingFailed(context.WithoutCancel(ctx), l.Name); ferr != nil {
@@ -335,27 +338,16 @@ func permanent(err error) bool {
 	return errors.Is(err, bank.ErrBadRequest) || errors.Is(err, bank.ErrNotFound) || errors.Is(err, bank.ErrUnprocessable)
 }
 
-// maxBatch and maxBatchOpen bound one write transaction of consume: it
-// stores pages while the fetcher has more waiting, up to maxBatch pages or
-// maxBatchOpen, then commits. A page's memory is released as soon as it is
-// written, so the transaction's size costs no memory; many pages per
-// commit write each index page once rather than once per page (a store
-// benchmark: 6,400 tx/s at one page per commit, 12,400 at 13, 20,000 at
-// 64). The bound keeps the writer connection, which webhook deliveries
-// wait for, from being held long. Each page is stored with the checkpoint
-// after it, so a killed sync resumes after the last commit.
-const (
-	maxBatch     = 64
-	maxBatchOpen = 250 * time.Millisecond
-)
+// maxBatch is how many fetched pages the writer may store in one
+// transaction when it has fallen behind the fetcher. A batch is stored with
+// the checkpoint after its last page, so a killed sync still resumes where
+// it stopped; merging pages only saves the fixed cost of each commit.
+const maxBatch = 32
 
-// consume fetches pages from first on and stores them, in transactions of
-// several pages when the fetcher is ahead (maxBatch), reporting progress.
-// l is the full listing the pages belong to (their checkpoints are saved
-// with them), or nil. each, when set, sees every page before it is
-// stored. floor is the oldest createdAt the listing can reach (zero:
-// unknown), for the ETA.
-func (s *Syncer) consume(ctx context.Context, kind, first string, floor time.Time, r *Result, l *store.Listing, each func(bank.Page[bank.Transaction])) error {
+// consume fetches pages from first on and hands them to write, one page or,
+// when the writer is behind, a few pages merged, reporting progress. floor
+// is the oldest createdAt the listing can reach (zero: unknown), for the ETA.
+func (s *Syncer) consume(ctx context.Context, kind, first string, floor time.Time, r *Result, write func(bank.Page[bank.Transaction]) (store.UpsertResult, error)) error {
 	if first == "" {
 		return nil
 	}
@@ -366,54 +358,24 @@ func (s *Syncer) consume(ctx context.Context, kind, first string, floor time.Tim
 	listed := 0
 	q := newByteQueue(maxQueuedBytes)
 	pages := s.prefetch(ctx, first, q)
-	var batch *store.PageBatch
-	var opened time.Time
-	commit := func() error {
-		if batch == nil {
-			return nil
-		}
-		b := batch
-		batch = nil
-		return b.Commit()
-	}
-	defer func() {
-		if batch != nil {
-			batch.Rollback()
-		}
-	}()
 	for f := range pages {
-		if f.err != nil {
-			// What was stored before the failure is kept.
-			return errors.Join(f.err, commit())
+		batch, n, held, fetchErr := drain(f, pages)
+		if n == 0 {
+			return fetchErr
 		}
-		if each != nil {
-			each(f.page)
-		}
-		if batch == nil {
-			b, err := s.store.BeginPageBatch(ctx, l)
-			if err != nil {
-				return err
-			}
-			batch, opened = b, time.Now()
-		}
-		res, err := batch.SavePage(ctx, f.page.Data, f.page.Next)
-		q.release(f.bytes)
+		res, err := write(batch)
+		q.release(held)
 		if err != nil {
 			return err
 		}
-		if batch.Pages() >= maxBatch || time.Since(opened) >= maxBatchOpen || len(pages) == 0 {
-			if err := commit(); err != nil {
-				return err
-			}
-		}
 		r.Upserted += int64(res.Changed())
-		r.Pages++
-		listed += len(f.page.Data)
-		r.Listed += len(f.page.Data)
+		r.Pages += n
+		listed += len(batch.Data)
+		r.Listed += len(batch.Data)
 		now := s.now()
 		p := Progress{Kind: kind, Pages: r.Pages, Transactions: listed, Elapsed: now.Sub(start), Covered: -1}
-		if len(f.page.Data) > 0 {
-			p.Covered, p.ETA = eta.update(now, f.page.Data[len(f.page.Data)-1].CreatedAt)
+		if len(batch.Data) > 0 {
+			p.Covered, p.ETA = eta.update(now, batch.Data[len(batch.Data)-1].CreatedAt)
 		}
 		if s.opts.OnProgress != nil {
 			s.opts.OnProgress(p)
@@ -431,9 +393,9 @@ func (s *Syncer) consume(ctx context.Context, kind, first string, floor time.Tim
 			}
 			ev.Msg("sync progress")
 		}
-	}
-	if err := commit(); err != nil {
-		return err
+		if fetchErr != nil {
+			return fetchErr
+		}
 	}
 	return ctx.Err()
 }
@@ -463,6 +425,35 @@ func (e *etaEstimator) update(now time.Time, oldestCreatedAt string) (covered fl
 	}
 	rate := (f - e.f0) / now.Sub(e.t0).Seconds() // share per second
 	return f, time.Duration((1 - f) / rate * float64(time.Second))
+}
+
+// drain merges f with the pages already waiting in the channel (up to
+// maxBatch). It returns the merged page, whose Next is the last page's, the
+// number of pages merged (0 when f itself failed), and the fetch error met
+// after them, which the caller reports once the merged pages are stored.
+func drain(f fetched, pages <-chan fetched) (batch bank.Page[bank.Transaction], n, bytes int, err error) {
+	if f.err != nil {
+		return f.page, 0, 0, f.err
+	}
+	batch, n, bytes = f.page, 1, f.bytes
+	for n < maxBatch && batch.Next != "" {
+		select {
+		case g, ok := <-pages:
+			if !ok {
+				return batch, n, bytes, nil
+			}
+			if g.err != nil {
+				return batch, n, bytes, g.err
+			}
+			batch.Data = append(batch.Data, g.page.Data...)
+			batch.Next = g.page.Next
+			bytes += g.bytes
+			n++
+		default:
+			return batch, n, bytes, nil
+		}
+	}
+	return batch, n, bytes, nil
 }
 
 // pageBytes is the size of a page's resources as received.
@@ -547,7 +538,10 @@ func (s *Syncer) Incremental(ctx context.Context) (Result, error) {
 		if err := s.syncAccounts(ctx); err != nil {
 			return err
 		}
-		if err := s.consume(ctx, KindIncremental, s.bank.TransactionsURL(bank.TransactionFilter{Since: since}), since, r, nil, nil); err != nil {
+		upsert := func(p bank.Page[bank.Transaction]) (store.UpsertResult, error) {
+			return s.store.UpsertTransactions(ctx, p.Data)
+		}
+		if err := s.consume(ctx, KindIncremental, s.bank.TransactionsURL(bank.TransactionFilter{Since: since}), since, r, upsert); err != nil {
 			return err
 		}
 		return s.reconcileHeld(ctx, KindIncremental, r)
@@ -561,11 +555,12 @@ func (s *Syncer) Incremental(ctx context.Context) (Result, error) {
 // deleted cannot notice, so both kinds of sync end with this.
 func (s *Syncer) reconcileHeld(ctx context.Context, kind string, r *Result) error {
 	heldNow := map[string]bool{}
-	err := s.consume(ctx, kind, s.bank.TransactionsURL(bank.TransactionFilter{Status: "HELD"}), time.Time{}, r, nil,
-		func(p bank.Page[bank.Transaction]) {
+	err := s.consume(ctx, kind, s.bank.TransactionsURL(bank.TransactionFilter{Status: "HELD"}), time.Time{}, r,
+		func(p bank.Page[bank.Transaction]) (store.UpsertResult, error) {
 			for _, t := range p.Data {
 				heldNow[t.ID] = true
 			}
+			return s.store.UpsertTransactions(ctx, p.Data)
 		})
 	if err != nil {
 		return err
