@@ -174,6 +174,10 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		_ = s.db.Close()
 		return nil, err
 	}
+	if err := restoreHistoryIndex(ctx, s.db); err != nil {
+		_ = s.db.Close()
+		return nil, err
+	}
 	if err := s.scrubIfPending(ctx); err != nil {
 		_ = s.db.Close()
 		return nil, err

@@ -739,3 +739,118 @@ func TestAttachmentsReplacedPageByPage(t *testing.T) {
 		t.Errorf("attachments = %d after a stray finish, want 3", n)
 	}
 }
+
+// historyIndexed reports whether transaction_history_tx exists and the
+// planner reads a transaction's history through it.
+func historyIndexed(t *testing.T, s *Store) bool {
+	t.Helper()
+	exists := queryInt(t, s, "SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = 'transaction_history_tx'") == 1
+	var plan strings.Builder
+	rows, err := s.Reader().Query("EXPLAIN QUERY PLAN SELECT seq FROM transaction_history WHERE transaction_id = 'x'")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan.WriteString(detail)
+	}
+	if used := strings.Contains(plan.String(), "transaction_history_tx"); used != exists {
+		t.Fatalf("index exists %v but plan %q", exists, plan.String())
+	}
+	return exists
+}
+
+func TestBulkLoadBuildsHistoryIndexOnce(t *testing.T) {
+	ctx := context.Background()
+	page := []bank.Transaction{tx("t1", "SETTLED", -1), tx("t2", "HELD", -2)}
+	// bulkLoad opens an empty mirror and starts its first listing, a bulk
+	// load, which runs without the history index.
+	bulkLoad := func(t *testing.T, path string) (*Store, Listing) {
+		t.Helper()
+		s, err := Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !historyIndexed(t, s) {
+			t.Fatal("a new mirror has no history index")
+		}
+		l, err := s.BeginListing(ctx, "transactions", "http://x/p1", time.Time{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if historyIndexed(t, s) {
+			t.Fatal("history index kept during a bulk load")
+		}
+		return s, l
+	}
+
+	t.Run("finished", func(t *testing.T) {
+		s, l := bulkLoad(t, filepath.Join(t.TempDir(), "m.db"))
+		defer s.Close()
+		if _, err := s.SaveListingPage(ctx, &l, page, ""); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.FinishListing(ctx, &l); err != nil {
+			t.Fatal(err)
+		}
+		if !historyIndexed(t, s) {
+			t.Fatal("no history index after the listing finished")
+		}
+		if got := history(t, s, "t2"); !slices.Equal(got, []string{"created:NULL"}) {
+			t.Errorf("history of t2 = %v", got)
+		}
+		// The next listing is not a bulk load: it keeps the index.
+		if _, err := s.BeginListing(ctx, "transactions", "http://x/p1", time.Time{}); err != nil {
+			t.Fatal(err)
+		}
+		if !historyIndexed(t, s) {
+			t.Fatal("a listing into a non-empty mirror dropped the history index")
+		}
+	})
+	t.Run("failed", func(t *testing.T) {
+		s, l := bulkLoad(t, filepath.Join(t.TempDir(), "m.db"))
+		defer s.Close()
+		if _, err := s.SaveListingPage(ctx, &l, page, "http://x/p2"); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.ListingFailed(ctx, "transactions"); err != nil {
+			t.Fatal(err)
+		}
+		if !historyIndexed(t, s) {
+			t.Fatal("no history index after a failed listing")
+		}
+		l, err := s.BeginListing(ctx, "transactions", "http://x/p1", time.Time{})
+		if err != nil || !l.Resumed {
+			t.Fatalf("resume: %+v %v", l, err)
+		}
+		if !historyIndexed(t, s) {
+			t.Fatal("a resumed listing dropped the history index")
+		}
+	})
+	t.Run("crashed", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "m.db")
+		s, l := bulkLoad(t, path)
+		if _, err := s.SaveListingPage(ctx, &l, page, "http://x/p2"); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		s, err := Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if !historyIndexed(t, s) {
+			t.Fatal("Open did not build the history index")
+		}
+		if got := history(t, s, "t1"); !slices.Equal(got, []string{"created:NULL"}) {
+			t.Errorf("history of t1 = %v", got)
+		}
+	})
+}
