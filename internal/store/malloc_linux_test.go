@@ -1,0 +1,49 @@
+//go:build linux && cgo
+
+package store
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	gosync "sync"
+	"testing"
+)
+
+func TestSQLiteAllocatesFromOneMallocArena(t *testing.T) {
+	if os.Getenv("MALLOC_ARENA_MAX") != "" {
+		t.Skip("MALLOC_ARENA_MAX is set: glibc follows it")
+	}
+	if mallocArenas() < 0 {
+		t.Skip("not glibc")
+	}
+	// Connections used from several OS threads at once: by default each
+	// thread would get an arena of its own.
+	dir := t.TempDir()
+	var wg gosync.WaitGroup
+	errs := make(chan error, 8)
+	for i := range 8 {
+		wg.Go(func() {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			s, err := Open(context.Background(), filepath.Join(dir, fmt.Sprintf("m%d.db", i)))
+			if err != nil {
+				errs <- err
+				return
+			}
+			errs <- s.Close()
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := mallocArenas(); n != 1 {
+		t.Errorf("malloc arenas = %d, want 1", n)
+	}
+}
