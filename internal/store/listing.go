@@ -135,11 +135,12 @@ func (s *Store) FinishListing(ctx context.Context, l *Listing) (deleted []string
 	if l.NextURL != "" {
 		return nil, fmt.Errorf("finish listing %s: pages remain", l.Name)
 	}
+	// The deletion pass below reads the history by transaction_id.
+	if err := s.restoreHistoryIndex(ctx); err != nil {
+		return nil, err
+	}
 	err = s.InTx(ctx, func(tx *sql.Tx) error {
 		deleted = deleted[:0]
-		if err := restoreHistoryIndex(ctx, tx); err != nil {
-			return err
-		}
 		var n int
 		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM sync_state WHERE name = ? AND owner = ? AND next_page_url = ''",
 			l.Name, l.Owner).Scan(&n); err != nil {
@@ -203,10 +204,10 @@ func (s *Store) FinishListing(ctx context.Context, l *Listing) (deleted []string
 // A bulk load's history index is built now, so that queries of the history
 // stay fast until the listing is resumed (which then keeps the index).
 func (s *Store) ListingFailed(ctx context.Context, name string) error {
+	if err := s.restoreHistoryIndex(ctx); err != nil {
+		return err
+	}
 	return s.InTx(ctx, func(tx *sql.Tx) error {
-		if err := restoreHistoryIndex(ctx, tx); err != nil {
-			return err
-		}
 		if _, err := tx.ExecContext(ctx, "UPDATE sync_state SET error_count = error_count + 1 WHERE name = ?", name); err != nil {
 			return fmt.Errorf("count listing failure: %w", err)
 		}
@@ -240,15 +241,31 @@ func (s *Store) NeedsFullSync(ctx context.Context) (bool, error) {
 // and FinishListing read through it; nothing the daemon writes needs it.
 const historyIndexSQL = "CREATE INDEX IF NOT EXISTS transaction_history_tx ON transaction_history (transaction_id, seq)"
 
-// execer runs a statement (*sql.Tx, *sql.DB).
-type execer interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-}
-
 // restoreHistoryIndex builds transaction_history_tx if a bulk load dropped
-// it; it costs nothing when the index exists.
-func restoreHistoryIndex(ctx context.Context, db execer) error {
-	if _, err := db.ExecContext(ctx, historyIndexSQL); err != nil {
+// it. SQLite's sorter may hold as many bytes as the page cache, on top of
+// it, so both are kept small while it sorts.
+func (s *Store) restoreHistoryIndex(ctx context.Context) error {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("build history index: %w", err)
+	}
+	defer conn.Close()
+	var n int
+	if err := conn.QueryRowContext(ctx,
+		"SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = 'transaction_history_tx'").Scan(&n); err != nil {
+		return fmt.Errorf("build history index: %w", err)
+	}
+	if n == 1 {
+		return nil
+	}
+	if _, err := conn.ExecContext(ctx, "PRAGMA cache_size = -1024"); err != nil {
+		return fmt.Errorf("build history index: %w", err)
+	}
+	_, err = conn.ExecContext(ctx, historyIndexSQL)
+	if _, rerr := conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA cache_size = -%d", cacheKiB)); rerr != nil && err == nil {
+		err = rerr
+	}
+	if err != nil {
 		return fmt.Errorf("build history index: %w", err)
 	}
 	return nil
