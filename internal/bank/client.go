@@ -371,6 +371,11 @@ func (c *Client) send(ctx context.Context, r request, u *url.URL, buf *bytes.Buf
 	}
 	defer resp.Body.Close()
 	buf.Reset()
+	if resp.ContentLength > 0 && resp.ContentLength <= maxBodySize {
+		// Room for the body and the read that sees its end: one
+		// allocation, where growing by doubling makes a dozen.
+		buf.Grow(int(resp.ContentLength) + bytes.MinRead)
+	}
 	n, err := buf.ReadFrom(io.LimitReader(resp.Body, maxBodySize+1))
 	if err != nil {
 		return 0, nil, fmt.Errorf("read body: %w", err)

@@ -74,17 +74,18 @@ var (
 		" = ? WHERE id = ?"
 )
 
-// txLocal is the values of txLocalColumns for t in loc.
-func txLocal(t *bank.Transaction, loc *time.Location) []any {
+// appendTxLocal appends the values of txLocalColumns for t in loc.
+func appendTxLocal(v []any, t *bank.Transaction, loc *time.Location) []any {
 	created, settled := localizeText(t.CreatedAt, loc), localizeText(t.SettledAt, loc)
-	return append(created[:], settled[:]...)
+	return append(append(v, created[:]...), settled[:]...)
 }
 
-func money(m *bank.Money) []any {
+// appendMoney appends an amount's currency, value and base units.
+func appendMoney(v []any, m *bank.Money) []any {
 	if m == nil {
-		return []any{nil, nil, nil}
+		return append(v, nil, nil, nil)
 	}
-	return []any{m.CurrencyCode, m.Value, m.ValueInBaseUnits}
+	return append(v, m.CurrencyCode, m.Value, m.ValueInBaseUnits)
 }
 
 func nullable(s *string) any {
@@ -94,7 +95,6 @@ func nullable(s *string) any {
 	return *s
 }
 
-// txValues flattens a transaction into the values of txColumns.
 // rawText is a resource's JSON as the string SQLite binds as TEXT, without
 // a copy: the driver copies it into SQLite (SQLITE_TRANSIENT) and the bytes
 // do not change while it does.
@@ -105,32 +105,31 @@ func rawText(raw []byte) string {
 	return unsafe.String(&raw[0], len(raw)) //nolint:gosec // audited: read-only view of bytes that outlive the call
 }
 
-func txValues(t *bank.Transaction) []any {
-	// Room for what an update appends: raw, hash, stamps, local times, id.
-	v := make([]any, 0, len(txColumns)+13)
+// appendTxValues appends the values of txColumns for t to v.
+func appendTxValues(v []any, t *bank.Transaction) []any {
 	v = append(v, t.AccountID, t.Status, nullable(t.RawText), t.Description, nullable(t.Message), t.IsCategorizable)
-	v = append(v, money(&t.Amount)...)
-	v = append(v, money(t.ForeignAmount)...)
+	v = appendMoney(v, &t.Amount)
+	v = appendMoney(v, t.ForeignAmount)
 	if h := t.HoldInfo; h != nil {
-		v = append(v, money(&h.Amount)...)
-		v = append(v, money(h.ForeignAmount)...)
+		v = appendMoney(v, &h.Amount)
+		v = appendMoney(v, h.ForeignAmount)
 	} else {
-		v = append(v, money(nil)...)
-		v = append(v, money(nil)...)
+		v = appendMoney(v, nil)
+		v = appendMoney(v, nil)
 	}
 	if r := t.RoundUp; r != nil {
-		v = append(v, money(&r.Amount)...)
-		v = append(v, money(r.BoostPortion)...)
+		v = appendMoney(v, &r.Amount)
+		v = appendMoney(v, r.BoostPortion)
 	} else {
-		v = append(v, money(nil)...)
-		v = append(v, money(nil)...)
+		v = appendMoney(v, nil)
+		v = appendMoney(v, nil)
 	}
 	if c := t.Cashback; c != nil {
 		v = append(v, c.Description)
-		v = append(v, money(&c.Amount)...)
+		v = appendMoney(v, &c.Amount)
 	} else {
 		v = append(v, nil)
-		v = append(v, money(nil)...)
+		v = appendMoney(v, nil)
 	}
 	if c := t.CardPurchaseMethod; c != nil {
 		v = append(v, c.Method, nullable(c.CardNumberSuffix))
@@ -195,6 +194,7 @@ type txWriter struct {
 	loc      *time.Location // the mirror's zone
 	observed stamped        // now's local-time columns
 	ins, upd *sql.Stmt
+	args     []any // an insert's arguments, reused
 }
 
 func (s *Store) newTxWriter(ctx context.Context, tx *sql.Tx) (*txWriter, error) {
@@ -337,12 +337,15 @@ func (w *txWriter) upsert(ctx context.Context, txs []bank.Transaction) (changes 
 	}
 	changes = make([]Change, len(txs))
 	var history [][2]any // transaction_id, change
-	var inserts, updates [][]any
+	var updates [][]any
 	var retag []string   // changed rows whose tags are replaced
 	var tags [][2]string // transaction_id, tag
 	for i := range txs {
 		t := &txs[i]
-		vals := txValues(t)
+		// An insert's arguments are built in one buffer, reused row after
+		// row: id, the values, then what the store adds.
+		args := appendTxValues(append(w.args[:0], t.ID), t)
+		vals := args[1:]
 		hash := contentHash(vals, t.TagIDs)
 		// Stamps later than now come from a clock that has since been set
 		// back: trust none of them, or one bad hour would freeze rows.
@@ -358,10 +361,12 @@ func (w *txWriter) upsert(ctx context.Context, txs []bank.Transaction) (changes 
 		case !found && older(fetched, deleted[t.ID]):
 			continue // fetched before we learned it was deleted: stale
 		case !found:
-			args := make([]any, 0, len(vals)+14)
-			args = append(append(args, t.ID), vals...)
 			args = append(args, rawText(t.Raw), hash, fetched, w.now, w.now)
-			inserts = append(inserts, append(args, txLocal(t, w.loc)...))
+			args = appendTxLocal(args, t, w.loc)
+			w.args = args
+			if _, err := w.ins.ExecContext(ctx, args...); err != nil {
+				return nil, fmt.Errorf("insert transaction %s: %w", t.ID, err)
+			}
 			changes[i] = Created
 			history = append(history, [2]any{t.ID, Created})
 		case bytes.Equal(prev.hash, hash), older(fetched, prev.fetchedAt):
@@ -373,9 +378,10 @@ func (w *txWriter) upsert(ctx context.Context, txs []bank.Transaction) (changes 
 			if prev.status == "HELD" && t.Status == "SETTLED" {
 				changes[i] = Settled
 			}
-			vals = append(vals, rawText(t.Raw), hash, fetched, w.now)
-			vals = append(vals, txLocal(t, w.loc)...)
-			updates = append(updates, append(vals, t.ID))
+			upd := append(make([]any, 0, len(vals)+13), vals...)
+			upd = append(upd, rawText(t.Raw), hash, fetched, w.now)
+			upd = appendTxLocal(upd, t, w.loc)
+			updates = append(updates, append(upd, t.ID))
 			history = append(history, [2]any{t.ID, changes[i]})
 			retag = append(retag, t.ID)
 		}
@@ -383,15 +389,11 @@ func (w *txWriter) upsert(ctx context.Context, txs []bank.Transaction) (changes 
 			tags = append(tags, [2]string{t.ID, tag})
 		}
 	}
-	// History first: it keeps each changed row's previous raw JSON, read
-	// here rather than for every row looked up (most are unchanged).
+	// History before the updates: it keeps each changed row's previous raw
+	// JSON, read here rather than for every row looked up (most are
+	// unchanged).
 	if err := w.recordChanges(ctx, history); err != nil {
 		return nil, err
-	}
-	for _, args := range inserts {
-		if _, err := w.ins.ExecContext(ctx, args...); err != nil {
-			return nil, fmt.Errorf("insert transaction %s: %w", args[0], err)
-		}
 	}
 	for _, args := range updates {
 		if _, err := w.upd.ExecContext(ctx, args...); err != nil {
@@ -402,8 +404,8 @@ func (w *txWriter) upsert(ctx context.Context, txs []bank.Transaction) (changes 
 }
 
 // recordChanges writes a history row for each (id, change) with the row's
-// current raw JSON as the previous version (NULL for a row not yet
-// written). Call it before the rows change.
+// current raw JSON as the previous version (NULL for a created row). Call
+// it before updated rows change.
 func (w *txWriter) recordChanges(ctx context.Context, history [][2]any) error {
 	if len(history) == 0 {
 		return nil
@@ -414,7 +416,8 @@ func (w *txWriter) recordChanges(ctx context.Context, history [][2]any) error {
 	}
 	_, err = w.tx.ExecContext(ctx, `INSERT INTO transaction_history (transaction_id, change, observed_at,
 		observed_epoch, observed_local, observed_date, observed_month, raw)
-		SELECT j.value->>0, j.value->>1, ?, ?, ?, ?, ?, t.raw FROM json_each(?) AS j
+		SELECT j.value->>0, j.value->>1, ?, ?, ?, ?, ?, CASE WHEN j.value->>1 = 'created' THEN NULL ELSE t.raw END
+		FROM json_each(?) AS j
 		LEFT JOIN transactions AS t ON t.id = j.value->>0 ORDER BY j.key`, w.historyArgs(arg)...)
 	if err != nil {
 		return fmt.Errorf("record history: %w", err)

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	gosync "sync"
 	"time"
 
@@ -435,25 +436,38 @@ func drain(f fetched, pages <-chan fetched) (batch bank.Page[bank.Transaction], 
 	if f.err != nil {
 		return f.page, 0, 0, f.err
 	}
-	batch, n, bytes = f.page, 1, f.bytes
-	for n < maxBatch && batch.Next != "" {
+	merged, bytes := []bank.Page[bank.Transaction]{f.page}, f.bytes
+more:
+	for len(merged) < maxBatch && merged[len(merged)-1].Next != "" {
 		select {
 		case g, ok := <-pages:
 			if !ok {
-				return batch, n, bytes, nil
+				break more
 			}
 			if g.err != nil {
-				return batch, n, bytes, g.err
+				err = g.err
+				break more
 			}
-			batch.Data = append(batch.Data, g.page.Data...)
-			batch.Next = g.page.Next
+			merged = append(merged, g.page)
 			bytes += g.bytes
-			n++
 		default:
-			return batch, n, bytes, nil
+			break more
 		}
 	}
-	return batch, n, bytes, nil
+	return concat(merged), len(merged), bytes, err
+}
+
+// concat is one page holding the transactions of pages, in order, with
+// the last page's Next; one allocation of the exact size.
+func concat(pages []bank.Page[bank.Transaction]) bank.Page[bank.Transaction] {
+	if len(pages) == 1 {
+		return pages[0]
+	}
+	datas := make([][]bank.Transaction, len(pages))
+	for i := range pages {
+		datas[i] = pages[i].Data
+	}
+	return bank.Page[bank.Transaction]{Data: slices.Concat(datas...), Next: pages[len(pages)-1].Next}
 }
 
 // pageBytes is the size of a page's resources as received.
