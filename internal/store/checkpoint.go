@@ -67,18 +67,44 @@ func (s *Store) checkpoint() {
 	if err := s.ck.QueryRowContext(ctx, "PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &logFrames, &done); err != nil {
 		return
 	}
-	if logFrames > restartFrames {
-		// A writer that never pauses (a full sync) keeps a passive
-		// checkpoint from ever finishing, and the WAL and its index
-		// (mapped in memory) would grow without end: make the writer
-		// wait once while the WAL is restarted from its beginning.
-		_, _ = s.ck.ExecContext(ctx, "PRAGMA wal_checkpoint(RESTART)")
+	if logFrames > s.restartFrames {
+		s.restartWAL(ctx)
 	}
+}
+
+// restartWAL checkpoints the frames a passive checkpoint could not reach
+// and starts the WAL over from its beginning. A writer that never pauses
+// (a full sync) keeps a passive checkpoint from ever finishing, and this
+// connection's own RESTART would wait for the writer lock in vain: the
+// WAL grew to 2 GB in a sync of a million transactions, and its index
+// (mapped in memory by every connection) to 4 MB. So the restart runs on
+// the writer's own connection, between two of its transactions: it waits
+// for no writer, only (briefly) for readers of old snapshots, and copies
+// what was committed since the passive checkpoint began.
+func (s *Store) restartWAL(ctx context.Context) {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	// A long read (an export) pins old frames: give up rather than make
+	// the writer wait for it, and try again at the next checkpoint.
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout = %d", restartWait.Milliseconds())); err != nil {
+		return
+	}
+	_, _ = conn.ExecContext(ctx, "PRAGMA wal_checkpoint(RESTART)")
+	_, _ = conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA busy_timeout = %d", busyTimeout.Milliseconds()))
 }
 
 // restartFrames is the WAL size, in pages, past which a checkpoint restarts
 // the WAL (16,384 pages of 4 KiB: 64 MiB).
 const restartFrames = 16384
+
+// withRestartFrames replaces restartFrames, for tests.
+func withRestartFrames(n int) Option { return func(s *Store) { s.restartFrames = n } }
+
+// restartWait is how long a WAL restart waits for readers of old snapshots.
+const restartWait = 200 * time.Millisecond
 
 // stopCheckpoints runs a last checkpoint and closes the connection.
 func (s *Store) stopCheckpoints() {

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"slices"
+	"strconv"
 	"time"
 )
 
@@ -60,7 +61,7 @@ func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
 	// "attempt to write a readonly database" instead of ErrNotMirror.
 	q := url.Values{}
 	q.Set("mode", "ro")
-	q.Set("_busy_timeout", "5000")
+	q.Set("_busy_timeout", strconv.FormatInt(busyTimeout.Milliseconds(), 10))
 	q.Set("_txlock", "deferred")
 	q.Set("_cache_size", "-2000")
 	ro, err := sql.Open("sqlite3", string(uri)+"?"+q.Encode())

@@ -102,6 +102,8 @@ type Store struct {
 	now  func() time.Time
 	zone *time.Location // the customer's zone, of every *_local, *_date and *_month column
 	uid  int            // the user the files must belong to
+	// restartFrames is the WAL size past which it is restarted.
+	restartFrames int
 }
 
 // Option configures a Store.
@@ -118,7 +120,7 @@ func WithUID(uid int) Option { return func(s *Store) { s.uid = uid } }
 // path. It refuses (ErrNotOwner) to touch a mirror, or a file beside it,
 // that belongs to another user, and makes the existing ones mode 0600.
 func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
-	s := &Store{path: path, now: time.Now, uid: os.Getuid()}
+	s := &Store{path: path, now: time.Now, uid: os.Getuid(), restartFrames: restartFrames}
 	for _, o := range opts {
 		o(s)
 	}
@@ -211,13 +213,17 @@ func dsn(uri sqliteURI, readOnly bool) string { return dsnCache(uri, readOnly, -
 // faster, and cost 40 MB of RSS).
 const cacheKiB = 8000
 
+// busyTimeout is how long a statement waits for a lock another connection
+// holds (another process's write, a checkpoint) before failing.
+const busyTimeout = 5 * time.Second
+
 // dsnCache is dsn with the page cache size (PRAGMA cache_size: negative
 // is KiB).
 // uri is the database's URI filename (fileURI).
 func dsnCache(uri sqliteURI, readOnly bool, cacheSize int) string {
 	q := url.Values{}
 	q.Set("_journal_mode", "WAL")
-	q.Set("_busy_timeout", "5000")
+	q.Set("_busy_timeout", strconv.FormatInt(busyTimeout.Milliseconds(), 10))
 	q.Set("_foreign_keys", "on")
 	q.Set("_synchronous", "FULL")
 	q.Set("_txlock", "immediate")
