@@ -262,7 +262,7 @@ func (s *Store) restoreHistoryIndex(ctx context.Context) error {
 		return fmt.Errorf("build history index: %w", err)
 	}
 	_, err = conn.ExecContext(ctx, historyIndexSQL)
-	if _, rerr := conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA cache_size = -%d", cacheKiB)); rerr != nil && err == nil {
+	if _, rerr := conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA cache_size = -%d", writerCacheKiB)); rerr != nil && err == nil {
 		err = rerr
 	}
 	if err != nil {
