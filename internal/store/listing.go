@@ -241,6 +241,23 @@ func (s *Store) NeedsFullSync(ctx context.Context) (bool, error) {
 // and FinishListing read through it; nothing the daemon writes needs it.
 const historyIndexSQL = "CREATE INDEX IF NOT EXISTS transaction_history_tx ON transaction_history (transaction_id, seq)"
 
+// restoreHistoryIndexIdle is restoreHistoryIndex unless a sync is running
+// (in another process: the daemon's first sync, while a command such as
+// `bankmirror webhook register` opens the mirror). That sync builds the
+// index itself when it ends or fails, and sorting now would hold the write
+// lock, and the daemon's writer with it, for as long as the sort takes.
+func (s *Store) restoreHistoryIndexIdle(ctx context.Context) error {
+	unlock, err := s.LockSync()
+	if errors.Is(err, ErrSyncRunning) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return s.restoreHistoryIndex(ctx)
+}
+
 // restoreHistoryIndex builds transaction_history_tx if a bulk load dropped
 // it. SQLite's sorter may hold as many bytes as the page cache, on top of
 // it, so both are kept small while it sorts.

@@ -832,6 +832,38 @@ func TestBulkLoadBuildsHistoryIndexOnce(t *testing.T) {
 			t.Fatal("a resumed listing dropped the history index")
 		}
 	})
+	t.Run("opened elsewhere", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "m.db")
+		s, l := bulkLoad(t, path)
+		defer s.Close()
+		unlock, err := s.LockSync() // as the daemon's sync holds it
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.SaveListingPage(ctx, &l, page, "http://x/p2"); err != nil {
+			t.Fatal(err)
+		}
+		// A command opening the mirror meanwhile leaves the index to the
+		// running sync.
+		other, err := Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if historyIndexed(t, other) {
+			t.Error("opening the mirror during another's bulk load built the history index")
+		}
+		if err := other.Close(); err != nil {
+			t.Fatal(err)
+		}
+		unlock()
+		if other, err = Open(ctx, path); err != nil {
+			t.Fatal(err)
+		}
+		defer other.Close()
+		if !historyIndexed(t, other) {
+			t.Error("no history index once no sync was running")
+		}
+	})
 	t.Run("crashed", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "m.db")
 		s, l := bulkLoad(t, path)
