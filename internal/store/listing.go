@@ -247,6 +247,10 @@ const historyIndexSQL = "CREATE INDEX IF NOT EXISTS transaction_history_tx ON tr
 // index itself when it ends or fails, and sorting now would hold the write
 // lock, and the daemon's writer with it, for as long as the sort takes.
 func (s *Store) restoreHistoryIndexIdle(ctx context.Context) error {
+	// Almost always there: then no lock file is touched.
+	if exists, err := historyIndexExists(ctx, s.db); err != nil || exists {
+		return err
+	}
 	unlock, err := s.LockSync()
 	if errors.Is(err, ErrSyncRunning) {
 		return nil
@@ -267,13 +271,8 @@ func (s *Store) restoreHistoryIndex(ctx context.Context) error {
 		return fmt.Errorf("build history index: %w", err)
 	}
 	defer conn.Close()
-	var n int
-	if err := conn.QueryRowContext(ctx,
-		"SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = 'transaction_history_tx'").Scan(&n); err != nil {
-		return fmt.Errorf("build history index: %w", err)
-	}
-	if n == 1 {
-		return nil
+	if exists, err := historyIndexExists(ctx, conn); err != nil || exists {
+		return err
 	}
 	if _, err := conn.ExecContext(ctx, "PRAGMA cache_size = -1024"); err != nil {
 		return fmt.Errorf("build history index: %w", err)
@@ -286,4 +285,19 @@ func (s *Store) restoreHistoryIndex(ctx context.Context) error {
 		return fmt.Errorf("build history index: %w", err)
 	}
 	return nil
+}
+
+// rowQuerier reads one row (*sql.DB, *sql.Conn).
+type rowQuerier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// historyIndexExists reports whether transaction_history_tx exists.
+func historyIndexExists(ctx context.Context, q rowQuerier) (bool, error) {
+	var n int
+	if err := q.QueryRowContext(ctx,
+		"SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = 'transaction_history_tx'").Scan(&n); err != nil {
+		return false, fmt.Errorf("look for the history index: %w", err)
+	}
+	return n == 1, nil
 }
