@@ -53,16 +53,43 @@ func wantReady(t *testing.T, m *Main) {
 func wantNotReady(t *testing.T, m *Main, check, why string) {
 	t.Helper()
 	code, body := adminGet(t, m, "/readyz")
+	if !notReadyFor(code, body, check, why) {
+		t.Fatalf("readyz = %d, want 503 failing %q because of %q:\n%s", code, check, why, body)
+	}
+}
+
+// notReadyFor reports whether a /readyz answer is 503 with check failing
+// for a reason containing why.
+func notReadyFor(code int, body, check, why string) bool {
 	if code != http.StatusServiceUnavailable || !strings.HasPrefix(body, "not ready\n") {
-		t.Fatalf("readyz = %d, want 503:\n%s", code, body)
+		return false
 	}
 	for _, line := range strings.Split(body, "\n") {
 		f := strings.Fields(line)
 		if len(f) >= 2 && f[0] == "FAIL" && f[1] == check && strings.Contains(line, why) {
-			return
+			return true
 		}
 	}
-	t.Fatalf("readyz does not fail %q because of %q:\n%s", check, why, body)
+	return false
+}
+
+// awaitProbe waits for /readyz to answer 200 (ready) or to fail the
+// database check because of why: a write probe's result is reused for up
+// to a second, so the answer right after the disk changes may be the
+// previous probe's.
+func awaitProbe(t *testing.T, m *Main, ready bool, why string) {
+	t.Helper()
+	var code int
+	var body string
+	if !eventually(t, nil, 10*time.Second, "readyz", func() bool {
+		code, body = adminGet(t, m, "/readyz")
+		if ready {
+			return code == http.StatusOK && strings.HasPrefix(body, "ready\n")
+		}
+		return notReadyFor(code, body, "database", why)
+	}) {
+		t.Fatalf("readyz = %d, want ready=%v (database: %q):\n%s", code, ready, why, body)
+	}
 }
 
 // bankControl calls the simulator's control API, as a test harness would.
@@ -312,9 +339,9 @@ func TestReadyzFailsOnAReadOnlyDatabase(t *testing.T) {
 	m, _ := startMain(t, cfg)
 	wantReady(t, m)
 	undo := readOnly(t, cfg.DB)
-	wantNotReady(t, m, "database", "not writable")
+	awaitProbe(t, m, false, "not writable")
 	undo()
-	wantReady(t, m)
+	awaitProbe(t, m, true, "")
 }
 
 // scrape parses /metrics with the Prometheus text parser.

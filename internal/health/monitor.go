@@ -46,6 +46,12 @@ type MonitorConfig struct {
 	Interval time.Duration
 	// Timeout bounds one check's probe and queries: default 10s.
 	Timeout time.Duration
+	// ProbeMaxAge is how old a write probe's result may be for Check to
+	// use it rather than probe again: default DefaultProbeMaxAge. Every
+	// /readyz runs a Check; without it, each would commit and sync a row.
+	ProbeMaxAge time.Duration
+	// Now is the clock (default time.Now).
+	Now func() time.Time
 	// OnProbe, if set, is called after each background check with the
 	// write probe's error (the daemon feeds systemd's watchdog on nil).
 	OnProbe func(err error)
@@ -60,6 +66,9 @@ const (
 	logComponent  = "component"
 	logRejectedAt = "rejected_at"
 )
+
+// DefaultProbeMaxAge is the default MonitorConfig.ProbeMaxAge.
+const DefaultProbeMaxAge = time.Second
 
 // Snapshot is the outcome of one check.
 type Snapshot struct {
@@ -81,11 +90,12 @@ type Monitor struct {
 	cfg MonitorConfig
 	log zerolog.Logger
 
-	probeMu sync.Mutex // one probe at a time
-	mu      sync.Mutex // guards what follows
-	snap    Snapshot
-	probed  time.Time // when the check that made snap (probe included) started
-	line    string    // the last status line sent
+	probeMu  sync.Mutex // one probe at a time
+	mu       sync.Mutex // guards what follows
+	snap     Snapshot
+	probed   time.Time // when the last write probe started; zero before the first
+	probeErr error     // its outcome
+	line     string    // the last status line sent
 }
 
 // NewMonitor returns a Monitor; call Run for the background check.
@@ -95,6 +105,12 @@ func NewMonitor(cfg MonitorConfig) *Monitor {
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 10 * time.Second
+	}
+	if cfg.ProbeMaxAge <= 0 {
+		cfg.ProbeMaxAge = DefaultProbeMaxAge
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
 	}
 	if cfg.Token == nil {
 		cfg.Token = func() bank.TokenState { return bank.TokenState{} }
@@ -135,33 +151,54 @@ func (m *Monitor) Run(ctx context.Context) {
 	}
 }
 
-// Check runs the write probe and gathers the facts now, and returns the
-// verdict. Callers arriving while a check runs share the next one: a check
-// is never older than the call.
+// Check gathers the facts now, with a write probe no older than
+// ProbeMaxAge, and returns the verdict. The probe is shared: callers
+// arriving while one runs wait for it, and a probe that started at most
+// ProbeMaxAge before the call is used as it is, so that a flood of /readyz
+// costs at most one commit per ProbeMaxAge.
 func (m *Monitor) Check(ctx context.Context) Snapshot {
-	called := time.Now()
+	probeErr := m.probe(ctx)
+	ctx, cancel := context.WithTimeout(ctx, m.cfg.Timeout)
+	defer cancel()
+	s := m.gather(ctx, probeErr)
+	m.keep(s)
+	return s
+}
+
+// probe returns the outcome of a write probe that started no earlier than
+// ProbeMaxAge before the call, running one if there is none.
+func (m *Monitor) probe(ctx context.Context) error {
+	called := m.cfg.Now()
 	m.probeMu.Lock()
 	defer m.probeMu.Unlock()
 	m.mu.Lock()
-	if s := m.snap; !m.probed.IsZero() && !m.probed.Before(called) {
-		m.mu.Unlock()
-		return s
-	}
+	probed, probeErr := m.probed, m.probeErr
 	m.mu.Unlock()
-	started := time.Now()
-	// The check is shared: a caller that goes away (a /readyz client that
+	if !probed.IsZero() && !probed.Before(called.Add(-m.cfg.ProbeMaxAge)) {
+		return probeErr
+	}
+	started := m.cfg.Now()
+	// The probe is shared: a caller that goes away (a /readyz client that
 	// hangs up) must not make it fail.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), m.cfg.Timeout)
 	defer cancel()
-	probeErr := m.cfg.Store.ProbeWrite(ctx)
+	probeErr = m.cfg.Store.ProbeWrite(ctx)
 	if probeErr != nil && ctx.Err() != nil {
 		probeErr = fmt.Errorf("no answer within %s: %w", m.cfg.Timeout, probeErr)
 	}
-	s := m.gather(ctx, probeErr)
 	m.mu.Lock()
-	m.snap, m.probed = s, started
+	m.probed, m.probeErr = started, probeErr
 	m.mu.Unlock()
-	return s
+	return probeErr
+}
+
+// keep makes s the last verdict unless a newer one is kept already.
+func (m *Monitor) keep(s Snapshot) {
+	m.mu.Lock()
+	if !s.At.Before(m.snap.At) {
+		m.snap = s
+	}
+	m.mu.Unlock()
 }
 
 // Last returns the last verdict without checking anything.
@@ -175,27 +212,19 @@ func (m *Monitor) Last() Snapshot {
 // write probe's outcome (without probing again): what /metrics reads.
 func (m *Monitor) Current(ctx context.Context) Snapshot {
 	m.mu.Lock()
-	last := m.snap
+	probeErr := m.probeErr
 	m.mu.Unlock()
 	ctx, cancel := context.WithTimeout(ctx, m.cfg.Timeout)
 	defer cancel()
-	var probeErr error
-	if last.Facts.Probed {
-		probeErr = last.Facts.ProbeErr
-	}
 	s := m.gather(ctx, probeErr)
-	m.mu.Lock()
-	if s.At.After(m.snap.At) {
-		m.snap = s
-	}
-	m.mu.Unlock()
+	m.keep(s)
 	return s
 }
 
 // gather reads the facts and applies the rules. A failing query counts
 // against the database check.
 func (m *Monitor) gather(ctx context.Context, probeErr error) Snapshot {
-	s := Snapshot{At: time.Now()}
+	s := Snapshot{At: m.cfg.Now()}
 	var errs []error
 	runs, err := m.cfg.Store.LastSuccessfulRuns(ctx, KindIncremental, KindFull)
 	errs = append(errs, err)
