@@ -139,7 +139,7 @@ func loadConfig(environ map[string]string) (Config, error) {
 func (c *Config) validate() error {
 	u, err := url.Parse(c.APIURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return &configError{envPrefix + "API_URL", fmt.Errorf("%q is not an http(s) URL", c.APIURL)}
+		return &configError{envPrefix + "API_URL", fmt.Errorf("%q is not an http(s) URL", redactURL(c.APIURL))}
 	}
 	if _, err := zerolog.ParseLevel(c.LogLevel); err != nil || c.LogLevel == "" {
 		return &configError{envPrefix + "LOG_LEVEL", fmt.Errorf("%q is not one of trace, debug, info, warn, error", c.LogLevel)}
@@ -196,6 +196,28 @@ func (c *Config) validate() error {
 		return &configError{envPrefix + "EVENT_MAX_ATTEMPTS", errors.New("must be at least 1")}
 	}
 	return nil
+}
+
+// redactURL is raw with the credentials of its userinfo hidden, for
+// printing and logging: a password becomes xxxxx (url.URL.Redacted), and so
+// does a user name standing alone (a token passed as the user). A value that
+// does not parse but holds an @ is not shown at all.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		if strings.Contains(raw, "@") {
+			return "(not shown: it may hold a password)"
+		}
+		return raw
+	}
+	if u.User == nil {
+		return raw
+	}
+	if _, ok := u.User.Password(); ok {
+		return u.Redacted()
+	}
+	u.User = url.User("xxxxx")
+	return u.String()
 }
 
 // loadZone loads an IANA zone by name. "" and "Local" (the host's zone,

@@ -29,6 +29,9 @@ func configDump(c Config) [][2]string {
 		f := t.Field(i)
 		name := varOfField(f.Name)
 		val := fmt.Sprint(v.Field(i).Interface())
+		if name == envPrefix+"API_URL" {
+			val = redactURL(val)
+		}
 		if f.Tag.Get("secret") == "true" {
 			if name == envPrefix+"TOKEN_FILE" || name == envPrefix+"WEBHOOK_SECRET_FILE" || name == envPrefix+"EXPORT_TOKEN_FILE" {
 				continue // folded into TOKEN, WEBHOOK_SECRET and EXPORT_TOKEN by loadConfig

@@ -24,9 +24,9 @@ func cmdPing(ctx context.Context, a *app, args []string) error {
 	}
 	p, err := a.client(a.cfg.APIURL, a.cfg.Token, a.cfg.RequestsPerHour).Ping(ctx)
 	if err != nil {
-		return fmt.Errorf("ping %s: %w", a.cfg.APIURL, err)
+		return fmt.Errorf("ping %s: %w", redactURL(a.cfg.APIURL), err)
 	}
-	fmt.Fprintf(a.stdout, "token accepted by %s: customer %s %s\n", a.cfg.APIURL, p.ID, p.StatusEmoji)
+	fmt.Fprintf(a.stdout, "token accepted by %s: customer %s %s\n", redactURL(a.cfg.APIURL), p.ID, p.StatusEmoji)
 	return nil
 }
 
