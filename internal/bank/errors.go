@@ -34,7 +34,8 @@ func Unavailable(err error) bool {
 		s := apiErr.StatusCode
 		return s == 401 || s == 429 || s >= 500
 	}
-	if errors.Is(err, ErrDecode) || errors.Is(err, errForeignURL) || errors.Is(err, errBodyTooLarge) || errors.Is(err, ErrPageLoop) {
+	if errors.Is(err, ErrDecode) || errors.Is(err, errForeignURL) || errors.Is(err, errBodyTooLarge) || errors.Is(err, ErrPageLoop) ||
+		errors.Is(err, ErrListingTooLong) {
 		return false
 	}
 	return true

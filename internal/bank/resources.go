@@ -2,14 +2,10 @@ package bank
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
 )
-
-// ErrPageLoop is returned when a next link repeats the page it is on.
-var ErrPageLoop = errors.New("pagination loop: next link repeats the current page")
 
 // listAll fetches first and every page after it, following links.next.
 func listAll[T any](ctx context.Context, c *Client, first, kind string, parse func([]byte, bool) (T, error)) ([]T, error) {
