@@ -128,12 +128,22 @@ func loadConfig(environ map[string]string) (Config, error) {
 		}
 		c.AttachmentsDir = dir
 	}
+	exportVar := envPrefix + "EXPORT_TOKEN"
 	if c.ExportTokenFile != "" {
 		c.ExportToken = c.ExportTokenFile
+		exportVar += "_FILE"
 	}
 	c.ExportToken = strings.TrimSpace(c.ExportToken)
 	c.ExportTokenFile = ""
-	return c, c.validate()
+	if err := c.validate(); err != nil {
+		return c, err
+	}
+	if c.ExportToken != "" {
+		if err := export.CheckToken(c.ExportToken); err != nil {
+			return c, &configError{exportVar, err}
+		}
+	}
+	return c, nil
 }
 
 func (c *Config) validate() error {
@@ -188,9 +198,6 @@ func (c *Config) validate() error {
 	}
 	if c.StaleAfter <= 0 {
 		return &configError{envPrefix + "STALE_AFTER", errors.New("must be positive")}
-	}
-	if c.ExportToken != "" && len(c.ExportToken) < export.MinTokenLength {
-		return &configError{envPrefix + "EXPORT_TOKEN", fmt.Errorf("must be at least %d characters (try: openssl rand -hex 32)", export.MinTokenLength)}
 	}
 	if c.EventMaxAttempts < 1 {
 		return &configError{envPrefix + "EVENT_MAX_ATTEMPTS", errors.New("must be at least 1")}

@@ -233,6 +233,18 @@ func TestConfigExportToken(t *testing.T) {
 	if !strings.Contains(r.stderr, "BANKMIRROR_EXPORT_TOKEN") || strings.Contains(r.stderr, "short\"") {
 		t.Errorf("short token: %s", r)
 	}
+	// An obviously weak token is refused, naming the variable it came from
+	// and not the token.
+	weak := filepath.Join(t.TempDir(), "weak")
+	must(t, os.WriteFile(weak, []byte("aaaaaaaaaaaaaaaa\n"), 0o600))
+	for name, val := range map[string]string{"BANKMIRROR_EXPORT_TOKEN": "aaaaaaaaaaaaaaaa", "BANKMIRROR_EXPORT_TOKEN_FILE": weak} {
+		r = runCLI(t, map[string]string{name: val}, "config")
+		wantCode(t, r, 2)
+		noLeak(t, r, "aaaaaaaaaaaaaaaa")
+		if !strings.Contains(r.stderr, "invalid "+name+": the token is too weak: it has 1 different characters") {
+			t.Errorf("weak token in %s: %s", name, r)
+		}
+	}
 	r = runCLI(t, map[string]string{"BANKMIRROR_EXPORT_TOKEN_FILE": file}, "config")
 	wantCode(t, r, 0)
 	noLeak(t, r, tok)

@@ -64,11 +64,10 @@ type Feed struct {
 }
 
 // NewFeed returns the feed reading the mirror through db (read-only
-// connections). token must be at least MinTokenLength characters: the feed
-// is off without one.
+// connections). token must pass CheckToken: the feed is off without one.
 func NewFeed(db *sql.DB, token string, opts FeedOptions) (*Feed, error) {
-	if len(token) < MinTokenLength {
-		return nil, fmt.Errorf("export feed: the token must be at least %d characters", MinTokenLength)
+	if err := CheckToken(token); err != nil {
+		return nil, fmt.Errorf("export feed: %w", err)
 	}
 	if opts.Location == nil {
 		opts.Location = time.UTC

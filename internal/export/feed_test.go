@@ -3,6 +3,7 @@ package export_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -216,12 +217,41 @@ func TestFeedServesTheExport(t *testing.T) {
 }
 
 // TestFeedNeedsAToken: the feed is off without a token of a sensible
-// length.
+// length, and refuses an obviously weak one.
 func TestFeedNeedsAToken(t *testing.T) {
 	db := openMirror(t)
-	for _, tok := range []string{"", "short"} {
+	for _, tok := range []string{"", "short", "aaaaaaaaaaaaaaaa"} {
 		if _, err := export.NewFeed(db, tok, export.FeedOptions{}); err == nil {
 			t.Errorf("token %q accepted", tok)
+		}
+	}
+}
+
+// TestCheckToken: the weak-token rule, and errors that never quote the
+// token.
+func TestCheckToken(t *testing.T) {
+	for tok, weak := range map[string]bool{
+		"":                                 true,
+		"0123456789abcde":                  true, // 15 characters
+		"aaaaaaaaaaaaaaaa":                 true, // one character repeated
+		"abababababababababababab":         true, // two
+		"abcdeabcdeabcdeabcdeabcde":        true, // five
+		"abcdefabcdefabcd":                 true, // a piece of six repeated
+		"password1password1":               true,
+		"Tr0ub4dor&3Tr0ub4dor&3":           true,
+		"0123456789abcdef":                 false, // weak, but the rule is about repetition
+		"aaaaaaaaaaaabcdef":                false, // six different characters
+		"3f9c2a7e1b04d8c6":                 false, // openssl rand -hex 8
+		"feed-token-0123456789abcdef":      false,
+		"q7Ln-2vXzR_8kPwT3mYc0sBd9JhAeUfG": false,
+		"Grüße aus Köln":                   false, // 14 runes, 16 bytes
+	} {
+		err := export.CheckToken(tok)
+		if (err != nil) != weak {
+			t.Errorf("CheckToken(%q) = %v, want weak=%v", tok, err, weak)
+		}
+		if err != nil && (!errors.Is(err, export.ErrWeakToken) || (tok != "" && strings.Contains(err.Error(), tok))) {
+			t.Errorf("CheckToken(%q) = %v: not ErrWeakToken, or quotes the token", tok, err)
 		}
 	}
 }
