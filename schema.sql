@@ -221,6 +221,8 @@ CREATE TABLE IF NOT EXISTS webhook_delivery_logs (
 -- Version 7 adds v_ledger, the columns of v_transactions a spreadsheet
 -- needs and the default of `bankmirror export`:
 -- internal/store/ledger_view.sql.
+-- Version 9 nets categorised money in against its category and flags it
+-- (offsets_spending): internal/store/spending_offsets.sql.
 CREATE VIEW IF NOT EXISTS v_transactions AS
 SELECT
     t.id,

@@ -48,7 +48,7 @@ const (
 	KindDate           // a local date, YYYY-MM-DD
 	KindMonth          // a month, YYYY-MM
 	KindTimestamp      // an RFC 3339 timestamp
-	KindBool           // a 0/1 flag (is_*, has_*)
+	KindBool           // a 0/1 flag (is_*, has_*, offsets_spending)
 	KindJSON           // text holding JSON (*_json)
 	// KindLocalTime is a wall-clock time already in the customer's zone,
 	// 'YYYY-MM-DD HH:MM:SS' (*_local): shown as it is, never converted.
@@ -131,6 +131,10 @@ func describe(ctx context.Context, q Queryer, view string) ([]Column, error) {
 	return cols, rows.Err()
 }
 
+// flagOffsetsSpending is the one flag of the mirror's views not named is_*:
+// without this, its name would make it an amount (isMoneyName).
+const flagOffsetsSpending = "offsets_spending"
+
 // inferKind guesses a column's kind from its name, by the mirror's
 // conventions, and its declared type (SQLite's affinity rules).
 func inferKind(name, decl string) Kind {
@@ -139,7 +143,7 @@ func inferKind(name, decl string) Kind {
 	switch {
 	case strings.HasSuffix(n, "_json"):
 		return KindJSON
-	case (strings.HasPrefix(n, "is_") || strings.HasPrefix(n, "has_")) && aff != "TEXT":
+	case (strings.HasPrefix(n, "is_") || strings.HasPrefix(n, "has_") || n == flagOffsetsSpending) && aff != "TEXT":
 		return KindBool
 	case aff == "BLOB":
 		return KindText

@@ -21,6 +21,12 @@ var moneyViews string
 //go:embed ledger_view.sql
 var ledgerView string
 
+// spendingOffsets is the migration that nets categorised money in against
+// its category's spending (offsets_spending).
+//
+//go:embed spending_offsets.sql
+var spendingOffsets string
+
 // DefaultTimeZone is the zone of the customer's local dates when none is
 // configured: the zone of the bank's own timestamps.
 const DefaultTimeZone = "Australia/Melbourne"

@@ -50,6 +50,8 @@ CREATE INDEX IF NOT EXISTS transaction_history_observed_epoch ON transaction_his
 
 -- One row per live transaction. The columns of schema version 1 keep
 -- their names and meaning; the rest are new.
+-- Version 9 redefines this view, v_monthly_spending and v_monthly_income
+-- (spending_offsets.sql): categorised money in offsets spending.
 DROP VIEW IF EXISTS v_transactions;
 CREATE VIEW v_transactions AS
 SELECT

@@ -81,6 +81,11 @@ var migrations = []migration{
 	// every insert of a full sync paid for them.
 	{sql: `DROP INDEX IF EXISTS transactions_created;
 	DROP INDEX IF EXISTS transactions_account_created;`},
+	// 9: settled money in with a category (a friend paying back their
+	// share) nets against that category in v_monthly_spending and leaves
+	// v_monthly_income; v_transactions and v_ledger flag it
+	// (offsets_spending). spending_offsets.sql.
+	{sql: spendingOffsets},
 }
 
 // TimeLayout is how the store writes its own timestamps (observed_at,
