@@ -33,7 +33,8 @@ var (
 const cookbook = "queries.md"
 
 // The cookbook's mirror: the demo's bank (seed 1, 5,000 transactions)
-// with its clock fixed at start, fully synced; eight days later some live
+// with its clock fixed at start, the payments friends sent categorised
+// (categorisePaybacks), fully synced; eight days later some live
 // activity (purchases, settlements, deleted holds, refunds) and an
 // incremental sync. The queries' 'now' is two hours after that.
 var (
@@ -214,6 +215,7 @@ func cookbookMirror(t *testing.T) *sql.DB {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
+	categorisePaybacks(ctx, t, client)
 	syncer := sync.New(client, st, zerolog.Nop(), sync.Options{Overlap: 3 * time.Hour})
 	if _, err := syncer.Full(ctx); err != nil {
 		t.Fatal(err)
@@ -230,4 +232,43 @@ func cookbookMirror(t *testing.T) *sql.DB {
 		t.Fatal(err)
 	}
 	return st.Reader()
+}
+
+// paybackCategories: the category the cookbook's customer gives a payment
+// received, by its message. Footy tipping stays uncategorised: income.
+var paybackCategories = map[string]string{
+	"Money for the pizzas last night.": "takeaway",
+	"Rent split":                       "rent-and-mortgage",
+	"Thanks for dinner 🙏":              "restaurants-and-cafes",
+	"Concert tickets":                  "events-and-gigs",
+	"Bills – March":                    "utilities",
+	"Birthday present for Mum":         "gifts-and-charity",
+}
+
+// categorisePaybacks categorises, through the bank's API as the customer
+// would, every payment received whose message says what it paid back, so
+// that the cookbook shows money in offsetting spending.
+func categorisePaybacks(ctx context.Context, t *testing.T, client *bank.Client) {
+	t.Helper()
+	type payback struct{ id, category string }
+	var todo []payback
+	for tx, err := range client.Transactions(ctx, bank.TransactionFilter{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tx.TransactionType == nil || *tx.TransactionType != "Osko Payment Received" || tx.Message == nil {
+			continue
+		}
+		if c, ok := paybackCategories[*tx.Message]; ok {
+			todo = append(todo, payback{tx.ID, c})
+		}
+	}
+	if len(todo) == 0 {
+		t.Fatal("the bank has no payment received to categorise")
+	}
+	for _, p := range todo {
+		if err := client.SetCategory(ctx, p.id, &p.category); err != nil {
+			t.Fatalf("categorise %s: %v", p.id, err)
+		}
+	}
 }
