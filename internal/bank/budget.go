@@ -83,6 +83,7 @@ type gate struct {
 	until   time.Time // zero: open
 	probing bool
 	fails   int
+	quick   bool // the probe at until is a quick one after a refusal out of the blue
 }
 
 // probe kinds: which gate a request admitted by acquire is probing.
@@ -94,37 +95,59 @@ const (
 	probeReserve       // syncs are down to the reserve
 )
 
-// maxProbes is how many probes of a spent budget are sent at a growing
-// backoff before waiting for the latest end of the bank's current bucket.
+// maxProbes is how many probes follow a refusal out of the blue (no low
+// budget reported before it: perhaps a passing throttle) at a growing
+// backoff, before probes keep to the schedule of a spent bucket.
 const maxProbes = 2
+
+// probesPerWindow caps the probes of a spent budget (Retry-After aside):
+// at most this many in any probesPerWindow probe intervals, 12 an hour
+// with the default interval of 5 minutes.
+const probesPerWindow = 12
 
 // budget decides when a request may be sent: freely while the bank reports
 // headroom, down to the reserve for syncs and to zero for webhook
-// refetches; after a 429 or a report of 0 it waits (Retry-After, the
-// bucket's expected reset, or a backoff) and lets one request probe.
+// refetches; after a 429 or a report of 0, or at the reserve, it waits and
+// lets one request probe whether the bank's next bucket has begun.
+//
+// When to probe: after Retry-After when the bank sends one; else at the
+// next reset predicted from the last one seen (see resetSeenLocked), when
+// that is known to within two probe intervals; else on a grid of probe
+// intervals (probeMax, 5 minutes) aligned to the clock, so a probe comes
+// just after each top of the hour, where the real bank's buckets begin, and
+// never more than an interval after the last answer. Scheduled probes are
+// capped at probesPerWindow per probesPerWindow intervals (12 an hour).
 type budget struct {
 	mu      sync.Mutex
 	log     zerolog.Logger
 	now     func() time.Time
 	reserve int
 	bucket  time.Duration
-	// probeBase and probeMax bound the backoff between probes when the
-	// bank's next reset is unknown.
+	// probeBase is the first backoff after a refusal out of the blue;
+	// probeMax is the longest wait between probes while the bank's next
+	// reset is not known.
 	probeBase, probeMax time.Duration
 
 	known     bool
 	remaining int
 	seenAt    time.Time
 	inflight  int
-	all       gate      // every lane
-	res       gate      // sync lanes, at the reserve
-	lastReset time.Time // start of the bank's current bucket, when seen
-	// bucketSeen is the first answer seen in the bank's current bucket:
-	// the bucket ends at most a bucket length after it.
-	bucketSeen time.Time
+	all       gate // every lane
+	res       gate // sync lanes, at the reserve
+	// checkedAt is the last answer that counted the budget (one with
+	// X-RateLimit-Remaining, or a 429): the bank's next bucket had not
+	// begun then, unless that answer showed it.
+	checkedAt time.Time
+	// resetLo and resetHi bound the last reset seen: it came after resetLo
+	// and at or before resetHi (zero: none seen, or a prediction from
+	// them failed).
+	resetLo, resetHi time.Time
 	// lowSeen: the bank reported the reserve or less in this bucket, so a
-	// refusal means the bucket is spent (not a passing throttle).
+	// refusal means the bucket is spent (not a passing throttle); lowAt is
+	// the first such answer.
 	lowSeen bool
+	lowAt   time.Time
+	probes  []time.Time // when the last probesPerWindow probes were sent
 	limited int64
 
 	waiters    int
@@ -202,6 +225,7 @@ func (b *budget) admit(lane Lane) (probe, time.Duration, string) {
 	if !b.all.until.IsZero() {
 		b.all.probing = true
 		b.take()
+		b.probeSentLocked(&b.all, now)
 		return probeAll, 0, ""
 	}
 	if !b.known {
@@ -240,6 +264,7 @@ func (b *budget) admit(lane Lane) (probe, time.Duration, string) {
 	}
 	b.res.probing = true
 	b.take()
+	b.probeSentLocked(&b.res, now)
 	return probeReserve, 0, ""
 }
 
@@ -257,13 +282,6 @@ func (b *budget) pass(g *gate, now time.Time) (time.Duration, bool) {
 	return 0, true
 }
 
-// nextReset is when the bank's next bucket is expected to begin: a whole
-// number of buckets after the last reset seen.
-func (b *budget) nextReset(now time.Time) time.Time {
-	n := now.Sub(b.lastReset)/b.bucket + 1
-	return b.lastReset.Add(n * b.bucket)
-}
-
 func (b *budget) take() {
 	b.inflight++
 	if b.cap > 0 {
@@ -271,36 +289,170 @@ func (b *budget) take() {
 	}
 }
 
-// closeLocked holds g's requests until the bank may have budget again:
-// after Retry-After when the bank sent one (hasRA), at the bank's next
-// bucket once a reset has been seen, else after a growing backoff; each
-// failed probe backs off further. b.mu is held.
+// probeSentLocked records a scheduled probe of g sent at now, for the cap
+// of probes.
+func (b *budget) probeSentLocked(g *gate, now time.Time) {
+	if g.quick {
+		return
+	}
+	if len(b.probes) >= probesPerWindow {
+		b.probes = append(b.probes[:0], b.probes[len(b.probes)-probesPerWindow+1:]...)
+	}
+	b.probes = append(b.probes, now)
+}
+
+// closeLocked holds g's requests until the bank may have budget again, and
+// then lets one request probe: after Retry-After when the bank sent one
+// (hasRA); else at the bank's next reset predicted from the last one seen;
+// else, after a refusal out of the blue, at a short growing backoff
+// (twice: quick probes, not counted in the cap); else at the next point of
+// the probe grid. b.mu is held.
 func (b *budget) closeLocked(g *gate, retryAfter time.Duration, hasRA bool) {
 	now := b.now()
 	var until time.Time
-	switch {
-	case hasRA:
+	quick := false
+	if hasRA {
 		until = now.Add(retryAfter)
-	case !b.lastReset.IsZero() && b.bucket > 0:
-		until = b.nextReset(now)
-		if g.fails > 0 {
-			// The reset was not where expected: back off from it.
-			until = until.Add(capped(b.probeBase, b.probeMax, g.fails))
+	} else {
+		var ok bool
+		until, ok = b.predictedProbeLocked()
+		switch {
+		case ok:
+		case g == &b.all && !b.lowSeen && g.fails < maxProbes:
+			until, quick = now.Add(equalJitter(b.probeBase, b.probeMax, g.fails+1)), true
+		default:
+			until = b.gridProbe(b.lastCheck(now))
 		}
-	default:
-		until = now.Add(equalJitter(b.probeBase, b.probeMax, g.fails+1))
-		// Each failed probe costs a request (or a 429): after a few, wait
-		// for the latest moment the bank's current bucket can end.
-		if g.fails >= maxProbes && b.lowSeen && !b.bucketSeen.IsZero() && b.bucket > 0 {
-			if latest := b.bucketSeen.Add(b.bucket); latest.After(until) {
-				until = latest
+		// The cap: no more than probesPerWindow scheduled probes in any
+		// window of that many intervals; past it, the grid again.
+		if !quick && len(b.probes) >= probesPerWindow {
+			if t := b.probes[len(b.probes)-probesPerWindow].Add(probesPerWindow * b.interval()); t.After(until) {
+				until = b.gridProbe(t.Add(-time.Nanosecond))
 			}
 		}
 	}
 	g.fails++
 	if until.After(g.until) {
-		g.until = until
+		g.until, g.quick = until, quick
 	}
+}
+
+// interval is the longest wait between probes while the bank's next reset
+// is not known, and the step of the probe grid.
+func (b *budget) interval() time.Duration {
+	if b.probeMax > 0 {
+		return b.probeMax
+	}
+	return 5 * time.Minute
+}
+
+// probeLag is how long after a point of the grid (or a predicted reset) a
+// probe goes, for clocks that differ a little: 3s for 5-minute intervals.
+func (b *budget) probeLag() time.Duration { return b.interval() / 100 }
+
+// closeGap is the widest bound on a reset that counts as knowing where it
+// is: a reset seen between two answers this close (30s for hourly buckets)
+// predicts the next ones; a wider bound is narrowed bucket by bucket.
+func (b *budget) closeGap() time.Duration { return min(b.bucket/120, b.interval()/10) }
+
+// lastCheck is when the bank last showed its bucket unchanged, now if it
+// never answered.
+func (b *budget) lastCheck(now time.Time) time.Time {
+	if b.checkedAt.IsZero() {
+		return now
+	}
+	return b.checkedAt
+}
+
+// gridProbe is the first point of the probe grid after t, plus the lag: the
+// grid's step is the probe interval, aligned to the clock (to UTC, and so
+// to every whole-hour time zone), and a new bucket begins on it. A
+// request held at the reserve or refused since t probes there.
+func (b *budget) gridProbe(t time.Time) time.Time {
+	step, lag := b.interval(), b.probeLag()
+	next := t.Add(-lag).Truncate(step).Add(step + lag)
+	if b.bucket > 0 {
+		// The top of the hour, also when the interval does not divide it.
+		if top := t.Add(-lag).Truncate(b.bucket).Add(b.bucket + lag); top.Before(next) {
+			next = top
+		}
+	}
+	return next
+}
+
+// predictedProbeLocked is when to probe for the bank's next reset as
+// predicted by the last one seen, a whole number of buckets later; false
+// when no reset was seen to within two probe intervals. A bound wider than
+// closeGap is split: a probe at the top of the hour when it lies within,
+// else in the middle, then one at its end; each answer narrows the bound
+// for the buckets after (resetSeenLocked). When every probe of a prediction
+// found the old bucket, the prediction is dropped. b.mu is held.
+func (b *budget) predictedProbeLocked() (time.Time, bool) {
+	w := b.resetHi.Sub(b.resetLo)
+	if b.resetHi.IsZero() || b.bucket <= 0 || w > 2*b.interval() || w >= b.bucket {
+		return time.Time{}, false
+	}
+	checked := b.lastCheck(b.now())
+	// The current bucket was spent by lowAt (or checked unchanged): it
+	// ends after that.
+	from := b.lowAt
+	if from.IsZero() {
+		from = checked
+	}
+	n := max(from.Sub(b.resetHi)/b.bucket+1, 1)
+	lo, hi := b.resetLo.Add(n*b.bucket), b.resetHi.Add(n*b.bucket)
+	lag := b.probeLag()
+	candidates := make([]time.Time, 0, 2)
+	if w > b.closeGap() {
+		split := lo.Add(w / 2)
+		if top := hi.Truncate(b.bucket); top.After(lo) {
+			split = top
+		}
+		candidates = append(candidates, split.Add(lag))
+	}
+	candidates = append(candidates, hi.Add(lag))
+	for _, c := range candidates {
+		if c.After(checked) {
+			return c, true
+		}
+	}
+	b.log.Debug().Time("expected_by", hi).Msg("the bank's bucket did not renew where expected")
+	b.resetLo, b.resetHi = time.Time{}, time.Time{}
+	return time.Time{}, false
+}
+
+// resetSeenLocked records a reset of the bank's budget seen between
+// answers at lo and hi. Where an earlier bound, moved by whole buckets,
+// overlaps it, the reset lies in both: a reset seen only by a probe long
+// after it still narrows down, bucket by bucket, to where it is. b.mu is
+// held.
+func (b *budget) resetSeenLocked(lo, hi time.Time) {
+	if lo.IsZero() || !hi.After(lo) || b.bucket <= 0 || hi.Sub(lo) >= b.bucket {
+		return // says nothing of where buckets begin
+	}
+	if !b.resetHi.IsZero() {
+		k := (hi.Sub(b.resetHi) + b.bucket/2) / b.bucket
+		oldLo, oldHi := b.resetLo.Add(k*b.bucket), b.resetHi.Add(k*b.bucket)
+		if nlo, nhi := maxTime(lo, oldLo), minTime(hi, oldHi); nhi.After(nlo) {
+			lo, hi = nlo, nhi
+		}
+	}
+	b.resetLo, b.resetHi = lo, hi
+	b.log.Debug().Time("after", lo).Time("by", hi).Msg("the bank's budget renewed")
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }
 
 // done records the answer to a request admitted by acquire as kind p: its
@@ -322,6 +474,7 @@ func (b *budget) done(p probe, status int, hdr http.Header) {
 		// may be a passing throttle, and a reset is only recognised from
 		// answers counting the same budget.
 		b.limited++
+		b.checkedAt = now
 		d, ok := retryAfter(hdr.Get("Retry-After"), now)
 		b.closeLocked(&b.all, d, ok)
 		return
@@ -340,19 +493,15 @@ func (b *budget) done(p probe, status int, hdr http.Header) {
 		}
 		return
 	}
-	switch {
-	case !b.known:
-		b.bucketSeen = now
-	case v > b.remaining+b.inflight+1:
-		// A new bucket began since the last answer.
-		b.lastReset, b.bucketSeen, b.lowSeen = now, now, false
-		if gap := now.Sub(b.seenAt); gap < b.bucket/20 {
-			b.lastReset = b.seenAt
-		}
+	if b.known && v > b.remaining+b.inflight+1 {
+		// A new bucket began since the last answer that counted the
+		// budget.
+		b.resetSeenLocked(b.checkedAt, now)
+		b.lowSeen, b.lowAt = false, time.Time{}
 	}
-	b.known, b.remaining, b.seenAt = true, v, now
-	if v <= b.reserve {
-		b.lowSeen = true
+	b.known, b.remaining, b.seenAt, b.checkedAt = true, v, now, now
+	if v <= b.reserve && !b.lowSeen {
+		b.lowSeen, b.lowAt = true, now
 	}
 	if v == 0 {
 		b.closeLocked(&b.all, 0, false)

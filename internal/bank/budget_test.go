@@ -120,8 +120,10 @@ func TestBudgetKeepsReserveForWebhooks(t *testing.T) {
 	bb := &bucketBank{limit: 30, bucket: time.Hour}
 	s := bb.server(t)
 	observe, reserveWait := waitState("reserve")
-	// Probes of the reserve are kept out of this test by a long backoff.
+	// Probes of the reserve are kept out of this test by a long interval
+	// between them, on a clock stopped half an hour from the next one.
 	c := newTestClient(s, WithReserve(10), WithBudgetObserver(observe), WithRateLimitBackoff(time.Hour, time.Hour))
+	c.budget.now = func() time.Time { return time.Date(2025, 3, 3, 10, 30, 0, 0, time.UTC) }
 
 	fullCtx, cancel := context.WithCancel(WithLane(t.Context(), LaneFull))
 	defer cancel()
