@@ -12,7 +12,7 @@ import (
 
 func cmdSimulator(ctx context.Context, a *app, args []string) error {
 	fs := a.flags("simulator", "[--listen ADDR] [--token T] [--control-token T] [--transactions N] [--seed S] [--now TIME] "+
-		"[--public-url URL] [--live RATE] [--webhook-retry BASE,MAX,ATTEMPTS] [--rate-limit N] [--rate-bucket DUR] [--rate-retry-after]")
+		"[--public-url URL] [--live RATE] [--webhook-retry BASE,MAX,ATTEMPTS] [--rate-limit N] [--rate-bucket DUR] [--rate-offset DUR] [--rate-retry-after]")
 	listen := fs.String("listen", "127.0.0.1:8081", "address to listen on")
 	token := fs.String("token", "", "bearer token to accept (default: a random one, printed)")
 	controlToken := fs.String("control-token", "", "bearer token of the control API under /_sim/ (default: a random one, printed)")
@@ -24,12 +24,13 @@ func cmdSimulator(ctx context.Context, a *app, args []string) error {
 	webhookRetry := fs.String("webhook-retry", "", "webhook retry schedule BASE,MAX,ATTEMPTS, e.g. 1s,10s,5 (default 30s,1h,8)")
 	rateLimit := fs.Int("rate-limit", 1000, "requests per token per bucket, as the real bank (0 = no limit)")
 	rateBucket := fs.Duration("rate-bucket", time.Hour, "length of a rate-limit bucket, aligned to the bank's clock")
+	rateOffset := fs.Duration("rate-offset", 0, "buckets start this long past the clock's multiples of --rate-bucket (0, as the real bank: on the clock hour)")
 	retryAfter := fs.Bool("rate-retry-after", false, "send Retry-After (seconds until the bucket ends) on a rate-limited 429")
 	if err := fs.ParseNone(args); err != nil {
 		return err
 	}
 	opts, every, err := simulatorOptions(simulatorFlags{n: *n, now: *now, live: *live, webhookRetry: *webhookRetry,
-		rateLimit: *rateLimit, rateBucket: *rateBucket})
+		rateLimit: *rateLimit, rateBucket: *rateBucket, rateOffset: *rateOffset})
 	if err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err)
 	}
@@ -56,6 +57,7 @@ type simulatorFlags struct {
 	webhookRetry string
 	rateLimit    int
 	rateBucket   time.Duration
+	rateOffset   time.Duration
 }
 
 // simulatorOptions turns the flags into simulator options and the interval
@@ -73,7 +75,10 @@ func simulatorOptions(f simulatorFlags) (simulator.Options, time.Duration, error
 	if f.rateLimit < 0 || f.rateBucket <= 0 {
 		return opts, 0, fmt.Errorf("--rate-limit must not be negative and --rate-bucket must be positive")
 	}
-	opts.RateLimit = simulator.RateLimit{Limit: f.rateLimit, Bucket: f.rateBucket}
+	if f.rateOffset < 0 || f.rateOffset >= f.rateBucket {
+		return opts, 0, fmt.Errorf("--rate-offset must be at least 0 and less than --rate-bucket (%s)", f.rateBucket)
+	}
+	opts.RateLimit = simulator.RateLimit{Limit: f.rateLimit, Bucket: f.rateBucket, Offset: f.rateOffset}
 	if f.now != "" {
 		at, err := time.Parse(time.RFC3339, f.now)
 		if err != nil {

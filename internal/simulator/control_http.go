@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"cmp"
 	"context"
 	"crypto/subtle"
 	_ "embed" // control-openapi.yaml
@@ -297,7 +298,7 @@ func (b *Bank) ctlSetFaults(w http.ResponseWriter, r *http.Request, _ []string) 
 
 func (b *Bank) ctlGetRateLimit(w http.ResponseWriter, _ *http.Request, _ []string) error {
 	rl := b.RateLimit()
-	return writeControlJSON(w, http.StatusOK, rateLimitJSON{Limit: rl.Limit, Bucket: jsonDuration(rl.Bucket), RetryAfter: rl.RetryAfter})
+	return writeControlJSON(w, http.StatusOK, rateLimitJSON{Limit: rl.Limit, Bucket: jsonDuration(rl.Bucket), Offset: jsonDuration(rl.Offset), RetryAfter: rl.RetryAfter})
 }
 
 func (b *Bank) ctlSetRateLimit(w http.ResponseWriter, r *http.Request, _ []string) error {
@@ -308,7 +309,10 @@ func (b *Bank) ctlSetRateLimit(w http.ResponseWriter, r *http.Request, _ []strin
 	if in.Limit < 0 || in.Bucket < 0 {
 		return &controlError{http.StatusUnprocessableEntity, errors.New("limit and bucket must not be negative")}
 	}
-	b.SetRateLimit(RateLimit{Limit: in.Limit, Bucket: time.Duration(in.Bucket), RetryAfter: in.RetryAfter})
+	if bucket := cmp.Or(time.Duration(in.Bucket), defaultRateBucket); in.Offset < 0 || time.Duration(in.Offset) >= bucket {
+		return &controlError{http.StatusUnprocessableEntity, fmt.Errorf("offset must be at least 0 and less than the bucket (%s)", bucket)}
+	}
+	b.SetRateLimit(RateLimit{Limit: in.Limit, Bucket: time.Duration(in.Bucket), Offset: time.Duration(in.Offset), RetryAfter: in.RetryAfter})
 	return b.ctlGetRateLimit(w, r, nil)
 }
 

@@ -378,6 +378,17 @@ func TestControlAPIFaultsTokenClockReset(t *testing.T) {
 	if got := e.pingStatus(tok); got != (rateStatus{200, "1", ""}) {
 		t.Errorf("next bucket: %v", got)
 	}
+	// Buckets that start 30 minutes past the hour: the one begun at
+	// 10:30 is fresh at 11:00.
+	if rl := c.must(200, http.MethodPut, "/rate-limit", map[string]any{"limit": 2, "bucket": "1h", "offset": "30m"}); rl["offset"] != "30m0s" {
+		t.Errorf("rate-limit with offset: %v", rl)
+	}
+	if got := e.pingStatus(tok); got != (rateStatus{200, "1", ""}) {
+		t.Errorf("offset bucket: %v", got)
+	}
+	for _, bad := range []map[string]any{{"limit": 2, "bucket": "1h", "offset": "1h"}, {"limit": 2, "offset": "-1s"}, {"limit": 2, "bucket": "2s", "offset": "3s"}} {
+		c.must(422, http.MethodPut, "/rate-limit", bad)
+	}
 	c.must(200, http.MethodPut, "/rate-limit", map[string]any{"limit": 0})
 	if got := e.pingStatus(tok); got != (rateStatus{200, "", ""}) {
 		t.Errorf("no limit: %v", got)
@@ -408,7 +419,7 @@ func TestControlAPIFaultsTokenClockReset(t *testing.T) {
 		m := x.(map[string]any)
 		counts[fmt.Sprintf("%s %s %v", m["method"], m["route"], m["status"])] = m["count"].(float64)
 	}
-	for k, want := range map[string]float64{"GET /util/ping 503": 1, "GET /util/ping 429": 2, "GET /util/ping 401": 2, "GET /util/ping 200": 6} {
+	for k, want := range map[string]float64{"GET /util/ping 503": 1, "GET /util/ping 429": 2, "GET /util/ping 401": 2, "GET /util/ping 200": 7} {
 		if counts[k] != want {
 			t.Errorf("requests[%s] = %v, want %v (%v)", k, counts[k], want, counts)
 		}

@@ -123,6 +123,7 @@ type faultsJSON struct {
 type rateLimitJSON struct {
 	Limit      int          `json:"limit"`
 	Bucket     jsonDuration `json:"bucket"`
+	Offset     jsonDuration `json:"offset"`
 	RetryAfter bool         `json:"retryAfter"`
 }
 

@@ -13,9 +13,15 @@ import (
 // all in five minutes and then wait for the next bucket. The zero value
 // (Limit 0) is no limit and no X-RateLimit-Remaining header.
 type RateLimit struct {
-	Limit      int           // requests per token per bucket; 0 = no limit
-	Bucket     time.Duration // bucket length (default 1h)
-	RetryAfter bool          // a 429 carries Retry-After: whole seconds until the bucket ends, rounded up
+	Limit  int           // requests per token per bucket; 0 = no limit
+	Bucket time.Duration // bucket length (default 1h)
+	// Offset moves every bucket's start this far past the clock's
+	// multiples of Bucket (taken modulo Bucket). 0 is the real bank:
+	// buckets begin on the clock hour. With another offset a client can
+	// be tested arriving late in a bucket (the first one ending a minute
+	// after it starts) without moving the bank's clock.
+	Offset     time.Duration
+	RetryAfter bool // a 429 carries Retry-After: whole seconds until the bucket ends, rounded up
 }
 
 // defaultRateBucket is the real bank's bucket length.
@@ -45,6 +51,12 @@ func (l *rateLimiter) set(rl RateLimit) {
 	if rl.Limit > 0 && rl.Bucket <= 0 {
 		rl.Bucket = defaultRateBucket
 	}
+	if rl.Bucket > 0 {
+		rl.Offset %= rl.Bucket
+		if rl.Offset < 0 {
+			rl.Offset += rl.Bucket
+		}
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.cfg = rl
@@ -64,7 +76,7 @@ func (l *rateLimiter) take(token string, now time.Time) rateDecision {
 	if l.cfg.Limit <= 0 {
 		return rateDecision{remaining: -1}
 	}
-	n := now.UnixNano()
+	n := now.UnixNano() - int64(l.cfg.Offset) // time into buckets that start at multiples of size
 	size := int64(l.cfg.Bucket)
 	idx := n / size
 	if n < 0 && n%size != 0 {

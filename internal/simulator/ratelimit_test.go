@@ -86,6 +86,37 @@ func TestHourlyBucketRateLimit(t *testing.T) {
 	}
 }
 
+// With an offset, buckets start that far past the clock hour: here the
+// bucket the client arrives in ends a minute later, and Retry-After says
+// so.
+func TestRateLimitOffset(t *testing.T) {
+	hour := time.Date(2024, 3, 3, 9, 0, 0, 0, time.UTC)
+	clock := newTestClock(hour.Add(58 * time.Minute))
+	e := newEnv(t, Options{Seed: 1, Transactions: 60, Now: clock.Now,
+		RateLimit: RateLimit{Limit: 2, Bucket: time.Hour, Offset: 59 * time.Minute, RetryAfter: true}})
+	got := []rateStatus{e.rateStatus("/util/ping"), e.rateStatus("/util/ping"), e.rateStatus("/util/ping")}
+	if want := []rateStatus{{200, "1", ""}, {200, "0", ""}, {429, "0", "60"}}; !slices.Equal(got, want) {
+		t.Fatalf("a minute before the bucket ends: got %v, want %v", got, want)
+	}
+	clock.Set(hour.Add(59*time.Minute - time.Millisecond))
+	if got := e.rateStatus("/util/ping"); got != (rateStatus{429, "0", "1"}) {
+		t.Errorf("a millisecond before the bucket ends: %v", got)
+	}
+	clock.Set(hour.Add(59 * time.Minute))
+	if got := e.rateStatus("/util/ping"); got != (rateStatus{200, "1", ""}) {
+		t.Errorf("at 9:59, the next bucket: %v", got)
+	}
+	clock.Set(hour.Add(time.Hour + 30*time.Minute))
+	if got := e.rateStatus("/util/ping"); got != (rateStatus{200, "0", ""}) {
+		t.Errorf("10:30 is still the bucket that began at 9:59: %v", got)
+	}
+	// An offset is taken modulo the bucket.
+	e.bank.SetRateLimit(RateLimit{Limit: 2, Bucket: time.Hour, Offset: -time.Minute})
+	if got := e.bank.RateLimit().Offset; got != 59*time.Minute {
+		t.Errorf("offset -1m in hourly buckets reads %v, want 59m", got)
+	}
+}
+
 func TestRateLimitIsPerToken(t *testing.T) {
 	clock := newTestClock(fixedNow)
 	e := newEnv(t, Options{Seed: 1, Transactions: 60, Now: clock.Now, RateLimit: RateLimit{Limit: 1, Bucket: time.Second}})
