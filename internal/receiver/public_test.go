@@ -599,11 +599,7 @@ func TestRefusalSummaryEachInterval(t *testing.T) {
 		post(h, []byte("{}"), "")
 	}
 	wait("a summary of 4", func() bool { full, sum := count(lines()); return full == 1 && sum == 4 })
-	wait("the log to go quiet", func() bool {
-		r.refused.mu.Lock()
-		defer r.refused.mu.Unlock()
-		return r.refused.timer == nil
-	})
+	wait("the log to go quiet", r.refused.counts.Quiet)
 	post(h, []byte("{}"), "")
 	if err := r.Close(); err != nil {
 		t.Fatal(err)

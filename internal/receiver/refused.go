@@ -2,10 +2,11 @@ package receiver
 
 import (
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/bankmirror/bankmirror/internal/refusals"
 )
 
 // Reasons a request is refused, passed to Config.OnRefused and logged.
@@ -64,43 +65,24 @@ type refusal struct {
 	authentic bool
 }
 
-// refusalLog keeps refusals from flooding the log: the first refusal of
-// each reason is logged in full; those after it are counted and reported in
-// one summary line per interval while they keep coming. After an interval
-// without a refusal, the next one of any reason is logged in full again.
+// refusalLog keeps refusals from flooding the log (package refusals): the
+// first refusal of each reason is logged in full; those after it are
+// counted and reported in one summary line per interval while they keep
+// coming. After an interval without a refusal, the next one of any reason
+// is logged in full again.
 type refusalLog struct {
-	log   zerolog.Logger
-	every time.Duration
-
-	mu     sync.Mutex
-	full   map[string]bool // reasons logged in full since the log was last quiet
-	counts map[string]int  // refusals since the last summary, not logged in full
-	timer  *time.Timer     // the next summary; nil while quiet
-	gen    uint64          // which timer is current; a stale one does nothing
+	log    zerolog.Logger
+	counts *refusals.Log
 }
 
 func newRefusalLog(log zerolog.Logger, every time.Duration) *refusalLog {
-	return &refusalLog{log: log, every: every, full: map[string]bool{}, counts: map[string]int{}}
+	return &refusalLog{log: log, counts: refusals.New(refusals.Options{Log: log, Level: zerolog.WarnLevel, Every: every,
+		Reasons: reasons, Message: "webhook requests refused since the last report"})}
 }
 
 // record counts ref and logs it if it is the first of its reason.
 func (l *refusalLog) record(ref refusal) {
-	l.mu.Lock()
-	first := !l.full[ref.reason]
-	if first {
-		l.full[ref.reason] = true
-	} else {
-		l.counts[ref.reason]++
-	}
-	if l.timer == nil {
-		// The callback gets its generation by value: it must not read a
-		// variable this goroutine writes after AfterFunc returns.
-		l.gen++
-		gen := l.gen
-		l.timer = time.AfterFunc(l.every, func() { l.tick(gen) })
-	}
-	l.mu.Unlock()
-	if !first {
+	if !l.counts.Note(ref.reason) {
 		return
 	}
 	e := l.log.Warn().Str(logReason, ref.reason).Int(logStatus, ref.status) //nolint:zerologlint // sent below
@@ -115,55 +97,8 @@ func (l *refusalLog) record(ref refusal) {
 		}
 		e = e.Str(zerolog.ErrorFieldName, msg)
 	}
-	e.Str(logInterval, l.every.String()).Msg("webhook request refused; more refusals for this reason are counted and summarised once per interval")
-}
-
-// tick writes the summary of the interval that timer gen closes, or goes
-// quiet.
-func (l *refusalLog) tick(gen uint64) {
-	l.mu.Lock()
-	if l.timer == nil || l.gen != gen { // flushed meanwhile
-		l.mu.Unlock()
-		return
-	}
-	counts := l.counts
-	if len(counts) == 0 {
-		l.timer = nil
-		clear(l.full)
-		l.mu.Unlock()
-		return
-	}
-	l.counts = map[string]int{}
-	l.timer.Reset(l.every)
-	l.mu.Unlock()
-	l.summary(counts)
+	e.Str(logInterval, l.counts.Every().String()).Msg("webhook request refused; more refusals for this reason are counted and summarised once per interval")
 }
 
 // flush writes the refusals not reported yet and goes quiet (Close).
-func (l *refusalLog) flush() {
-	l.mu.Lock()
-	if l.timer != nil {
-		l.timer.Stop()
-		l.timer = nil
-	}
-	counts := l.counts
-	l.counts = map[string]int{}
-	clear(l.full)
-	l.mu.Unlock()
-	l.summary(counts)
-}
-
-func (l *refusalLog) summary(counts map[string]int) {
-	if len(counts) == 0 {
-		return
-	}
-	d := zerolog.Dict()
-	total := 0
-	for _, r := range reasons {
-		if n := counts[r]; n > 0 {
-			d = d.Int(r, n)
-			total += n
-		}
-	}
-	l.log.Warn().Dict(logRefused, d).Int(logTotal, total).Str(logInterval, l.every.String()).Msg("webhook requests refused since the last report")
-}
+func (l *refusalLog) flush() { l.counts.Flush() }
