@@ -2,10 +2,13 @@ package main
 
 import (
 	"encoding/csv"
+	"io"
+	"net"
 	"net/http"
 	"testing"
 
 	"github.com/bankmirror/bankmirror/internal/mirrortest"
+	"github.com/bankmirror/bankmirror/internal/throttle"
 )
 
 // With BANKMIRROR_EXPORT_TOKEN set, serve's admin listener serves the
@@ -65,5 +68,51 @@ func TestServeClearsProgressAfterARun(t *testing.T) {
 	m, _ := startMain(t, testConfig(t, newBank(t, 150)))
 	if p := m.progress.Load(); p != nil {
 		t.Errorf("after the start-up sync, progress still holds %+v", *p)
+	}
+}
+
+// Wrong tokens on the feed are counted in /metrics by reason (each reason
+// from zero), and past the burst an address gets 429 while another one
+// still gets in with the right token.
+func TestServeFeedCountsAndThrottlesRefusals(t *testing.T) {
+	const token = "feed-token-0123456789abcdef"
+	cfg := testConfig(t, newBank(t, 20))
+	cfg.ExportToken = token
+	m, _ := startMain(t, cfg)
+	url := m.AdminURL() + "/export/v_ledger.csv"
+	get := func(from, auth string) *http.Response {
+		t.Helper()
+		d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}}
+		c := &http.Client{Transport: &http.Transport{DialContext: d.DialContext, DisableKeepAlives: true}}
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, url, nil)
+		must(t, err)
+		req.Header.Set("Authorization", "Bearer "+auth)
+		resp, err := c.Do(req)
+		must(t, err)
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	fams := scrape(t, m)
+	if f := fams["bankmirror_export_requests_refused_total"]; f == nil || len(f.Metric) != 3 || value(fams, f.GetName()) != 0 {
+		t.Fatalf("before any request: %v, want three reasons at zero", f)
+	}
+	for i := range throttle.DefaultBurst {
+		if resp := get("127.0.0.1", "wrong-token-0123456789"); resp.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("wrong token %d: status %d, want 401", i+1, resp.StatusCode)
+		}
+	}
+	resp := get("127.0.0.1", token)
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("past the burst: status %d, Retry-After %q; want 429 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	if resp := get("127.0.0.2", token); resp.StatusCode != http.StatusOK {
+		t.Errorf("another address with the right token: status %d, want 200", resp.StatusCode)
+	}
+	fams = scrape(t, m)
+	for reason, want := range map[string]float64{"wrong_token": throttle.DefaultBurst, "throttled": 1, "no_token": 0} {
+		if got := value(fams, "bankmirror_export_requests_refused_total", "reason", reason); got != want {
+			t.Errorf("refused{reason=%q} = %v, want %v", reason, got, want)
+		}
 	}
 }

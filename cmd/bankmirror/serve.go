@@ -83,7 +83,8 @@ type Main struct {
 
 	http   *httpserver.Server
 	admin  *httpserver.Server
-	closed bool // Close has run
+	feed   *export.Feed // nil without BANKMIRROR_EXPORT_TOKEN
+	closed bool         // Close has run
 
 	bgCtx  context.Context    // lives until Close: the worker, syncs, loops
 	cancel context.CancelFunc // ends bgCtx
@@ -233,10 +234,12 @@ func (m *Main) Open(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		feed, err := export.NewFeed(m.Store.Reader(), m.Config.ExportToken, export.FeedOptions{Location: loc, Log: m.Log})
+		feed, err := export.NewFeed(m.Store.Reader(), m.Config.ExportToken, export.FeedOptions{Location: loc, Log: m.Log,
+			OnRefused: m.Metrics.ExportRefused(export.RefusalReasons()...)})
 		if err != nil {
 			return err
 		}
+		m.feed = feed
 		extra = append(extra, feed)
 		if m.Config.AdminListen == adminOff {
 			m.Log.Warn().Msg("BANKMIRROR_EXPORT_TOKEN is set but the admin listener is off: no spreadsheet feed")
@@ -361,6 +364,9 @@ func (m *Main) Close() error {
 	var errs []error
 	if m.admin != nil {
 		errs = append(errs, m.admin.Shutdown(admin.ShutdownGrace))
+	}
+	if m.feed != nil {
+		m.feed.Close()
 	}
 	if m.http != nil {
 		errs = append(errs, m.http.Shutdown(shutdownGrace))

@@ -26,6 +26,7 @@ type Metrics struct {
 	syncs    *prometheus.HistogramVec
 	bank     *prometheus.CounterVec
 	bankOK   prometheus.Counter // the common case, resolved once
+	feed     *prometheus.CounterVec
 }
 
 // Sync results, the result label of bankmirror_sync_run_duration_seconds.
@@ -61,8 +62,10 @@ func NewMetrics(src StateSource) *Metrics {
 		bank: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "bankmirror_bank_requests_total",
 			Help: "HTTP requests sent to the bank (retries included), by status code; code=\"error\" is no answer (timeout, connection)."}, []string{"code"}),
 	}
+	m.feed = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "bankmirror_export_requests_refused_total",
+		Help: "Requests to the export feed refused before any query, by reason (no_token, wrong_token, throttled)."}, []string{"reason"})
 	m.bankOK = m.bank.WithLabelValues("200")
-	reg.MustRegister(m.received, m.refused, m.applied, m.syncs, m.bank,
+	reg.MustRegister(m.received, m.refused, m.applied, m.syncs, m.bank, m.feed,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		&stateCollector{src: src})
 	return m
@@ -77,6 +80,15 @@ func (m *Metrics) Received(n int) { m.received.Add(float64(n)) }
 // Refused counts a request the webhook endpoint refused, by reason
 // ("bad signature", "too large", ...): the receiver's refusal hook.
 func (m *Metrics) Refused(reason string) { m.refused.WithLabelValues(reason).Inc() }
+
+// ExportRefused returns the export feed's refusal hook, counting requests
+// refused by reason; each of reasons is exposed from zero.
+func (m *Metrics) ExportRefused(reasons ...string) func(reason string) {
+	for _, r := range reasons {
+		m.feed.WithLabelValues(r)
+	}
+	return func(reason string) { m.feed.WithLabelValues(reason).Inc() }
+}
 
 // Applied counts an event applied by the worker.
 func (m *Metrics) Applied() { m.applied.Inc() }

@@ -5,14 +5,21 @@ import (
 	"crypto/subtle"
 	"database/sql"
 	"fmt"
+	"math"
 	"mime"
+	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"path"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/bankmirror/bankmirror/internal/refusals"
+	"github.com/bankmirror/bankmirror/internal/throttle"
 )
 
 // Log keys of the feed.
@@ -24,7 +31,25 @@ const (
 	logStatus    = "status"
 	logDuration  = "duration"
 	logReason    = "reason"
+	logClient    = "client"
+	logInterval  = "interval"
 )
+
+// Reasons a request is refused before any query runs, passed to
+// FeedOptions.OnRefused and counted in the log's summaries.
+const (
+	// RefusedNoToken: no token in the request (401).
+	RefusedNoToken = "no_token"
+	// RefusedWrongToken: a token that is not the feed's (401).
+	RefusedWrongToken = "wrong_token"
+	// RefusedThrottled: the client's address failed too often lately; its
+	// token is not even looked at (429 with Retry-After).
+	RefusedThrottled = "throttled"
+)
+
+// RefusalReasons is every reason OnRefused is called with, so that a
+// metric can start each at zero.
+func RefusalReasons() []string { return []string{RefusedNoToken, RefusedWrongToken, RefusedThrottled} }
 
 // FeedPrefix is where the feed is served: FeedPrefix + "v_transactions.csv".
 const FeedPrefix = "/export/"
@@ -44,7 +69,18 @@ type FeedOptions struct {
 	// MaxConcurrent is how many exports run at once (default 2); more get
 	// 503 with Retry-After.
 	MaxConcurrent int
-	Log           zerolog.Logger
+	// OnRefused, if set, is called for each request refused for its token
+	// or its address, with one of the Refused reasons (a metric). It must
+	// be cheap and safe for concurrent use.
+	OnRefused func(reason string)
+	// RefusedLogInterval is how often refusals are summarised in the log
+	// (package refusals): default a minute.
+	RefusedLogInterval time.Duration
+	// Throttle tunes how an address that keeps failing is slowed down
+	// (throttle's defaults: 10 failures in a row, then one per 6 s; 4,096
+	// addresses remembered).
+	Throttle throttle.Options
+	Log      zerolog.Logger
 }
 
 // Feed serves the mirror's views as CSV or JSON lines over HTTP, for
@@ -54,13 +90,21 @@ type FeedOptions struct {
 //
 // with the filters of `bankmirror export` as query parameters. Every
 // request must carry the token, as "Authorization: Bearer TOKEN" or as
-// ?token=TOKEN; without it the answer is 401 and no query runs.
+// ?token=TOKEN; without it the answer is 401 and no query runs. An address
+// that keeps sending no token or a wrong one is slowed down: past a burst
+// of failures it gets 429 without its token being looked at, until it has
+// earned another try. The client's address is the peer's or, when the peer
+// is on loopback (a reverse proxy on this machine), the last address of
+// X-Forwarded-For (the one that proxy appended).
 type Feed struct {
-	db    *sql.DB
-	token [sha256.Size]byte
-	loc   *time.Location
-	sem   chan struct{}
-	log   zerolog.Logger
+	db        *sql.DB
+	token     [sha256.Size]byte
+	loc       *time.Location
+	sem       chan struct{}
+	log       zerolog.Logger
+	throttle  *throttle.Table
+	refused   *refusals.Log
+	onRefused func(string)
 }
 
 // NewFeed returns the feed reading the mirror through db (read-only
@@ -75,9 +119,20 @@ func NewFeed(db *sql.DB, token string, opts FeedOptions) (*Feed, error) {
 	if opts.MaxConcurrent <= 0 {
 		opts.MaxConcurrent = 2
 	}
+	log := opts.Log.With().Str(logComponent, "export-feed").Logger()
 	return &Feed{db: db, token: sha256.Sum256([]byte(token)), loc: opts.Location,
-		sem: make(chan struct{}, opts.MaxConcurrent), log: opts.Log.With().Str(logComponent, "export-feed").Logger()}, nil
+		sem: make(chan struct{}, opts.MaxConcurrent), log: log,
+		throttle: throttle.New(opts.Throttle),
+		refused: refusals.New(refusals.Options{Log: log, Level: zerolog.InfoLevel, Every: opts.RefusedLogInterval,
+			Reasons: RefusalReasons(), Message: "export feed requests refused since the last report"}),
+		onRefused: opts.OnRefused}, nil
 }
+
+// Close writes the refusals not reported yet to the log.
+func (f *Feed) Close() { f.refused.Flush() }
+
+// Tracked is how many client addresses the throttle remembers.
+func (f *Feed) Tracked() int { return f.throttle.Len() }
 
 // Register mounts the feed on mux at FeedPrefix.
 func (f *Feed) Register(mux *http.ServeMux) { mux.Handle(FeedPrefix, f) }
@@ -91,15 +146,23 @@ func (f *Feed) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
+	client := clientAddr(r)
+	key := throttle.Key(client)
+	if wait := f.throttle.Wait(key); wait > 0 {
+		h.Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+		f.refuse(client, RefusedThrottled, http.StatusTooManyRequests)
+		http.Error(w, "too many requests: too many refused tokens from this address lately; retry after the time in Retry-After", http.StatusTooManyRequests)
+		return
+	}
 	if !hasToken || !f.authorized(token) {
+		f.throttle.Fail(key)
+		reason := RefusedNoToken
+		if hasToken {
+			reason = RefusedWrongToken
+		}
+		f.refuse(client, reason, http.StatusUnauthorized)
 		h.Set("WWW-Authenticate", `Bearer realm="bankmirror export"`)
 		http.Error(w, "unauthorized: a token is required (Authorization: Bearer TOKEN or ?token=TOKEN)", http.StatusUnauthorized)
-		// Debug only: anyone reaching the proxy can cause these.
-		reason := "no token"
-		if hasToken {
-			reason = "wrong token"
-		}
-		f.log.Debug().Int(logStatus, http.StatusUnauthorized).Str(logReason, reason).Msg("export feed: refused")
 		return
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -182,6 +245,50 @@ func (f *Feed) fail(w http.ResponseWriter, view string, format Format, err error
 	}
 	f.log.Info().Err(err).Str(logView, view).Str(logFormat, string(format)).Int(logStatus, status).Msg("export feed: refused")
 	http.Error(w, msg, status)
+}
+
+// refuse counts a request refused for its token or its address and logs
+// it if it is the first of its reason lately (anyone reaching the proxy can
+// cause these: the rest are summarised once per interval).
+func (f *Feed) refuse(client netip.Addr, reason string, status int) {
+	if f.onRefused != nil {
+		f.onRefused(reason)
+	}
+	if !f.refused.Note(reason) {
+		return
+	}
+	f.log.Info().Str(logReason, reason).Int(logStatus, status).Str(logClient, client.String()).
+		Str(logInterval, f.refused.Every().String()).
+		Msg("export feed request refused; more refusals for this reason are counted and summarised once per interval")
+}
+
+// clientAddr is the address the request comes from: the peer's or, when
+// the peer is on loopback (a reverse proxy on this machine), the last
+// address in X-Forwarded-For, which that proxy appended. Anything else in
+// the header is the client's to choose and is ignored.
+func clientAddr(r *http.Request) netip.Addr {
+	peer, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil {
+		host, _, _ := net.SplitHostPort(r.RemoteAddr)
+		a, _ := netip.ParseAddr(host)
+		return a.Unmap()
+	}
+	addr := peer.Addr().Unmap()
+	if !addr.IsLoopback() {
+		return addr
+	}
+	fwd := r.Header.Values("X-Forwarded-For")
+	if len(fwd) == 0 {
+		return addr
+	}
+	last := fwd[len(fwd)-1]
+	if i := strings.LastIndexByte(last, ','); i >= 0 {
+		last = last[i+1:]
+	}
+	if a, err := netip.ParseAddr(strings.TrimSpace(last)); err == nil {
+		return a.Unmap()
+	}
+	return addr
 }
 
 // authorized compares the token in constant time (of hashes, so that the
