@@ -29,3 +29,4 @@ fuzz:
 	go test -run '^$$' -fuzz FuzzParseWebhookEvent -fuzztime 30s ./internal/bank
 	go test -run '^$$' -fuzz FuzzVerifySignature -fuzztime 30s ./internal/receiver
 	go test -run '^$$' -fuzz FuzzHandler -fuzztime 30s ./internal/receiver
+	go test -run '^$$' -fuzz FuzzSignatureHeaders -fuzztime 30s ./internal/receiver

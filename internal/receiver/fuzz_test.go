@@ -118,3 +118,74 @@ func FuzzHandler(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSignatureHeaders posts bodies with arbitrary values in both
+// signature headers (mode bit 0 or 1 replaces the spec's or the real
+// bank's with the correct signature, bit 2 repeats the spec's): a 200 means
+// every value present is the correct signature and the row exists; a
+// request whose values are all correct is never refused for its signature;
+// anything refused leaves the table as it was.
+func FuzzSignatureHeaders(f *testing.F) {
+	created := eventBody("ev-f1", "TRANSACTION_CREATED", "tx-1")
+	f.Add(created, "", "", uint8(1))
+	f.Add(created, "", "", uint8(2))
+	f.Add(created, "", "", uint8(3))
+	f.Add(created, "", sign(created, []byte("other")), uint8(1))
+	f.Add(created, strings.Repeat("a", 64), "", uint8(2))
+	f.Add(created, "", "", uint8(5))
+	f.Add([]byte(`{"data":`), "", "", uint8(2))
+
+	st := mustOpenStore(f)
+	r := New(st, Config{Secrets: newSecretSet(secretA).get, Log: zerolog.Nop()})
+	if err := r.Start(context.Background()); err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { _ = r.Close() })
+	h := r.Handler()
+
+	f.Fuzz(func(t *testing.T, body []byte, spec, up string, mode uint8) {
+		good := sign(body, secretA)
+		if mode&1 != 0 {
+			spec = good
+		}
+		if mode&2 != 0 {
+			up = good
+		}
+		repeated := mode&4 != 0 && spec != ""
+		req := httptest.NewRequest(http.MethodPost, "/webhook", bytes.NewReader(body))
+		if spec != "" {
+			req.Header.Set(SignatureHeader, spec)
+			if repeated {
+				req.Header.Add(SignatureHeader, spec)
+			}
+		}
+		if up != "" {
+			req.Header.Set(UpSignatureHeader, up)
+		}
+		allGood := (spec == "" || spec == good) && (up == "" || up == good) && spec+up != "" && !repeated
+
+		before := countRows(t, st, "")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		after := countRows(t, st, "")
+
+		switch {
+		case rec.Code >= 500:
+			t.Fatalf("status %d with a working store", rec.Code)
+		case rec.Code == http.StatusOK:
+			if !allGood {
+				t.Fatalf("accepted with %s=%q %s=%q (mode %d), correct %q", SignatureHeader, spec, UpSignatureHeader, up, mode, good)
+			}
+			if id := eventID(body); id == "" || countRows(t, st, id) != 1 {
+				t.Fatalf("200 but no row for %q", id)
+			}
+		default:
+			if allGood && rec.Code == http.StatusUnauthorized {
+				t.Fatalf("correct signatures refused (mode %d)", mode)
+			}
+			if after != before {
+				t.Fatalf("status %d but rows went from %d to %d", rec.Code, before, after)
+			}
+		}
+	})
+}

@@ -5,7 +5,8 @@
 //
 // The endpoint faces the internet, so what a stranger can make it spend is
 // bounded: it answers only POST on its path, refuses a request without a
-// well-formed signature header before reading its body, reads at most
+// well-formed signature header (the spec's or the real bank's; see
+// SignatureHeader) before reading its body, reads at most
 // MaxBody bytes into pooled buffers under a read deadline of its own
 // (BodyTimeout), checks signatures against secrets held in memory, holds an
 // in-flight slot only while a verified event waits for its commit, and
@@ -36,8 +37,22 @@ import (
 	"github.com/bankmirror/bankmirror/internal/store"
 )
 
-// SignatureHeader carries the lowercase hex HMAC-SHA256 of the raw body.
-const SignatureHeader = "X-Service-Authenticity-Signature"
+// The headers a delivery's signature (the lowercase hex HMAC-SHA256 of the
+// raw body, keyed with the webhook's secret) may come in: the spec names
+// SignatureHeader, the real bank (Up) sends UpSignatureHeader. Either is
+// accepted, checked the same way against the same secrets.
+//
+// A delivery carrying both is accepted only if both verify: every
+// signature a request carries must be the bank's. Neither sender puts both
+// on a delivery, so the rule costs the bank nothing, while "either may
+// match" would accept a request whose other header holds anything, and
+// anything that looks at one header only (a proxy's filter, a log, a
+// debugging session) could then disagree with what was accepted. For the
+// same reason a header repeated within a request is refused as malformed.
+const (
+	SignatureHeader   = "X-Service-Authenticity-Signature"
+	UpSignatureHeader = "X-Up-Authenticity-Signature"
+)
 
 // Defaults for Config.
 const (
@@ -413,13 +428,9 @@ func (r *Receiver) Handler() http.Handler {
 // the event; only a verified event takes an in-flight slot, to wait for its
 // commit.
 func (r *Receiver) serveWebhook(w http.ResponseWriter, req *http.Request) {
-	sig := req.Header.Get(SignatureHeader)
-	switch {
-	case sig == "":
-		r.refuse(w, refusal{reason: ReasonSignatureMissing, status: http.StatusUnauthorized})
-		return
-	case !WellFormedSignature(sig):
-		r.refuse(w, refusal{reason: ReasonSignatureMalformed, status: http.StatusUnauthorized})
+	sig, reason := requestSignatures(req.Header)
+	if reason != "" {
+		r.refuse(w, refusal{reason: reason, status: http.StatusUnauthorized})
 		return
 	}
 	raw, ref := r.readBody(w, req)
@@ -453,15 +464,66 @@ func (r *Receiver) serveWebhook(w http.ResponseWriter, req *http.Request) {
 	_, _ = io.WriteString(w, "ok")
 }
 
-// authenticate verifies body's signature against the secrets in memory and
-// parses the event. A refusal with a reason means it failed.
-func (r *Receiver) authenticate(ctx context.Context, body []byte, sig string) (store.InboxEvent, refusal) {
+// signatures are the signature values a request carries: one, or two
+// different ones when both headers hold one (the same value in both is
+// kept once).
+type signatures struct {
+	first, second string // second is "" when there is only one
+}
+
+// verify reports whether every signature verifies under one of secrets.
+// It stops at the first that does not: which one failed tells the sender
+// nothing it does not know.
+func (s signatures) verify(body []byte, secrets [][]byte) bool {
+	return VerifySignature(body, s.first, secrets) && (s.second == "" || VerifySignature(body, s.second, secrets))
+}
+
+// requestSignatures returns the signatures in h's signature headers, or
+// the reason to refuse the request before reading its body: neither header
+// (an empty value counts as none, as it always has), a header given twice,
+// or a value that is not 64 lowercase hex digits. It does not allocate.
+func requestSignatures(h http.Header) (signatures, string) {
+	spec, ok1 := headerValue(h, SignatureHeader)
+	up, ok2 := headerValue(h, UpSignatureHeader)
+	switch {
+	case !ok1 || !ok2:
+		return signatures{}, ReasonSignatureMalformed
+	case spec == "" && up == "":
+		return signatures{}, ReasonSignatureMissing
+	case spec != "" && !WellFormedSignature(spec), up != "" && !WellFormedSignature(up):
+		return signatures{}, ReasonSignatureMalformed
+	case spec == "":
+		return signatures{first: up}, ""
+	case up == "" || up == spec:
+		return signatures{first: spec}, ""
+	default:
+		return signatures{first: spec, second: up}, ""
+	}
+}
+
+// headerValue returns the value of the header name in h ("" when absent or
+// empty); ok is false when the header is given more than once. name must
+// be in canonical form.
+func headerValue(h http.Header, name string) (value string, ok bool) {
+	switch vs := h[name]; len(vs) {
+	case 0:
+		return "", true
+	case 1:
+		return vs[0], true
+	default:
+		return "", false
+	}
+}
+
+// authenticate verifies body's signatures against the secrets in memory
+// and parses the event. A refusal with a reason means it failed.
+func (r *Receiver) authenticate(ctx context.Context, body []byte, sig signatures) (store.InboxEvent, refusal) {
 	secrets, err := r.cfg.Secrets(ctx)
 	if err != nil {
 		return store.InboxEvent{}, refusal{reason: ReasonUnavailable, status: http.StatusServiceUnavailable,
 			cause: fmt.Errorf("load webhook secrets: %w", err)}
 	}
-	if !VerifySignature(body, sig, secrets) && r.cfg.Miss != nil {
+	if !sig.verify(body, secrets) && r.cfg.Miss != nil {
 		// The secrets may have changed since this request read them (a
 		// reload by Miss, or by another request's): check again.
 		r.cfg.Miss(ctx)
@@ -469,7 +531,7 @@ func (r *Receiver) authenticate(ctx context.Context, body []byte, sig string) (s
 			secrets = nil
 		}
 	}
-	if !VerifySignature(body, sig, secrets) {
+	if !sig.verify(body, secrets) {
 		if r.cfg.Registering != nil && r.cfg.Registering(ctx) {
 			// It may be signed with the secret about to be stored: the
 			// bank retries a 503.

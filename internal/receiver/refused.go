@@ -15,13 +15,13 @@ const (
 	ReasonPath = "path"
 	// ReasonMethod: the webhook path with another method than POST (405).
 	ReasonMethod = "method"
-	// ReasonSignatureMissing: no signature header (401).
+	// ReasonSignatureMissing: neither signature header (401).
 	ReasonSignatureMissing = "signature_missing"
 	// ReasonSignatureMalformed: a signature header that is not 64
-	// lowercase hex digits (401).
+	// lowercase hex digits, or that is given twice (401).
 	ReasonSignatureMalformed = "signature_malformed"
 	// ReasonSignatureInvalid: a well-formed signature that matches none of
-	// the secrets (401).
+	// the secrets; with both headers present, either failing (401).
 	ReasonSignatureInvalid = "signature_invalid"
 	// ReasonRegistering: a signature that matches none of the secrets while
 	// a webhook registration is storing a new one (503: the bank retries).
