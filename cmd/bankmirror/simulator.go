@@ -7,12 +7,14 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/net/http/httpguts"
+
 	"github.com/bankmirror/bankmirror/internal/simulator"
 )
 
 func cmdSimulator(ctx context.Context, a *app, args []string) error {
 	fs := a.flags("simulator", "[--listen ADDR] [--token T] [--control-token T] [--transactions N] [--seed S] [--now TIME] "+
-		"[--public-url URL] [--live RATE] [--webhook-retry BASE,MAX,ATTEMPTS] [--rate-limit N] [--rate-bucket DUR] [--rate-offset DUR] [--rate-retry-after]")
+		"[--public-url URL] [--live RATE] [--webhook-retry BASE,MAX,ATTEMPTS] [--signature-header NAME] [--rate-limit N] [--rate-bucket DUR] [--rate-offset DUR] [--rate-retry-after]")
 	listen := fs.String("listen", "127.0.0.1:8081", "address to listen on")
 	token := fs.String("token", "", "bearer token to accept (default: a random one, printed)")
 	controlToken := fs.String("control-token", "", "bearer token of the control API under /_sim/ (default: a random one, printed)")
@@ -22,6 +24,8 @@ func cmdSimulator(ctx context.Context, a *app, args []string) error {
 	publicURL := fs.String("public-url", "", "API base URL written into links, e.g. https://api.up.com.au/api/v1 (default: the address the client used)")
 	live := fs.String("live", "", "changes over time: new purchases, settlements, refunds, deleted holds, e.g. 10/m (N/s, N/m or N/h)")
 	webhookRetry := fs.String("webhook-retry", "", "webhook retry schedule BASE,MAX,ATTEMPTS, e.g. 1s,10s,5 (default 30s,1h,8)")
+	sigHeader := fs.String("signature-header", simulator.SignatureHeader,
+		"header webhook deliveries are signed in; the real bank (Up) uses "+simulator.UpSignatureHeader)
 	rateLimit := fs.Int("rate-limit", 1000, "requests per token per bucket, as the real bank (0 = no limit)")
 	rateBucket := fs.Duration("rate-bucket", time.Hour, "length of a rate-limit bucket, aligned to the bank's clock")
 	rateOffset := fs.Duration("rate-offset", 0, "buckets start this long past the clock's multiples of --rate-bucket (0, as the real bank: on the clock hour)")
@@ -30,7 +34,7 @@ func cmdSimulator(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	opts, every, err := simulatorOptions(simulatorFlags{n: *n, now: *now, live: *live, webhookRetry: *webhookRetry,
-		rateLimit: *rateLimit, rateBucket: *rateBucket, rateOffset: *rateOffset})
+		sigHeader: *sigHeader, rateLimit: *rateLimit, rateBucket: *rateBucket, rateOffset: *rateOffset})
 	if err != nil {
 		return fmt.Errorf("%w: %w", errUsage, err)
 	}
@@ -55,6 +59,7 @@ type simulatorFlags struct {
 	n            int
 	now, live    string
 	webhookRetry string
+	sigHeader    string
 	rateLimit    int
 	rateBucket   time.Duration
 	rateOffset   time.Duration
@@ -93,6 +98,10 @@ func simulatorOptions(f simulatorFlags) (simulator.Options, time.Duration, error
 		}
 		opts.WebhookRetryBase, opts.WebhookRetryMax, opts.WebhookMaxAttempts = r.Base, r.Max, r.Attempts
 	}
+	if f.sigHeader != "" && !httpguts.ValidHeaderFieldName(f.sigHeader) {
+		return opts, 0, fmt.Errorf("--signature-header %q: not an HTTP header name", f.sigHeader)
+	}
+	opts.WebhookSignatureHeader = f.sigHeader
 	var every time.Duration
 	if f.live != "" {
 		var err error

@@ -16,12 +16,14 @@ import (
 
 func TestSimulatorOptions(t *testing.T) {
 	at := "2025-01-02T03:04:05Z"
-	opts, every, err := simulatorOptions(simulatorFlags{n: 0, now: at, live: "30/m", webhookRetry: "1s,10s,5", rateLimit: 1000, rateBucket: time.Hour, rateOffset: 59 * time.Minute})
+	opts, every, err := simulatorOptions(simulatorFlags{n: 0, now: at, live: "30/m", webhookRetry: "1s,10s,5",
+		sigHeader: "X-Up-Authenticity-Signature", rateLimit: 1000, rateBucket: time.Hour, rateOffset: 59 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !opts.Empty || opts.Now == nil || opts.Now().Format(time.RFC3339) != at || every != 2*time.Second ||
 		opts.WebhookRetryBase != time.Second || opts.WebhookRetryMax != 10*time.Second || opts.WebhookMaxAttempts != 5 ||
+		opts.WebhookSignatureHeader != "X-Up-Authenticity-Signature" ||
 		opts.RateLimit.Limit != 1000 || opts.RateLimit.Bucket != time.Hour || opts.RateLimit.Offset != 59*time.Minute {
 		t.Errorf("options %+v, live every %v", opts, every)
 	}
@@ -39,6 +41,8 @@ func TestSimulatorOptions(t *testing.T) {
 		{rateBucket: 0},
 		{rateBucket: time.Hour, rateOffset: time.Hour},
 		{rateBucket: time.Hour, rateOffset: -time.Second},
+		{sigHeader: "X-Up Signature", rateBucket: time.Hour},
+		{sigHeader: "X-Up:", rateBucket: time.Hour},
 	} {
 		if _, _, err := simulatorOptions(bad); err == nil {
 			t.Errorf("%+v: no error", bad)

@@ -84,6 +84,12 @@ type Options struct {
 	WebhookTimeout     time.Duration // per attempt (default 30s, as the spec says)
 	WebhookWorkers     int           // concurrent deliveries (default 4)
 	HTTPClient         *http.Client  // for deliveries; default: a client with WebhookTimeout that does not follow redirects
+
+	// WebhookSignatureHeader is the header deliveries carry their
+	// signature in: SignatureHeader (the spec's) when "", UpSignatureHeader
+	// for the real bank's. An invalid header name makes every delivery
+	// fail as UNDELIVERABLE.
+	WebhookSignatureHeader string
 }
 
 // Money is an amount in the smallest unit of a currency.

@@ -20,8 +20,10 @@ import (
 // Every create, settle and delete (control API) calls emit, which makes one
 // WebhookEventResource per webhook existing at that moment and hands it to
 // the delivery machinery. A delivery POSTs {"data": <event>} to the
-// webhook's URL, signed with X-Service-Authenticity-Signature (lowercase
-// hex HMAC-SHA256 of the raw body, keyed with the webhook's secretKey).
+// webhook's URL, signed in X-Service-Authenticity-Signature (lowercase
+// hex HMAC-SHA256 of the raw body, keyed with the webhook's secretKey), or
+// in the header Options.WebhookSignatureHeader names: the real bank (Up)
+// uses X-Up-Authenticity-Signature.
 // HTTP 200 exactly is success; anything else is retried with exponential
 // backoff, with the same event id and the same body. Every attempt is logged.
 //
@@ -64,8 +66,11 @@ const (
 	deliveryUndeliverable   = "UNDELIVERABLE"
 	deliveryBadResponseCode = "BAD_RESPONSE_CODE"
 
-	// SignatureHeader carries the HMAC-SHA256 of a callback body.
+	// SignatureHeader carries the HMAC-SHA256 of a callback body, as the
+	// spec names it; the default of Options.WebhookSignatureHeader.
 	SignatureHeader = "X-Service-Authenticity-Signature"
+	// UpSignatureHeader is the header the real bank (Up) signs in.
+	UpSignatureHeader = "X-Up-Authenticity-Signature"
 )
 
 // Defaults of the webhook options.
@@ -191,14 +196,19 @@ type webhookConfig struct {
 	maxAttempts int
 	timeout     time.Duration
 	workers     int
+	sigHeader   string // canonical header name of the signature
 	client      *http.Client
 	transport   *http.Transport // of the default client, closed by Close; nil otherwise
 }
 
 func newWebhookConfig(opts Options) webhookConfig {
 	c := webhookConfig{
-		workers: orDefault(opts.WebhookWorkers, defaultWebhookWorkers),
-		client:  opts.HTTPClient,
+		workers:   orDefault(opts.WebhookWorkers, defaultWebhookWorkers),
+		sigHeader: http.CanonicalHeaderKey(opts.WebhookSignatureHeader),
+		client:    opts.HTTPClient,
+	}
+	if c.sigHeader == "" {
+		c.sigHeader = SignatureHeader
 	}
 	c.setRetry(WebhookRetry{Base: opts.WebhookRetryBase, Max: opts.WebhookRetryMax, Attempts: opts.WebhookMaxAttempts, Timeout: opts.WebhookTimeout})
 	if c.client == nil {
@@ -371,8 +381,9 @@ func randomSecret() string {
 	return string(out)
 }
 
-// Sign returns the X-Service-Authenticity-Signature of a callback body: the
-// lowercase hex HMAC-SHA256 of body keyed with secret.
+// Sign returns the signature of a callback body (the value of its
+// signature header): the lowercase hex HMAC-SHA256 of body keyed with
+// secret.
 func Sign(secret string, body []byte) string {
 	return hex.EncodeToString(hmacSHA256([]byte(secret), string(body)))
 }
@@ -551,7 +562,7 @@ func (wh *webhookState) send(h *webhook, body []byte, timeout time.Duration) att
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", "bankmirror-simulator-webhooks/1")
-	req.Header.Set(SignatureHeader, Sign(h.secret, body))
+	req.Header.Set(wh.cfg.sigHeader, Sign(h.secret, body))
 	resp, err := wh.cfg.client.Do(req)
 	if err != nil {
 		return undeliverable

@@ -75,6 +75,9 @@ type receiver struct {
 	respond func(c callback, nth int) int
 	// hold, if set, is called before answering (outside the lock).
 	hold func(r *http.Request)
+	// header is where the signature must be, SignatureHeader when "";
+	// the other of the two known headers must be absent.
+	header string
 }
 
 func newReceiver(t *testing.T) *receiver {
@@ -107,8 +110,18 @@ func (rc *receiver) serve(w http.ResponseWriter, r *http.Request) {
 	rc.mu.Lock()
 	secret, ok := rc.secrets[r.URL.Path]
 	hold := rc.hold
+	want, other := SignatureHeader, UpSignatureHeader
+	if rc.header != "" {
+		want = rc.header
+	}
 	rc.mu.Unlock()
-	sig := r.Header.Get(SignatureHeader)
+	if want == other {
+		other = SignatureHeader
+	}
+	if vs := r.Header.Values(other); len(vs) != 0 {
+		t.Errorf("receiver %s: %s present (%q) besides %s", r.URL.Path, other, vs, want)
+	}
+	sig := r.Header.Get(want)
 	if !ok || !hmac.Equal([]byte(sig), []byte(Sign(secret, raw))) || sig != strings.ToLower(sig) || len(sig) != 64 {
 		t.Errorf("receiver %s: bad signature %q for %s", r.URL.Path, sig, raw)
 	}
@@ -576,6 +589,28 @@ func TestWebhookUndeliverable(t *testing.T) {
 		}
 		if _, ok := l["attributes"].(map[string]any)["response"]; !ok {
 			t.Error("response must be present as null")
+		}
+	}
+}
+
+// Options.WebhookSignatureHeader moves the signature to that header (in
+// canonical form), and only there: the real bank's X-Up-Authenticity-Signature.
+func TestWebhookSignatureHeaderOption(t *testing.T) {
+	e := newHookEnv(t, Options{Seed: 4, WebhookSignatureHeader: "x-up-authenticity-signature"})
+	rc := newReceiver(t)
+	rc.mu.Lock()
+	rc.header = UpSignatureHeader
+	rc.mu.Unlock()
+	hook := e.createHook(rc, "/up", "")
+	e.do(http.MethodPost, "/webhooks/"+hook+"/ping", nil)
+	e.bank.AddTransaction(NewTransaction{})
+	waitDeliveries(t, e.bank)
+	if got := types(rc.callbacks()); len(got) != 2 {
+		t.Fatalf("received %v, want a PING and a TRANSACTION_CREATED", got)
+	}
+	for _, l := range e.bank.DeliveryLog(hook) {
+		if l.DeliveryStatus != "DELIVERED" {
+			t.Errorf("log %+v", l)
 		}
 	}
 }
