@@ -30,8 +30,14 @@ import (
 const DefaultBaseURL = "https://api.up.com.au/api/v1"
 
 const (
-	userAgent       = "bankmirror"
-	maxBodySize     = 32 << 20
+	userAgent = "bankmirror"
+	// maxBodySize caps one response of the bank. The largest answers are
+	// pages of 100 resources: 100 transactions with every field set are
+	// about 350 KB (the simulator's largest page is 160 KB), a page of
+	// delivery logs carries each event's body (about 1 KB) and the
+	// receiver's short answer. 4 MiB leaves ten times that and keeps a
+	// refused answer's cost to a few MiB of memory.
+	maxBodySize     = 4 << 20
 	defaultPageSize = 100
 )
 
@@ -217,7 +223,7 @@ func (c *Client) checkURL(raw string) (*url.URL, error) {
 	return u, nil
 }
 
-var errBodyTooLarge = fmt.Errorf("response body over %d bytes", maxBodySize)
+var errBodyTooLarge = fmt.Errorf("response body over %d MiB", maxBodySize>>20)
 
 // bufPool holds response body buffers. Decoders copy what they keep, so a
 // buffer goes back to the pool once the response is decoded.
@@ -241,13 +247,14 @@ func (r request) idempotent() bool {
 	return r.method == http.MethodGet || r.method == http.MethodPatch || r.method == http.MethodDelete || r.repeatable
 }
 
-// label is "GET /path" (base path and query left out) for errors and logs.
+// label is "GET /path" (base path and query left out) for errors and logs;
+// a path that names an overlong id is shortened as LogID does.
 func (c *Client) label(r request, u *url.URL) string {
 	p := u.Path
 	if c.base != nil {
 		p = strings.TrimPrefix(p, strings.TrimRight(c.base.Path, "/"))
 	}
-	return r.method + " " + p
+	return r.method + " " + LogID(p)
 }
 
 // do sends r with pacing and retries and calls decode with the status and
@@ -371,7 +378,11 @@ func (c *Client) send(ctx context.Context, r request, u *url.URL, buf *bytes.Buf
 	}
 	defer resp.Body.Close()
 	buf.Reset()
-	if resp.ContentLength > 0 && resp.ContentLength <= maxBodySize {
+	if resp.ContentLength > maxBodySize {
+		// Refused unread: closing the body drops the connection.
+		return 0, nil, errBodyTooLarge
+	}
+	if resp.ContentLength > 0 {
 		// Room for the body and the read that sees its end: one
 		// allocation, where growing by doubling makes a dozen.
 		buf.Grow(int(resp.ContentLength) + bytes.MinRead)

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -333,5 +335,51 @@ func TestTimeoutRetried(t *testing.T) {
 	}
 	if c.Requests() != 2 {
 		t.Errorf("Requests() = %d, want 2", c.Requests())
+	}
+}
+
+// An answer larger than the cap is refused, not retried, and costs the
+// client little memory: one with a Content-Length over the cap is not read
+// at all; one of unknown length is read up to the cap only (its buffer
+// doubles up to twice the cap; the race detector doubles what the growth
+// allocates). The server offers 64 MiB.
+func TestOversizedAnswerRefusedWithoutBufferingIt(t *testing.T) {
+	const offered = 64 << 20
+	for _, tc := range []struct {
+		name     string
+		length   bool  // send Content-Length
+		maxAlloc int64 // bytes the client may allocate for the refused answer
+	}{
+		{"content length", true, 1 << 20},
+		{"chunked", false, 10 * maxBodySize},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newServer(t, func(s *testServer, w http.ResponseWriter, r *http.Request) {
+				if tc.length {
+					w.Header().Set("Content-Length", strconv.Itoa(offered))
+				}
+				chunk := bytes.Repeat([]byte(" "), 64<<10)
+				for sent := 0; sent < offered; sent += len(chunk) {
+					if _, err := w.Write(chunk); err != nil {
+						return // the client hung up
+					}
+				}
+			})
+			c := newTestClient(s)
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			_, err := c.Ping(t.Context())
+			runtime.ReadMemStats(&after)
+			if !errors.Is(err, errBodyTooLarge) || !strings.Contains(err.Error(), "over 4 MiB") {
+				t.Fatalf("err = %v, want the answer refused as over 4 MiB", err)
+			}
+			if s.hits.Load() != 1 {
+				t.Errorf("%d requests, want 1 (a refused answer is not retried)", s.hits.Load())
+			}
+			if got := int64(after.TotalAlloc - before.TotalAlloc); got > tc.maxAlloc {
+				t.Errorf("refusing a %d MiB answer allocated %d bytes, want at most %d", offered>>20, got, tc.maxAlloc)
+			}
+		})
 	}
 }

@@ -318,6 +318,11 @@ func parseWebhookEvent(raw []byte, owned bool) (WebhookEvent, error) {
 	if err := checkResource(kind, "webhook-events", w.Type, w.ID); err != nil {
 		return WebhookEvent{}, err
 	}
+	// Identifiers go into keys, URLs and log lines: one that is not the
+	// bank's shape (60,000 characters, a NUL) is refused here.
+	if !validID(*w.ID) {
+		return WebhookEvent{}, badID(kind, "id", *w.ID)
+	}
 	e := WebhookEvent{
 		ID:        *w.ID,
 		EventType: w.Attributes.EventType,
@@ -336,8 +341,14 @@ func parseWebhookEvent(raw []byte, owned bool) (WebhookEvent, error) {
 	if wh == nil || wh.Data == nil || wh.Data.ID == "" {
 		return WebhookEvent{}, missing(kind, "relationships.webhook.data.id")
 	}
+	if !validID(wh.Data.ID) {
+		return WebhookEvent{}, badID(kind, "relationships.webhook.data.id", wh.Data.ID)
+	}
 	e.WebhookID = wh.Data.ID
-	if tx := w.Relationships.Transaction; tx != nil && tx.Data != nil {
+	if tx := w.Relationships.Transaction; tx != nil && tx.Data != nil && tx.Data.ID != "" {
+		if !validID(tx.Data.ID) {
+			return WebhookEvent{}, badID(kind, "relationships.transaction.data.id", tx.Data.ID)
+		}
 		e.TransactionID = tx.Data.ID
 	}
 	transactional := e.EventType == EventTransactionCreated || e.EventType == EventTransactionSettled ||

@@ -152,12 +152,27 @@ func TestParseWebhookEventInvalid(t *testing.T) {
 		{"no transaction", strings.Replace(created, `"transaction":`, `"transactionX":`, 1), `"relationships.transaction.data.id": missing`},
 		{"ping no webhook", strings.Replace(ping, `"webhook":`, `"hook":`, 1), `"relationships.webhook.data.id": missing`},
 		{"trailing garbage", created + "}", "decode webhook event document"},
+		{"id of 60,000 characters", strings.Replace(created, `"id":"011308c1-861c-4d04-ba85-f867eadf202d"`, `"id":"`+strings.Repeat("a", 60000)+`"`, 1),
+			`"id": not an identifier of the bank`},
+		{"id with NUL", strings.Replace(created, `"id":"011308c1-861c-4d04-ba85-f867eadf202d"`, `"id":"011308c1\u0000"`, 1),
+			`"id": not an identifier of the bank`},
+		{"id with a space", strings.Replace(created, `"id":"011308c1-861c-4d04-ba85-f867eadf202d"`, `"id":"011308c1 x"`, 1),
+			`"id": not an identifier of the bank`},
+		{"id of 65 characters", strings.Replace(created, `"id":"011308c1-861c-4d04-ba85-f867eadf202d"`, `"id":"`+strings.Repeat("9", 65)+`"`, 1),
+			`"id": not an identifier of the bank`},
+		{"webhook id with a newline", strings.Replace(created, `"id":"`+webhookIDOf(t, created)+`"`, `"id":"wh\n1"`, 1),
+			`"relationships.webhook.data.id": not an identifier of the bank`},
+		{"transaction id of 60,000 characters", strings.Replace(created, `"id":"`+transactionIDOf(t, created)+`"`, `"id":"`+strings.Repeat("t", 60000)+`"`, 1),
+			`"relationships.transaction.data.id": not an identifier of the bank`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := ParseWebhookEvent([]byte(tt.body))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("err = %v, want it to contain %q", err, tt.want)
+				t.Fatalf("err = %.300v, want it to contain %q", err, tt.want)
+			}
+			if len(err.Error()) > 300 {
+				t.Errorf("error of %d bytes: it must not quote what it refuses", len(err.Error()))
 			}
 		})
 	}
@@ -263,5 +278,56 @@ func TestParseWebhookEventAcceptsNewEventTypes(t *testing.T) {
 	e, err := ParseWebhookEvent([]byte(body))
 	if err != nil || e.EventType != "TRANSACTION_EXPLODED" || e.WebhookID != "w1" {
 		t.Fatalf("got %+v, %v", e, err)
+	}
+}
+
+// webhookIDOf and transactionIDOf read an event fixture's relationship ids.
+func webhookIDOf(t *testing.T, body string) string {
+	t.Helper()
+	e, err := ParseWebhookEvent([]byte(body))
+	if err != nil || e.WebhookID == "" {
+		t.Fatalf("fixture: %+v, %v", e, err)
+	}
+	return e.WebhookID
+}
+
+func transactionIDOf(t *testing.T, body string) string {
+	t.Helper()
+	e, err := ParseWebhookEvent([]byte(body))
+	if err != nil || e.TransactionID == "" {
+		t.Fatalf("fixture: %+v, %v", e, err)
+	}
+	return e.TransactionID
+}
+
+// The bank's UUIDs and the short ids of tests and the simulator pass; the
+// shape of anything else is refused.
+func TestParseWebhookEventAcceptsTheBanksIDs(t *testing.T) {
+	for _, id := range []string{"011308c1-861c-4d04-ba85-f867eadf202d", "ev-1", "e", "bench-3-17", "01HZX3J8Q5:evt_1.2",
+		strings.Repeat("f", 64)} {
+		body := `{"data":{"type":"webhook-events","id":"` + id + `","attributes":{"eventType":"TRANSACTION_CREATED","createdAt":"2024-01-01T00:00:00+10:00"},` +
+			`"relationships":{"webhook":{"data":{"type":"webhooks","id":"` + id + `"}},"transaction":{"data":{"type":"transactions","id":"` + id + `"}}}}}`
+		e, err := ParseWebhookEvent([]byte(body))
+		if err != nil || e.ID != id || e.WebhookID != id || e.TransactionID != id {
+			t.Errorf("%q: %+v, %v", id, e, err)
+		}
+	}
+}
+
+func TestLogIDBoundsWhatALogLineCarries(t *testing.T) {
+	for _, id := range []string{"011308c1-861c-4d04-ba85-f867eadf202d", "ev-1", strings.Repeat("a", 100)} {
+		if got := LogID(id); got != id {
+			t.Errorf("LogID(%q) = %q, want it unchanged", id, got)
+		}
+	}
+	for _, tc := range []struct{ id, want string }{
+		{strings.Repeat("a", 60000), strings.Repeat("a", 64) + "...(60000 bytes)"},
+		{"ev\x00-1", "ev?-1...(5 bytes)"},
+		{strings.Repeat("\x00", 60000), strings.Repeat("?", 64) + "...(60000 bytes)"},
+		{"a\"b", "a?b...(3 bytes)"},
+	} {
+		if got := LogID(tc.id); got != tc.want {
+			t.Errorf("LogID(%.20q) = %q, want %q", tc.id, got, tc.want)
+		}
 	}
 }

@@ -43,8 +43,8 @@ func FuzzParseWebhookEvent(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if e.ID == "" || e.WebhookID == "" {
-			t.Fatalf("parsed without id or webhook: %+v", e)
+		if !validID(e.ID) || !validID(e.WebhookID) || (e.TransactionID != "" && !validID(e.TransactionID)) {
+			t.Fatalf("parsed with an id not of the bank's shape: %+q", []string{e.ID, e.WebhookID, e.TransactionID})
 		}
 		switch e.EventType {
 		case EventPing:

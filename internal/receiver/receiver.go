@@ -458,8 +458,8 @@ func (r *Receiver) serveWebhook(w http.ResponseWriter, req *http.Request) {
 		r.refuse(w, refusal{reason: ReasonUnavailable, status: http.StatusServiceUnavailable, eventID: ev.ID, cause: err, authentic: true})
 		return
 	}
-	r.log.Debug().Str(logEventID, ev.ID).Str(logEventType, ev.EventType).
-		Str(logTransactionID, ev.TransactionID).Int(logStatus, http.StatusOK).Msg("webhook accepted")
+	r.log.Debug().Str(logEventID, bank.LogID(ev.ID)).Str(logEventType, ev.EventType).
+		Str(logTransactionID, bank.LogID(ev.TransactionID)).Int(logStatus, http.StatusOK).Msg("webhook accepted")
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	_, _ = io.WriteString(w, "ok")
 }

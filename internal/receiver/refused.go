@@ -6,6 +6,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/refusals"
 )
 
@@ -87,7 +88,7 @@ func (l *refusalLog) record(ref refusal) {
 	}
 	e := l.log.Warn().Str(logReason, ref.reason).Int(logStatus, ref.status) //nolint:zerologlint // sent below
 	if ref.eventID != "" {
-		e = e.Str(logEventID, ref.eventID)
+		e = e.Str(logEventID, bank.LogID(ref.eventID))
 	}
 	if ref.cause != nil {
 		// Decoder messages quote field values; cap them.

@@ -178,13 +178,13 @@ func (h *Healer) storePage(ctx context.Context, webhookID string, logs []bank.De
 		e, perr := bank.ParseWebhookEvent([]byte(l.RequestBody))
 		if perr != nil {
 			// The decoder's message names fields and values, never the body.
-			h.log.Warn().Err(perr).Str("webhook_id", webhookID).Str("log_id", l.ID).Str("event_id", l.EventID).
+			h.log.Warn().Err(perr).Str("webhook_id", webhookID).Str("log_id", bank.LogID(l.ID)).Str("event_id", bank.LogID(l.EventID)).
 				Msg("delivery log body is not a webhook event; skipped")
 			continue
 		}
 		if l.EventID != "" && e.ID != l.EventID {
-			h.log.Warn().Str("webhook_id", webhookID).Str("log_id", l.ID).Str("event_id", l.EventID).
-				Str("body_event_id", e.ID).Msg("delivery log body names another event; enqueuing the body's")
+			h.log.Warn().Str("webhook_id", webhookID).Str("log_id", bank.LogID(l.ID)).Str("event_id", bank.LogID(l.EventID)).
+				Str("body_event_id", bank.LogID(e.ID)).Msg("delivery log body names another event; enqueuing the body's")
 		}
 		if seen[e.ID] {
 			continue // retries of one event carry the same body

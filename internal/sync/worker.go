@@ -326,7 +326,7 @@ func (w *Worker) apply(ctx context.Context, evs []store.InboxEvent, ids []string
 			continue
 		}
 		c := out.Changes[e.TransactionID]
-		w.log.Debug().Str("event_id", e.ID).Str("event_type", e.EventType).Str("transaction_id", e.TransactionID).
+		w.log.Debug().Str("event_id", bank.LogID(e.ID)).Str("event_type", e.EventType).Str("transaction_id", bank.LogID(e.TransactionID)).
 			Str("change", string(c)).Msg("event applied")
 		if w.opts.OnApplied != nil {
 			w.opts.OnApplied(e, c)
@@ -513,7 +513,7 @@ func (w *Worker) recordFailures(ctx context.Context, evs []store.InboxEvent, fai
 		if e.Attempts >= w.opts.MaxAttempts {
 			ev = w.log.Error() //nolint:zerologlint // sent below
 		}
-		ev.Err(cause).Str("event_id", e.ID).Str("transaction_id", e.TransactionID).Int("attempts", e.Attempts).
+		ev.Err(cause).Str("event_id", bank.LogID(e.ID)).Str("transaction_id", bank.LogID(e.TransactionID)).Int("attempts", e.Attempts).
 			Time("retry_at", retry).Msg("event not applied")
 		if w.opts.OnFailed != nil {
 			w.opts.OnFailed(e, cause)
