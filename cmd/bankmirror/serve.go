@@ -85,6 +85,9 @@ type Main struct {
 	admin  *httpserver.Server
 	feed   *export.Feed // nil without BANKMIRROR_EXPORT_TOKEN
 	closed bool         // Close has run
+	// adminExposed is the admin listener's address when it is bound beyond
+	// loopback, set before the reporter starts.
+	adminExposed string
 
 	bgCtx  context.Context    // lives until Close: the worker, syncs, loops
 	cancel context.CancelFunc // ends bgCtx
@@ -226,7 +229,6 @@ func (m *Main) Open(ctx context.Context) error {
 	if err := m.Schedule.Start(bgCtx); err != nil {
 		return err
 	}
-	m.bg.Go(func() { sync.RunReporter(bgCtx, m.Store, 2*time.Second, m.report, m.Log) })
 	m.bg.Go(func() { m.Health.Run(bgCtx) })
 	var extra []admin.Routes
 	if m.Config.ExportToken != "" {
@@ -249,7 +251,14 @@ func (m *Main) Open(ctx context.Context) error {
 		if m.admin, err = admin.Listen(ctx, m.Config.AdminListen, admin.Handler(m.Health, m.Metrics, extra...)); err != nil {
 			return err
 		}
+		if addr := strings.TrimPrefix(m.admin.URL(), "http://"); admin.Exposed(addr) {
+			m.adminExposed = addr
+			m.Log.Warn().Str("admin_listen", addr).Msg("the admin listener is bound beyond loopback: /metrics, /readyz and the " +
+				"spreadsheet feed are reachable from other machines; set BANKMIRROR_ADMIN_LISTEN to 127.0.0.1:PORT unless that is meant")
+		}
 	}
+	// The report says where the admin listener is bound: it starts after.
+	m.bg.Go(func() { sync.RunReporter(bgCtx, m.Store, 2*time.Second, m.report, m.Log) })
 	return nil
 }
 
@@ -343,7 +352,8 @@ func (m *Main) receiptsSeen() {
 
 // report is what the daemon says of itself to `bankmirror status`.
 func (m *Main) report() sync.Report {
-	r := sync.Report{PID: os.Getpid(), Budget: m.Bank.Budget(), Worker: m.Worker.State(), Token: m.Bank.Token()}
+	r := sync.Report{PID: os.Getpid(), Budget: m.Bank.Budget(), Worker: m.Worker.State(), Token: m.Bank.Token(),
+		AdminExposed: m.adminExposed}
 	if err := m.Health.Last().Facts.ProbeErr; err != nil {
 		r.DatabaseError = err.Error()
 	}

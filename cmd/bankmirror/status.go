@@ -105,6 +105,9 @@ func printStatus(w io.Writer, db string, s health.Status) {
 	default:
 		fmt.Fprintf(w, "daemon: NOT RUNNING (last report %s ago, pid %d)\n", health.Age(time.Duration(d.ReportAge*float64(time.Second))), d.PID)
 	}
+	if d.AdminExposed != "" {
+		fmt.Fprintf(w, "admin listener: on %s, beyond loopback: /metrics, /readyz and the spreadsheet feed are reachable from other machines (BANKMIRROR_ADMIN_LISTEN)\n", d.AdminExposed)
+	}
 	fmt.Fprint(w, "last successful:")
 	for _, kind := range []string{health.KindIncremental, health.KindFull, health.KindHeal} {
 		r, ok := s.Syncs[kind]

@@ -130,3 +130,16 @@ func TestMetricsExposition(t *testing.T) {
 		t.Errorf("oldest pending age = %v, want 60", v)
 	}
 }
+
+func TestExposed(t *testing.T) {
+	for addr, want := range map[string]bool{
+		"127.0.0.1:8082": false, "127.0.0.2:8082": false, "[::1]:8082": false, "localhost:8082": false,
+		"[::ffff:127.0.0.1]:8082": false,
+		"0.0.0.0:9082":            true, "[::]:9082": true, "192.168.1.5:8082": true, "[2001:db8::1]:8082": true,
+		"bank.example:8082": true, ":9082": true,
+	} {
+		if got := Exposed(addr); got != want {
+			t.Errorf("Exposed(%q) = %v, want %v", addr, got, want)
+		}
+	}
+}

@@ -2,7 +2,10 @@ package admin
 
 import (
 	"context"
+	"net"
 	"net/http"
+	"net/netip"
+	"strings"
 	"time"
 
 	"github.com/bankmirror/bankmirror/internal/httpserver"
@@ -23,4 +26,19 @@ func Listen(ctx context.Context, addr string, h http.Handler) (*httpserver.Serve
 		IdleTimeout:    60 * time.Second,
 		MaxHeaderBytes: 16 << 10,
 	})
+}
+
+// Exposed reports whether a listener bound at addr (host:port, as the
+// listener reports it) can be reached from other machines: any address but
+// a loopback one ("0.0.0.0", "[::]", the machine's own address).
+func Exposed(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = addr
+	}
+	if strings.EqualFold(host, "localhost") {
+		return false
+	}
+	ip, err := netip.ParseAddr(host)
+	return err != nil || !ip.Unmap().IsLoopback()
 }

@@ -69,6 +69,9 @@ type DaemonStatus struct {
 	ReportAge float64 `json:"report_age_seconds,omitempty"`
 	// DatabaseError is the daemon's last write probe failure.
 	DatabaseError string `json:"database_error,omitempty"`
+	// AdminExposed is the admin listener's address while the running
+	// daemon has it bound beyond loopback.
+	AdminExposed string `json:"admin_exposed,omitempty"`
 }
 
 // SyncStatus is the last successful run of one kind.
@@ -190,6 +193,7 @@ func GatherStatus(ctx context.Context, st statusStore, o StatusOptions) (Status,
 		Undelivered: und.Events, UndeliveredWindow: o.UndeliveredWindow,
 	}
 	if s.Daemon.Running {
+		s.Daemon.AdminExposed = rep.AdminExposed
 		// What only a live daemon knows: its write probe, a wait for the
 		// budget, a paused worker, a sync in progress.
 		if rep.DatabaseError != "" {

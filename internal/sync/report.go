@@ -25,6 +25,9 @@ type Report struct {
 	DatabaseError string `json:"database_error,omitempty"`
 	// Stopped is set by the daemon's last report when it shuts down.
 	Stopped bool `json:"stopped,omitempty"`
+	// AdminExposed is the admin listener's address when it is bound beyond
+	// loopback ("" when on loopback or off).
+	AdminExposed string `json:"admin_exposed,omitempty"`
 }
 
 // stateStore is what the reporter needs of the store.
