@@ -19,7 +19,8 @@ func cmdBackup(ctx context.Context, a *app, args []string) error {
 		fs.Usage()
 		return fmt.Errorf("%w: backup takes one destination file", errUsage)
 	}
-	if _, err := os.Stat(a.cfg.DB); err != nil {
+	// Lstat: a symbolic link there, even dangling, is for the store to refuse by name.
+	if _, err := os.Lstat(a.cfg.DB); err != nil {
 		return fmt.Errorf("no mirror at %s to back up (set BANKMIRROR_DB): %w", a.cfg.DB, err)
 	}
 	st, err := a.openStore(ctx, a.cfg.DB)

@@ -70,7 +70,8 @@ func cmdExport(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		return &configError{envPrefix + "TIMEZONE", err}
 	}
-	if _, err := os.Stat(a.cfg.DB); err != nil {
+	// Lstat: a symbolic link there, even dangling, is for the store to refuse by name.
+	if _, err := os.Lstat(a.cfg.DB); err != nil {
 		return fmt.Errorf("no mirror at %s (set BANKMIRROR_DB, or run `bankmirror sync --full` first): %w", a.cfg.DB, err)
 	}
 	db, err := store.OpenReadOnlyDB(ctx, a.cfg.DB)

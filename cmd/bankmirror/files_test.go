@@ -206,3 +206,58 @@ func TestCLIRefusesAnotherUsersMirror(t *testing.T) {
 		}
 	}
 }
+
+// Another user able to write the mirror's directory plants a link in
+// place of a lock file: `status` refuses it by name instead of making
+// what it points at mode 0600, `sync` refuses a dangling one instead of
+// creating its target, and `backup` refuses a link as its destination.
+func TestCLIRefusesSymlinkedFiles(t *testing.T) {
+	b := newTokenBank(t, 20, cliToken)
+	dir := t.TempDir()
+	db := filepath.Join(dir, "mirror.db")
+	env := cliEnv(b, db)
+	wantCode(t, runCLI(t, env, "sync", "--full"), 0)
+
+	elsewhere := t.TempDir()
+	conf := filepath.Join(elsewhere, "some.conf")
+	must(t, os.WriteFile(conf, []byte("x = 1\n"), 0o644))
+	must(t, os.Chmod(conf, 0o644))
+	lock := db + ".sync-lock"
+	must(t, os.Remove(lock))
+	must(t, os.Symlink(conf, lock))
+	oneLine := func(args []string, out, link string) {
+		t.Helper()
+		if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 1 || !strings.Contains(out, link+" is a symbolic link") {
+			t.Errorf("%v: want one line naming the link %s:\n%s", args, link, out)
+		}
+	}
+
+	r := runCLI(t, env, "status")
+	wantCode(t, r, 2)
+	oneLine([]string{"status"}, r.stdout, lock)
+	fi, err := os.Stat(conf)
+	must(t, err)
+	if fi.Mode().Perm() != 0o644 {
+		t.Errorf("status made the link's target mode %04o", fi.Mode().Perm())
+	}
+
+	must(t, os.Remove(lock))
+	missing := filepath.Join(elsewhere, "created")
+	must(t, os.Symlink(missing, lock))
+	r = runCLI(t, env, "sync")
+	wantCode(t, r, 1)
+	oneLine([]string{"sync"}, r.stderr, lock)
+	if _, err := os.Lstat(missing); err == nil {
+		t.Error("sync created the dangling link's target")
+	}
+
+	must(t, os.Remove(lock))
+	dest := filepath.Join(dir, "b.db")
+	must(t, os.Symlink(missing, dest))
+	r = runCLI(t, env, "backup", "--force", dest)
+	wantCode(t, r, 1)
+	oneLine([]string{"backup"}, r.stderr, dest)
+	if _, err := os.Lstat(missing); err == nil {
+		t.Error("backup wrote through the link")
+	}
+}

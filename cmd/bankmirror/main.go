@@ -260,7 +260,8 @@ func (a *app) openStore(ctx context.Context, path string) (*store.Store, error) 
 // openExistingStore opens the configured mirror, refusing to create one:
 // commands that read or change a mirror need one that a sync filled.
 func (a *app) openExistingStore(ctx context.Context) (*store.Store, error) {
-	if _, err := os.Stat(a.cfg.DB); err != nil {
+	// Lstat: a symbolic link there, even dangling, is for the store to refuse by name.
+	if _, err := os.Lstat(a.cfg.DB); err != nil {
 		return nil, fmt.Errorf("no mirror at %s (set BANKMIRROR_DB, or run `bankmirror sync --full` first): %w", a.cfg.DB, err)
 	}
 	return a.openStore(ctx, a.cfg.DB)

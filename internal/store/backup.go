@@ -80,7 +80,7 @@ func (s *Store) Backup(ctx context.Context, dest string, opts BackupOptions) (Ba
 	// without a row, which is erased an hour later).
 	var secrets []byte
 	if opts.WithSecrets {
-		b, err := os.ReadFile(s.secretsPath())
+		b, err := readRegular(s.secretsPath())
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return res, fmt.Errorf("read secrets file: %w", err)
 		}
@@ -101,18 +101,24 @@ func (s *Store) Backup(ctx context.Context, dest string, opts BackupOptions) (Ba
 	return res, nil
 }
 
-// checkBackupDest refuses a destination that exists (unless force), or
-// that is the mirror or a file beside it.
+// checkBackupDest refuses a destination that is a symbolic link (dangling
+// or not: the copy would be written where it points), that exists (unless
+// force), or that is the mirror or a file beside it. The copy itself is
+// written to a new temporary file and renamed (or linked) over dest, which
+// replaces whatever dest names without following it.
 func (s *Store) checkBackupDest(dest string, force bool) error {
-	fi, err := os.Stat(dest)
+	fi, err := os.Lstat(dest)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("check backup file: %w", err)
 	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return symlinkError(dest)
+	}
 	for _, f := range append([]string{s.path}, companions(s.path)...) {
-		if own, err := os.Stat(f); err == nil && os.SameFile(fi, own) {
+		if own, err := os.Lstat(f); err == nil && os.SameFile(fi, own) {
 			return fmt.Errorf("backup file %s is the mirror's own %s", dest, f)
 		}
 	}
@@ -127,7 +133,7 @@ func (s *Store) checkBackupDest(dest string, force bool) error {
 
 // syncFile fsyncs the file at path and returns its size.
 func syncFile(path string) (int64, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path, os.O_RDONLY, 0)
 	if err != nil {
 		return 0, fmt.Errorf("open %s: %w", path, err)
 	}

@@ -27,7 +27,7 @@ func (s *Store) MarkDemo(ctx context.Context) error {
 // else (a real mirror, any other file) gets ErrNotDemo. It opens the file
 // read-only and changes nothing.
 func CheckDemoReplaceable(ctx context.Context, path string) error {
-	fi, err := os.Stat(path)
+	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -39,7 +39,7 @@ func CheckDemoReplaceable(ctx context.Context, path string) error {
 	}
 	if fi.Size() == 0 {
 		// An empty file is empty unless its content is still in the WAL.
-		if wal, err := os.Stat(path + walSuffix); err != nil || wal.Size() == 0 {
+		if wal, err := os.Lstat(path + walSuffix); err != nil || wal.Size() == 0 {
 			return nil
 		}
 	}

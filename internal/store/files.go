@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/user"
@@ -44,20 +45,112 @@ func lockPath(path, name string) string { return path + "." + name + lockSuffix 
 // webhook secrets.
 func SecretsPath(dbPath string) string { return dbPath + secretsSuffix }
 
+// ErrSymlink is returned when the mirror, a file beside it or a backup's
+// destination is a symbolic link. None is ever followed: a user who could
+// plant a link there would otherwise make a command (run as the owner, or
+// as root) change the mode of, create or write the file it points to.
+var ErrSymlink = errors.New("symbolic link refused")
+
+// ErrUnsafeDir is returned by Open when the mirror's directory belongs to
+// another user than the mirror's owner (or root), or when other users may
+// write it: they could replace the mirror's files or plant links and files
+// among them.
+var ErrUnsafeDir = errors.New("unsafe directory for the mirror")
+
+// symlinkError names the symbolic link at path and what it points to
+// (quoted: a link's target may hold any byte, a newline included).
+func symlinkError(path string) error {
+	target, err := os.Readlink(path)
+	if err != nil {
+		target = "?"
+	}
+	return fmt.Errorf("%w: %s is a symbolic link (to %q), and bankmirror follows none beside the mirror: remove it, or give the real path",
+		ErrSymlink, path, target)
+}
+
+// checkFile refuses a symbolic link or anything but a regular file at
+// path, as lstat describes it (fi); a missing file (fi nil) passes.
+func checkFile(path string, fi fs.FileInfo) error {
+	switch {
+	case fi == nil || fi.Mode().IsRegular():
+		return nil
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return symlinkError(path)
+	default:
+		return fmt.Errorf("%s is %s, not a regular file: remove it", path, describeType(fi.Mode()))
+	}
+}
+
+// describeType names the kind of a file that is not a regular one.
+func describeType(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	default:
+		return "a special file"
+	}
+}
+
+// lstatFile is os.Lstat of path, nil for a missing file, refusing what
+// checkFile refuses.
+func lstatFile(path string) (fs.FileInfo, error) {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("check %s: %w", path, err)
+	}
+	return fi, checkFile(path, fi)
+}
+
+// openRegular opens path with flag (os.O_*) through openNoFollow and
+// refuses (closing it) anything but a regular file.
+func openRegular(path string, flag int, perm fs.FileMode) (*os.File, error) {
+	f, err := openNoFollow(path, flag, perm)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil {
+		err = checkFile(path, fi)
+	}
+	if err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// readRegular reads the regular file at path, never through a link.
+func readRegular(path string) ([]byte, error) {
+	f, err := openRegular(path, os.O_RDONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
 // prepareFiles checks, before anything is created, that the database and
-// every file beside it belong to uid, then makes each existing one mode
-// 0600. It refuses with ErrNotOwner (and changes nothing) when one does
-// not; it fails when a mode cannot be tightened.
+// every file beside it is a regular file (never a symbolic link) belonging
+// to uid, and that their directory is safe (checkDir); then it makes each
+// existing one mode 0600, through a descriptor opened without following
+// links. It refuses (ErrSymlink, ErrNotOwner, ErrUnsafeDir) and changes
+// nothing when one is not; it fails when a mode cannot be tightened.
 func prepareFiles(path string, uid int) error {
 	files := append([]string{path}, companions(path)...)
 	infos := make([]fs.FileInfo, len(files))
 	for i, f := range files {
-		fi, err := os.Stat(f)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
+		fi, err := lstatFile(f)
 		if err != nil {
-			return fmt.Errorf("check %s: %w", f, err)
+			return err
 		}
 		infos[i] = fi
 	}
@@ -76,15 +169,91 @@ func prepareFiles(path string, uid int) error {
 				ErrNotOwner, files[i+1], describeUser(owner), describeUser(uid), sudoUser(uid), files[i+1])
 		}
 	}
+	dir := filepath.Dir(path)
+	di, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("check the mirror's directory: %w", err)
+	}
+	if err := checkDir(dir, di, uid, privateGroup); err != nil {
+		return err
+	}
 	for i, fi := range infos {
-		if fi == nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o077 == 0 {
+		if fi == nil || fi.Mode().Perm()&0o077 == 0 {
 			continue
 		}
-		if err := os.Chmod(files[i], 0o600); err != nil {
+		if err := tightenMode(files[i], fi); err != nil {
 			return fmt.Errorf("%s is mode %04o and could not be made 0600: %w", files[i], fi.Mode().Perm(), err)
 		}
 	}
 	return nil
+}
+
+// tightenMode makes the file lstat described as fi mode 0600, through a
+// descriptor: a link put in its place meanwhile is refused, not followed,
+// and another file put there is left alone.
+func tightenMode(path string, fi fs.FileInfo) error {
+	f, err := openRegular(path, os.O_RDONLY, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	now, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !os.SameFile(fi, now) {
+		return fmt.Errorf("%s was replaced while being checked", path)
+	}
+	return f.Chmod(0o600)
+}
+
+// checkDir refuses the mirror's directory dir (described by fi, with its
+// symbolic links followed) when another user than uid or root owns it, or
+// when anyone but its owner may write it: every user (the sticky bit
+// included: others could still plant a file SQLite then opens), or its
+// group, unless that group is root's or uid's own user private group
+// (private says whether it is). Whoever can write the directory can rename, remove and
+// plant the mirror's files, which no check of the files themselves stops.
+// Without Unix ownership nothing is checked.
+func checkDir(dir string, fi fs.FileInfo, uid int, private func(uid, gid int) bool) error {
+	owner, ok := fileOwner(fi)
+	if !ok {
+		return nil
+	}
+	perm := fi.Mode().Perm()
+	switch {
+	case owner != uid && owner != 0:
+		return fmt.Errorf("%w: %s belongs to %s, not to %s who owns the mirror (or root), so that user could replace the mirror's files: move the mirror to a directory of its owner's",
+			ErrUnsafeDir, dir, describeUser(owner), describeUser(uid))
+	case perm&0o002 != 0:
+		return fmt.Errorf("%w: every user may write %s (mode %04o), so any of them could replace the mirror's files or plant links among them: move the mirror, or chmod o-w %s",
+			ErrUnsafeDir, dir, perm, dir)
+	}
+	if gid, ok := fileGroup(fi); ok && perm&0o020 != 0 && gid != 0 && !private(uid, gid) {
+		return fmt.Errorf("%w: group %s may write %s (mode %04o), so its members could replace the mirror's files or plant links among them: move the mirror, or chmod g-w %s",
+			ErrUnsafeDir, describeGroup(gid), dir, perm, dir)
+	}
+	return nil
+}
+
+// privateGroup reports whether gid is uid's user private group: the
+// user's primary group, with the user's name (the default of many
+// distributions, whose umask 002 makes a user's directories group-writable).
+func privateGroup(uid, gid int) bool {
+	u, err := user.LookupId(strconv.Itoa(uid))
+	if err != nil || u.Gid != strconv.Itoa(gid) {
+		return false
+	}
+	g, err := user.LookupGroupId(u.Gid)
+	return err == nil && g.Name == u.Username
+}
+
+// describeGroup names gid for a message: "bankmirror (gid 998)".
+func describeGroup(gid int) string {
+	if g, err := user.LookupGroupId(strconv.Itoa(gid)); err == nil {
+		return fmt.Sprintf("%s (gid %d)", g.Name, gid)
+	}
+	return fmt.Sprintf("gid %d", gid)
 }
 
 // describeUser names uid for a message: "user bankmirror (uid 998)".

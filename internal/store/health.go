@@ -26,7 +26,11 @@ const ProbeKey = "probe"
 // error, a file made read-only or removed, or a write lock held elsewhere
 // past the busy timeout fail it. Bound it with ctx.
 func (s *Store) ProbeWrite(ctx context.Context) error {
-	if _, err := os.Stat(s.path); err != nil {
+	fi, err := os.Lstat(s.path)
+	if err == nil {
+		err = checkFile(s.path, fi)
+	}
+	if err != nil {
 		return fmt.Errorf("probe database file: %w", err)
 	}
 	if err := writable(s.path); err != nil {
@@ -44,7 +48,7 @@ func (s *Store) ProbeWrite(ctx context.Context) error {
 // user's mirror as Open does. An SQLite file without bankmirror's schema
 // gives ErrNotMirror.
 func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
-	if _, err := os.Stat(path); err != nil {
+	if _, err := os.Lstat(path); err != nil {
 		return nil, fmt.Errorf("open mirror read-only: %w", err)
 	}
 	uri, err := fileURI(path)

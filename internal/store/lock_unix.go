@@ -43,7 +43,7 @@ var errLocked = errors.New("locked")
 // tryLock takes an exclusive flock on a file beside the database, or
 // returns busy at once.
 func (s *Store) tryLock(name string, busy error) (unlock func(), err error) {
-	f, err := os.OpenFile(s.path+"."+name+"-lock", os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := openRegular(lockPath(s.path, name), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open %s lock: %w", name, err)
 	}

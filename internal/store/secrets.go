@@ -39,10 +39,11 @@ type storedSecret struct {
 
 func (s *Store) secretsPath() string { return SecretsPath(s.path) }
 
-// readSecrets reads the secrets file; a missing one holds no secret.
+// readSecrets reads the secrets file; a missing one holds no secret. A
+// symbolic link or another kind of file there is refused.
 func readSecrets(path string) (secretsDoc, error) {
 	doc := secretsDoc{Version: secretsVersion, Webhooks: map[string]storedSecret{}}
-	b, err := os.ReadFile(path)
+	b, err := readRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return doc, nil
 	}

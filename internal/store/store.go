@@ -123,7 +123,9 @@ func WithUID(uid int) Option { return func(s *Store) { s.uid = uid } }
 
 // Open opens (creating with mode 0600 if needed) and migrates the mirror at
 // path. It refuses (ErrNotOwner) to touch a mirror, or a file beside it,
-// that belongs to another user, and makes the existing ones mode 0600.
+// that belongs to another user, refuses a symbolic link in place of any of
+// them (ErrSymlink) and a directory others may write (ErrUnsafeDir), and
+// makes the existing ones mode 0600.
 func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	s := &Store{path: path, now: time.Now, uid: os.Getuid(), restartFrames: restartFrames}
 	for _, o := range opts {
@@ -148,7 +150,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	}
 	// Create the file ourselves so it never exists with a wider mode;
 	// SQLite gives the -wal and -shm files the mode of the database file.
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := openRegular(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("create database file: %w", err)
 	}
