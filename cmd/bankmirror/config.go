@@ -3,11 +3,14 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
+	"maps"
 	"net"
 	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -87,6 +90,73 @@ type configError struct {
 
 func (e *configError) Error() string { return fmt.Sprintf("invalid %s: %v", e.Var, e.Err) }
 func (e *configError) Unwrap() error { return e.Err }
+
+// commandNeeds lists, for the commands that must run whatever an unrelated
+// setting says (a health check, the configuration's own dump), the
+// variables they read, without the BANKMIRROR_ prefix and _FILE. A bad
+// variable not listed is set aside: its default is taken, and the command
+// reports it. Commands not listed stop at any bad variable.
+var commandNeeds = map[string][]string{
+	"status":  {"DB", "STALE_AFTER", "EVENT_MAX_ATTEMPTS"},
+	"ping":    {"API_URL", "TOKEN", "REQUESTS_PER_HOUR", "BUDGET_RESERVE"},
+	"config":  {},
+	"version": {},
+}
+
+// loadConfigFor is loadConfig for command cmd: for the commands of
+// commandNeeds, each bad variable the command does not read is set aside
+// (the configuration is read again without it) and returned in setAside.
+// Any other bad variable is err, as for loadConfig.
+func loadConfigFor(cmd string, environ map[string]string) (c Config, setAside []*configError, err error) {
+	needs, tolerant := commandNeeds[cmd]
+	for {
+		c, err = loadConfig(environ)
+		var ce *configError
+		if err == nil || !tolerant || !errors.As(err, &ce) || slices.Contains(needs, settingOf(ce.Var)) {
+			return c, setAside, err
+		}
+		without := maps.Clone(environ)
+		for _, k := range sourcesOf(settingOf(ce.Var)) {
+			delete(without, k)
+		}
+		if len(without) == len(environ) { // nothing to set aside
+			return c, setAside, err
+		}
+		environ = without
+		setAside = append(setAside, ce)
+	}
+}
+
+// settingOf is the setting a configError's variable belongs to:
+// "EXPORT_TOKEN" for BANKMIRROR_EXPORT_TOKEN and its _FILE, "TOKEN" for the
+// systemd credential too.
+func settingOf(v string) string {
+	if v == "$CREDENTIALS_DIRECTORY/"+tokenCredential {
+		return "TOKEN"
+	}
+	// Every variable named ..._FILE is the file variant of another.
+	return strings.TrimSuffix(strings.TrimPrefix(v, envPrefix), "_FILE")
+}
+
+// sourcesOf is every environment variable a setting can come from.
+func sourcesOf(setting string) []string {
+	out := []string{envPrefix + setting, envPrefix + setting + "_FILE"}
+	if setting == "TOKEN" {
+		out = append(out, "CREDENTIALS_DIRECTORY")
+	}
+	return out
+}
+
+// warnSetAside tells on stderr which bad settings cmd runs without; status
+// and config report them in their own output.
+func warnSetAside(w io.Writer, cmd string, setAside []*configError) {
+	if cmd == "status" || cmd == "config" || cmd == "version" {
+		return
+	}
+	for _, ce := range setAside {
+		fmt.Fprintf(w, "bankmirror: warning: %v (%s does not use it and runs without it; commands that use it refuse to start)\n", ce, cmd)
+	}
+}
 
 // loadConfig reads the configuration from environ (os.Environ() in main, a
 // map in tests) and fills in derived defaults.

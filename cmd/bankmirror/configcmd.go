@@ -12,11 +12,27 @@ func cmdConfig(_ context.Context, a *app, args []string) error {
 	if err := a.flags("config", "").ParseNone(args); err != nil {
 		return err
 	}
+	invalid := map[string]bool{}
+	for _, ce := range a.setAside {
+		invalid[envPrefix+settingOf(ce.Var)] = true
+	}
 	tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
 	for _, kv := range configDump(a.cfg) {
+		if invalid[kv[0]] {
+			kv[1] = "(INVALID: see below)"
+		}
 		fmt.Fprintf(tw, "%s\t%s\n", kv[0], kv[1])
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(a.setAside) == 0 {
+		return nil
+	}
+	for _, ce := range a.setAside {
+		fmt.Fprintln(a.stderr, "bankmirror:", ce)
+	}
+	return &exitCode{2}
 }
 
 // configDump lists each variable with its effective value; fields tagged

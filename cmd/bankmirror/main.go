@@ -74,6 +74,8 @@ type app struct {
 	log            zerolog.Logger
 	stdout, stderr io.Writer
 	environ        map[string]string
+	// setAside are bad settings the command runs without (commandNeeds).
+	setAside []*configError
 }
 
 type command func(ctx context.Context, a *app, args []string) error
@@ -110,14 +112,15 @@ func run(ctx context.Context, args []string, environ map[string]string, stdout, 
 		fmt.Fprintf(stderr, "bankmirror: unknown command %q\n\n%s", args[0], usage)
 		return 2
 	}
-	cfg, err := loadConfig(environ)
+	cfg, setAside, err := loadConfigFor(args[0], environ)
 	if err != nil {
 		fmt.Fprintln(stderr, "bankmirror:", err)
 		return 2
 	}
+	warnSetAside(stderr, args[0], setAside)
 	// Commands write from several goroutines (the worker, the schedule).
 	stdout, stderr = &lockedWriter{w: stdout}, &lockedWriter{w: stderr}
-	a := &app{cfg: cfg, log: newLogger(cfg, stderr), stdout: stdout, stderr: stderr, environ: environ}
+	a := &app{cfg: cfg, log: newLogger(cfg, stderr), stdout: stdout, stderr: stderr, environ: environ, setAside: setAside}
 	if err := cmd(ctx, a, args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0

@@ -68,6 +68,10 @@ func cmdStatus(ctx context.Context, a *app, args []string) error {
 	if err != nil {
 		s.Level, s.Reason = health.Failing, err.Error()
 	}
+	for _, ce := range a.setAside {
+		s.Add(health.Check{Name: health.CheckConfig, Level: health.Degraded,
+			Detail: ce.Error() + " (status runs without it; serve and the commands that use it refuse to start)"})
+	}
 	if *asJSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -104,6 +108,11 @@ func printStatus(w io.Writer, db string, s health.Status) {
 		fmt.Fprintf(w, "daemon: NOT RUNNING (stopped %s ago, pid %d)\n", health.Age(time.Duration(d.ReportAge*float64(time.Second))), d.PID)
 	default:
 		fmt.Fprintf(w, "daemon: NOT RUNNING (last report %s ago, pid %d)\n", health.Age(time.Duration(d.ReportAge*float64(time.Second))), d.PID)
+	}
+	for _, c := range s.Checks {
+		if c.Name == health.CheckConfig {
+			fmt.Fprintf(w, "setting: %s\n", c.Detail)
+		}
 	}
 	if d.AdminExposed != "" {
 		fmt.Fprintf(w, "admin listener: on %s, beyond loopback: /metrics, /readyz and the spreadsheet feed are reachable from other machines (BANKMIRROR_ADMIN_LISTEN)\n", d.AdminExposed)

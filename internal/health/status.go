@@ -214,3 +214,22 @@ func GatherStatus(ctx context.Context, st statusStore, o StatusOptions) (Status,
 	s.Level, s.Reason = Verdict(s.Checks)
 	return s, nil
 }
+
+// CheckConfig is the check of a bad setting the status command ran
+// without (a setting it does not read, which would stop the commands that
+// do).
+const CheckConfig = "config"
+
+// Add adds checks found outside the mirror and makes the verdict the worst
+// of all, keeping the reasons already given.
+func (s *Status) Add(checks ...Check) {
+	s.Checks = append(s.Checks, checks...)
+	level, reason := Verdict(checks)
+	switch {
+	case level == OK || level < s.Level:
+	case level > s.Level || s.Reason == "":
+		s.Level, s.Reason = level, reason
+	default:
+		s.Reason += "; " + reason
+	}
+}
