@@ -152,7 +152,7 @@ func (m *Main) Open(ctx context.Context) error {
 		bank.WithResponseObserver(m.Metrics.BankResponse), bank.WithTokenObserver(m.Health.TokenChanged))
 	if m.Config.AttachmentsDir != "" {
 		m.Receipts = receipts.New(m.Bank, m.Store, m.Log, receipts.Options{Dir: m.Config.AttachmentsDir,
-			MaxBytes: m.Config.AttachmentsMaxBytes, OnPass: m.OnReceipts})
+			MaxBytes: m.Config.AttachmentsMaxBytes, APIURL: m.Config.APIURL, OnPass: m.OnReceipts})
 	}
 	m.Syncer = sync.New(m.Bank, m.Store, m.Log, sync.Options{Overlap: m.Config.SyncOverlap, OnProgress: func(p sync.Progress) {
 		m.progress.Store(&p)

@@ -50,7 +50,8 @@ func cmdSync(ctx context.Context, a *app, args []string) error {
 
 // receipts is the downloader of receipts' files into BANKMIRROR_ATTACHMENTS_DIR.
 func (a *app) receipts(client receipts.Bank, st *store.Store) *receipts.Fetcher {
-	return receipts.New(client, st, a.log, receipts.Options{Dir: a.cfg.AttachmentsDir, MaxBytes: a.cfg.AttachmentsMaxBytes})
+	return receipts.New(client, st, a.log, receipts.Options{Dir: a.cfg.AttachmentsDir, MaxBytes: a.cfg.AttachmentsMaxBytes,
+		APIURL: a.cfg.APIURL})
 }
 
 // runSync runs one sync with a live progress line when stderr is a terminal.

@@ -4,7 +4,8 @@
 // against its declared content type and a size limit, and written 0600
 // under a content-addressed name (its SHA-256) in one directory; the path
 // goes to attachments.local_path. A link that expired first is renewed once
-// through GET /attachments/{id}.
+// through GET /attachments/{id}. Links are followed only where a receipt
+// can be (guard.go).
 package receipts
 
 import (
@@ -66,8 +67,15 @@ var _ Store = (*store.Store)(nil)
 type Options struct {
 	Dir      string // where files are written; created 0700 if missing
 	MaxBytes int64  // DefaultMaxBytes when <= 0
+	// APIURL is the bank API's base URL. Files are downloaded over https,
+	// or from this URL's origin (scheme and host), which is where the
+	// simulated bank serves them; "" allows https only.
+	APIURL string
 	// HTTP downloads the files. It never carries the bank's token (the
-	// links are signed). A client with a 1-minute timeout when nil.
+	// links are signed). When nil, a client with a 1-minute timeout that
+	// refuses to connect to loopback, private and link-local addresses
+	// (the API's host and configured proxies excepted) and checks every
+	// redirect as it checks links.
 	HTTP *http.Client
 	Now  func() time.Time
 	// OnPass, if set, is called by Run after each pass (tests watch it).
@@ -81,11 +89,12 @@ type Result struct {
 
 // Fetcher downloads receipts.
 type Fetcher struct {
-	bank Bank
-	st   Store
-	log  zerolog.Logger
-	opts Options
-	wake chan struct{}
+	bank  Bank
+	st    Store
+	log   zerolog.Logger
+	opts  Options
+	guard *guard
+	wake  chan struct{}
 
 	mu      sync.Mutex
 	missing map[string]bool // attachments the bank answered 404 for
@@ -96,13 +105,14 @@ func New(b Bank, st Store, log zerolog.Logger, opts Options) *Fetcher {
 	if opts.MaxBytes <= 0 {
 		opts.MaxBytes = DefaultMaxBytes
 	}
+	g := newGuard(opts.APIURL)
 	if opts.HTTP == nil {
-		opts.HTTP = &http.Client{Timeout: time.Minute}
+		opts.HTTP = g.client()
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Fetcher{bank: b, st: st, log: log.With().Str(logComponent, "receipts").Logger(), opts: opts,
+	return &Fetcher{bank: b, st: st, log: log.With().Str(logComponent, "receipts").Logger(), opts: opts, guard: g,
 		wake: make(chan struct{}, 1), missing: map[string]bool{}}
 }
 
@@ -142,8 +152,9 @@ func (f *Fetcher) Run(ctx context.Context) {
 
 // Fetch makes one pass: it fetches the attachments transactions name that
 // the mirror lacks, then downloads every file not on disk yet. A file's own
-// failure counts against it (store.MaxDownloadAttempts); the bank's or the
-// network's failure ends the pass with the error.
+// failure (its link refused, a refused address, the wrong type, too large)
+// counts against it (store.MaxDownloadAttempts) and the pass goes on; the
+// bank's or the network's failure ends the pass with the error.
 func (f *Fetcher) Fetch(ctx context.Context) (Result, error) {
 	var r Result
 	ctx = bank.WithLane(ctx, bank.LaneIncremental)
@@ -220,9 +231,9 @@ func (f *Fetcher) fetchUnlisted(ctx context.Context, r *Result) error {
 // errExpired is a link the file host refused (expired or no longer valid).
 var errExpired = errors.New("download link refused")
 
-// badFile is a download's own failure (not the network's): a refused or
-// missing file, the wrong type, too large. It counts against the
-// attachment's attempts.
+// badFile is a download's own failure (not the network's): a refused link
+// or address, a refused or missing file, the wrong type, too large. It
+// counts against the attachment's attempts.
 type badFile struct{ err error }
 
 func (e *badFile) Error() string { return e.err.Error() }
@@ -277,9 +288,19 @@ func (f *Fetcher) expiresSoon(at string) bool {
 
 // save downloads p's file into the directory under its content's name.
 func (f *Fetcher) save(ctx context.Context, p store.PendingReceipt) (path, sum string, err error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, p.FileURL, nil)
+	if !receiptType(p.ContentType) {
+		return "", "", fileErr("the bank declared content type %q, not a receipt's (an image or a PDF)", p.ContentType)
+	}
+	link, err := url.Parse(p.FileURL)
 	if err != nil {
-		return "", "", fmt.Errorf("download link: %w", err)
+		return "", "", fileErr("download link does not parse")
+	}
+	if err := f.guard.checkLink(link); err != nil {
+		return "", "", &badFile{fmt.Errorf("download: %w", err)}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, link.String(), nil)
+	if err != nil {
+		return "", "", fileErr("download link: %w", err)
 	}
 	resp, err := f.opts.HTTP.Do(req)
 	if err != nil {
@@ -288,6 +309,9 @@ func (f *Fetcher) save(ctx context.Context, p store.PendingReceipt) (path, sum s
 		var ue *url.Error
 		if errors.As(err, &ue) {
 			ue.URL = withoutQuery(ue.URL)
+		}
+		if linkFailure(err) {
+			return "", "", &badFile{fmt.Errorf("download: %w", err)}
 		}
 		return "", "", fmt.Errorf("download: %w", err)
 	}
@@ -300,7 +324,11 @@ func (f *Fetcher) save(ctx context.Context, p store.PendingReceipt) (path, sum s
 	case resp.StatusCode != http.StatusOK:
 		return "", "", fileErr("download: status %d", resp.StatusCode)
 	}
-	if got, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); got != p.ContentType {
+	got, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if !receiptType(got) {
+		return "", "", fileErr("download: content type %q is not a receipt's (an image or a PDF)", got)
+	}
+	if got != p.ContentType {
 		return "", "", fileErr("download: content type %q, the bank declared %q", got, p.ContentType)
 	}
 	if resp.ContentLength > f.opts.MaxBytes {

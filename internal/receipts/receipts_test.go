@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,6 +31,9 @@ type env struct {
 	client *bank.Client
 	store  *store.Store
 	dir    string
+	// origin is the API's scheme and host; besides the bank it serves
+	// /test/html (an HTML page) and /test/redirect?to=URL.
+	origin string
 	// attachmentGETs counts GET /attachments/{id} at the bank.
 	attachmentGETs atomic.Int64
 }
@@ -40,12 +44,21 @@ func newEnv(t *testing.T) *env {
 		RateLimit: simulator.RateLimit{Limit: 1_000_000}})}
 	h := e.sim.Handler()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasPrefix(r.URL.Path, "/api/v1/attachments/") {
+		switch {
+		case strings.HasPrefix(r.URL.Path, "/api/v1/attachments/"):
 			e.attachmentGETs.Add(1)
+		case r.URL.Path == "/test/html":
+			w.Header().Set("Content-Type", "text/html")
+			_, _ = io.WriteString(w, "<html><script>alert(1)</script></html>")
+			return
+		case r.URL.Path == "/test/redirect":
+			http.Redirect(w, r, r.URL.Query().Get("to"), http.StatusFound)
+			return
 		}
 		h.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
+	e.origin = srv.URL
 	e.client = bank.New(srv.URL+"/api/v1", e.sim.Token(), bank.WithBackoff(time.Millisecond, 4*time.Millisecond))
 	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "mirror.db"))
 	if err != nil {
@@ -62,6 +75,9 @@ func newEnv(t *testing.T) *env {
 
 func (e *env) fetcher(opts receipts.Options) *receipts.Fetcher {
 	opts.Dir = e.dir
+	if opts.APIURL == "" {
+		opts.APIURL = e.origin + "/api/v1"
+	}
 	return receipts.New(e.client, e.store, zerolog.Nop(), opts)
 }
 
@@ -236,14 +252,7 @@ func TestWrongContentTypeIsRefused(t *testing.T) {
 	ctx := context.Background()
 	_, err := sync.New(e.client, e.store, zerolog.Nop(), sync.Options{}).Full(ctx)
 	must(t, err)
-	host := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html")
-		_, _ = io.WriteString(w, "<html>not a receipt</html>")
-	}))
-	t.Cleanup(host.Close)
-	_, err = e.store.Reader().Exec("SELECT 1") // the reader works
-	must(t, err)
-	must(t, storeExec(e, "UPDATE attachments SET file_url = ?", host.URL+"/file"))
+	must(t, storeExec(e, "UPDATE attachments SET file_url = ?", e.origin+"/test/html"))
 	r, err := e.fetcher(receipts.Options{}).Fetch(ctx)
 	must(t, err)
 	n := len(e.sim.Snapshot().Attachments)
@@ -274,7 +283,8 @@ func TestNetworkFailureKeepsTheSignatureOut(t *testing.T) {
 	deadURL := dead.URL
 	dead.Close() // connections to it are refused
 	must(t, storeExec(e, "UPDATE attachments SET file_url = ?", deadURL+"/file?expires=1&signature=SECRETSIG"))
-	_, err = e.fetcher(receipts.Options{}).Fetch(ctx)
+	// The dead host is the API's origin here, so its links are followed.
+	_, err = e.fetcher(receipts.Options{APIURL: deadURL + "/api/v1"}).Fetch(ctx)
 	if err == nil {
 		t.Fatal("a refused connection did not stop the pass")
 	}
@@ -283,5 +293,88 @@ func TestNetworkFailureKeepsTheSignatureOut(t *testing.T) {
 	}
 	if n := mirrortest.Int(t, e.store.Reader(), "SELECT count(*) FROM attachments WHERE download_attempts > 0"); n != 0 {
 		t.Errorf("%d attachments had an attempt counted for the network's failure", n)
+	}
+}
+
+// otherService is a service on the user's machine that a link must never
+// reach; it counts the requests it gets.
+type otherService struct {
+	*httptest.Server
+	hits atomic.Int64
+}
+
+func newOtherService(t *testing.T, tls bool) *otherService {
+	t.Helper()
+	o := &otherService{}
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		o.hits.Add(1)
+		w.Header().Set("Content-Type", "image/png") // would pass the type check
+		_, _ = io.WriteString(w, "\x89PNG\r\n\x1a\nsecret metrics")
+	})
+	if tls {
+		o.Server = httptest.NewTLSServer(h)
+	} else {
+		o.Server = httptest.NewServer(h)
+	}
+	t.Cleanup(o.Close)
+	return o
+}
+
+// Links that lead elsewhere than a receipt host each count against their
+// own file: a plain-http service on loopback, a TLS one named localhost
+// (refused when dialling), redirects from the API's origin to either, an
+// HTML page, a file:// URL. The pass goes on, every other receipt is
+// saved, no bad link reaches the other services, and the pass reports no
+// error.
+func TestBadLinksCountAgainstTheirFileOnly(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	_, err := sync.New(e.client, e.store, zerolog.Nop(), sync.Options{}).Full(ctx)
+	must(t, err)
+	plain, secure := newOtherService(t, false), newOtherService(t, true)
+	securePort := secure.URL[strings.LastIndex(secure.URL, ":")+1:]
+	bad := []struct{ link, reason string }{
+		{plain.URL + "/metrics", "only https, or the bank API's own origin"},
+		{"https://localhost:" + securePort + "/metrics", "loopback, private or link-local"},
+		{e.origin + "/test/redirect?to=" + url.QueryEscape(plain.URL+"/healthz"), "redirect: download link refused"},
+		{e.origin + "/test/redirect?to=" + url.QueryEscape("https://localhost:"+securePort+"/healthz"), "loopback, private or link-local"},
+		{e.origin + "/test/html", `content type "text/html" is not a receipt's`},
+		{"file:///etc/passwd", "only https, or the bank API's own origin"},
+		{"https://127.0.0.1:" + securePort + "/metrics", "loopback, private or link-local"},
+	}
+	ids := mirrortest.Strings(t, e.store.Reader(), "SELECT id FROM attachments ORDER BY id")
+	if len(ids) < len(bad)+3 {
+		t.Fatalf("%d attachments; the test needs %d", len(ids), len(bad)+3)
+	}
+	// The bad links come first and spread among the others: the pass must
+	// go on after each.
+	badIDs := map[string]int{}
+	for i := range bad {
+		id := ids[i*len(ids)/len(bad)]
+		badIDs[id] = i
+		must(t, storeExec(e, "UPDATE attachments SET file_url = ? WHERE id = ?", bad[i].link, id))
+	}
+	r, err := e.fetcher(receipts.Options{}).Fetch(ctx)
+	if err != nil {
+		t.Fatalf("the pass failed: %v", err)
+	}
+	if r.Failed != len(bad) || r.Saved != len(ids)-len(bad) {
+		t.Errorf("pass %+v, want %d saved and %d failed", r, len(ids)-len(bad), len(bad))
+	}
+	if n := plain.hits.Load() + secure.hits.Load(); n != 0 {
+		t.Errorf("the services on loopback got %d requests", n)
+	}
+	for _, id := range ids {
+		var path, derr string
+		var attempts int
+		must(t, e.store.Reader().QueryRow(`SELECT coalesce(local_path, ''), coalesce(download_error, ''), download_attempts
+			FROM attachments WHERE id = ?`, id).Scan(&path, &derr, &attempts))
+		i, isBad := badIDs[id]
+		switch {
+		case isBad && (path != "" || attempts != 1 || !strings.Contains(derr, bad[i].reason)):
+			t.Errorf("%s: file %q, %d attempts, error %q; want none, 1, %q", bad[i].link, path, attempts, derr, bad[i].reason)
+		case !isBad && (path == "" || attempts != 0):
+			t.Errorf("attachment %s: file %q after %d attempts (%s)", id, path, attempts, derr)
+		}
 	}
 }
