@@ -87,7 +87,7 @@ func (o Op) String() string {
 type Row struct {
 	Line  int    // 1-based line in the file; 0 on the command line
 	TxID  string // transaction id
-	Value string // category id or None (Categorize); a tag label
+	Value string // category id or name, or None (Categorize); a tag label
 
 	problem string // why the line could not be read as a row
 }
@@ -371,6 +371,14 @@ func (w *Writer) plan(ctx context.Context, op Op, rows []Row) (steps, unchanged 
 	p := planner{op: op, known: known, tree: tree, byTx: map[string]*Step{},
 		seen: map[string][]Row{}, conflicts: map[string]bool{}}
 	for _, r := range rows {
+		if op == Categorize && r.Value != "" && !isNone(r.Value) && r.problem == "" {
+			id, reason := ResolveCategory(tree, r.Value)
+			if reason != "" {
+				p.invalid = append(p.invalid, Invalid{r, reason})
+				continue
+			}
+			r.Value = id
+		}
 		if reason := p.check(r); reason != "" {
 			p.invalid = append(p.invalid, Invalid{r, reason})
 			continue
@@ -437,7 +445,7 @@ func (p *planner) check(r Row) string {
 	case !ok && len(p.tree) == 0:
 		return fmt.Sprintf("unknown category %q: the mirror has no categories yet (run `bankmirror sync` first)", r.Value)
 	case !ok:
-		return fmt.Sprintf("unknown category %q (the mirror's categories: SELECT id FROM categories WHERE parent_id IS NOT NULL)", r.Value)
+		return fmt.Sprintf("unknown category %q (`bankmirror categories` lists them)", r.Value)
 	case c.ParentID == "" && len(c.Children) == 0:
 		return fmt.Sprintf("%q is a top-level category, which the bank does not assign", r.Value)
 	case c.ParentID == "":
@@ -539,6 +547,89 @@ func categoryOf(v string) string {
 		return ""
 	}
 	return v
+}
+
+// ResolveCategory finds the category v names in tree: its id, or else its
+// name, ignoring case ("Takeaway", "restaurants & cafes"). It returns the
+// id, or why v names none or more than one (the reason lists them);
+// tree's own problems (a parent category) are for the caller.
+func ResolveCategory(tree map[string]store.CategoryNode, v string) (id, reason string) {
+	if _, ok := tree[v]; ok || len(tree) == 0 {
+		return v, "" // an id, or nothing to resolve against: check says so
+	}
+	want := strings.TrimSpace(v)
+	var byID, byName, near []store.CategoryNode
+	for _, c := range tree {
+		switch {
+		case strings.EqualFold(c.ID, want):
+			byID = append(byID, c)
+		case strings.EqualFold(c.Name, want):
+			byName = append(byName, c)
+		case want != "" && (containsFold(c.Name, want) || containsFold(c.ID, want)):
+			near = append(near, c)
+		}
+	}
+	for _, found := range [][]store.CategoryNode{byID, byName} {
+		switch len(found) {
+		case 0:
+			continue
+		case 1:
+			return found[0].ID, ""
+		}
+		return "", fmt.Sprintf("category %q is ambiguous: it names %s; give the id", v, describeCategories(found))
+	}
+	reason = fmt.Sprintf("unknown category %q: no category has that id or name (`bankmirror categories` lists them)", v)
+	if len(near) > 0 && len(near) <= 5 {
+		reason += "; did you mean " + describeCategories(near) + "?"
+	}
+	return "", reason
+}
+
+// ListCategories orders tree for people: each top-level category by name,
+// followed by its children by name.
+func ListCategories(tree map[string]store.CategoryNode) []store.CategoryNode {
+	byName := func(a, b store.CategoryNode) int {
+		if c := strings.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name)); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	}
+	var top []store.CategoryNode
+	children := map[string][]store.CategoryNode{}
+	for _, c := range tree {
+		if _, ok := tree[c.ParentID]; ok && c.ParentID != "" {
+			children[c.ParentID] = append(children[c.ParentID], c)
+		} else {
+			top = append(top, c)
+		}
+	}
+	slices.SortFunc(top, byName)
+	out := make([]store.CategoryNode, 0, len(tree))
+	for _, c := range top {
+		out = append(out, c)
+		kids := children[c.ID]
+		slices.SortFunc(kids, byName)
+		out = append(out, kids...)
+	}
+	return out
+}
+
+// describeCategories lists categories as `id ("Name", in parent)`, by id.
+func describeCategories(cs []store.CategoryNode) string {
+	slices.SortFunc(cs, func(a, b store.CategoryNode) int { return strings.Compare(a.ID, b.ID) })
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = fmt.Sprintf("%s (%q", c.ID, c.Name)
+		if c.ParentID != "" {
+			parts[i] += ", in " + c.ParentID
+		}
+		parts[i] += ")"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func containsFold(s, sub string) bool {
+	return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
 }
 
 // isNone reports whether a category given is None, in any case.

@@ -627,3 +627,93 @@ func TestSingleChangeMayUseTheReserve(t *testing.T) {
 		}
 	}
 }
+
+// A category may be named by its id or its name, ignoring case: the
+// request sends the id, and a name already so costs no request.
+func TestCategorizeByName(t *testing.T) {
+	e := newEnv(t, 300)
+	tx := e.pick(t, func(tx simulator.Transaction) bool { return categorizable(tx) && tx.CategoryID != "takeaway" })
+	rep, err := e.run(t, writeback.Categorize, writeback.Row{TxID: tx.ID, Value: "takeAWAY"})
+	if err != nil || !rep.OK() || rep.Count(writeback.Applied) != 1 || rep.Results[0].Step.Category != "takeaway" {
+		t.Fatalf("run: %v %+v", err, rep)
+	}
+	if got := e.bankTx(t, tx.ID).CategoryID; got != "takeaway" {
+		t.Errorf("bank category = %q, want takeaway", got)
+	}
+	before := e.sim.Requests()
+	for _, v := range []string{"Takeaway", "TAKEAWAY", "takeaway"} {
+		rep, err = e.run(t, writeback.Categorize, writeback.Row{TxID: tx.ID, Value: v})
+		if err != nil || len(rep.Unchanged) != 1 || len(rep.Results) != 0 {
+			t.Errorf("%s again: %v %+v", v, err, rep)
+		}
+	}
+	if n := e.sim.Requests() - before; n != 0 {
+		t.Errorf("naming the category it has made %d requests", n)
+	}
+	// A name with "&" and spaces; a parent's name is still a parent.
+	rep, err = e.run(t, writeback.Categorize, writeback.Row{TxID: tx.ID, Value: "restaurants & cafes"})
+	if err != nil || rep.Count(writeback.Applied) != 1 || e.bankTx(t, tx.ID).CategoryID != "restaurants-and-cafes" {
+		t.Errorf("by a name with &: %v %+v", err, rep)
+	}
+	state := e.state(t)
+	before = e.sim.Requests()
+	rep, err = e.run(t, writeback.Categorize, writeback.Row{TxID: tx.ID, Value: "good life"})
+	if !errors.Is(err, writeback.ErrInvalid) || len(rep.Invalid) != 1 || !strings.Contains(rep.Invalid[0].Reason, "is a parent category") {
+		t.Errorf("a parent's name: %v %+v", err, rep)
+	}
+	if n := e.sim.Requests() - before; n != 0 || e.state(t) != state {
+		t.Errorf("a refused name sent %d requests or changed the mirror", n)
+	}
+}
+
+func TestResolveCategory(t *testing.T) {
+	tree := map[string]store.CategoryNode{
+		"good-life":             {ID: "good-life", Name: "Good Life", Children: []string{"restaurants-and-cafes", "takeaway"}},
+		"takeaway":              {ID: "takeaway", Name: "Takeaway", ParentID: "good-life"},
+		"restaurants-and-cafes": {ID: "restaurants-and-cafes", Name: "Restaurants & Cafes", ParentID: "good-life"},
+		"home":                  {ID: "home", Name: "Home", Children: []string{"home-office"}},
+		// Two categories with one name (not the real bank's, but
+		// possible): a name that names both is refused.
+		"home-office": {ID: "home-office", Name: "Office", ParentID: "home"},
+		"work-office": {ID: "work-office", Name: "office"},
+	}
+	for _, c := range []struct {
+		v, id  string
+		reason []string
+	}{
+		{"takeaway", "takeaway", nil},
+		{"Takeaway", "takeaway", nil},
+		{"TAKEAWAY", "takeaway", nil},
+		{" takeaway ", "takeaway", nil},
+		{"restaurants & CAFES", "restaurants-and-cafes", nil},
+		{"Good Life", "good-life", nil},
+		{"OFFICE", "", []string{`category "OFFICE" is ambiguous`, `home-office ("Office", in home)`, `work-office ("office")`, "give the id"}},
+		{"cafe", "", []string{`unknown category "cafe"`, "bankmirror categories", `did you mean restaurants-and-cafes ("Restaurants & Cafes", in good-life)?`}},
+		{"zzz", "", []string{`unknown category "zzz"`}},
+	} {
+		id, reason := writeback.ResolveCategory(tree, c.v)
+		if id != c.id || (reason == "") != (c.reason == nil) {
+			t.Errorf("%q: id %q, reason %q; want %q", c.v, id, reason, c.id)
+		}
+		for _, w := range c.reason {
+			if !strings.Contains(reason, w) {
+				t.Errorf("%q: reason %q lacks %q", c.v, reason, w)
+			}
+		}
+		if strings.Contains(reason, "SELECT") {
+			t.Errorf("%q: reason shows SQL: %q", c.v, reason)
+		}
+	}
+	if _, reason := writeback.ResolveCategory(tree, "zzz"); strings.Contains(reason, "did you mean") {
+		t.Errorf("zzz: %q suggests something", reason)
+	}
+	list := writeback.ListCategories(tree)
+	var ids []string
+	for _, c := range list {
+		ids = append(ids, c.ID)
+	}
+	want := []string{"good-life", "restaurants-and-cafes", "takeaway", "home", "home-office", "work-office"}
+	if !slices.Equal(ids, want) {
+		t.Errorf("ListCategories = %v, want %v", ids, want)
+	}
+}
