@@ -5,20 +5,25 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/bankmirror/bankmirror/internal/cli"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
 
-func cmdBackup(ctx context.Context, a *app, args []string) error {
-	fs := a.flags("backup", "[--force] [--with-secrets] FILE")
+func (a *app) backupCommand() *cli.Command {
+	fs := newFlags("backup")
 	force := fs.Bool("force", false, "replace FILE if it exists")
 	withSecrets := fs.Bool("with-secrets", false, "also copy the webhook secrets file to FILE.secrets")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return fmt.Errorf("%w: backup takes one destination file", errUsage)
-	}
+	return &cli.Command{Name: "backup", Synopsis: "[--force] [--with-secrets] FILE", Flags: fs, Args: true,
+		Summary: "a consistent copy of the mirror, taken while the daemon runs (--with-secrets: and its webhook secrets)",
+		Run: a.configured(func(ctx context.Context, args []string) error {
+			if len(args) != 1 {
+				return fmt.Errorf("%w: backup takes one destination file", errUsage)
+			}
+			return a.backup(ctx, args[0], *force, *withSecrets)
+		})}
+}
+
+func (a *app) backup(ctx context.Context, dest string, force, withSecrets bool) error {
 	// Lstat: a symbolic link there, even dangling, is for the store to refuse by name.
 	if _, err := os.Lstat(a.cfg.DB); err != nil {
 		return fmt.Errorf("no mirror at %s to back up (set BANKMIRROR_DB): %w", a.cfg.DB, err)
@@ -28,7 +33,7 @@ func cmdBackup(ctx context.Context, a *app, args []string) error {
 		return err
 	}
 	defer st.Close()
-	res, err := st.Backup(ctx, fs.Arg(0), store.BackupOptions{Force: *force, WithSecrets: *withSecrets})
+	res, err := st.Backup(ctx, dest, store.BackupOptions{Force: force, WithSecrets: withSecrets})
 	if err != nil {
 		return err
 	}
@@ -36,7 +41,7 @@ func cmdBackup(ctx context.Context, a *app, args []string) error {
 	switch {
 	case res.SecretsPath != "":
 		fmt.Fprintf(a.stdout, "webhook secrets copied to %s (mode 0600)\n", res.SecretsPath)
-	case *withSecrets:
+	case withSecrets:
 		fmt.Fprintln(a.stdout, "no webhook secrets to copy (no webhook registered with this mirror)")
 	}
 	return nil

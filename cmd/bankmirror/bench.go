@@ -19,51 +19,19 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/cli"
 	"github.com/bankmirror/bankmirror/internal/store"
 	"github.com/bankmirror/bankmirror/internal/sync"
 )
 
-// benchUsage lists the modes of `bankmirror bench`.
-const benchUsage = `Usage: bankmirror bench [sync|receiver|burst|idle|export] [flags]
-
-Whole-system benchmarks, each beside a baseline measured in the same run:
-  sync      (default) a full sync of the simulated bank against decoding the
-            same pages and inserting them with one prepared statement
-  receiver  acknowledgements per second of the daemon, its worker applying
-            the events, against a bare handler that only checks signatures
-  burst     a burst of webhook events with duplicates and reorders: bank
-            requests used and time to an exact mirror
-  idle      bankmirror serve after a backfill, left idle: its RSS, and the
-            bank requests of an idle hour (counted by the bank over ticks)
-  export    bankmirror export of a generated mirror (1,000,000 rows) to
-            CSV and XLSX against a bare SELECT * of the view
-
-Run "bankmirror bench MODE --help" for a mode's flags.
-`
-
-// cmdBench runs one benchmark mode; without a mode, the full-sync bench.
-func cmdBench(ctx context.Context, a *app, args []string) error {
-	mode := "sync"
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		mode, args = args[0], args[1:]
-	}
-	switch mode {
-	case "sync":
-		return benchSyncMode(ctx, a, args)
-	case "receiver":
-		return benchReceiverMode(ctx, a, args)
-	case "burst":
-		return benchBurstMode(ctx, a, args)
-	case "idle":
-		return benchIdleMode(ctx, a, args)
-	case "export":
-		return benchExportMode(ctx, a, args)
-	case "help":
-		fmt.Fprint(a.stdout, benchUsage)
-		return nil
-	}
-	fmt.Fprint(a.stderr, benchUsage)
-	return fmt.Errorf("%w: unknown bench mode %q", errUsage, mode)
+// benchCommand runs whole-system benchmarks, each beside a baseline
+// measured in the same run; without a mode, the full-sync bench.
+func (a *app) benchCommand() *cli.Command {
+	return &cli.Command{Name: "bench", Default: "sync",
+		Summary: "whole-system benchmarks against same-run baselines: sync, receiver, burst, idle, export",
+		Commands: []*cli.Command{
+			a.benchSyncMode(), a.benchReceiverMode(), a.benchBurstMode(), a.benchIdleMode(), a.benchExportMode(),
+		}}
 }
 
 // benchSyncMode measures a full sync of the simulated bank end to end, with
@@ -75,100 +43,102 @@ func cmdBench(ctx context.Context, a *app, args []string) error {
 // ratio is reported, since these machines are noisy. The simulator runs in
 // a child process, and the first round's sync runs before any baseline, so
 // the peak RSS reported is the sync's own.
-func benchSyncMode(ctx context.Context, a *app, args []string) error {
-	fs := a.flags("bench [sync]", "[--transactions N] [--rounds R] [--dir DIR] [--stall DURATION] [--cpuprofile FILE]")
+func (a *app) benchSyncMode() *cli.Command {
+	fs := newFlags("bench sync")
 	n := fs.Int("transactions", 100000, "transactions in the simulated bank")
 	rounds := fs.Int("rounds", 3, "rounds of (sync, baseline), alternated")
-	dir := fs.String("dir", "", "directory for the benchmark databases (default: a temporary one)")
+	dir := fs.String("dir", "", "directory `DIR` for the benchmark databases (default: a temporary one)")
 	stall := fs.Duration("stall", time.Minute, "give up when a sync makes no progress for this long (e.g. waiting for a request budget)")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the first sync to this file")
-	if err := fs.ParseNone(args); err != nil {
-		return err
-	}
-	if *rounds < 1 || *n < 1 || *stall <= 0 {
-		return fmt.Errorf("%w: --rounds, --transactions and --stall must be positive", errUsage)
-	}
-	sim, done, err := benchSetup(ctx, dir, *n)
-	if err != nil {
-		return err
-	}
-	defer done()
-	cfg, user, err := benchConfig(a.environ, map[string]string{"API_URL": sim.apiURL, "TOKEN": sim.token})
-	if err != nil {
-		return err
-	}
-	w := a.stdout
-	fmt.Fprintf(w, "bench sync: full sync of %d simulated transactions, %d rounds (simulator in a child process at %s, reporting %s requests/hour of headroom)\n",
-		*n, *rounds, sim.apiURL, benchHeadroom[1])
-	fmt.Fprintln(w, settingsLine(user))
-	fmt.Fprintf(w, "repeat: bankmirror bench sync --transactions %d --rounds %d\n", *n, *rounds)
-
-	pagesFile := filepath.Join(*dir, "pages.bin")
-	var ratios, rates, bases []float64
-	var first sync.Result
-	var peak float64
-	var rss []string
-	peakReset := false
-	for round := 1; round <= *rounds; round++ {
-		// A fresh client per round, as a freshly started daemon has.
-		client := daemonClient(cfg, a.log)
-		var marks []int
-		if round == 1 {
-			marks = []int{*n / 4, *n / 2, 3 * *n / 4, *n}
-			peakReset = resetPeakRSS()
-		}
-		progress := func(p sync.Progress) {
-			for len(marks) > 0 && p.Transactions >= marks[0] {
-				if marks[0] == *n {
-					// The listing is complete: what follows (deletions,
-					// tags, attachments) is measured by the end figures.
-					rss = append(rss, fmt.Sprintf("listed: %.0f MiB (peak so far %.0f MiB)", procMiB("VmRSS"), procMiB("VmHWM")))
-				} else {
-					rss = append(rss, fmt.Sprintf("%d tx: %.0f MiB", marks[0], procMiB("VmRSS")))
-				}
-				marks = marks[1:]
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the first sync to this `FILE`")
+	return &cli.Command{Name: "sync", Flags: fs,
+		Synopsis: "[--transactions N] [--rounds N] [--dir DIR] [--stall DURATION] [--cpuprofile FILE]",
+		Summary:  "a full sync of the simulated bank against decoding the same pages and inserting them with one prepared statement",
+		Run: a.configured(func(ctx context.Context, _ []string) error {
+			if *rounds < 1 || *n < 1 || *stall <= 0 {
+				return fmt.Errorf("%w: --rounds, --transactions and --stall must be positive", errUsage)
 			}
-		}
-		path := filepath.Join(*dir, fmt.Sprintf("sync-%d.db", round))
-		res, err := benchSync(ctx, client, path, a.log, progress, *stall, cfg.RequestsPerHour, round == 1, *cpuProfile)
-		if err != nil {
-			return fmt.Errorf("round %d: %w", round, err)
-		}
-		if round == 1 {
-			first, peak = res, procMiB("VmHWM")
-			rss = append(rss, fmt.Sprintf("end: %.0f MiB", procMiB("VmRSS")))
-			// The baseline's pages, fetched once, untimed, kept on disk
-			// so that a million transactions fit.
-			if err := fetchPages(ctx, sim.token, client.TransactionsURL(bank.TransactionFilter{}), pagesFile); err != nil {
+			sim, done, err := benchSetup(ctx, dir, *n)
+			if err != nil {
 				return err
 			}
-		}
-		baseRows, baseDur, err := baseline(ctx, filepath.Join(*dir, fmt.Sprintf("baseline-%d.db", round)), pagesFile)
-		if err != nil {
-			return err
-		}
-		for _, p := range []string{path, filepath.Join(*dir, fmt.Sprintf("baseline-%d.db", round))} {
-			removeDB(p) // keep the disk use of a million-transaction run flat
-		}
-		base := float64(baseRows) / baseDur.Seconds()
-		e2e := float64(res.Listed) / res.Duration.Seconds()
-		ratios, rates, bases = append(ratios, e2e/base), append(rates, e2e), append(bases, base)
-		fmt.Fprintf(w, "round %d: baseline (decode + 1 prepared INSERT, 1 tx/page) %.0f rows/s; bankmirror full sync (HTTP + decode + upsert + history) %.0f tx/s in %.1fs; ratio %.2fx\n",
-			round, base, e2e, res.Duration.Seconds(), e2e/base)
-	}
-	floor := (first.Listed+99)/100 + 4
-	fmt.Fprintf(w, "\n| rounds | baseline median | bankmirror median | median ratio | requests (floor) | peak RSS |\n|---|---|---|---|---|---|\n")
-	fmt.Fprintf(w, "| %d | %.0f rows/s | %.0f tx/s | %.2fx | %d (%d, +%.1f%%) | %.0f MiB |\n\n", *rounds,
-		median(bases), median(rates), median(ratios), first.Requests, floor,
-		100*float64(int(first.Requests)-floor)/float64(floor), peak)
-	fmt.Fprintf(w, "median: %.0f tx/s, %.2fx the baseline\n", median(rates), median(ratios))
-	fmt.Fprintf(w, "requests: %d (floor %d, +%.1f%%)\n", first.Requests, floor, 100*float64(int(first.Requests)-floor)/float64(floor))
-	what := "peak RSS of the first sync"
-	if !peakReset {
-		what = "peak RSS of the process up to the end of the first sync"
-	}
-	fmt.Fprintf(w, "%s: %.0f MiB (RSS at %s)\n", what, peak, strings.Join(rss, ", "))
-	return nil
+			defer done()
+			cfg, user, err := benchConfig(a.environ, map[string]string{"API_URL": sim.apiURL, "TOKEN": sim.token})
+			if err != nil {
+				return err
+			}
+			w := a.stdout
+			fmt.Fprintf(w, "bench sync: full sync of %d simulated transactions, %d rounds (simulator in a child process at %s, reporting %s requests/hour of headroom)\n",
+				*n, *rounds, sim.apiURL, benchHeadroom[1])
+			fmt.Fprintln(w, settingsLine(user))
+			fmt.Fprintf(w, "repeat: bankmirror bench sync --transactions %d --rounds %d\n", *n, *rounds)
+
+			pagesFile := filepath.Join(*dir, "pages.bin")
+			var ratios, rates, bases []float64
+			var first sync.Result
+			var peak float64
+			var rss []string
+			peakReset := false
+			for round := 1; round <= *rounds; round++ {
+				// A fresh client per round, as a freshly started daemon has.
+				client := daemonClient(cfg, a.log)
+				var marks []int
+				if round == 1 {
+					marks = []int{*n / 4, *n / 2, 3 * *n / 4, *n}
+					peakReset = resetPeakRSS()
+				}
+				progress := func(p sync.Progress) {
+					for len(marks) > 0 && p.Transactions >= marks[0] {
+						if marks[0] == *n {
+							// The listing is complete: what follows (deletions,
+							// tags, attachments) is measured by the end figures.
+							rss = append(rss, fmt.Sprintf("listed: %.0f MiB (peak so far %.0f MiB)", procMiB("VmRSS"), procMiB("VmHWM")))
+						} else {
+							rss = append(rss, fmt.Sprintf("%d tx: %.0f MiB", marks[0], procMiB("VmRSS")))
+						}
+						marks = marks[1:]
+					}
+				}
+				path := filepath.Join(*dir, fmt.Sprintf("sync-%d.db", round))
+				res, err := benchSync(ctx, client, path, a.log, progress, *stall, cfg.RequestsPerHour, round == 1, *cpuProfile)
+				if err != nil {
+					return fmt.Errorf("round %d: %w", round, err)
+				}
+				if round == 1 {
+					first, peak = res, procMiB("VmHWM")
+					rss = append(rss, fmt.Sprintf("end: %.0f MiB", procMiB("VmRSS")))
+					// The baseline's pages, fetched once, untimed, kept on disk
+					// so that a million transactions fit.
+					if err := fetchPages(ctx, sim.token, client.TransactionsURL(bank.TransactionFilter{}), pagesFile); err != nil {
+						return err
+					}
+				}
+				baseRows, baseDur, err := baseline(ctx, filepath.Join(*dir, fmt.Sprintf("baseline-%d.db", round)), pagesFile)
+				if err != nil {
+					return err
+				}
+				for _, p := range []string{path, filepath.Join(*dir, fmt.Sprintf("baseline-%d.db", round))} {
+					removeDB(p) // keep the disk use of a million-transaction run flat
+				}
+				base := float64(baseRows) / baseDur.Seconds()
+				e2e := float64(res.Listed) / res.Duration.Seconds()
+				ratios, rates, bases = append(ratios, e2e/base), append(rates, e2e), append(bases, base)
+				fmt.Fprintf(w, "round %d: baseline (decode + 1 prepared INSERT, 1 tx/page) %.0f rows/s; bankmirror full sync (HTTP + decode + upsert + history) %.0f tx/s in %.1fs; ratio %.2fx\n",
+					round, base, e2e, res.Duration.Seconds(), e2e/base)
+			}
+			floor := (first.Listed+99)/100 + 4
+			fmt.Fprintf(w, "\n| rounds | baseline median | bankmirror median | median ratio | requests (floor) | peak RSS |\n|---|---|---|---|---|---|\n")
+			fmt.Fprintf(w, "| %d | %.0f rows/s | %.0f tx/s | %.2fx | %d (%d, +%.1f%%) | %.0f MiB |\n\n", *rounds,
+				median(bases), median(rates), median(ratios), first.Requests, floor,
+				100*float64(int(first.Requests)-floor)/float64(floor), peak)
+			fmt.Fprintf(w, "median: %.0f tx/s, %.2fx the baseline\n", median(rates), median(ratios))
+			fmt.Fprintf(w, "requests: %d (floor %d, +%.1f%%)\n", first.Requests, floor, 100*float64(int(first.Requests)-floor)/float64(floor))
+			what := "peak RSS of the first sync"
+			if !peakReset {
+				what = "peak RSS of the process up to the end of the first sync"
+			}
+			fmt.Fprintf(w, "%s: %.0f MiB (RSS at %s)\n", what, peak, strings.Join(rss, ", "))
+			return nil
+		})}
 }
 
 // benchDir makes *dir a temporary directory when it is empty; cleanup

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/cli"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
 
@@ -24,150 +25,152 @@ import (
 // baseline of one GET per distinct transaction the events reference, and
 // the time from the last event stored to a mirror equal to the bank's
 // truth.
-func benchBurstMode(ctx context.Context, a *app, args []string) error {
-	fs := a.flags("bench burst", "[--events E] [--transactions N] [--duration D] [--timeout D] [--seed S] [--dir DIR]")
+func (a *app) benchBurstMode() *cli.Command {
+	fs := newFlags("bench burst")
 	target := fs.Int("events", 1500, "deliveries in the burst, duplicates included (about 0.53 transactions per delivery)")
 	n := fs.Int("transactions", 2000, "transactions in the simulated bank before the burst")
 	duration := fs.Duration("duration", 3*time.Second, "how long the bank takes to make the burst's changes")
 	timeout := fs.Duration("timeout", time.Minute, "how long to wait for an exact mirror after the last delivery")
-	seed := fs.Uint64("seed", 1, "seed of the burst's choices")
-	dir := fs.String("dir", "", "directory for the mirror (default: a temporary one)")
-	if err := fs.ParseNone(args); err != nil {
-		return err
-	}
-	if *target < 20 || *n < 0 || *duration < 0 || *timeout <= 0 {
-		return fmt.Errorf("%w: --events must be at least 20, --timeout positive", errUsage)
-	}
-	sim, done, err := benchSetup(ctx, dir, *n, "--webhook-retry", "200ms,2s,20")
-	if err != nil {
-		return err
-	}
-	defer done()
-	set := map[string]string{"API_URL": sim.apiURL, "TOKEN": sim.token, "LISTEN": "127.0.0.1:0", "ADMIN_LISTEN": "127.0.0.1:0", "DB": filepath.Join(*dir, "burst.db")}
-	cfg, user, err := benchConfig(a.environ, set)
-	if err != nil {
-		return err
-	}
-	plan := newBurstPlan(*target, *seed)
-	w := a.stdout
-	fmt.Fprintf(w, "bench burst: %d changes making %d events (%s) over %s, %.0f%% delivered twice, every batch reordered; bank of %d transactions in a child process with %s requests/hour of headroom\n",
-		plan.ops(), plan.events(), plan, *duration, 100*plan.duplicate(*target), *n, benchHeadroom[1])
-	fmt.Fprintln(w, settingsLine(user))
-	fmt.Fprintf(w, "repeat: bankmirror bench burst --events %d --transactions %d --duration %s --seed %d\n", *target, *n, *duration, *seed)
-
-	var lastStored, lastApplied atomic.Int64
-	m := NewMain(cfg, a.log)
-	m.OnEventsStored = func([]string) { lastStored.Store(time.Now().UnixNano()) }
-	m.OnEventApplied = func(store.InboxEvent, store.Change) { lastApplied.Store(time.Now().UnixNano()) }
-	if err := m.Open(ctx); err != nil {
-		_ = m.Close()
-		return err
-	}
-	defer m.Close()
-	<-m.InitialSyncDone
-	hook, err := m.Bank.CreateWebhook(ctx, m.URL()+cfg.WebhookPath, nil)
-	if err != nil {
-		return fmt.Errorf("register the webhook: %w", err)
-	}
-	if err := m.Store.SaveWebhook(ctx, store.Webhook{ID: hook.ID, URL: hook.URL, SecretKey: hook.SecretKey, CreatedAt: hook.CreatedAt}); err != nil {
-		return err
-	}
-	faults := map[string]any{"duplicate": plan.duplicate(*target), "duplicateCopies": 1, "reorder": true}
-	if err := sim.control(ctx, http.MethodPut, "/webhook-faults", faults, nil); err != nil {
-		return err
-	}
-	before, err := sim.requestCounts(ctx)
-	if err != nil {
-		return err
-	}
-	resetPeakRSS()
-
-	start := time.Now()
-	if err := plan.run(ctx, sim, *duration); err != nil {
-		return err
-	}
-	changed := time.Since(start)
-	if err := sim.control(ctx, http.MethodPost, "/deliveries/flush", nil, nil); err != nil {
-		return err
-	}
-	if err := sim.control(ctx, http.MethodPost, "/deliveries/wait", map[string]string{"timeout": timeout.String()}, nil); err != nil {
-		return fmt.Errorf("the bank could not deliver the burst: %w", err)
-	}
-	delivered := time.Now()
-	last := time.Unix(0, lastStored.Load())
-	deliveryPeak := procMiB("VmHWM")
-
-	// Poll the mirror against the bank's truth. The mirror changes only
-	// when the worker applies an event, so once it is exact it has been
-	// since the last apply before the check.
-	var conv time.Duration
-	var diff string
-	exact := false
-	for deadline := delivered.Add(*timeout); ; {
-		appliedBefore := lastApplied.Load()
-		diff, err = mirrorDiff(ctx, sim, m.Store)
-		if err != nil {
-			return err
-		}
-		now := time.Now()
-		if diff == "" {
-			exact = true
-			at := now
-			if lastApplied.Load() == appliedBefore {
-				at = time.Unix(0, max(appliedBefore, lastStored.Load()))
+	seed := fs.Uint64("seed", 1, "`SEED` of the burst's choices")
+	dir := fs.String("dir", "", "directory `DIR` for the mirror (default: a temporary one)")
+	return &cli.Command{Name: "burst", Flags: fs,
+		Synopsis: "[--events N] [--transactions N] [--duration DURATION] [--timeout DURATION] [--seed SEED] [--dir DIR]",
+		Summary:  "a burst of webhook events with duplicates and reorders: bank requests used and time to an exact mirror",
+		Run: a.configured(func(ctx context.Context, _ []string) error {
+			if *target < 20 || *n < 0 || *duration < 0 || *timeout <= 0 {
+				return fmt.Errorf("%w: --events must be at least 20, --timeout positive", errUsage)
 			}
-			conv = max(at.Sub(last), 0)
-			break
-		}
-		if now.After(deadline) {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	peak := procMiB("VmHWM")
-	after, err := sim.requestCounts(ctx)
-	if err != nil {
-		return err
-	}
-	used, total := requestDiff(before, after)
+			sim, done, err := benchSetup(ctx, dir, *n, "--webhook-retry", "200ms,2s,20")
+			if err != nil {
+				return err
+			}
+			defer done()
+			set := map[string]string{"API_URL": sim.apiURL, "TOKEN": sim.token, "LISTEN": "127.0.0.1:0", "ADMIN_LISTEN": "127.0.0.1:0", "DB": filepath.Join(*dir, "burst.db")}
+			cfg, user, err := benchConfig(a.environ, set)
+			if err != nil {
+				return err
+			}
+			plan := newBurstPlan(*target, *seed)
+			w := a.stdout
+			fmt.Fprintf(w, "bench burst: %d changes making %d events (%s) over %s, %.0f%% delivered twice, every batch reordered; bank of %d transactions in a child process with %s requests/hour of headroom\n",
+				plan.ops(), plan.events(), plan, *duration, 100*plan.duplicate(*target), *n, benchHeadroom[1])
+			fmt.Fprintln(w, settingsLine(user))
+			fmt.Fprintf(w, "repeat: bankmirror bench burst --events %d --transactions %d --duration %s --seed %d\n", *target, *n, *duration, *seed)
 
-	st, err := burstStats(ctx, sim, hook.ID)
-	if err != nil {
-		return err
-	}
-	var pending int
-	_ = m.Store.Reader().QueryRowContext(ctx, "SELECT count(*) FROM webhook_events WHERE processed_at IS NULL").Scan(&pending)
-	// Balances are not part of the exactness above: the daemon refreshes
-	// them after applying events (issue 6), on its own time.
-	var balances string
-	for deadline := time.Now().Add(*timeout); ; time.Sleep(20 * time.Millisecond) {
-		if balances, err = balanceDiff(ctx, sim, m.Store); err != nil {
-			return err
-		}
-		if balances == "" {
-			balances = fmt.Sprintf("equal to the bank's %.0f ms after the last event", benchMs(time.Since(last)))
-			break
-		}
-		if time.Now().After(deadline) {
-			balances += fmt.Sprintf(" %s after the last event", *timeout)
-			break
-		}
-	}
+			var lastStored, lastApplied atomic.Int64
+			m := NewMain(cfg, a.log)
+			m.OnEventsStored = func([]string) { lastStored.Store(time.Now().UnixNano()) }
+			m.OnEventApplied = func(store.InboxEvent, store.Change) { lastApplied.Store(time.Now().UnixNano()) }
+			if err := m.Open(ctx); err != nil {
+				_ = m.Close()
+				return err
+			}
+			defer m.Close()
+			<-m.InitialSyncDone
+			hook, err := m.Bank.CreateWebhook(ctx, m.URL()+cfg.WebhookPath, nil)
+			if err != nil {
+				return fmt.Errorf("register the webhook: %w", err)
+			}
+			if err := m.Store.SaveWebhook(ctx, store.Webhook{ID: hook.ID, URL: hook.URL, SecretKey: hook.SecretKey, CreatedAt: hook.CreatedAt}); err != nil {
+				return err
+			}
+			faults := map[string]any{"duplicate": plan.duplicate(*target), "duplicateCopies": 1, "reorder": true}
+			if err := sim.control(ctx, http.MethodPut, "/webhook-faults", faults, nil); err != nil {
+				return err
+			}
+			before, err := sim.requestCounts(ctx)
+			if err != nil {
+				return err
+			}
+			resetPeakRSS()
 
-	fmt.Fprintf(w, "burst: changes made in %.1fs; %d events (%s) delivered %d times (%d duplicates, %d attempts not answered 200) over %.1fs; the last new event stored %.0f ms before the bank had nothing left to deliver\n",
-		changed.Seconds(), st.events, formatCounts(st.byType), st.delivered, st.duplicates, st.failed,
-		delivered.Sub(start).Seconds(), benchMs(delivered.Sub(last)))
-	result := fmt.Sprintf("%.0f ms", benchMs(conv))
-	if !exact {
-		result = fmt.Sprintf("NOT exact %s after the last delivery: %s; %d events still pending in the inbox", *timeout, diff, pending)
-	}
-	fmt.Fprintf(w, "\n| events (deliveries) | transactions referenced | baseline: 1 GET each | bank requests used | ratio | target | exact mirror after last event | peak RSS (to the last delivery) |\n|---|---|---|---|---|---|---|---|\n")
-	fmt.Fprintf(w, "| %d (%d) | %d | %d | %d | %.0f%% | <= 25%%, <= 2 s | %s | %.0f MiB (%.0f MiB) |\n\n",
-		st.events, st.delivered, st.distinct, st.distinct, total, 100*float64(total)/float64(st.distinct), result, peak, deliveryPeak)
-	fmt.Fprintf(w, "requests by route: %s\n", cmpOrString(formatCounts(used), "none"))
-	fmt.Fprintf(w, "account balances: %s\n", balances)
-	fmt.Fprintln(w, "peak RSS: this process's VmHWM from the burst's start to the exact mirror, with the harness's exactness checks (each parses the whole bank); in brackets up to the last delivery")
-	return nil
+			start := time.Now()
+			if err := plan.run(ctx, sim, *duration); err != nil {
+				return err
+			}
+			changed := time.Since(start)
+			if err := sim.control(ctx, http.MethodPost, "/deliveries/flush", nil, nil); err != nil {
+				return err
+			}
+			if err := sim.control(ctx, http.MethodPost, "/deliveries/wait", map[string]string{"timeout": timeout.String()}, nil); err != nil {
+				return fmt.Errorf("the bank could not deliver the burst: %w", err)
+			}
+			delivered := time.Now()
+			last := time.Unix(0, lastStored.Load())
+			deliveryPeak := procMiB("VmHWM")
+
+			// Poll the mirror against the bank's truth. The mirror changes only
+			// when the worker applies an event, so once it is exact it has been
+			// since the last apply before the check.
+			var conv time.Duration
+			var diff string
+			exact := false
+			for deadline := delivered.Add(*timeout); ; {
+				appliedBefore := lastApplied.Load()
+				diff, err = mirrorDiff(ctx, sim, m.Store)
+				if err != nil {
+					return err
+				}
+				now := time.Now()
+				if diff == "" {
+					exact = true
+					at := now
+					if lastApplied.Load() == appliedBefore {
+						at = time.Unix(0, max(appliedBefore, lastStored.Load()))
+					}
+					conv = max(at.Sub(last), 0)
+					break
+				}
+				if now.After(deadline) {
+					break
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			peak := procMiB("VmHWM")
+			after, err := sim.requestCounts(ctx)
+			if err != nil {
+				return err
+			}
+			used, total := requestDiff(before, after)
+
+			st, err := burstStats(ctx, sim, hook.ID)
+			if err != nil {
+				return err
+			}
+			var pending int
+			_ = m.Store.Reader().QueryRowContext(ctx, "SELECT count(*) FROM webhook_events WHERE processed_at IS NULL").Scan(&pending)
+			// Balances are not part of the exactness above: the daemon refreshes
+			// them after applying events (issue 6), on its own time.
+			var balances string
+			for deadline := time.Now().Add(*timeout); ; time.Sleep(20 * time.Millisecond) {
+				if balances, err = balanceDiff(ctx, sim, m.Store); err != nil {
+					return err
+				}
+				if balances == "" {
+					balances = fmt.Sprintf("equal to the bank's %.0f ms after the last event", benchMs(time.Since(last)))
+					break
+				}
+				if time.Now().After(deadline) {
+					balances += fmt.Sprintf(" %s after the last event", *timeout)
+					break
+				}
+			}
+
+			fmt.Fprintf(w, "burst: changes made in %.1fs; %d events (%s) delivered %d times (%d duplicates, %d attempts not answered 200) over %.1fs; the last new event stored %.0f ms before the bank had nothing left to deliver\n",
+				changed.Seconds(), st.events, formatCounts(st.byType), st.delivered, st.duplicates, st.failed,
+				delivered.Sub(start).Seconds(), benchMs(delivered.Sub(last)))
+			result := fmt.Sprintf("%.0f ms", benchMs(conv))
+			if !exact {
+				result = fmt.Sprintf("NOT exact %s after the last delivery: %s; %d events still pending in the inbox", *timeout, diff, pending)
+			}
+			fmt.Fprintf(w, "\n| events (deliveries) | transactions referenced | baseline: 1 GET each | bank requests used | ratio | target | exact mirror after last event | peak RSS (to the last delivery) |\n|---|---|---|---|---|---|---|---|\n")
+			fmt.Fprintf(w, "| %d (%d) | %d | %d | %d | %.0f%% | <= 25%%, <= 2 s | %s | %.0f MiB (%.0f MiB) |\n\n",
+				st.events, st.delivered, st.distinct, st.distinct, total, 100*float64(total)/float64(st.distinct), result, peak, deliveryPeak)
+			fmt.Fprintf(w, "requests by route: %s\n", cmpOrString(formatCounts(used), "none"))
+			fmt.Fprintf(w, "account balances: %s\n", balances)
+			fmt.Fprintln(w, "peak RSS: this process's VmHWM from the burst's start to the exact mirror, with the harness's exactness checks (each parses the whole bank); in brackets up to the last delivery")
+			return nil
+		})}
 }
 
 func cmpOrString(s, def string) string {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/robfig/cron/v3"
 
+	"github.com/bankmirror/bankmirror/internal/cli"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
 
@@ -28,148 +29,150 @@ import (
 // by the bank itself over K ticks of a short schedule and scaled to the
 // configured schedule (one tick is one incremental sync plus the heal
 // that follows it).
-func benchIdleMode(ctx context.Context, a *app, args []string) error {
-	fs := a.flags("bench idle", "[--transactions N] [--idle DURATION] [--ticks K] [--gomemlimit V] [--dir DIR]")
+func (a *app) benchIdleMode() *cli.Command {
+	fs := newFlags("bench idle")
 	n := fs.Int("transactions", 100000, "transactions in the simulated bank, backfilled by the daemon's start-up sync")
 	idle := fs.Duration("idle", 2*time.Minute, "how long the daemon sits idle after the backfill before its RSS is read")
 	ticks := fs.Int("ticks", 10, "schedule ticks to count the requests of")
-	memLimit := fs.String("gomemlimit", "24MiB", "GOMEMLIMIT of the daemon, as the systemd unit sets it (off: none)")
-	dir := fs.String("dir", "", "directory for the mirror (default: a temporary one)")
-	if err := fs.ParseNone(args); err != nil {
-		return err
-	}
-	if *n < 1 || *idle <= 0 || *ticks < 1 {
-		return fmt.Errorf("%w: --transactions, --idle and --ticks must be positive", errUsage)
-	}
-	sim, done, err := benchSetup(ctx, dir, *n)
-	if err != nil {
-		return err
-	}
-	defer done()
-	listen, admin, err := freeAddrs()
-	if err != nil {
-		return err
-	}
-	db := filepath.Join(*dir, "idle.db")
-	cfg, user, err := benchConfig(a.environ, map[string]string{"API_URL": sim.apiURL, "TOKEN": sim.token, "DB": db,
-		"LISTEN": listen, "ADMIN_LISTEN": admin})
-	if err != nil {
-		return err
-	}
-	env := benchChildEnv(a.environ, user, map[string]string{"API_URL": sim.apiURL, "TOKEN": sim.token, "DB": db,
-		"LISTEN": listen, "ADMIN_LISTEN": admin, "LOG_LEVEL": "warn"}, *memLimit)
-	w := a.stdout
-	fmt.Fprintf(w, "bench idle: bankmirror serve (child process) backfills %d simulated transactions, then idles %s; GOMEMLIMIT=%s\n", *n, *idle, *memLimit)
-	fmt.Fprintln(w, settingsLine(user))
-	fmt.Fprintf(w, "repeat: bankmirror bench idle --transactions %d --idle %s --ticks %d --gomemlimit %s\n", *n, *idle, *ticks, *memLimit)
-
-	// A registered webhook, as a real deployment has: each tick's heal
-	// reads its delivery logs.
-	if out, err := runChild(ctx, env, "webhook", "register", "--url", "http://"+listen+cfg.WebhookPath); err != nil {
-		return fmt.Errorf("register a webhook: %w: %s", err, out)
-	}
-
-	start := time.Now()
-	d, err := startServeChild(ctx, env)
-	if err != nil {
-		return err
-	}
-	defer d.stop()
-	if err := waitHTTP(ctx, "http://"+admin+"/readyz", 30*time.Minute, d); err != nil {
-		return fmt.Errorf("backfill: %w", err)
-	}
-	backfill := time.Since(start)
-	st, err := store.OpenReadOnly(ctx, db)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	runs, err := st.RecentRuns(ctx, 1)
-	if err != nil || len(runs) == 0 {
-		return fmt.Errorf("backfill run: %v", err)
-	}
-	fmt.Fprintf(w, "backfill: %d transactions in %.1fs, %d requests; peak RSS %.1f MiB\n", *n, backfill.Seconds(), runs[0].Requests, pidMiB(d.pid(), "VmHWM"))
-
-	var samples []float64
-	deadline := time.Now().Add(*idle)
-	t := time.NewTicker(time.Second)
-	for time.Now().Before(deadline) {
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
-			samples = append(samples, pidMiB(d.pid(), "VmRSS"))
-		}
-	}
-	t.Stop()
-	rss := samples[len(samples)-1]
-	fmt.Fprintf(w, "idle RSS: %.1f MiB after %s idle (right after the backfill %.1f MiB, lowest %.1f MiB; of the last: %.1f MiB anonymous, %.1f MiB file-backed); target at most 40 MiB\n",
-		rss, *idle, samples[0], slices.Min(samples), pidMiB(d.pid(), "RssAnon"), pidMiB(d.pid(), "RssFile"))
-	d.stop()
-
-	// Requests per tick: the same daemon (same mirror, same webhook) on a
-	// short schedule, counted by the bank between the ends of sync runs.
-	const every = 3 * time.Second
-	env = benchChildEnv(a.environ, user, map[string]string{"API_URL": sim.apiURL, "TOKEN": sim.token, "DB": db,
-		"LISTEN": listen, "ADMIN_LISTEN": admin, "LOG_LEVEL": "warn", "SYNC_SCHEDULE": "@every " + every.String()}, *memLimit)
-	d, err = startServeChild(ctx, env)
-	if err != nil {
-		return err
-	}
-	defer d.stop()
-	count := func() (int64, error) {
-		var n int64
-		err := st.Reader().QueryRowContext(ctx, "SELECT count(*) FROM sync_runs WHERE finished_at IS NOT NULL").Scan(&n)
-		return n, err
-	}
-	waitRuns := func(target int64) error {
-		for {
-			c, err := count()
-			if err != nil || c >= target {
+	memLimit := fs.String("gomemlimit", "24MiB", "`GOMEMLIMIT` of the daemon, as the systemd unit sets it (off: none)")
+	dir := fs.String("dir", "", "directory `DIR` for the mirror (default: a temporary one)")
+	return &cli.Command{Name: "idle", Flags: fs,
+		Synopsis: "[--transactions N] [--idle DURATION] [--ticks N] [--gomemlimit GOMEMLIMIT] [--dir DIR]",
+		Summary:  "bankmirror serve after a backfill, left idle: its RSS, and the bank requests of an idle hour",
+		Run: a.configured(func(ctx context.Context, _ []string) error {
+			if *n < 1 || *idle <= 0 || *ticks < 1 {
+				return fmt.Errorf("%w: --transactions, --idle and --ticks must be positive", errUsage)
+			}
+			sim, done, err := benchSetup(ctx, dir, *n)
+			if err != nil {
 				return err
 			}
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(50 * time.Millisecond):
+			defer done()
+			listen, admin, err := freeAddrs()
+			if err != nil {
+				return err
 			}
-			if d.exited() {
-				return fmt.Errorf("the daemon exited")
+			db := filepath.Join(*dir, "idle.db")
+			cfg, user, err := benchConfig(a.environ, map[string]string{"API_URL": sim.apiURL, "TOKEN": sim.token, "DB": db,
+				"LISTEN": listen, "ADMIN_LISTEN": admin})
+			if err != nil {
+				return err
 			}
-		}
-	}
-	c0, err := count()
-	if err != nil {
-		return err
-	}
-	// The start-up sync, then one tick to settle.
-	if err := waitRuns(c0 + 2); err != nil {
-		return err
-	}
-	before, err := sim.requestCounts(ctx)
-	if err != nil {
-		return err
-	}
-	if err := waitRuns(c0 + 2 + int64(*ticks)); err != nil {
-		return err
-	}
-	after, err := sim.requestCounts(ctx)
-	if err != nil {
-		return err
-	}
-	diff, total := requestDiff(before, after)
-	perTick := float64(total) / float64(*ticks)
-	perHour, err := ticksPerHour(cfg.SyncSchedule)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "requests per tick (incremental sync + heal of 1 webhook): %.1f over %d ticks (%s)\n", perTick, *ticks, formatCounts(diff))
-	fmt.Fprintf(w, "idle hour: %.0f ticks/hour (BANKMIRROR_SYNC_SCHEDULE=%q) x %.1f = %.0f requests; target at most 10\n",
-		perHour, cfg.SyncSchedule, perTick, perHour*perTick)
-	fmt.Fprintf(w, "plus, once a day (BANKMIRROR_RECONCILE_SCHEDULE=%q), the full reconciliation: %d requests for %d transactions (the backfill's count)\n",
-		cfg.ReconcileSchedule, runs[0].Requests, *n)
-	return nil
+			env := benchChildEnv(a.environ, user, map[string]string{"API_URL": sim.apiURL, "TOKEN": sim.token, "DB": db,
+				"LISTEN": listen, "ADMIN_LISTEN": admin, "LOG_LEVEL": "warn"}, *memLimit)
+			w := a.stdout
+			fmt.Fprintf(w, "bench idle: bankmirror serve (child process) backfills %d simulated transactions, then idles %s; GOMEMLIMIT=%s\n", *n, *idle, *memLimit)
+			fmt.Fprintln(w, settingsLine(user))
+			fmt.Fprintf(w, "repeat: bankmirror bench idle --transactions %d --idle %s --ticks %d --gomemlimit %s\n", *n, *idle, *ticks, *memLimit)
+
+			// A registered webhook, as a real deployment has: each tick's heal
+			// reads its delivery logs.
+			if out, err := runChild(ctx, env, "webhook", "register", "--url", "http://"+listen+cfg.WebhookPath); err != nil {
+				return fmt.Errorf("register a webhook: %w: %s", err, out)
+			}
+
+			start := time.Now()
+			d, err := startServeChild(ctx, env)
+			if err != nil {
+				return err
+			}
+			defer d.stop()
+			if err := waitHTTP(ctx, "http://"+admin+"/readyz", 30*time.Minute, d); err != nil {
+				return fmt.Errorf("backfill: %w", err)
+			}
+			backfill := time.Since(start)
+			st, err := store.OpenReadOnly(ctx, db)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			runs, err := st.RecentRuns(ctx, 1)
+			if err != nil || len(runs) == 0 {
+				return fmt.Errorf("backfill run: %v", err)
+			}
+			fmt.Fprintf(w, "backfill: %d transactions in %.1fs, %d requests; peak RSS %.1f MiB\n", *n, backfill.Seconds(), runs[0].Requests, pidMiB(d.pid(), "VmHWM"))
+
+			var samples []float64
+			deadline := time.Now().Add(*idle)
+			t := time.NewTicker(time.Second)
+			for time.Now().Before(deadline) {
+				select {
+				case <-ctx.Done():
+					t.Stop()
+					return ctx.Err()
+				case <-t.C:
+					samples = append(samples, pidMiB(d.pid(), "VmRSS"))
+				}
+			}
+			t.Stop()
+			rss := samples[len(samples)-1]
+			fmt.Fprintf(w, "idle RSS: %.1f MiB after %s idle (right after the backfill %.1f MiB, lowest %.1f MiB; of the last: %.1f MiB anonymous, %.1f MiB file-backed); target at most 40 MiB\n",
+				rss, *idle, samples[0], slices.Min(samples), pidMiB(d.pid(), "RssAnon"), pidMiB(d.pid(), "RssFile"))
+			d.stop()
+
+			// Requests per tick: the same daemon (same mirror, same webhook) on a
+			// short schedule, counted by the bank between the ends of sync runs.
+			const every = 3 * time.Second
+			env = benchChildEnv(a.environ, user, map[string]string{"API_URL": sim.apiURL, "TOKEN": sim.token, "DB": db,
+				"LISTEN": listen, "ADMIN_LISTEN": admin, "LOG_LEVEL": "warn", "SYNC_SCHEDULE": "@every " + every.String()}, *memLimit)
+			d, err = startServeChild(ctx, env)
+			if err != nil {
+				return err
+			}
+			defer d.stop()
+			count := func() (int64, error) {
+				var n int64
+				err := st.Reader().QueryRowContext(ctx, "SELECT count(*) FROM sync_runs WHERE finished_at IS NOT NULL").Scan(&n)
+				return n, err
+			}
+			waitRuns := func(target int64) error {
+				for {
+					c, err := count()
+					if err != nil || c >= target {
+						return err
+					}
+					select {
+					case <-ctx.Done():
+						return ctx.Err()
+					case <-time.After(50 * time.Millisecond):
+					}
+					if d.exited() {
+						return fmt.Errorf("the daemon exited")
+					}
+				}
+			}
+			c0, err := count()
+			if err != nil {
+				return err
+			}
+			// The start-up sync, then one tick to settle.
+			if err := waitRuns(c0 + 2); err != nil {
+				return err
+			}
+			before, err := sim.requestCounts(ctx)
+			if err != nil {
+				return err
+			}
+			if err := waitRuns(c0 + 2 + int64(*ticks)); err != nil {
+				return err
+			}
+			after, err := sim.requestCounts(ctx)
+			if err != nil {
+				return err
+			}
+			diff, total := requestDiff(before, after)
+			perTick := float64(total) / float64(*ticks)
+			perHour, err := ticksPerHour(cfg.SyncSchedule)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "requests per tick (incremental sync + heal of 1 webhook): %.1f over %d ticks (%s)\n", perTick, *ticks, formatCounts(diff))
+			fmt.Fprintf(w, "idle hour: %.0f ticks/hour (BANKMIRROR_SYNC_SCHEDULE=%q) x %.1f = %.0f requests; target at most 10\n",
+				perHour, cfg.SyncSchedule, perTick, perHour*perTick)
+			fmt.Fprintf(w, "plus, once a day (BANKMIRROR_RECONCILE_SCHEDULE=%q), the full reconciliation: %d requests for %d transactions (the backfill's count)\n",
+				cfg.ReconcileSchedule, runs[0].Requests, *n)
+			return nil
+		})}
 }
 
 // ticksPerHour is how many times a cron schedule fires in an hour,

@@ -21,6 +21,7 @@ import (
 
 	json "github.com/goccy/go-json"
 
+	"github.com/bankmirror/bankmirror/internal/cli"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 	"github.com/bankmirror/bankmirror/internal/store"
 	"github.com/bankmirror/bankmirror/internal/sync"
@@ -35,140 +36,142 @@ import (
 // mirror. After the last acknowledgement it waits until the worker has
 // applied every event: acknowledging fast is no use if the inbox only
 // grows.
-func benchReceiverMode(ctx context.Context, a *app, args []string) error {
-	fs := a.flags("bench receiver", "[--transactions N] [--events E] [--rounds R] [--concurrency 1,16,128] [--catch-up DURATION] [--dir DIR]")
+func (a *app) benchReceiverMode() *cli.Command {
+	fs := newFlags("bench receiver")
 	n := fs.Int("transactions", 5000, "transactions in the simulated bank (the events reference them)")
 	events := fs.Int("events", 5000, "signed events sent per round")
 	rounds := fs.Int("rounds", 3, "rounds of (bare, daemon), alternated, per concurrency")
-	levels := fs.String("concurrency", "1,16,128", "concurrent senders, comma-separated")
+	levels := fs.String("concurrency", "1,16,128", "`LEVELS` of concurrent senders, comma-separated")
 	catchUp := fs.Duration("catch-up", 30*time.Second, "how long to wait after the last acknowledgement for the worker to apply every event")
-	dir := fs.String("dir", "", "directory for the benchmark databases (default: a temporary one)")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the rounds (this process: the load generator, the bare handler) to this file")
-	memLimit := fs.String("gomemlimit", "24MiB", "GOMEMLIMIT of the daemon, as the systemd unit sets it (off: none)")
-	if err := fs.ParseNone(args); err != nil {
-		return err
-	}
-	var conc []int
-	for _, f := range strings.Split(*levels, ",") {
-		c, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || c < 1 {
-			return fmt.Errorf("%w: --concurrency %q: want positive integers separated by commas", errUsage, *levels)
-		}
-		conc = append(conc, c)
-	}
-	if *n < 1 || *events < 1 || *rounds < 1 || *catchUp <= 0 {
-		return fmt.Errorf("%w: --transactions, --events, --rounds and --catch-up must be positive", errUsage)
-	}
-	stopProfile, err := startCPUProfile(*cpuProfile)
-	if err != nil {
-		return err
-	}
-	defer stopProfile()
-	sim, done, err := benchSetup(ctx, dir, *n)
-	if err != nil {
-		return err
-	}
-	defer done()
-	listen, admin, err := freeAddrs()
-	if err != nil {
-		return err
-	}
-	secret := randomHex(32)
-	set := map[string]string{"API_URL": sim.apiURL, "TOKEN": sim.token, "LISTEN": "127.0.0.1:0", "ADMIN_LISTEN": "127.0.0.1:0", "WEBHOOK_SECRET": secret}
-	cfg, user, err := benchConfig(a.environ, set)
-	if err != nil {
-		return err
-	}
-	w := a.stdout
-	fmt.Fprintf(w, "bench receiver: %d signed events per round over %d simulated transactions, %d rounds at concurrency %s\n",
-		*events, *n, *rounds, *levels)
-	fmt.Fprintln(w, settingsLine(user))
-	fmt.Fprintf(w, "repeat: bankmirror bench receiver --transactions %d --events %d --rounds %d --concurrency %s\n", *n, *events, *rounds, *levels)
-
-	// The mirror every daemon round starts from: a completed full sync,
-	// as a running daemon has.
-	template := filepath.Join(*dir, "template.db")
-	if err := benchTemplate(ctx, a, cfg, template); err != nil {
-		return err
-	}
-	txs, err := sim.transactions(ctx)
-	if err != nil {
-		return err
-	}
-	load, distinct, err := benchEvents(txs, *events, sim.apiURL, secret)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(w, "events: TRANSACTION_CREATED and TRANSACTION_SETTLED of %d distinct existing transactions, signed with BANKMIRROR_WEBHOOK_SECRET\n", distinct)
-
-	bare, err := startServer(ctx, "127.0.0.1:0", bareWebhookHandler(cfg.WebhookPath, []byte(secret)))
-	if err != nil {
-		return err
-	}
-	defer func() { _ = bare.Shutdown(shutdownGrace) }()
-
-	type row struct {
-		bare, daemon, ratio []float64
-		p50, p99            []float64
-		catchUp             []time.Duration
-		behind              []string
-		peak, barePeak      float64
-	}
-	rows := make([]row, len(conc))
-	for ci, c := range conc {
-		r := &rows[ci]
-		for round := 1; round <= *rounds; round++ {
-			resetPeakRSS()
-			b, err := driveWebhooks(ctx, bare.URL(), cfg.WebhookPath, load, c)
-			if err != nil {
-				return fmt.Errorf("bare handler: %w", err)
+	dir := fs.String("dir", "", "directory `DIR` for the benchmark databases (default: a temporary one)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the rounds (this process: the load generator, the bare handler) to this `FILE`")
+	memLimit := fs.String("gomemlimit", "24MiB", "`GOMEMLIMIT` of the daemon, as the systemd unit sets it (off: none)")
+	return &cli.Command{Name: "receiver", Flags: fs,
+		Synopsis: "[--transactions N] [--events N] [--rounds N] [--concurrency LEVELS] [--catch-up DURATION] [--dir DIR]",
+		Summary:  "acknowledgements per second of the daemon, its worker applying the events, against a bare handler that only checks signatures",
+		Run: a.configured(func(ctx context.Context, _ []string) error {
+			var conc []int
+			for _, f := range strings.Split(*levels, ",") {
+				c, err := strconv.Atoi(strings.TrimSpace(f))
+				if err != nil || c < 1 {
+					return fmt.Errorf("%w: --concurrency %q: want positive integers separated by commas", errUsage, *levels)
+				}
+				conc = append(conc, c)
 			}
-			r.barePeak = max(r.barePeak, procMiB("VmHWM"))
-			db := filepath.Join(*dir, fmt.Sprintf("receiver-c%d-%d.db", c, round))
-			if err := copyFile(db, template); err != nil {
-				return err
+			if *n < 1 || *events < 1 || *rounds < 1 || *catchUp <= 0 {
+				return fmt.Errorf("%w: --transactions, --events, --rounds and --catch-up must be positive", errUsage)
 			}
-			env := benchChildEnv(a.environ, user, map[string]string{"API_URL": sim.apiURL, "TOKEN": sim.token, "DB": db,
-				"LISTEN": listen, "ADMIN_LISTEN": admin, "WEBHOOK_SECRET": secret, "LOG_LEVEL": "warn"}, *memLimit)
-			d, err := daemonRound(ctx, env, db, listen, cfg.WebhookPath, load, c, *catchUp)
-			removeDB(db)
+			stopProfile, err := startCPUProfile(*cpuProfile)
 			if err != nil {
 				return err
 			}
-			r.bare, r.daemon, r.ratio = append(r.bare, b.rate()), append(r.daemon, d.rate()), append(r.ratio, d.rate()/b.rate())
-			r.p50, r.p99 = append(r.p50, benchMs(d.pct(50))), append(r.p99, benchMs(d.pct(99)))
-			r.peak = max(r.peak, d.peak)
-			caught := fmt.Sprintf("all applied %.0f ms after the last ack", benchMs(d.catchUp))
-			if d.pending > 0 {
-				caught = fmt.Sprintf("%d of %d NOT applied %s after the last ack", d.pending, d.stored, *catchUp)
-				r.behind = append(r.behind, fmt.Sprintf("%d/%d", d.pending, d.stored))
-			} else {
-				r.catchUp = append(r.catchUp, d.catchUp)
+			defer stopProfile()
+			sim, done, err := benchSetup(ctx, dir, *n)
+			if err != nil {
+				return err
 			}
-			fmt.Fprintf(w, "c=%d round %d: bare %.0f acks/s (p50 %.2f ms, p99 %.2f ms); daemon %.0f acks/s (p50 %.2f ms, p99 %.2f ms), %.2fx; %s; %s; peak RSS %.0f MiB\n",
-				c, round, b.rate(), benchMs(b.pct(50)), benchMs(b.pct(99)), d.rate(), benchMs(d.pct(50)), benchMs(d.pct(99)),
-				d.rate()/b.rate(), d.refused(), caught, d.peak)
-		}
-	}
-	fmt.Fprintf(w, "\n| concurrency | bare acks/s | daemon acks/s | ratio | daemon p50 | daemon p99 | worker done after last ack | peak RSS (bare) |\n|---|---|---|---|---|---|---|---|\n")
-	for ci, c := range conc {
-		r := rows[ci]
-		done := "-"
-		if len(r.catchUp) > 0 {
-			ds := make([]float64, len(r.catchUp))
-			for i, d := range r.catchUp {
-				ds[i] = benchMs(d)
+			defer done()
+			listen, admin, err := freeAddrs()
+			if err != nil {
+				return err
 			}
-			done = fmt.Sprintf("%.0f ms", median(ds))
-		}
-		if len(r.behind) > 0 {
-			done += fmt.Sprintf(" (%d of %d rounds NOT caught up after %s: %s pending)", len(r.behind), *rounds, *catchUp, strings.Join(r.behind, ", "))
-		}
-		fmt.Fprintf(w, "| %d | %.0f/s | %.0f/s | %.2fx | %.2f ms | %.2f ms | %s | %.0f MiB (%.0f MiB) |\n",
-			c, median(r.bare), median(r.daemon), median(r.ratio), median(r.p50), median(r.p99), done, r.peak, r.barePeak)
-	}
-	fmt.Fprintf(w, "\nmedians of %d rounds; peak RSS is the daemon's own (bankmirror serve in a child process, GOMEMLIMIT=%s, VmHWM); in brackets this process's during the bare rounds, with the load generator\n", *rounds, *memLimit)
-	return nil
+			secret := randomHex(32)
+			set := map[string]string{"API_URL": sim.apiURL, "TOKEN": sim.token, "LISTEN": "127.0.0.1:0", "ADMIN_LISTEN": "127.0.0.1:0", "WEBHOOK_SECRET": secret}
+			cfg, user, err := benchConfig(a.environ, set)
+			if err != nil {
+				return err
+			}
+			w := a.stdout
+			fmt.Fprintf(w, "bench receiver: %d signed events per round over %d simulated transactions, %d rounds at concurrency %s\n",
+				*events, *n, *rounds, *levels)
+			fmt.Fprintln(w, settingsLine(user))
+			fmt.Fprintf(w, "repeat: bankmirror bench receiver --transactions %d --events %d --rounds %d --concurrency %s\n", *n, *events, *rounds, *levels)
+
+			// The mirror every daemon round starts from: a completed full sync,
+			// as a running daemon has.
+			template := filepath.Join(*dir, "template.db")
+			if err := benchTemplate(ctx, a, cfg, template); err != nil {
+				return err
+			}
+			txs, err := sim.transactions(ctx)
+			if err != nil {
+				return err
+			}
+			load, distinct, err := benchEvents(txs, *events, sim.apiURL, secret)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "events: TRANSACTION_CREATED and TRANSACTION_SETTLED of %d distinct existing transactions, signed with BANKMIRROR_WEBHOOK_SECRET\n", distinct)
+
+			bare, err := startServer(ctx, "127.0.0.1:0", bareWebhookHandler(cfg.WebhookPath, []byte(secret)))
+			if err != nil {
+				return err
+			}
+			defer func() { _ = bare.Shutdown(shutdownGrace) }()
+
+			type row struct {
+				bare, daemon, ratio []float64
+				p50, p99            []float64
+				catchUp             []time.Duration
+				behind              []string
+				peak, barePeak      float64
+			}
+			rows := make([]row, len(conc))
+			for ci, c := range conc {
+				r := &rows[ci]
+				for round := 1; round <= *rounds; round++ {
+					resetPeakRSS()
+					b, err := driveWebhooks(ctx, bare.URL(), cfg.WebhookPath, load, c)
+					if err != nil {
+						return fmt.Errorf("bare handler: %w", err)
+					}
+					r.barePeak = max(r.barePeak, procMiB("VmHWM"))
+					db := filepath.Join(*dir, fmt.Sprintf("receiver-c%d-%d.db", c, round))
+					if err := copyFile(db, template); err != nil {
+						return err
+					}
+					env := benchChildEnv(a.environ, user, map[string]string{"API_URL": sim.apiURL, "TOKEN": sim.token, "DB": db,
+						"LISTEN": listen, "ADMIN_LISTEN": admin, "WEBHOOK_SECRET": secret, "LOG_LEVEL": "warn"}, *memLimit)
+					d, err := daemonRound(ctx, env, db, listen, cfg.WebhookPath, load, c, *catchUp)
+					removeDB(db)
+					if err != nil {
+						return err
+					}
+					r.bare, r.daemon, r.ratio = append(r.bare, b.rate()), append(r.daemon, d.rate()), append(r.ratio, d.rate()/b.rate())
+					r.p50, r.p99 = append(r.p50, benchMs(d.pct(50))), append(r.p99, benchMs(d.pct(99)))
+					r.peak = max(r.peak, d.peak)
+					caught := fmt.Sprintf("all applied %.0f ms after the last ack", benchMs(d.catchUp))
+					if d.pending > 0 {
+						caught = fmt.Sprintf("%d of %d NOT applied %s after the last ack", d.pending, d.stored, *catchUp)
+						r.behind = append(r.behind, fmt.Sprintf("%d/%d", d.pending, d.stored))
+					} else {
+						r.catchUp = append(r.catchUp, d.catchUp)
+					}
+					fmt.Fprintf(w, "c=%d round %d: bare %.0f acks/s (p50 %.2f ms, p99 %.2f ms); daemon %.0f acks/s (p50 %.2f ms, p99 %.2f ms), %.2fx; %s; %s; peak RSS %.0f MiB\n",
+						c, round, b.rate(), benchMs(b.pct(50)), benchMs(b.pct(99)), d.rate(), benchMs(d.pct(50)), benchMs(d.pct(99)),
+						d.rate()/b.rate(), d.refused(), caught, d.peak)
+				}
+			}
+			fmt.Fprintf(w, "\n| concurrency | bare acks/s | daemon acks/s | ratio | daemon p50 | daemon p99 | worker done after last ack | peak RSS (bare) |\n|---|---|---|---|---|---|---|---|\n")
+			for ci, c := range conc {
+				r := rows[ci]
+				done := "-"
+				if len(r.catchUp) > 0 {
+					ds := make([]float64, len(r.catchUp))
+					for i, d := range r.catchUp {
+						ds[i] = benchMs(d)
+					}
+					done = fmt.Sprintf("%.0f ms", median(ds))
+				}
+				if len(r.behind) > 0 {
+					done += fmt.Sprintf(" (%d of %d rounds NOT caught up after %s: %s pending)", len(r.behind), *rounds, *catchUp, strings.Join(r.behind, ", "))
+				}
+				fmt.Fprintf(w, "| %d | %.0f/s | %.0f/s | %.2fx | %.2f ms | %.2f ms | %s | %.0f MiB (%.0f MiB) |\n",
+					c, median(r.bare), median(r.daemon), median(r.ratio), median(r.p50), median(r.p99), done, r.peak, r.barePeak)
+			}
+			fmt.Fprintf(w, "\nmedians of %d rounds; peak RSS is the daemon's own (bankmirror serve in a child process, GOMEMLIMIT=%s, VmHWM); in brackets this process's during the bare rounds, with the load generator\n", *rounds, *memLimit)
+			return nil
+		})}
 }
 
 // benchTemplate writes a mirror of the whole simulated bank to path, with

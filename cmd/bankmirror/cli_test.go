@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,12 +14,15 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	gosync "sync"
 	"testing"
 	"time"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/buildinfo"
+	"github.com/bankmirror/bankmirror/internal/cli"
 	"github.com/bankmirror/bankmirror/internal/mirrortest"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 	"github.com/bankmirror/bankmirror/internal/store"
@@ -118,21 +122,26 @@ func openMirror(t *testing.T, path string) *store.Store {
 	return st
 }
 
+// usageText is the usage the program prints.
+func usageText() string {
+	var b strings.Builder
+	(&app{}).program().Usage(&b)
+	return b.String()
+}
+
 func TestCLIHelp(t *testing.T) {
-	for _, args := range [][]string{nil, {"help"}, {"-h"}, {"--help"}} {
+	for _, args := range [][]string{{"help"}, {"-h"}, {"--help"}} {
 		t.Run(fmt.Sprint(args), func(t *testing.T) {
 			// No configuration at all is needed for help.
 			r := runCLI(t, map[string]string{"BANKMIRROR_LOG_LEVEL": "loud"}, args...)
 			wantCode(t, r, 0)
-			if r.stdout != usage {
+			if r.stdout != usageText() {
 				t.Errorf("stdout is not the usage:\n%s", r)
 			}
-			for _, cmd := range []string{"demo", "serve", "webhook", "sync", "status", "backup", "ping", "simulator", "bench", "version", "categorize", "tag"} {
+			for _, cmd := range []string{"demo", "serve", "webhook", "sync", "status", "backup", "ping", "simulator", "bench",
+				"version", "categorize", "categories", "tag", "completion", "man"} {
 				if !strings.Contains(r.stdout, "\n  "+cmd+" ") {
 					t.Errorf("usage does not list %s", cmd)
-				}
-				if _, ok := commands[cmd]; !ok {
-					t.Errorf("usage lists %s, which is not a command", cmd)
 				}
 			}
 			if r.stderr != "" {
@@ -142,22 +151,98 @@ func TestCLIHelp(t *testing.T) {
 	}
 }
 
-func TestCLIUnknownCommand(t *testing.T) {
-	r := runCLI(t, nil, "frobnicate", "--full")
+// With no command, as with any CLI whose command is required: the usage
+// on stderr, exit 2.
+func TestCLINoCommand(t *testing.T) {
+	r := runCLI(t, nil)
 	wantCode(t, r, 2)
-	if !strings.HasPrefix(r.stderr, `bankmirror: unknown command "frobnicate"`) || !strings.Contains(r.stderr, usage) {
-		t.Errorf("stderr should name the command and show the usage:\n%s", r)
+	if r.stderr != usageText() || r.stdout != "" {
+		t.Errorf("want the usage on stderr only:\n%s", r)
 	}
-	if r.stdout != "" {
-		t.Errorf("stdout = %q", r.stdout)
+}
+
+// usageFlag is a flag in a usage line: --name, then what follows it.
+var usageFlag = regexp.MustCompile(`(?:^|[\s\[|])(--?[a-z][a-z0-9-]*)(=\S+|\s+[^\s\[\]|-][^\s\]]*)?`)
+
+// Every command's --help exits 0 with its help on stdout, whatever the
+// configuration says, and every flag its usage lines show exists, with a
+// value exactly when it takes one.
+func TestCLIEveryHelp(t *testing.T) {
+	// A configuration no command could run with: help needs none.
+	env := map[string]string{"BANKMIRROR_LOG_LEVEL": "loud", "BANKMIRROR_API_URL": "ftp://x"}
+	p := (&app{}).program()
+	n := 0
+	p.Walk(func(path []*cli.Command) {
+		n++
+		c := path[len(path)-1]
+		var args []string
+		for _, pc := range path {
+			args = append(args, pc.Name)
+		}
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			for _, h := range []string{"--help", "-h"} {
+				r := runCLI(t, env, append(slices.Clone(args), h)...)
+				wantCode(t, r, 0)
+				if r.stderr != "" || !strings.HasPrefix(r.stdout, "Usage: bankmirror "+strings.Join(args, " ")) {
+					t.Fatalf("%s: want the help on stdout only:\n%s", h, r)
+				}
+			}
+			fs := c.Flags
+			if d := c.Default; d != "" {
+				for _, s := range c.Commands {
+					if s.Name == d {
+						fs = s.Flags
+					}
+				}
+			}
+			for _, form := range p.Forms(path) {
+				for _, m := range usageFlag.FindAllStringSubmatch(form, -1) {
+					name := strings.TrimLeft(m[1], "-")
+					var f *flag.Flag
+					if fs != nil {
+						f = fs.Lookup(name)
+					}
+					if f == nil {
+						t.Errorf("%q shows %s, which is not a flag of %s", form, m[1], strings.Join(args, " "))
+						continue
+					}
+					b, isBool := f.Value.(interface{ IsBoolFlag() bool })
+					isBool = isBool && b.IsBoolFlag()
+					shownValue := strings.TrimSpace(m[2]) != "" && !strings.HasPrefix(m[2], "=")
+					if isBool == shownValue {
+						t.Errorf("%q shows %s%s, but the flag takes a value: %v", form, m[1], m[2], !isBool)
+					}
+					// The value is named as the flag's list names it.
+					for _, cf := range cli.Flags(fs) {
+						if cf.Name == name && shownValue && strings.TrimSpace(m[2]) != cf.Value {
+							t.Errorf("%q names the value of %s %s; its flag list names it %s", form, m[1], strings.TrimSpace(m[2]), cf.Value)
+						}
+					}
+				}
+			}
+		})
+	})
+	if n < 25 {
+		t.Errorf("only %d commands walked", n)
 	}
 }
 
 func TestCLIVersion(t *testing.T) {
-	r := runCLI(t, nil, "version")
+	want := regexp.MustCompile(`^bankmirror (\S+)\ncommit:  \S+\nbuilt:   \S+\ngo:      go1\.\d+\S* \S+/\S+\nsqlite:  3\.\d+\.\d+\n$`)
+	for _, args := range [][]string{{"version"}, {"--version"}, {"-v"}} {
+		// No configuration is needed.
+		r := runCLI(t, map[string]string{"BANKMIRROR_LOG_LEVEL": "loud"}, args...)
+		wantCode(t, r, 0)
+		if m := want.FindStringSubmatch(r.stdout); m == nil || m[1] != buildinfo.Get().Version {
+			t.Errorf("%v: stdout = %q", args, r.stdout)
+		}
+	}
+	r := runCLI(t, nil, "version", "--json")
 	wantCode(t, r, 0)
-	if r.stdout != "bankmirror "+version+"\n" {
-		t.Errorf("stdout = %q", r.stdout)
+	var got buildinfo.Info
+	must(t, json.Unmarshal([]byte(r.stdout), &got))
+	if got != buildinfo.Get() {
+		t.Errorf("version --json = %+v, want %+v", got, buildinfo.Get())
 	}
 }
 
@@ -636,7 +721,7 @@ func TestCLIWebhookUsage(t *testing.T) {
 		noToken  bool
 		inStderr string
 	}{
-		{[]string{"webhook"}, true, webhookUsage},
+		{[]string{"webhook"}, true, "Commands:\n  register  create a webhook at the bank"},
 		{[]string{"webhook", "frobnicate"}, false, `unknown webhook command "frobnicate"`},
 		{[]string{"webhook", "register"}, false, "--url is required"},
 		{[]string{"webhook", "delete"}, false, "webhook delete takes one webhook id"},
@@ -783,4 +868,27 @@ func TestCLISyncKeepsReceipts(t *testing.T) {
 	bad := cliEnv(b, db)
 	bad["BANKMIRROR_ATTACHMENTS_MAX_BYTES"] = "0"
 	wantCode(t, runCLI(t, bad, "sync"), 2)
+}
+
+// status --json names the build that gathered it, beside the status.
+func TestCLIStatusJSONNamesTheBuild(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.db")
+	st, err := store.Open(t.Context(), empty)
+	must(t, err)
+	must(t, st.Close())
+	for _, db := range []string{filepath.Join(dir, "missing.db"), empty} {
+		r := runCLI(t, map[string]string{"BANKMIRROR_DB": db}, "status", "--json")
+		if r.code == 0 {
+			t.Errorf("status of %s: %s", db, r)
+		}
+		var got struct {
+			Level string
+			Build buildinfo.Info
+		}
+		must(t, json.Unmarshal([]byte(r.stdout), &got))
+		if got.Level == "" || got.Build != buildinfo.Get() {
+			t.Errorf("status --json of %s = %+v, want the level and build %+v", db, got, buildinfo.Get())
+		}
+	}
 }

@@ -5,13 +5,17 @@ import (
 	"fmt"
 	"reflect"
 	"text/tabwriter"
+
+	"github.com/bankmirror/bankmirror/internal/cli"
 )
 
-// cmdConfig prints the effective configuration, secrets redacted.
-func cmdConfig(_ context.Context, a *app, args []string) error {
-	if err := a.flags("config", "").ParseNone(args); err != nil {
-		return err
-	}
+func (a *app) configCommand(env []cli.Var) *cli.Command {
+	return &cli.Command{Name: "config", Summary: "print the effective configuration (secrets redacted)", Env: env,
+		Run: a.configured(a.config)}
+}
+
+// config prints the effective configuration, secrets redacted.
+func (a *app) config(context.Context, []string) error {
 	invalid := map[string]bool{}
 	for _, ce := range a.setAside {
 		invalid[envPrefix+settingOf(ce.Var)] = true

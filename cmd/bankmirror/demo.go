@@ -8,38 +8,51 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/bankmirror/bankmirror/internal/cli"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 	"github.com/bankmirror/bankmirror/internal/store"
 	"github.com/bankmirror/bankmirror/internal/webhooks"
 )
 
-func cmdDemo(ctx context.Context, a *app, args []string) error {
-	fs := a.flags("demo", "[--db PATH] [--transactions N] [--seed S] [--live DURATION]")
-	dbPath := fs.String("db", "bankmirror-demo.db", "mirror file to write (a demo mirror there is replaced; any other file is refused)")
-	n := fs.Int("transactions", 5000, "number of transactions in the simulated bank")
-	seed := fs.Uint64("seed", 1, "seed of the simulated bank's data")
-	live := fs.Bool("live", true, "after the sync, register a webhook and show live events being applied")
-	if err := fs.ParseNone(args); err != nil {
-		return err
-	}
-	if *n < 0 {
+func (a *app) demoCommand() *cli.Command {
+	fs := newFlags("demo")
+	o := demoOptions{}
+	fs.StringVar(&o.db, "db", "bankmirror-demo.db", "`PATH` of the mirror to write (a demo mirror there is replaced; any other file is refused)")
+	fs.IntVar(&o.n, "transactions", 5000, "`N` transactions in the simulated bank")
+	fs.Uint64Var(&o.seed, "seed", 1, "`SEED` of the simulated bank's data")
+	fs.BoolVar(&o.live, "live", true, "after the sync, register a webhook and show live events being applied (--live=false: not)")
+	return &cli.Command{Name: "demo", Synopsis: "[--db PATH] [--transactions N] [--seed SEED] [--live=false]", Flags: fs,
+		Summary: "mirror the built-in simulated bank into ./bankmirror-demo.db and show a summary",
+		Run:     a.configured(func(ctx context.Context, _ []string) error { return a.demo(ctx, o) })}
+}
+
+// demoOptions are the demo's flags.
+type demoOptions struct {
+	db   string
+	n    int
+	seed uint64
+	live bool
+}
+
+func (a *app) demo(ctx context.Context, o demoOptions) error {
+	if o.n < 0 {
 		return fmt.Errorf("%w: --transactions must not be negative", errUsage)
 	}
 	// The demo's mirror belongs to this run's simulated bank: start afresh,
 	// but never over a real mirror or any other file.
-	if err := store.CheckDemoReplaceable(ctx, *dbPath); err != nil {
+	if err := store.CheckDemoReplaceable(ctx, o.db); err != nil {
 		return err
 	}
-	if err := store.RemoveMirror(*dbPath); err != nil {
+	if err := store.RemoveMirror(o.db); err != nil {
 		return fmt.Errorf("remove old demo mirror: %w", err)
 	}
-	if err := markDemo(ctx, *dbPath); err != nil {
+	if err := markDemo(ctx, o.db); err != nil {
 		return err
 	}
 
 	// The real bank's budget: 1,000 requests an hour, reported in
 	// X-RateLimit-Remaining, which the daemon follows.
-	sim := simulator.New(simulator.Options{Seed: *seed, Transactions: *n,
+	sim := simulator.New(simulator.Options{Seed: o.seed, Transactions: o.n,
 		WebhookRetryBase: 50 * time.Millisecond, WebhookRetryMax: time.Second,
 		RateLimit: simulator.RateLimit{Limit: 1000, Bucket: time.Hour}})
 	defer sim.Close()
@@ -49,12 +62,12 @@ func cmdDemo(ctx context.Context, a *app, args []string) error {
 	}
 	defer func() { _ = srv.Shutdown(shutdownGrace) }()
 	apiURL := srv.URL() + "/api/v1"
-	fmt.Fprintf(a.stdout, "Simulated bank with %d transactions at %s\n", *n, apiURL)
+	fmt.Fprintf(a.stdout, "Simulated bank with %d transactions at %s\n", o.n, apiURL)
 
 	// The daemon itself, on a free loopback port; it runs a full sync at
 	// start because the mirror is empty.
 	cfg := a.cfg
-	cfg.APIURL, cfg.Token, cfg.DB, cfg.Listen = apiURL, sim.Token(), *dbPath, "127.0.0.1:0"
+	cfg.APIURL, cfg.Token, cfg.DB, cfg.Listen = apiURL, sim.Token(), o.db, "127.0.0.1:0"
 	cfg.SyncSchedule, cfg.ReconcileSchedule = "@every 1000h", "@every 1000h"
 	cfg.AdminListen = adminOff // the demo serves no one but itself
 	m := NewMain(cfg, a.log)
@@ -88,7 +101,7 @@ func cmdDemo(ctx context.Context, a *app, args []string) error {
 	if err := printSummary(ctx, a.stdout, m.Store, time.Now().In(loc)); err != nil {
 		return err
 	}
-	if *live {
+	if o.live {
 		if err := demoLive(ctx, a, m, sim, ev); err != nil {
 			return err
 		}
@@ -98,7 +111,7 @@ The mirror is a plain SQLite file. Try:
   sqlite3 -header %[1]s "SELECT created_local, description, amount, category_path, tags FROM v_transactions ORDER BY created_epoch DESC LIMIT 10"
   sqlite3 -header %[1]s "SELECT month, parent_category, round(sum(total_spent), 2) AS spent FROM v_monthly_spending GROUP BY 1, 2 ORDER BY 1 DESC, 3 DESC LIMIT 12"
   sqlite3 -header %[1]s "SELECT observed_local, change, description, amount FROM v_history ORDER BY seq DESC LIMIT 10"
-`, *dbPath)
+`, o.db)
 	return nil
 }
 

@@ -3,46 +3,47 @@ package main
 import (
 	"context"
 	"fmt"
+
+	"github.com/bankmirror/bankmirror/internal/cli"
 )
 
-const eventsUsage = "stuck | retry [EVENT_ID...]"
+// eventsCommand lists webhook events that ran out of attempts and
+// requeues them: `events retry` with no id requeues every stuck event.
+func (a *app) eventsCommand() *cli.Command {
+	return &cli.Command{Name: "events", Summary: "list webhook events that ran out of attempts (stuck), or requeue them (retry)",
+		Commands: []*cli.Command{
+			{Name: "stuck", Summary: "list webhook events that ran out of attempts, with their last error",
+				Run: a.configured(func(ctx context.Context, _ []string) error { return a.stuckEvents(ctx) })},
+			{Name: "retry", Synopsis: "[EVENT_ID...]", Args: true,
+				Summary: "requeue stuck webhook events (all, or the ids given) with fresh attempts",
+				Run:     a.configured(a.retryEvents)},
+		}}
+}
 
-// cmdEvents lists webhook events that ran out of attempts and requeues
-// them: `events retry` with no id requeues every stuck event.
-func cmdEvents(ctx context.Context, a *app, args []string) error {
-	fs := a.flags("events", eventsUsage)
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if fs.NArg() == 0 {
-		fs.Usage()
-		return fmt.Errorf("%w: events needs a subcommand: %s", errUsage, eventsUsage)
-	}
-	sub, ids := fs.Arg(0), fs.Args()[1:]
-	if sub != "stuck" && sub != "retry" {
-		return fmt.Errorf("%w: unknown events subcommand %q (want %s)", errUsage, sub, eventsUsage)
-	}
-	if sub == "stuck" && len(ids) > 0 {
-		return fmt.Errorf("%w: events stuck takes no arguments", errUsage)
-	}
+func (a *app) retryEvents(ctx context.Context, ids []string) error {
 	st, err := a.openExistingStore(ctx)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	maxAttempts := a.cfg.EventMaxAttempts
-	if sub == "retry" {
-		n, err := st.RetryEvents(ctx, maxAttempts, ids)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(a.stdout, "requeued %d stuck webhook events; the daemon applies them within a minute\n", n)
-		if len(ids) > 0 && int(n) < len(ids) {
-			return fmt.Errorf("%d of the given ids are not stuck events", len(ids)-int(n))
-		}
-		return nil
+	n, err := st.RetryEvents(ctx, a.cfg.EventMaxAttempts, ids)
+	if err != nil {
+		return err
 	}
-	stuck, err := st.StuckEvents(ctx, maxAttempts, 1000)
+	fmt.Fprintf(a.stdout, "requeued %d stuck webhook events; the daemon applies them within a minute\n", n)
+	if len(ids) > 0 && int(n) < len(ids) {
+		return fmt.Errorf("%d of the given ids are not stuck events", len(ids)-int(n))
+	}
+	return nil
+}
+
+func (a *app) stuckEvents(ctx context.Context) error {
+	st, err := a.openExistingStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	stuck, err := st.StuckEvents(ctx, a.cfg.EventMaxAttempts, 1000)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/bankmirror/bankmirror/internal/cli"
 	"github.com/bankmirror/bankmirror/internal/export"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
@@ -27,98 +28,100 @@ type stringList []string
 func (l *stringList) String() string     { return strings.Join(*l, ",") }
 func (l *stringList) Set(s string) error { *l = append(*l, s); return nil }
 
-func cmdExport(ctx context.Context, a *app, args []string) error {
-	fs := a.flags("export", "[--format csv|json|xlsx] [--view NAME]... [--since DATE] [--until DATE] "+
-		"[--account ID|NAME] [--category ID|NAME] [--tag LABEL] [--status HELD|SETTLED] [-o FILE] | --list")
-	format := fs.String("format", "", "csv, json (JSON lines) or xlsx; default: from -o's extension, else csv")
+func (a *app) exportCommand() *cli.Command {
+	fs := newFlags("export")
+	format := fs.String("format", "", "the format, `csv|json|xlsx` (json: JSON lines); default: from -o's extension, else csv")
 	var views stringList
-	fs.Var(&views, "view", "view to export (default v_ledger, the columns a spreadsheet needs; v_transactions has them all); repeat it for xlsx, one sheet per view")
+	fs.Var(&views, "view", "`NAME` of a view to export (default v_ledger, the columns a spreadsheet needs; v_transactions has them all); repeat it for xlsx, one sheet per view")
 	var f export.Filter
-	fs.StringVar(&f.Since, "since", "", "from this day (YYYY-MM-DD, in BANKMIRROR_TIMEZONE), month (YYYY-MM) or RFC 3339 time, inclusive")
-	fs.StringVar(&f.Until, "until", "", "up to this day, month or time, inclusive")
-	fs.StringVar(&f.Account, "account", "", "only this account (id, or name ignoring case)")
-	fs.StringVar(&f.Category, "category", "", "only this category or parent category (id, or name ignoring case)")
-	fs.StringVar(&f.Tag, "tag", "", "only transactions with this tag")
-	fs.StringVar(&f.Status, "status", "", "only HELD or SETTLED transactions")
-	out := fs.String("o", "", "output file, written whole or not at all, mode 0600 (default: standard output; required for xlsx)")
+	fs.StringVar(&f.Since, "since", "", "from this `DATE`: a day (YYYY-MM-DD, in BANKMIRROR_TIMEZONE), a month (YYYY-MM) or an RFC 3339 time, inclusive")
+	fs.StringVar(&f.Until, "until", "", "up to this `DATE` (a day, month or time), inclusive")
+	fs.StringVar(&f.Account, "account", "", "only this account, by `ID|NAME` (the name ignoring case)")
+	fs.StringVar(&f.Category, "category", "", "only this category or parent category, by `ID|NAME` (the name ignoring case)")
+	fs.StringVar(&f.Tag, "tag", "", "only transactions with this tag `LABEL`")
+	fs.StringVar(&f.Status, "status", "", "only transactions in this status: `HELD|SETTLED`")
+	out := fs.String("o", "", "output `FILE`, written whole or not at all, mode 0600 (default: standard output; required for xlsx)")
 	list := fs.Bool("list", false, "list the exportable views and their columns, then exit")
-	if err := fs.ParseNone(args); err != nil {
-		return err
-	}
-	if *out == "-" {
-		*out = ""
-	}
-	fmtName := *format
-	if fmtName == "" {
-		fmtName = "csv"
-		if ext := strings.TrimPrefix(filepath.Ext(*out), "."); ext != "" {
-			if _, err := export.ParseFormat(ext); err == nil {
-				fmtName = ext
+	return &cli.Command{Name: "export", Flags: fs,
+		Synopsis: "[--format csv|json|xlsx] [--view NAME]... [--since DATE] [--until DATE] " +
+			"[--account ID|NAME] [--category ID|NAME] [--tag LABEL] [--status HELD|SETTLED] [-o FILE] | --list",
+		Summary: "write a view as CSV, JSON lines or XLSX (read-only; --list shows the views)",
+		Run: a.configured(func(ctx context.Context, _ []string) error {
+			if *out == "-" {
+				*out = ""
 			}
-		}
-	}
-	fmtVal, err := export.ParseFormat(fmtName)
-	if err != nil {
-		return exportUsage{err}
-	}
-	if fmtVal == export.XLSX && *out == "" && !*list {
-		return exportUsage{errors.New("xlsx is written to a file: give -o FILE.xlsx")}
-	}
-	// BANKMIRROR_TIMEZONE, validated with the rest of the configuration:
-	// the zone of the mirror's *_local, *_date and *_month columns.
-	loc, err := loadZone(a.cfg.Timezone)
-	if err != nil {
-		return &configError{envPrefix + "TIMEZONE", err}
-	}
-	// Lstat: a symbolic link there, even dangling, is for the store to refuse by name.
-	if _, err := os.Lstat(a.cfg.DB); err != nil {
-		return fmt.Errorf("no mirror at %s (set BANKMIRROR_DB, or run `bankmirror sync --full` first): %w", a.cfg.DB, err)
-	}
-	db, err := store.OpenReadOnlyDB(ctx, a.cfg.DB)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	if *list {
-		return listViews(ctx, a.stdout, db)
-	}
-	req := export.Request{Format: fmtVal, Views: views, Filter: f, Location: loc}
-	if *out != "" {
-		req.TmpDir = filepath.Dir(*out)
-	}
-	plan, err := export.Prepare(ctx, db, req)
-	if err != nil {
-		if export.IsInvalid(err) {
-			return exportUsage{err}
-		}
-		return err
-	}
-	if *out == "" {
-		_, err := plan.Write(ctx, db, a.stdout)
-		return err
-	}
-	if st, err := os.Stat(*out); err == nil && !st.Mode().IsRegular() {
-		return exportUsage{fmt.Errorf("-o %s exists and is not a regular file", *out)}
-	}
-	if fmtVal == export.XLSX {
-		defer limitXLSXMemory(a.environ)()
-	}
-	start := time.Now()
-	var res export.Result
-	err = export.WriteFile(*out, func(w io.Writer) error {
-		var err error
-		res, err = plan.Write(ctx, db, w)
-		return err
-	})
-	if err != nil {
-		return err
-	}
-	what := strings.Join(views, ", ")
-	if what == "" {
-		what = export.DefaultView
-	}
-	fmt.Fprintf(a.stderr, "exported %d rows of %s to %s (%s) in %s\n", res.Rows, what, *out, fmtVal, time.Since(start).Round(time.Millisecond))
-	return nil
+			fmtName := *format
+			if fmtName == "" {
+				fmtName = "csv"
+				if ext := strings.TrimPrefix(filepath.Ext(*out), "."); ext != "" {
+					if _, err := export.ParseFormat(ext); err == nil {
+						fmtName = ext
+					}
+				}
+			}
+			fmtVal, err := export.ParseFormat(fmtName)
+			if err != nil {
+				return exportUsage{err}
+			}
+			if fmtVal == export.XLSX && *out == "" && !*list {
+				return exportUsage{errors.New("xlsx is written to a file: give -o FILE.xlsx")}
+			}
+			// BANKMIRROR_TIMEZONE, validated with the rest of the configuration:
+			// the zone of the mirror's *_local, *_date and *_month columns.
+			loc, err := loadZone(a.cfg.Timezone)
+			if err != nil {
+				return &configError{envPrefix + "TIMEZONE", err}
+			}
+			// Lstat: a symbolic link there, even dangling, is for the store to refuse by name.
+			if _, err := os.Lstat(a.cfg.DB); err != nil {
+				return fmt.Errorf("no mirror at %s (set BANKMIRROR_DB, or run `bankmirror sync --full` first): %w", a.cfg.DB, err)
+			}
+			db, err := store.OpenReadOnlyDB(ctx, a.cfg.DB)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			if *list {
+				return listViews(ctx, a.stdout, db)
+			}
+			req := export.Request{Format: fmtVal, Views: views, Filter: f, Location: loc}
+			if *out != "" {
+				req.TmpDir = filepath.Dir(*out)
+			}
+			plan, err := export.Prepare(ctx, db, req)
+			if err != nil {
+				if export.IsInvalid(err) {
+					return exportUsage{err}
+				}
+				return err
+			}
+			if *out == "" {
+				_, err := plan.Write(ctx, db, a.stdout)
+				return err
+			}
+			if st, err := os.Stat(*out); err == nil && !st.Mode().IsRegular() {
+				return exportUsage{fmt.Errorf("-o %s exists and is not a regular file", *out)}
+			}
+			if fmtVal == export.XLSX {
+				defer limitXLSXMemory(a.environ)()
+			}
+			start := time.Now()
+			var res export.Result
+			err = export.WriteFile(*out, func(w io.Writer) error {
+				var err error
+				res, err = plan.Write(ctx, db, w)
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			what := strings.Join(views, ", ")
+			if what == "" {
+				what = export.DefaultView
+			}
+			fmt.Fprintf(a.stderr, "exported %d rows of %s to %s (%s) in %s\n", res.Rows, what, *out, fmtVal, time.Since(start).Round(time.Millisecond))
+			return nil
+		})}
 }
 
 // limitXLSXMemory sets export.XLSXMemoryLimit unless the user set

@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -18,34 +17,9 @@ import (
 	"golang.org/x/term"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/cli"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
-
-const usage = `bankmirror keeps an exact SQLite mirror of your bank data.
-
-Usage: bankmirror <command> [flags]
-
-Commands:
-  demo        mirror the built-in simulated bank into ./bankmirror-demo.db and show a summary
-  serve       run the daemon: webhook receiver, event worker and sync schedule
-  webhook     register, list, delete, ping, rotate webhooks and read their delivery logs
-  sync        one sync now: incremental, or --full for a complete reconciliation
-  status      is it working? OK, DEGRADED or FAILING (exit 0, 1, 2), then the details; --json for scripts
-  backup      a consistent copy of the mirror, taken while the daemon runs (--with-secrets: and its webhook secrets)
-  events      list webhook events that ran out of attempts (stuck), or requeue them (retry)
-  categorize  set or remove a transaction's category at the bank and in the mirror (--from FILE for many)
-  tag         add or remove a transaction's tags at the bank and in the mirror (--from FILE for many)
-  export      write a view as CSV, JSON lines or XLSX (read-only; --list shows the views)
-  ping        check that the bank accepts the token
-  config      print the effective configuration (secrets redacted)
-  simulator   run the simulated bank on a local address
-  bench       whole-system benchmarks against same-run baselines: sync, receiver, burst, export
-  version     print the version
-
-Configuration is read from BANKMIRROR_* environment variables; see README.md.
-`
-
-var version = "dev"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -74,75 +48,63 @@ type app struct {
 	log            zerolog.Logger
 	stdout, stderr io.Writer
 	environ        map[string]string
+	// command is the command line's (top-level) command.
+	command string
 	// setAside are bad settings the command runs without (commandNeeds).
 	setAside []*configError
 }
 
-type command func(ctx context.Context, a *app, args []string) error
-
-var commands = map[string]command{
-	"demo":       cmdDemo,
-	"sync":       cmdSync,
-	"status":     cmdStatus,
-	"ping":       cmdPing,
-	"simulator":  cmdSimulator,
-	"bench":      cmdBench,
-	"serve":      cmdServe,
-	"webhook":    cmdWebhook,
-	"config":     cmdConfig,
-	"events":     cmdEvents,
-	"categorize": cmdCategorize,
-	"tag":        cmdTag,
-	"backup":     cmdBackup,
-	"export":     cmdExport,
-	"version": func(_ context.Context, a *app, _ []string) error {
-		fmt.Fprintln(a.stdout, "bankmirror", version)
-		return nil
-	},
-}
-
 // run is main without the process: it returns the exit code.
 func run(ctx context.Context, args []string, environ map[string]string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprint(stdout, usage)
-		return 0
-	}
-	cmd, ok := commands[args[0]]
-	if !ok {
-		fmt.Fprintf(stderr, "bankmirror: unknown command %q\n\n%s", args[0], usage)
-		return 2
-	}
-	cfg, setAside, err := loadConfigFor(args[0], environ)
-	if err != nil {
-		fmt.Fprintln(stderr, "bankmirror:", err)
-		return 2
-	}
-	warnSetAside(stderr, args[0], setAside)
 	// Commands write from several goroutines (the worker, the schedule).
 	stdout, stderr = &lockedWriter{w: stdout}, &lockedWriter{w: stderr}
-	a := &app{cfg: cfg, log: newLogger(cfg, stderr), stdout: stdout, stderr: stderr, environ: environ, setAside: setAside}
-	if err := cmd(ctx, a, args[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		var ec *exitCode
-		if errors.As(err, &ec) {
-			return ec.code
-		}
-		var shown *reportedError
-		if !errors.As(err, &shown) {
-			fmt.Fprintln(stderr, "bankmirror:", err)
-		}
-		var ce *configError
-		if errors.As(err, &ce) || errors.Is(err, errUsage) {
-			return 2
-		}
-		return 1
+	a := &app{stdout: stdout, stderr: stderr, environ: environ}
+	p := a.program()
+	if path, _ := p.Resolve(args); len(path) > 0 {
+		a.command = path[0].Name
 	}
-	return 0
+	err := p.Execute(ctx, args, stdout, stderr)
+	if err == nil {
+		return 0
+	}
+	var ec *exitCode
+	if errors.As(err, &ec) {
+		return ec.code
+	}
+	var shown *reportedError
+	if !errors.As(err, &shown) {
+		fmt.Fprintln(stderr, "bankmirror:", err)
+	}
+	var ce *configError
+	if errors.As(err, &ce) || errors.As(err, new(badConfig)) || errors.Is(err, errUsage) {
+		return 2
+	}
+	return 1
 }
 
-var errUsage = errors.New("usage")
+// badConfig is a configuration that cannot be loaded (exit status 2).
+type badConfig struct{ err error }
+
+func (e badConfig) Error() string { return e.err.Error() }
+func (e badConfig) Unwrap() error { return e.err }
+
+// configured is run after loading the configuration and making the
+// logger: the commands that read BANKMIRROR_* variables run through it, so
+// that help, version, completion and man need no configuration.
+func (a *app) configured(run func(ctx context.Context, args []string) error) func(context.Context, []string) error {
+	return func(ctx context.Context, args []string) error {
+		cfg, setAside, err := loadConfigFor(a.command, a.environ)
+		if err != nil {
+			return badConfig{err}
+		}
+		warnSetAside(a.stderr, a.command, setAside)
+		a.cfg, a.log, a.setAside = cfg, newLogger(cfg, a.stderr), setAside
+		return run(ctx, args)
+	}
+}
+
+// errUsage is wrapped by usage errors (exit status 2).
+var errUsage = cli.ErrUsage
 
 func newLogger(cfg Config, w io.Writer) zerolog.Logger {
 	level, _ := zerolog.ParseLevel(cfg.LogLevel)
@@ -179,66 +141,6 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
-// flagSet is a subcommand's flags. Its Parse accepts flags after positional
-// arguments (`webhook logs ID --limit 5`) and reports errors as usage errors
-// that the flag package has already printed.
-type flagSet struct{ *flag.FlagSet }
-
-// flags returns a flagSet for a subcommand that reports errors to stderr.
-func (a *app) flags(name, synopsis string) *flagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(a.stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(a.stderr, "Usage: bankmirror %s %s\n", name, synopsis)
-		fs.PrintDefaults()
-	}
-	return &flagSet{fs}
-}
-
-func (fs *flagSet) Parse(args []string) error {
-	var flags, pos []string
-	for i := 0; i < len(args); i++ {
-		arg := args[i]
-		if arg == "--" {
-			pos = append(pos, args[i+1:]...)
-			break
-		}
-		if !strings.HasPrefix(arg, "-") || arg == "-" {
-			pos = append(pos, arg)
-			continue
-		}
-		flags = append(flags, arg)
-		name := strings.TrimLeft(arg, "-")
-		if strings.Contains(name, "=") {
-			continue
-		}
-		if f := fs.Lookup(name); f != nil && i+1 < len(args) {
-			if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
-				continue
-			}
-			flags = append(flags, args[i+1])
-			i++
-		}
-	}
-	err := fs.FlagSet.Parse(append(flags, append([]string{"--"}, pos...)...))
-	if err != nil && !errors.Is(err, flag.ErrHelp) {
-		return &reportedError{fmt.Errorf("%w: %w", errUsage, err)}
-	}
-	return err
-}
-
-// ParseNone is Parse for a command that takes no arguments: a stray one
-// (`sync --full false`) is a usage error rather than silently ignored.
-func (fs *flagSet) ParseNone(args []string) error {
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: %s takes no arguments, got %q", errUsage, fs.Name(), fs.Arg(0))
-	}
-	return nil
-}
-
 // exitCode is a command's verdict, printed already: run exits with code
 // (status: 1 DEGRADED, 2 FAILING).
 type exitCode struct{ code int }
@@ -247,10 +149,7 @@ func (e *exitCode) Error() string { return fmt.Sprintf("exit status %d", e.code)
 
 // reportedError has been shown to the user already; run only sets the exit
 // code.
-type reportedError struct{ err error }
-
-func (e *reportedError) Error() string { return e.err.Error() }
-func (e *reportedError) Unwrap() error { return e.err }
+type reportedError = cli.ShownError
 
 func (a *app) openStore(ctx context.Context, path string) (*store.Store, error) {
 	s, err := store.Open(ctx, path, a.cfg.storeOptions()...)

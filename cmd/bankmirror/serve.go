@@ -17,6 +17,7 @@ import (
 
 	"github.com/bankmirror/bankmirror/internal/admin"
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/cli"
 	"github.com/bankmirror/bankmirror/internal/export"
 	"github.com/bankmirror/bankmirror/internal/health"
 	"github.com/bankmirror/bankmirror/internal/httpserver"
@@ -27,10 +28,14 @@ import (
 	"github.com/bankmirror/bankmirror/internal/systemd"
 )
 
-func cmdServe(ctx context.Context, a *app, args []string) error {
-	if err := a.flags("serve", "").ParseNone(args); err != nil {
-		return err
-	}
+func (a *app) serveCommand(env []cli.Var) *cli.Command {
+	return &cli.Command{Name: "serve", Env: env,
+		Summary: "run the daemon: webhook receiver, event worker, sync schedule and admin listener",
+		Detail:  "SIGTERM or SIGINT stops it cleanly (a second signal forces); SIGHUP reads the token again.",
+		Run:     a.configured(a.serve)}
+}
+
+func (a *app) serve(ctx context.Context, _ []string) error {
 	if err := a.cfg.requireToken(); err != nil {
 		return err
 	}

@@ -9,49 +9,53 @@ import (
 
 	"golang.org/x/net/http/httpguts"
 
+	"github.com/bankmirror/bankmirror/internal/cli"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 )
 
-func cmdSimulator(ctx context.Context, a *app, args []string) error {
-	fs := a.flags("simulator", "[--listen ADDR] [--token T] [--control-token T] [--transactions N] [--seed S] [--now TIME] "+
-		"[--public-url URL] [--live RATE] [--webhook-retry BASE,MAX,ATTEMPTS] [--signature-header NAME] [--rate-limit N] [--rate-bucket DUR] [--rate-offset DUR] [--rate-retry-after]")
-	listen := fs.String("listen", "127.0.0.1:8081", "address to listen on")
-	token := fs.String("token", "", "bearer token to accept (default: a random one, printed)")
-	controlToken := fs.String("control-token", "", "bearer token of the control API under /_sim/ (default: a random one, printed)")
-	n := fs.Int("transactions", 2000, "number of seeded transactions (0 = an empty bank)")
-	seed := fs.Uint64("seed", 1, "seed of the generated data")
-	now := fs.String("now", "", "fixed clock, RFC 3339 (with the same --seed every response is byte-identical from run to run)")
-	publicURL := fs.String("public-url", "", "API base URL written into links, e.g. https://api.up.com.au/api/v1 (default: the address the client used)")
-	live := fs.String("live", "", "changes over time: new purchases, settlements, refunds, deleted holds, e.g. 10/m (N/s, N/m or N/h)")
-	webhookRetry := fs.String("webhook-retry", "", "webhook retry schedule BASE,MAX,ATTEMPTS, e.g. 1s,10s,5 (default 30s,1h,8)")
+func (a *app) simulatorCommand() *cli.Command {
+	fs := newFlags("simulator")
+	listen := fs.String("listen", "127.0.0.1:8081", "`ADDR` to listen on (host:port)")
+	token := fs.String("token", "", "bearer `TOKEN` to accept (default: a random one, printed)")
+	controlToken := fs.String("control-token", "", "bearer `TOKEN` of the control API under /_sim/ (default: a random one, printed)")
+	n := fs.Int("transactions", 2000, "`N` seeded transactions (0 = an empty bank)")
+	seed := fs.Uint64("seed", 1, "`SEED` of the generated data")
+	now := fs.String("now", "", "fixed clock `TIME`, RFC 3339 (with the same --seed every response is byte-identical from run to run)")
+	publicURL := fs.String("public-url", "", "API base `URL` written into links, e.g. https://api.up.com.au/api/v1 (default: the address the client used)")
+	live := fs.String("live", "", "changes over time at this `RATE`: new purchases, settlements, refunds, deleted holds, e.g. 10/m (N/s, N/m or N/h)")
+	webhookRetry := fs.String("webhook-retry", "", "webhook retry schedule `BASE,MAX,ATTEMPTS`, e.g. 1s,10s,5 (default 30s,1h,8)")
 	sigHeader := fs.String("signature-header", simulator.SignatureHeader,
-		"header webhook deliveries are signed in; the real bank (Up) uses "+simulator.UpSignatureHeader)
-	rateLimit := fs.Int("rate-limit", 1000, "requests per token per bucket, as the real bank (0 = no limit)")
-	rateBucket := fs.Duration("rate-bucket", time.Hour, "length of a rate-limit bucket, aligned to the bank's clock")
-	rateOffset := fs.Duration("rate-offset", 0, "buckets start this long past the clock's multiples of --rate-bucket (0, as the real bank: on the clock hour)")
+		"header `NAME` webhook deliveries are signed in; the real bank (Up) uses "+simulator.UpSignatureHeader)
+	rateLimit := fs.Int("rate-limit", 1000, "`N` requests per token per bucket, as the real bank (0 = no limit)")
+	rateBucket := fs.Duration("rate-bucket", time.Hour, "`DURATION` of a rate-limit bucket, aligned to the bank's clock")
+	rateOffset := fs.Duration("rate-offset", 0, "buckets start this `DURATION` past the clock's multiples of --rate-bucket (0, as the real bank: on the clock hour)")
 	retryAfter := fs.Bool("rate-retry-after", false, "send Retry-After (seconds until the bucket ends) on a rate-limited 429")
-	if err := fs.ParseNone(args); err != nil {
-		return err
-	}
-	opts, every, err := simulatorOptions(simulatorFlags{n: *n, now: *now, live: *live, webhookRetry: *webhookRetry,
-		sigHeader: *sigHeader, rateLimit: *rateLimit, rateBucket: *rateBucket, rateOffset: *rateOffset})
-	if err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
-	}
-	opts.Seed, opts.Token, opts.ControlToken, opts.PublicURL = *seed, *token, *controlToken, *publicURL
-	opts.RateLimit.RetryAfter = *retryAfter
-	sim := simulator.New(opts)
-	defer sim.Close()
-	srv, err := startServer(ctx, *listen, sim.Handler())
-	if err != nil {
-		return err
-	}
-	sim.Prerender(srv.URL() + "/api/v1")
-	sim.SetLive(every)
-	fmt.Fprintf(a.stdout, "simulated bank listening\nBANKMIRROR_SIM_CONTROL_URL=%s\nBANKMIRROR_SIM_CONTROL_TOKEN=%s\nBANKMIRROR_API_URL=%s\nBANKMIRROR_TOKEN=%s\n",
-		srv.URL()+"/_sim", sim.ControlToken(), srv.URL()+"/api/v1", sim.Token())
-	<-ctx.Done()
-	return srv.Shutdown(shutdownGrace)
+	return &cli.Command{Name: "simulator", Flags: fs,
+		Synopsis: "[--listen ADDR] [--token TOKEN] [--control-token TOKEN] [--transactions N] [--seed SEED] [--now TIME] " +
+			"[--public-url URL] [--live RATE] [--webhook-retry BASE,MAX,ATTEMPTS] [--signature-header NAME] " +
+			"[--rate-limit N] [--rate-bucket DURATION] [--rate-offset DURATION] [--rate-retry-after]",
+		Summary: "run the simulated bank on a local address",
+		Run: a.configured(func(ctx context.Context, _ []string) error {
+			opts, every, err := simulatorOptions(simulatorFlags{n: *n, now: *now, live: *live, webhookRetry: *webhookRetry,
+				sigHeader: *sigHeader, rateLimit: *rateLimit, rateBucket: *rateBucket, rateOffset: *rateOffset})
+			if err != nil {
+				return fmt.Errorf("%w: %w", errUsage, err)
+			}
+			opts.Seed, opts.Token, opts.ControlToken, opts.PublicURL = *seed, *token, *controlToken, *publicURL
+			opts.RateLimit.RetryAfter = *retryAfter
+			sim := simulator.New(opts)
+			defer sim.Close()
+			srv, err := startServer(ctx, *listen, sim.Handler())
+			if err != nil {
+				return err
+			}
+			sim.Prerender(srv.URL() + "/api/v1")
+			sim.SetLive(every)
+			fmt.Fprintf(a.stdout, "simulated bank listening\nBANKMIRROR_SIM_CONTROL_URL=%s\nBANKMIRROR_SIM_CONTROL_TOKEN=%s\nBANKMIRROR_API_URL=%s\nBANKMIRROR_TOKEN=%s\n",
+				srv.URL()+"/_sim", sim.ControlToken(), srv.URL()+"/api/v1", sim.Token())
+			<-ctx.Done()
+			return srv.Shutdown(shutdownGrace)
+		})}
 }
 
 // simulatorFlags are the flags of the simulator command that need parsing.

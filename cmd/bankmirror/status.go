@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,14 +10,17 @@ import (
 	"time"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/buildinfo"
+	"github.com/bankmirror/bankmirror/internal/cli"
 	"github.com/bankmirror/bankmirror/internal/health"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
 
-func cmdPing(ctx context.Context, a *app, args []string) error {
-	if err := a.flags("ping", "").ParseNone(args); err != nil {
-		return err
-	}
+func (a *app) pingCommand() *cli.Command {
+	return &cli.Command{Name: "ping", Summary: "check that the bank accepts the token", Run: a.configured(a.ping)}
+}
+
+func (a *app) ping(ctx context.Context, _ []string) error {
 	if err := a.cfg.requireToken(); err != nil {
 		return err
 	}
@@ -39,12 +41,15 @@ const (
 // cmdStatus answers "is it working?": OK, DEGRADED or FAILING with the
 // reasons on the first line, then the details. It opens the mirror
 // read-only, so it works beside the running daemon.
-func cmdStatus(ctx context.Context, a *app, args []string) error {
-	fs := a.flags("status", "[--json]")
+func (a *app) statusCommand() *cli.Command {
+	fs := newFlags("status")
 	asJSON := fs.Bool("json", false, "print the status as one JSON object")
-	if err := fs.ParseNone(args); err != nil {
-		return err
-	}
+	return &cli.Command{Name: "status", Synopsis: "[--json]", Flags: fs,
+		Summary: "is it working? OK, DEGRADED or FAILING (exit 0, 1, 2), then the details; --json for scripts",
+		Run:     a.configured(func(ctx context.Context, _ []string) error { return a.status(ctx, *asJSON) })}
+}
+
+func (a *app) status(ctx context.Context, asJSON bool) error {
 	w := a.stdout
 	st, err := store.OpenReadOnly(ctx, a.cfg.DB)
 	if err != nil {
@@ -52,8 +57,8 @@ func cmdStatus(ctx context.Context, a *app, args []string) error {
 			err = fmt.Errorf("no mirror at %s (set BANKMIRROR_DB, or run `bankmirror sync --full` first)", a.cfg.DB)
 		}
 		s := health.Status{Level: health.Failing, Reason: err.Error()}
-		if *asJSON {
-			_ = json.NewEncoder(w).Encode(s)
+		if asJSON {
+			_ = writeJSON(w, statusJSON{s, buildinfo.Get()})
 		} else {
 			fmt.Fprintf(w, "FAILING: %v\n", err)
 		}
@@ -72,10 +77,8 @@ func cmdStatus(ctx context.Context, a *app, args []string) error {
 		s.Add(health.Check{Name: health.CheckConfig, Level: health.Degraded,
 			Detail: ce.Error() + " (status runs without it; serve and the commands that use it refuse to start)"})
 	}
-	if *asJSON {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(s); err != nil {
+	if asJSON {
+		if err := writeJSON(w, statusJSON{s, buildinfo.Get()}); err != nil {
 			return err
 		}
 	} else {
@@ -89,6 +92,13 @@ func cmdStatus(ctx context.Context, a *app, args []string) error {
 	default:
 		return &exitCode{exitFailing}
 	}
+}
+
+// statusJSON is what status --json prints: the status, and the build of
+// bankmirror that gathered it.
+type statusJSON struct {
+	health.Status
+	Build buildinfo.Info `json:"build"`
 }
 
 // printStatus writes the status for people.

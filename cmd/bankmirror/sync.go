@@ -9,17 +9,21 @@ import (
 	"time"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/cli"
 	"github.com/bankmirror/bankmirror/internal/receipts"
 	"github.com/bankmirror/bankmirror/internal/store"
 	"github.com/bankmirror/bankmirror/internal/sync"
 )
 
-func cmdSync(ctx context.Context, a *app, args []string) error {
-	fs := a.flags("sync", "[--full]")
+func (a *app) syncCommand() *cli.Command {
+	fs := newFlags("sync")
 	full := fs.Bool("full", false, "list everything and reconcile deletions (default: incremental)")
-	if err := fs.ParseNone(args); err != nil {
-		return err
-	}
+	return &cli.Command{Name: "sync", Synopsis: "[--full]", Flags: fs,
+		Summary: "one sync now: incremental, or --full for a complete reconciliation",
+		Run:     a.configured(func(ctx context.Context, _ []string) error { return a.sync(ctx, *full) })}
+}
+
+func (a *app) sync(ctx context.Context, full bool) error {
 	if err := a.cfg.requireToken(); err != nil {
 		return err
 	}
@@ -29,7 +33,7 @@ func cmdSync(ctx context.Context, a *app, args []string) error {
 	}
 	defer st.Close()
 	client := a.client(a.cfg.APIURL, a.cfg.Token, a.cfg.RequestsPerHour)
-	res, err := runSync(ctx, a, client, st, *full)
+	res, err := runSync(ctx, a, client, st, full)
 	if errors.Is(err, store.ErrSyncRunning) {
 		return fmt.Errorf("another sync of %s is running (bankmirror serve's schedule?); try again when it ends", a.cfg.DB)
 	}

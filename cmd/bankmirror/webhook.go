@@ -7,46 +7,58 @@ import (
 	"text/tabwriter"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/cli"
 	"github.com/bankmirror/bankmirror/internal/store"
 	"github.com/bankmirror/bankmirror/internal/sync"
 	"github.com/bankmirror/bankmirror/internal/webhooks"
 )
 
-const webhookUsage = `Usage: bankmirror webhook <command>
-
-Commands:
-  register --url URL [--description D]   create a webhook at the bank; its secret is kept beside the mirror
-  list                                   the bank's webhooks
-  delete ID                              delete a webhook at the bank
-  ping ID                                ask the bank to send a PING event
-  logs ID [--limit N]                    the bank's delivery log of a webhook, newest first
-  rotate ID                              replace a webhook by a new one with a new secret
-`
-
-func cmdWebhook(ctx context.Context, a *app, args []string) error {
-	if len(args) == 0 {
-		fmt.Fprint(a.stderr, webhookUsage)
-		return errUsage
+func (a *app) webhookCommand() *cli.Command {
+	// Each subcommand opens the mirror and the bank only once its
+	// arguments are known to be good, so that a usage error creates no file.
+	with := func(fn func(ctx context.Context, w *webhookCmd, args []string) error) func(context.Context, []string) error {
+		return a.configured(func(ctx context.Context, args []string) error {
+			w := &webhookCmd{app: a}
+			defer w.close()
+			return fn(ctx, w, args)
+		})
 	}
-	w := &webhookCmd{app: a}
-	defer w.close()
-	sub, rest := args[0], args[1:]
-	switch sub {
-	case "register":
-		return w.register(ctx, rest)
-	case "list":
-		return w.list(ctx, rest)
-	case "delete":
-		return w.withID(ctx, "delete", rest, w.delete)
-	case "ping":
-		return w.withID(ctx, "ping", rest, w.ping)
-	case "logs":
-		return w.logs(ctx, rest)
-	case "rotate":
-		return w.withID(ctx, "rotate", rest, w.rotate)
+	withID := func(name string, fn func(w *webhookCmd, ctx context.Context, id string) error) func(context.Context, []string) error {
+		return with(func(ctx context.Context, w *webhookCmd, args []string) error {
+			if len(args) != 1 {
+				return fmt.Errorf("%w: webhook %s takes one webhook id", errUsage, name)
+			}
+			if err := w.open(ctx); err != nil {
+				return err
+			}
+			return fn(w, ctx, args[0])
+		})
 	}
-	fmt.Fprint(a.stderr, webhookUsage)
-	return fmt.Errorf("%w: unknown webhook command %q", errUsage, sub)
+	register := newFlags("webhook register")
+	url := register.String("url", "", "public `URL` of this daemon's webhook endpoint (http or https, at most 300 characters)")
+	desc := register.String("description", "", "description `D` shown by the bank (at most 64 characters)")
+	logs := newFlags("webhook logs")
+	limit := logs.Int("limit", 20, "how many entries (`N`) to show")
+	return &cli.Command{Name: "webhook", Summary: "register, list, delete, ping, rotate webhooks and read their delivery logs",
+		Commands: []*cli.Command{
+			{Name: "register", Synopsis: "--url URL [--description D]", Flags: register,
+				Summary: "create a webhook at the bank; its secret is kept beside the mirror",
+				Run: with(func(ctx context.Context, w *webhookCmd, _ []string) error {
+					return w.register(ctx, *url, *desc)
+				})},
+			{Name: "list", Summary: "the bank's webhooks",
+				Run: with(func(ctx context.Context, w *webhookCmd, _ []string) error { return w.list(ctx) })},
+			{Name: "delete", Synopsis: "ID", Args: true, Summary: "delete a webhook at the bank",
+				Run: withID("delete", (*webhookCmd).delete)},
+			{Name: "ping", Synopsis: "ID", Args: true, Summary: "ask the bank to send a PING event",
+				Run: withID("ping", (*webhookCmd).ping)},
+			{Name: "logs", Synopsis: "ID [--limit N]", Args: true, Flags: logs,
+				Summary: "the bank's delivery log of a webhook, newest first",
+				Run:     withID("logs", func(w *webhookCmd, ctx context.Context, id string) error { return w.logs(ctx, id, *limit) })},
+			{Name: "rotate", Synopsis: "ID", Args: true, Summary: "replace a webhook by a new one with a new secret",
+				Detail: "The new webhook is created for the same URL and its secret kept before the old one is deleted: deliveries signed with either secret are accepted throughout, and with the old one for an hour after.",
+				Run:    withID("rotate", (*webhookCmd).rotate)},
+		}}
 }
 
 type webhookCmd struct {
@@ -88,21 +100,6 @@ func (w *webhookCmd) close() {
 	}
 }
 
-func (w *webhookCmd) withID(ctx context.Context, name string, args []string, fn func(context.Context, string) error) error {
-	fs := w.flags("webhook "+name, "ID")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return fmt.Errorf("%w: webhook %s takes one webhook id", errUsage, name)
-	}
-	if err := w.open(ctx); err != nil {
-		return err
-	}
-	return fn(ctx, fs.Arg(0))
-}
-
 // reportOrphans names the bank's webhooks whose secret this mirror does
 // not hold, after a registration that may have created one.
 func (w *webhookCmd) reportOrphans(err error) {
@@ -116,25 +113,18 @@ func (w *webhookCmd) reportOrphans(err error) {
 	}
 }
 
-func (w *webhookCmd) register(ctx context.Context, args []string) error {
-	fs := w.flags("webhook register", "--url URL [--description D]")
-	url := fs.String("url", "", "public URL of this daemon's webhook endpoint (http or https, at most 300 characters)")
-	desc := fs.String("description", "", "description shown by the bank (at most 64 characters)")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if *url == "" {
-		fs.Usage()
+func (w *webhookCmd) register(ctx context.Context, url, desc string) error {
+	if url == "" {
 		return fmt.Errorf("%w: --url is required", errUsage)
 	}
 	var d *string
-	if *desc != "" {
-		d = desc
+	if desc != "" {
+		d = &desc
 	}
 	if err := w.open(ctx); err != nil {
 		return err
 	}
-	hook, err := w.hooks.Register(ctx, *url, d)
+	hook, err := w.hooks.Register(ctx, url, d)
 	if err != nil {
 		w.reportOrphans(err)
 		return err
@@ -143,10 +133,7 @@ func (w *webhookCmd) register(ctx context.Context, args []string) error {
 	return nil
 }
 
-func (w *webhookCmd) list(ctx context.Context, args []string) error {
-	if err := w.flags("webhook list", "").ParseNone(args); err != nil {
-		return err
-	}
+func (w *webhookCmd) list(ctx context.Context) error {
 	if err := w.open(ctx); err != nil {
 		return err
 	}
@@ -188,28 +175,16 @@ func (w *webhookCmd) ping(ctx context.Context, id string) error {
 	return nil
 }
 
-func (w *webhookCmd) logs(ctx context.Context, args []string) error {
-	fs := w.flags("webhook logs", "ID [--limit N]")
-	limit := fs.Int("limit", 20, "how many entries to show")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if fs.NArg() != 1 {
-		fs.Usage()
-		return fmt.Errorf("%w: webhook logs takes one webhook id", errUsage)
-	}
-	if err := w.open(ctx); err != nil {
-		return err
-	}
+func (w *webhookCmd) logs(ctx context.Context, id string, limit int) error {
 	tw := tabwriter.NewWriter(w.stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "CREATED\tSTATUS\tCODE\tEVENT")
 	shown := 0
-	for page, err := range bank.Pages(ctx, w.bank.WebhookLogsURL(fs.Arg(0)), w.bank.WebhookLogsPage) {
+	for page, err := range bank.Pages(ctx, w.bank.WebhookLogsURL(id), w.bank.WebhookLogsPage) {
 		if err != nil {
 			return err
 		}
 		for _, l := range page.Data {
-			if shown == *limit {
+			if shown == limit {
 				break
 			}
 			code := "-"
@@ -219,7 +194,7 @@ func (w *webhookCmd) logs(ctx context.Context, args []string) error {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", l.CreatedAt, l.DeliveryStatus, code, l.EventID)
 			shown++
 		}
-		if shown >= *limit {
+		if shown >= limit {
 			break
 		}
 	}

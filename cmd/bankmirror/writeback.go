@@ -1,88 +1,125 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"text/tabwriter"
 
+	"github.com/bankmirror/bankmirror/internal/cli"
+	"github.com/bankmirror/bankmirror/internal/store"
 	"github.com/bankmirror/bankmirror/internal/writeback"
 )
 
-const (
-	categorizeUsage = "TX_ID CATEGORY_ID|none | --from FILE [--skip-invalid]"
-	tagUsage        = "add|remove TX_ID LABEL... | add|remove --from FILE [--skip-invalid]"
-)
-
-// cmdCategorize sets or removes transactions' categories at the bank and
-// in the mirror.
-func cmdCategorize(ctx context.Context, a *app, args []string) error {
-	fs := a.flags("categorize", categorizeUsage)
-	from := fs.String("from", "", "CSV `FILE` of id,category lines (category none removes it)")
-	skip := fs.Bool("skip-invalid", false, "with --from: apply the valid lines when some are invalid (default: apply nothing)")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	var rows []writeback.Row
-	switch {
-	case *from != "" && fs.NArg() > 0:
-		return fmt.Errorf("%w: categorize takes --from FILE or TX_ID CATEGORY_ID, not both", errUsage)
-	case *from != "":
-		var err error
-		if rows, err = readRows(*from); err != nil {
-			return err
-		}
-	case fs.NArg() != 2:
-		fs.Usage()
-		return fmt.Errorf("%w: categorize needs TX_ID and CATEGORY_ID (or none)", errUsage)
-	default:
-		rows = []writeback.Row{{TxID: fs.Arg(0), Value: fs.Arg(1)}}
-	}
-	return a.writeBack(ctx, writeback.Categorize, rows, *from != "", *skip)
+// writebackFlags are the flags of categorize and tag add|remove.
+type writebackFlags struct {
+	from string
+	skip bool
 }
 
-// cmdTag adds or removes tag labels at the bank and in the mirror.
-func cmdTag(ctx context.Context, a *app, args []string) error {
-	fs := a.flags("tag", tagUsage)
-	from := fs.String("from", "", "CSV `FILE` of id,tag lines (several lines per id make one request)")
-	skip := fs.Bool("skip-invalid", false, "with --from: apply the valid lines when some are invalid (default: apply nothing)")
-	if err := fs.Parse(args); err != nil {
+func newWritebackFlags(name, lines string) (*flag.FlagSet, *writebackFlags) {
+	fs := newFlags(name)
+	f := &writebackFlags{}
+	fs.StringVar(&f.from, "from", "", "CSV `FILE` of "+lines)
+	fs.BoolVar(&f.skip, "skip-invalid", false, "with --from: apply the valid lines when some are invalid (default: apply nothing)")
+	return fs, f
+}
+
+// rows are the rows a command line names: those of --from FILE, or those
+// pos makes, not both.
+func (f *writebackFlags) rows(pos []string, want string, minArgs int, fromArgs func([]string) []writeback.Row) ([]writeback.Row, error) {
+	switch {
+	case f.from != "" && len(pos) > 0:
+		return nil, fmt.Errorf("%w: give --from FILE or %s, not both", errUsage, want)
+	case f.from != "":
+		return readRows(f.from)
+	case len(pos) < minArgs:
+		return nil, fmt.Errorf("%w: give %s, or --from FILE", errUsage, want)
+	}
+	return fromArgs(pos), nil
+}
+
+// categorizeCommand sets or removes transactions' categories at the bank
+// and in the mirror.
+func (a *app) categorizeCommand() *cli.Command {
+	fs, f := newWritebackFlags("categorize", "id,category lines (category none removes it)")
+	return &cli.Command{Name: "categorize", Synopsis: "TX_ID CATEGORY|none | --from FILE [--skip-invalid]", Flags: fs, Args: true,
+		Summary: "set or remove a transaction's category at the bank and in the mirror (--from FILE for many)",
+		Detail:  "CATEGORY is a category's id or its name, ignoring case (bankmirror categories lists them); none removes the category.",
+		Run: a.configured(func(ctx context.Context, pos []string) error {
+			if f.from == "" && len(pos) > 2 {
+				return fmt.Errorf("%w: categorize takes TX_ID and CATEGORY, got %d arguments", errUsage, len(pos))
+			}
+			rows, err := f.rows(pos, "TX_ID and CATEGORY (or none)", 2, func(pos []string) []writeback.Row {
+				return []writeback.Row{{TxID: pos[0], Value: pos[1]}}
+			})
+			if err != nil {
+				return err
+			}
+			return a.writeBack(ctx, writeback.Categorize, rows, f.from != "", f.skip)
+		})}
+}
+
+func (a *app) categoriesCommand() *cli.Command {
+	return &cli.Command{Name: "categories", Summary: "list the mirror's categories: id, name and parent (what categorize accepts)",
+		Run: a.configured(a.categories)}
+}
+
+// categories lists the mirrored categories; it opens the mirror
+// read-only, so it works beside the daemon.
+func (a *app) categories(ctx context.Context, _ []string) error {
+	if _, err := os.Stat(a.cfg.DB); err != nil {
+		return fmt.Errorf("no mirror at %s (set BANKMIRROR_DB, or run `bankmirror sync --full` first): %w", a.cfg.DB, err)
+	}
+	st, err := store.OpenReadOnly(ctx, a.cfg.DB)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() == 0 {
-		fs.Usage()
-		return fmt.Errorf("%w: tag needs a subcommand: add or remove", errUsage)
+	defer st.Close()
+	tree, err := st.CategoryTree(ctx)
+	if err != nil {
+		return err
 	}
-	var op writeback.Op
-	switch fs.Arg(0) {
-	case "add":
-		op = writeback.AddTags
-	case "remove":
-		op = writeback.RemoveTags
-	default:
-		return fmt.Errorf("%w: unknown tag subcommand %q (want add or remove)", errUsage, fs.Arg(0))
+	if len(tree) == 0 {
+		return fmt.Errorf("the mirror %s has no categories yet (run `bankmirror sync` first)", a.cfg.DB)
 	}
-	rest := fs.Args()[1:]
-	var rows []writeback.Row
-	switch {
-	case *from != "" && len(rest) > 0:
-		return fmt.Errorf("%w: tag %s takes --from FILE or TX_ID LABEL..., not both", errUsage, fs.Arg(0))
-	case *from != "":
-		var err error
-		if rows, err = readRows(*from); err != nil {
-			return err
-		}
-	case len(rest) < 2:
-		fs.Usage()
-		return fmt.Errorf("%w: tag %s needs TX_ID and at least one LABEL", errUsage, fs.Arg(0))
-	default:
-		for _, l := range rest[1:] {
-			rows = append(rows, writeback.Row{TxID: rest[0], Value: l})
-		}
+	tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tPARENT")
+	for _, c := range writeback.ListCategories(tree) {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", c.ID, c.Name, cmp.Or(c.ParentID, "-"))
 	}
-	return a.writeBack(ctx, op, rows, *from != "", *skip)
+	return tw.Flush()
+}
+
+// tagCommand adds or removes tag labels at the bank and in the mirror.
+func (a *app) tagCommand() *cli.Command {
+	sub := func(name string, op writeback.Op, summary string) *cli.Command {
+		fs, f := newWritebackFlags("tag "+name, "id,tag lines (several lines per id make one request)")
+		return &cli.Command{Name: name, Synopsis: "TX_ID LABEL... | --from FILE [--skip-invalid]", Flags: fs, Args: true, Summary: summary,
+			Run: a.configured(func(ctx context.Context, pos []string) error {
+				rows, err := f.rows(pos, "TX_ID and at least one LABEL", 2, func(pos []string) []writeback.Row {
+					var rows []writeback.Row
+					for _, l := range pos[1:] {
+						rows = append(rows, writeback.Row{TxID: pos[0], Value: l})
+					}
+					return rows
+				})
+				if err != nil {
+					return err
+				}
+				return a.writeBack(ctx, op, rows, f.from != "", f.skip)
+			})}
+	}
+	return &cli.Command{Name: "tag", Summary: "add or remove a transaction's tags at the bank and in the mirror (--from FILE for many)",
+		Commands: []*cli.Command{
+			sub("add", writeback.AddTags, "add tags to a transaction at the bank and in the mirror"),
+			sub("remove", writeback.RemoveTags, "remove tags from a transaction at the bank and in the mirror"),
+		}}
 }
 
 func readRows(path string) ([]writeback.Row, error) {
@@ -135,7 +172,7 @@ func (a *app) writeBack(ctx context.Context, op writeback.Op, rows []writeback.R
 		if batch {
 			return fmt.Errorf("%d of %d lines invalid; nothing was sent to the bank (fix them, or pass --skip-invalid)", len(rep.Invalid), rep.Rows)
 		}
-		return &reportedError{err}
+		return &reportedError{Err: err}
 	}
 	for _, s := range rep.Unchanged {
 		fmt.Fprintf(a.stdout, "%s: %s; nothing sent\n", subject(s), already(op, s))
@@ -179,7 +216,7 @@ func outcome(rep writeback.Report) error {
 	if len(bad) == 0 {
 		return nil
 	}
-	return &reportedError{errors.New(strings.Join(bad, ", "))}
+	return &reportedError{Err: errors.New(strings.Join(bad, ", "))}
 }
 
 func printWritebackSummary(w io.Writer, rep writeback.Report) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -122,10 +123,10 @@ func TestCLIWriteBackRefusals(t *testing.T) {
 		{[]string{"categorize", transfer.ID, "groceries"}, 1, "is not categorizable"},
 		{[]string{"tag", "add", six.ID, "seventh"}, 1, "7th tag"},
 		{[]string{"tag", "add", tx.ID, strings.Repeat("x", 65)}, 1, "at most 64"},
-		{[]string{"categorize", tx.ID}, 2, "needs TX_ID and CATEGORY_ID"},
-		{[]string{"tag", "tidy", tx.ID, "x"}, 2, "unknown tag subcommand"},
+		{[]string{"categorize", tx.ID}, 2, "give TX_ID and CATEGORY"},
+		{[]string{"tag", "tidy", tx.ID, "x"}, 2, `unknown tag command "tidy"`},
 		{[]string{"tag", "add", tx.ID}, 2, "at least one LABEL"},
-		{[]string{"tag"}, 2, "add or remove"},
+		{[]string{"tag"}, 2, "tag needs a command: add, remove"},
 		{[]string{"categorize", "--from", "x.csv", tx.ID, "groceries"}, 2, "not both"},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
@@ -263,5 +264,56 @@ func TestCLIWriteBackNeedsAMirror(t *testing.T) {
 	}
 	if b.sim.Requests() != 0 {
 		t.Errorf("%d requests", b.sim.Requests())
+	}
+}
+
+// categorize takes a category's name, ignoring case, as the user sees it
+// in their banking app; categories lists what it accepts.
+func TestCLICategorizeByNameAndCategories(t *testing.T) {
+	b, env, _ := syncedCLI(t, 300)
+	tx := findSimTx(t, b.sim, func(tx simulator.Transaction) bool {
+		return tx.IsCategorizable && tx.CategoryID != "takeaway" && tx.Status == "SETTLED"
+	})
+	r := runCLI(t, env, "categorize", tx.ID, "Takeaway")
+	wantCode(t, r, 0)
+	if !strings.Contains(r.stdout, " -> takeaway: applied; mirror updated") {
+		t.Errorf("output:\n%s", r)
+	}
+	if got := simTx(t, b.sim, tx.ID).CategoryID; got != "takeaway" {
+		t.Errorf("bank category = %q", got)
+	}
+
+	before := b.sim.Requests()
+	r = runCLI(t, env, "categorize", tx.ID, "Café")
+	wantCode(t, r, 1)
+	if !strings.Contains(r.stderr, `unknown category "Café": no category has that id or name (`+"`bankmirror categories`"+` lists them)`) ||
+		strings.Contains(r.stderr, "SELECT") {
+		t.Errorf("unknown name:\n%s", r)
+	}
+	if n := b.sim.Requests() - before; n != 0 {
+		t.Errorf("an unknown name sent %d requests", n)
+	}
+
+	r = runCLI(t, env, "categories")
+	wantCode(t, r, 0)
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if got := strings.Fields(lines[0]); !slices.Equal(got, []string{"ID", "NAME", "PARENT"}) {
+		t.Errorf("header = %q", lines[0])
+	}
+	takeaway := regexp.MustCompile(`(?m)^takeaway +Takeaway +good-life$`)
+	parent := regexp.MustCompile(`(?m)^good-life +Good Life +-$`)
+	if !takeaway.MatchString(r.stdout) || !parent.MatchString(r.stdout) {
+		t.Errorf("categories:\n%s", r)
+	}
+	if want := len(b.sim.Snapshot().Categories) + 1; len(lines) != want {
+		t.Errorf("%d lines, want %d (a header and one per category)", len(lines), want)
+	}
+
+	// Without a mirror: one line saying so.
+	env["BANKMIRROR_DB"] = filepath.Join(t.TempDir(), "none.db")
+	r = runCLI(t, env, "categories")
+	wantCode(t, r, 1)
+	if !strings.Contains(r.stderr, "no mirror at") {
+		t.Errorf("categories without a mirror:\n%s", r)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/buildinfo"
 	"github.com/bankmirror/bankmirror/internal/health"
 )
 
@@ -141,5 +143,32 @@ func TestExposed(t *testing.T) {
 		if got := Exposed(addr); got != want {
 			t.Errorf("Exposed(%q) = %v, want %v", addr, got, want)
 		}
+	}
+}
+
+// bankmirror_build_info is 1, labelled with the running build.
+func TestBuildInfoMetric(t *testing.T) {
+	rec := httptest.NewRecorder()
+	Handler(checker{}, NewMetrics(StateSource{})).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(rec.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := fams["bankmirror_build_info"]
+	if f == nil || len(f.Metric) != 1 || f.Metric[0].Gauge.GetValue() != 1 {
+		t.Fatalf("bankmirror_build_info = %v", f)
+	}
+	labels := map[string]string{}
+	for _, l := range f.Metric[0].Label {
+		labels[l.GetName()] = l.GetValue()
+	}
+	b := buildinfo.Get()
+	want := map[string]string{"version": b.Version, "commit": b.Commit, "goversion": b.GoVersion, "sqlite": b.SQLite}
+	if !maps.Equal(labels, want) {
+		t.Errorf("labels = %v, want %v", labels, want)
+	}
+	if labels["sqlite"] == "" || !strings.HasPrefix(labels["goversion"], "go") {
+		t.Errorf("labels = %v", labels)
 	}
 }

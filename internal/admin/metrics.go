@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/buildinfo"
 	"github.com/bankmirror/bankmirror/internal/health"
 )
 
@@ -65,7 +66,12 @@ func NewMetrics(src StateSource) *Metrics {
 	m.feed = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "bankmirror_export_requests_refused_total",
 		Help: "Requests to the export feed refused before any query, by reason (no_token, wrong_token, throttled)."}, []string{"reason"})
 	m.bankOK = m.bank.WithLabelValues("200")
-	reg.MustRegister(m.received, m.refused, m.applied, m.syncs, m.bank, m.feed,
+	b := buildinfo.Get()
+	build := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "bankmirror_build_info",
+		Help: "Always 1; the labels say which build runs: its version and commit, and the Go and SQLite versions."},
+		[]string{"version", "commit", "goversion", "sqlite"})
+	build.WithLabelValues(b.Version, b.Commit, b.GoVersion, b.SQLite).Set(1)
+	reg.MustRegister(m.received, m.refused, m.applied, m.syncs, m.bank, m.feed, build,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		&stateCollector{src: src})
 	return m
