@@ -206,7 +206,9 @@ func freeLoopbackAddr(t *testing.T) string {
 }
 
 // childEnviron is this process's environment without anything that
-// configures bankmirror or systemd, plus vars and the re-exec switch.
+// configures bankmirror or systemd, plus vars and the re-exec switch. The
+// listeners are on free ports unless vars names theirs: never the default
+// ports, which the user's own daemon may hold.
 func childEnviron(vars map[string]string) []string {
 	env := slices.DeleteFunc(os.Environ(), func(kv string) bool {
 		k, _, _ := strings.Cut(kv, "=")
@@ -217,6 +219,11 @@ func childEnviron(vars map[string]string) []string {
 		return strings.HasPrefix(k, envPrefix)
 	})
 	env = append(env, childEnv+"=1")
+	for _, k := range []string{envPrefix + "LISTEN", envPrefix + "ADMIN_LISTEN"} {
+		if _, ok := vars[k]; !ok {
+			env = append(env, k+"=127.0.0.1:0")
+		}
+	}
 	for k, v := range vars {
 		env = append(env, k+"="+v)
 	}

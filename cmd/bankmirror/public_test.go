@@ -55,6 +55,7 @@ func TestPublicEndpointUnderAttack(t *testing.T) {
 		"BANKMIRROR_TOKEN":              b.sim.Token(),
 		"BANKMIRROR_DB":                 filepath.Join(t.TempDir(), "mirror.db"),
 		"BANKMIRROR_LISTEN":             listen,
+		"BANKMIRROR_ADMIN_LISTEN":       "127.0.0.1:0",  // not the default 8082, which the user's own daemon may hold
 		"BANKMIRROR_WEBHOOK_SECRET":     hook.SecretKey, // a webhook made elsewhere
 		"BANKMIRROR_REQUESTS_PER_HOUR":  "0",
 		"BANKMIRROR_SYNC_SCHEDULE":      "@every 1000h",
