@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -48,33 +49,12 @@ func (s *Store) Backup(ctx context.Context, dest string, opts BackupOptions) (Ba
 		}
 	}
 
-	f, err := os.CreateTemp(filepath.Dir(dest), filepath.Base(dest)+".tmp-*") // mode 0600
-	if err != nil {
-		return res, fmt.Errorf("create backup file: %w", err)
-	}
-	tmp := f.Name()
-	_ = f.Close()
-	defer func() {
-		// Left only on failure: commitFile moves it.
-		_ = os.Remove(tmp)
-		_ = os.Remove(tmp + "-journal")
-	}()
-	uri, err := fileURI(tmp)
+	tmp, size, remove, err := vacuumInto(ctx, s.ro, dest)
+	defer remove()
 	if err != nil {
 		return res, err
 	}
-	conn, err := s.ro.Conn(ctx)
-	if err != nil {
-		return res, fmt.Errorf("backup: %w", err)
-	}
-	_, err = conn.ExecContext(ctx, "VACUUM INTO ?", string(uri))
-	_ = conn.Close()
-	if err != nil {
-		return res, fmt.Errorf("backup to %s: %w", dest, err)
-	}
-	if res.Bytes, err = syncFile(tmp); err != nil {
-		return res, err
-	}
+	res.Bytes = size
 	// The secrets are read after the snapshot: every webhook in the copy
 	// has its secret in theirs (one registered meanwhile adds a secret
 	// without a row, which is erased an hour later).
@@ -129,6 +109,40 @@ func (s *Store) checkBackupDest(dest string, force bool) error {
 		return fmt.Errorf("backup file %s is not a regular file", dest)
 	}
 	return nil
+}
+
+// vacuumInto writes a consistent copy of the mirror, read through db in
+// one snapshot (VACUUM INTO), to a new temporary file beside dest, mode
+// 0600, synced, and returns its name and size; commitFile moves it to dest.
+// remove deletes what is left of it (nothing once moved), and is set even
+// on error.
+func vacuumInto(ctx context.Context, db *sql.DB, dest string) (tmp string, size int64, remove func(), err error) {
+	remove = func() {}
+	f, err := os.CreateTemp(filepath.Dir(dest), filepath.Base(dest)+".tmp-*") // mode 0600
+	if err != nil {
+		return "", 0, remove, fmt.Errorf("create backup file: %w", err)
+	}
+	tmp = f.Name()
+	_ = f.Close()
+	remove = func() {
+		_ = os.Remove(tmp)
+		_ = os.Remove(tmp + "-journal")
+	}
+	uri, err := fileURI(tmp)
+	if err != nil {
+		return tmp, 0, remove, err
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return tmp, 0, remove, fmt.Errorf("backup: %w", err)
+	}
+	_, err = conn.ExecContext(ctx, "VACUUM INTO ?", string(uri))
+	_ = conn.Close()
+	if err != nil {
+		return tmp, 0, remove, fmt.Errorf("backup to %s: %w", dest, err)
+	}
+	size, err = syncFile(tmp)
+	return tmp, size, remove, err
 }
 
 // syncFile fsyncs the file at path and returns its size.

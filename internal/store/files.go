@@ -23,11 +23,11 @@ const (
 	walSuffix     = "-wal"
 	shmSuffix     = "-shm"
 	secretsSuffix = ".secrets"
-	lockSuffix    = "-lock" // after ".sync", ".heal"
+	lockSuffix    = "-lock" // after ".sync", ".heal", ".migrate"
 )
 
 // lockNames are the store's lock files (see tryLock).
-var lockNames = []string{"sync", "heal"}
+var lockNames = []string{"sync", "heal", "migrate"}
 
 // companions are the files beside the database at path that hold its
 // data, its secrets or its locks, and must be private to its owner.

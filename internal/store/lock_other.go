@@ -7,7 +7,7 @@ import (
 	gosync "sync"
 )
 
-var syncLock, healLock gosync.Mutex
+var syncLock, healLock, migrateLock gosync.Mutex
 
 // LockSync takes the mirror's sync lock. Without flock it only excludes
 // syncs within this process.
@@ -22,4 +22,10 @@ func (s *Store) LockSync() (unlock func(), err error) {
 func (s *Store) LockHeal(ctx context.Context) (unlock func(), err error) {
 	healLock.Lock()
 	return healLock.Unlock, nil
+}
+
+// lockMigrate takes the migration lock of this process.
+func (s *Store) lockMigrate(ctx context.Context) (unlock func(), err error) {
+	migrateLock.Lock()
+	return migrateLock.Unlock, nil
 }

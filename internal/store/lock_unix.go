@@ -23,8 +23,19 @@ func (s *Store) LockSync() (unlock func(), err error) {
 // daemon's, and `webhook rotate`'s) from running at once, waiting for it
 // until ctx ends.
 func (s *Store) LockHeal(ctx context.Context) (unlock func(), err error) {
+	return s.waitLock(ctx, "heal")
+}
+
+// lockMigrate takes the lock that keeps two processes from copying and
+// migrating the same mirror at once, waiting for it until ctx ends.
+func (s *Store) lockMigrate(ctx context.Context) (unlock func(), err error) {
+	return s.waitLock(ctx, "migrate")
+}
+
+// waitLock takes the lock file name, waiting for it until ctx ends.
+func (s *Store) waitLock(ctx context.Context, name string) (unlock func(), err error) {
 	for {
-		unlock, err := s.tryLock("heal", errLocked)
+		unlock, err := s.tryLock(name, errLocked)
 		if !errors.Is(err, errLocked) {
 			return unlock, err
 		}
@@ -32,7 +43,7 @@ func (s *Store) LockHeal(ctx context.Context) (unlock func(), err error) {
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return nil, fmt.Errorf("wait for the heal lock: %w", ctx.Err())
+			return nil, fmt.Errorf("wait for the %s lock: %w", name, ctx.Err())
 		case <-t.C:
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	_ "github.com/mattn/go-sqlite3" // the SQLite driver
+	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror"
 )
@@ -109,6 +110,13 @@ type Store struct {
 	uid  int            // the user the files must belong to
 	// restartFrames is the WAL size past which it is restarted.
 	restartFrames int
+	// noMigrationBackup skips the copy Open keeps before migrating.
+	noMigrationBackup bool
+	log               zerolog.Logger
+	// migrateHook, for tests, is called inside the first step's
+	// transaction once the copy is made ("copied") and after each step
+	// commits ("step").
+	migrateHook func(stage string)
 }
 
 // Option configures a Store.
@@ -121,13 +129,24 @@ func WithClock(now func() time.Time) Option { return func(s *Store) { s.now = no
 // to, for tests of the ownership check.
 func WithUID(uid int) Option { return func(s *Store) { s.uid = uid } }
 
+// WithMigrationBackup says whether Open keeps a copy of the mirror
+// (MigrationBackupPath) before migrating its schema; it does unless told
+// otherwise.
+func WithMigrationBackup(on bool) Option { return func(s *Store) { s.noMigrationBackup = !on } }
+
+// WithLogger is where the store logs what it does on its own (the copy
+// kept before a migration); nothing is logged without it.
+func WithLogger(log zerolog.Logger) Option { return func(s *Store) { s.log = log } }
+
 // Open opens (creating with mode 0600 if needed) and migrates the mirror at
-// path. It refuses (ErrNotOwner) to touch a mirror, or a file beside it,
-// that belongs to another user, refuses a symbolic link in place of any of
-// them (ErrSymlink) and a directory others may write (ErrUnsafeDir), and
-// makes the existing ones mode 0600.
+// path, first copying a mirror of an earlier schema version to
+// MigrationBackupPath (see WithMigrationBackup). It refuses (ErrNotOwner)
+// to touch a mirror, or a file beside it, that belongs to another user,
+// refuses a symbolic link in place of any of them (ErrSymlink) and a
+// directory others may write (ErrUnsafeDir), and makes the existing ones
+// mode 0600.
 func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
-	s := &Store{path: path, now: time.Now, uid: os.Getuid(), restartFrames: restartFrames}
+	s := &Store{path: path, now: time.Now, uid: os.Getuid(), restartFrames: restartFrames, log: zerolog.Nop()}
 	for _, o := range opts {
 		o(s)
 	}
@@ -289,20 +308,45 @@ func SchemaVersion() int { return len(migrations) }
 
 // migrate applies each pending step in its own immediate transaction,
 // re-reading user_version under the lock so that two processes starting at
-// once do not both apply a step.
+// once do not both apply a step. A mirror of an earlier version (not a new,
+// empty one) is first copied (backupBeforeMigrate) while the migration lock
+// is held, so that of two processes starting at once one copies and
+// migrates and the other then finds nothing to do.
 func (s *Store) migrate(ctx context.Context) error {
+	var v int
+	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	if v == len(migrations) {
+		return nil
+	}
+	backup := !s.noMigrationBackup && v > 0 && v < len(migrations)
+	if backup {
+		unlock, err := s.lockMigrate(ctx)
+		if err != nil {
+			return err
+		}
+		defer unlock()
+	}
 	for {
-		done, err := s.migrateStep(ctx)
+		done, err := s.migrateStep(ctx, backup)
 		if err != nil {
 			return err
 		}
 		if done {
 			return nil
 		}
+		if s.migrateHook != nil {
+			s.migrateHook("step")
+		}
+		backup = false
 	}
 }
 
-func (s *Store) migrateStep(ctx context.Context) (done bool, err error) {
+// migrateStep applies the next pending step, if any. With backup set, a
+// mirror of an earlier version is copied first, in the same write
+// transaction: the copy holds exactly what the step then migrates.
+func (s *Store) migrateStep(ctx context.Context, backup bool) (done bool, err error) {
 	err = s.InTx(ctx, func(tx *sql.Tx) error {
 		var v int
 		if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
@@ -314,6 +358,14 @@ func (s *Store) migrateStep(ctx context.Context) (done bool, err error) {
 		case v == len(migrations):
 			done = true
 			return nil
+		}
+		if backup && v > 0 {
+			if err := s.backupBeforeMigrate(ctx, v); err != nil {
+				return err
+			}
+			if s.migrateHook != nil {
+				s.migrateHook("copied")
+			}
 		}
 		m := migrations[v]
 		if m.sql != "" {
