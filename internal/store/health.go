@@ -242,10 +242,11 @@ func (s *Store) UndeliveredSince(ctx context.Context, since time.Time) (Undelive
 	return u, nil
 }
 
-// ReleaseMemory returns to the OS the page caches of the writer (PRAGMA
-// shrink_memory) and of the idle readers (closed): after a sync they hold
-// megabytes that an idle daemon has no use for. The next query reads from
-// the file (and the OS's cache) again.
+// ReleaseMemory frees the page caches of the writer (PRAGMA shrink_memory)
+// and of the idle readers (closed): after a sync they hold megabytes that
+// an idle daemon has no use for. The next query reads from the file (and
+// the OS's cache) again. What SQLite frees stays in the C heap until
+// malloc.Trim returns it to the OS.
 func (s *Store) ReleaseMemory(ctx context.Context) error {
 	var errs []error
 	if _, err := s.db.ExecContext(ctx, "PRAGMA shrink_memory"); err != nil {
@@ -254,7 +255,6 @@ func (s *Store) ReleaseMemory(ctx context.Context) error {
 	// Idle reader connections are closed, with their caches.
 	s.ro.SetMaxIdleConns(0)
 	s.ro.SetMaxIdleConns(2)
-	trimHeap()
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("release memory: %w", err)
 	}

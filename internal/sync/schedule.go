@@ -12,6 +12,7 @@ import (
 	"github.com/robfig/cron/v3"
 	"github.com/rs/zerolog"
 
+	"github.com/bankmirror/bankmirror/internal/malloc"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
 
@@ -187,13 +188,14 @@ func (s *Schedule) Run(ctx context.Context, full bool) {
 }
 
 // idle returns what a sync used to the OS, as the daemon now waits for
-// the next tick: SQLite's page caches, and after a full sync (a backfill
-// leaves megabytes of freed heap) Go's free memory at once rather than
-// minutes later.
+// the next tick: SQLite's page caches and the C heap pages they freed, and
+// after a full sync (a backfill leaves megabytes of freed heap) Go's free
+// memory at once rather than minutes later.
 func (s *Schedule) idle(ctx context.Context, full bool) {
 	if err := s.store.ReleaseMemory(ctx); err != nil && ctx.Err() == nil {
 		s.log.Debug().Err(err).Msg("release memory")
 	}
+	malloc.Trim()
 	if full {
 		debug.FreeOSMemory()
 	}

@@ -1,6 +1,6 @@
 //go:build linux && cgo
 
-package store
+package malloc
 
 /*
 #include <stdio.h>
@@ -12,8 +12,8 @@ package store
 // caches use, keep one arena for every thread, unless MALLOC_ARENA_MAX is
 // set. By default glibc gives each thread that allocates an arena of its
 // own, and cgo calls run on whichever thread Go picks, so one connection's
-// 8 MB cache ends up spread over half a dozen arenas, each holding freed
-// memory the others cannot reuse: a full sync's peak RSS was 4 MiB higher.
+// 8 MB cache would be spread over half a dozen arenas, each holding freed
+// memory the others cannot reuse, which raises the daemon's peak RSS.
 // Other C libraries (musl) have no arenas, and no M_ARENA_MAX. It runs as
 // a constructor, before the Go runtime starts threads: a thread that has
 // allocated keeps its arena.
@@ -50,6 +50,6 @@ static int bankmirror_malloc_arenas(void) {
 */
 import "C"
 
-// mallocArenas is the number of glibc malloc arenas in use, or -1 when
-// unknown (another C library).
-func mallocArenas() int { return int(C.bankmirror_malloc_arenas()) }
+// arenas is the number of glibc malloc arenas in use, or -1 when unknown
+// (another C library).
+func arenas() int { return int(C.bankmirror_malloc_arenas()) }

@@ -1,6 +1,6 @@
 //go:build linux && cgo
 
-package store
+package malloc
 
 import (
 	"context"
@@ -10,13 +10,15 @@ import (
 	"runtime"
 	gosync "sync"
 	"testing"
+
+	"github.com/bankmirror/bankmirror/internal/store"
 )
 
 func TestSQLiteAllocatesFromOneMallocArena(t *testing.T) {
 	if os.Getenv("MALLOC_ARENA_MAX") != "" {
 		t.Skip("MALLOC_ARENA_MAX is set: glibc follows it")
 	}
-	if mallocArenas() < 0 {
+	if arenas() < 0 {
 		t.Skip("not glibc")
 	}
 	// Connections used from several OS threads at once: by default each
@@ -28,7 +30,7 @@ func TestSQLiteAllocatesFromOneMallocArena(t *testing.T) {
 		wg.Go(func() {
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
-			s, err := Open(context.Background(), filepath.Join(dir, fmt.Sprintf("m%d.db", i)))
+			s, err := store.Open(context.Background(), filepath.Join(dir, fmt.Sprintf("m%d.db", i)))
 			if err != nil {
 				errs <- err
 				return
@@ -43,7 +45,7 @@ func TestSQLiteAllocatesFromOneMallocArena(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n := mallocArenas(); n != 1 {
+	if n := arenas(); n != 1 {
 		t.Errorf("malloc arenas = %d, want 1", n)
 	}
 }

@@ -1,0 +1,6 @@
+//go:build !cgo
+
+package malloc
+
+// Trim does nothing without cgo: there is no C heap.
+func Trim() {}

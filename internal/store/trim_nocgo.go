@@ -1,5 +1,0 @@
-//go:build !cgo
-
-package store
-
-func trimHeap() {}
