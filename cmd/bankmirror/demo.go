@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/bankmirror/bankmirror/internal/cli"
+	"github.com/bankmirror/bankmirror/internal/demo"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 	"github.com/bankmirror/bankmirror/internal/store"
 	"github.com/bankmirror/bankmirror/internal/webhooks"
@@ -40,7 +41,7 @@ func (a *app) demo(ctx context.Context, o demoOptions) error {
 	}
 	// The demo's mirror belongs to this run's simulated bank: start afresh,
 	// but never over a real mirror or any other file.
-	if err := store.CheckDemoReplaceable(ctx, o.db); err != nil {
+	if err := demo.CheckReplaceable(ctx, o.db); err != nil {
 		return err
 	}
 	if err := store.RemoveMirror(o.db); err != nil {
@@ -193,7 +194,7 @@ func markDemo(ctx context.Context, path string) error {
 	if err != nil {
 		return fmt.Errorf("create demo mirror %s: %w", path, err)
 	}
-	if err := st.MarkDemo(ctx); err != nil {
+	if err := demo.Mark(ctx, st); err != nil {
 		_ = st.Close()
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bankmirror/bankmirror/internal/demo"
 	"github.com/bankmirror/bankmirror/internal/mirrortest"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
@@ -153,15 +154,15 @@ func TestCLIDemoReplacesOnlyItsOwnMirrors(t *testing.T) {
 	}
 
 	// A demo mirror is replaced.
-	demo := filepath.Join(dir, "demo.db")
-	st, err := store.Open(context.Background(), demo)
+	demoDB := filepath.Join(dir, "demo.db")
+	st, err := store.Open(context.Background(), demoDB)
 	must(t, err)
-	must(t, st.MarkDemo(context.Background()))
+	must(t, demo.Mark(context.Background(), st))
 	must(t, st.PutState(context.Background(), "leftover", "from the last demo"))
 	must(t, st.Close())
-	r := runCLI(t, map[string]string{"BANKMIRROR_LOG_FORMAT": "json"}, "demo", "--db", demo, "--transactions", "10", "--live=false")
+	r := runCLI(t, map[string]string{"BANKMIRROR_LOG_FORMAT": "json"}, "demo", "--db", demoDB, "--transactions", "10", "--live=false")
 	wantCode(t, r, 0)
-	st = openMirror(t, demo)
+	st = openMirror(t, demoDB)
 	if n := mirrortest.Int(t, st.Reader(), "SELECT count(*) FROM daemon_state WHERE key = 'leftover'"); n != 0 {
 		t.Error("the old demo mirror was mirrored into, not replaced")
 	}
@@ -169,7 +170,7 @@ func TestCLIDemoReplacesOnlyItsOwnMirrors(t *testing.T) {
 		t.Errorf("new demo mirror has %d transactions", n)
 	}
 	// ... and is marked, so the next demo may replace it too.
-	must(t, store.CheckDemoReplaceable(context.Background(), demo))
+	must(t, demo.CheckReplaceable(context.Background(), demoDB))
 }
 
 // Run as root against a mirror owned by another user, a command refuses

@@ -45,6 +45,20 @@ func lockPath(path, name string) string { return path + "." + name + lockSuffix 
 // webhook secrets.
 func SecretsPath(dbPath string) string { return dbPath + secretsSuffix }
 
+// WALPath is SQLite's write-ahead log beside the mirror at dbPath.
+func WALPath(dbPath string) string { return dbPath + walSuffix }
+
+// RemoveMirror removes the mirror at path and the files beside it (its
+// WAL, shared memory, secrets and lock files).
+func RemoveMirror(path string) error {
+	for _, f := range append([]string{path}, companions(path)...) {
+		if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove %s: %w", f, err)
+		}
+	}
+	return nil
+}
+
 // ErrSymlink is returned when the mirror, a file beside it or a backup's
 // destination is a symbolic link. None is ever followed: a user who could
 // plant a link there would otherwise make a command (run as the owner, or

@@ -45,3 +45,25 @@ func (s *Store) GetState(ctx context.Context, key string, v any) (updated time.T
 	}
 	return updated, true, nil
 }
+
+// FileHasState reports whether the database file at path, read alone,
+// holds a daemon_state row under key. It opens the file read-only and
+// immutable, creating no -wal or -shm beside it and changing nothing, so
+// only what a closed store checkpointed into the file is seen. A file that
+// is not a mirror (not SQLite, no daemon_state) holds no such row.
+func FileHasState(ctx context.Context, path, key string) (bool, error) {
+	uri, err := fileURI(path)
+	if err != nil {
+		return false, err
+	}
+	db, err := sql.Open("sqlite3", string(uri)+"?mode=ro&immutable=1")
+	if err != nil {
+		return false, fmt.Errorf("open %s: %w", path, err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRowContext(ctx, "SELECT count(*) FROM daemon_state WHERE key = ?", key).Scan(&n); err != nil {
+		return false, nil
+	}
+	return n > 0, nil
+}
