@@ -24,6 +24,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/bankmirror/bankmirror/internal/logfield"
 )
 
 // DefaultBaseURL is the production API, version prefix included.
@@ -306,7 +308,7 @@ func (c *Client) do(ctx context.Context, r request, decode func(status int, body
 			}
 			wait = fullJitter(c.backoffBase, c.backoffMax, failures)
 			lastErr = err
-			c.log.Warn().Str("request", label).Int("attempt", failures).Dur("wait", wait).
+			c.log.Warn().Str("request", label).Int("attempt", failures).Dur(logfield.Wait, wait).
 				Str("error", err.Error()).Msg("bank request failed, retrying")
 		case status >= 200 && status < 300:
 			if decode == nil {
@@ -333,7 +335,7 @@ func (c *Client) do(ctx context.Context, r request, decode func(status int, body
 			wait = fullJitter(c.backoffBase, c.backoffMax, failures)
 			lastErr = apiErr
 			c.log.Warn().Str("request", label).Int("status", status).Int("attempt", failures).
-				Dur("wait", wait).Msg("bank server error, retrying")
+				Dur(logfield.Wait, wait).Msg("bank server error, retrying")
 		default:
 			// 401 and the other 4xx are permanent; so is any 1xx/3xx left
 			// over after the HTTP client's redirect handling.

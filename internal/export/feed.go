@@ -18,6 +18,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/bankmirror/bankmirror/internal/logfield"
 	"github.com/bankmirror/bankmirror/internal/refusals"
 	"github.com/bankmirror/bankmirror/internal/throttle"
 )
@@ -29,7 +30,6 @@ const (
 	logFormat    = "format"
 	logRows      = "rows"
 	logStatus    = "status"
-	logDuration  = "duration"
 	logReason    = "reason"
 	logClient    = "client"
 	logInterval  = "interval"
@@ -221,7 +221,7 @@ func (f *Feed) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		level = zerolog.WarnLevel
 	}
 	f.log.WithLevel(level).Err(err).Str(logView, view).Str(logFormat, string(format)).Int64(logRows, res.Rows).
-		Dur(logDuration, time.Since(start)).Msg("export feed: served")
+		Dur(logfield.Duration, time.Since(start)).Msg("export feed: served")
 	if err != nil {
 		if cw.n == 0 && r.Context().Err() == nil {
 			http.Error(w, "export failed", http.StatusInternalServerError)

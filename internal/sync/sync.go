@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/logfield"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
 
@@ -176,7 +177,7 @@ func (s *Syncer) run(ctx context.Context, kind string, body func(ctx context.Con
 		ev = log.Error().Err(runErr) //nolint:zerologlint // sent below
 	}
 	ev.Int64("requests", r.Requests).Int64("upserted", r.Upserted).Int64("deleted", r.Deleted).
-		Int("listed", r.Listed).Dur("duration", r.Duration).Msg("sync finished")
+		Int("listed", r.Listed).Dur(logfield.Duration, r.Duration).Msg("sync finished")
 	if s.opts.AfterRun != nil {
 		s.opts.AfterRun(r, runErr)
 	}
@@ -385,7 +386,7 @@ func (s *Syncer) consume(ctx context.Context, kind, first string, floor time.Tim
 			lastLog = now
 			ev := s.log.Info().Int("pages", p.Pages).Int("transactions", p.Transactions).Float64("per_second", p.Rate())
 			if p.ETA > 0 {
-				ev = ev.Dur("eta", p.ETA.Round(time.Second))
+				ev = ev.Dur(logfield.ETA, p.ETA.Round(time.Second))
 			}
 			if b, ok := s.bank.(interface{ Budget() bank.BudgetState }); ok {
 				if st := b.Budget(); st.Known {

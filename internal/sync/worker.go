@@ -10,6 +10,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/logfield"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
 
@@ -564,7 +565,7 @@ func (w *Worker) bankFailed(err error) {
 	if first && (!unauthorized || !gated) {
 		ev = w.log.Error() //nolint:zerologlint // sent below
 	}
-	ev.Err(err).Dur("retry_in", d).Msg("bank unavailable; webhook events wait (no attempt counted)")
+	ev.Err(err).Dur(logfield.RetryIn, d).Msg("bank unavailable; webhook events wait (no attempt counted)")
 }
 
 // databaseFailed backs off after the database could not be read or
@@ -575,7 +576,7 @@ func (w *Worker) databaseFailed(err error) {
 	if first {
 		ev = w.log.Error() //nolint:zerologlint // sent below
 	}
-	ev.Err(err).Dur("retry_in", d).Msg("webhook inbox unavailable; retrying")
+	ev.Err(err).Dur(logfield.RetryIn, d).Msg("webhook inbox unavailable; retrying")
 }
 
 func (w *Worker) setState(f func(*WorkerState)) {

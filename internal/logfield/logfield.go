@@ -1,0 +1,32 @@
+// Package logfield names the log fields that hold a duration, each with
+// its unit in the name, and sets the unit zerolog writes durations in to
+// match: importing the package is what makes "duration_ms" true.
+package logfield
+
+import (
+	"time"
+
+	"github.com/rs/zerolog"
+)
+
+// DurationUnit is the unit of every duration field: a key below ends in
+// "_ms" because durations are written in it.
+const DurationUnit = time.Millisecond
+
+// Duration fields, written with zerolog's Dur: milliseconds, with a
+// fraction (595.87 is 595.87 ms).
+const (
+	// Duration is how long something took.
+	Duration = "duration_ms"
+	// Wait is how long a request waits before it is retried.
+	Wait = "wait_ms"
+	// RetryIn is how long until the next attempt.
+	RetryIn = "retry_in_ms"
+	// ETA is the estimated time left.
+	ETA = "eta_ms"
+)
+
+func init() {
+	zerolog.DurationFieldUnit = DurationUnit
+	zerolog.DurationFieldInteger = false
+}
