@@ -311,6 +311,10 @@ func TestCLISyncAndStatus(t *testing.T) {
 	if m == nil || m[1] != "full" || m[3] != "300" || m[4] != "0" {
 		t.Errorf("full sync summary:\n%s", r)
 	}
+	// The log's durations say their unit.
+	if !regexp.MustCompile(`"duration_ms":[0-9.]+,[^\n]*"message":"sync finished"`).MatchString(r.stderr) || strings.Contains(r.stderr, `"duration":`) {
+		t.Errorf("the sync's log has no duration_ms:\n%s", r.stderr)
+	}
 
 	fi, err := os.Stat(db)
 	must(t, err)
@@ -349,16 +353,28 @@ func TestCLISyncAndStatus(t *testing.T) {
 		"mirror: " + db + "\n",
 		fmt.Sprintf("rows: %d accounts, %d transactions (", accounts, txs),
 		"webhook events: 0 received, 0 pending, 0 stuck",
-		"last sync runs:\n",
+		"last sync runs (times in Australia/Melbourne):\n",
 	} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("status lacks %q:\n%s", want, r)
 		}
 	}
-	// Newest first: the incremental run, then the full one, both ok.
-	runs := regexp.MustCompile(`(?m)^\s+(\d+)\s+(full|incremental)\s+\S+\s+\S+\s+(\w+)\s`).FindAllStringSubmatch(r.stdout, -1)
-	if len(runs) != 2 || runs[0][2] != "incremental" || runs[1][2] != "full" || runs[0][3] != "ok" || runs[1][3] != "ok" {
+	// Newest first: the incremental run, then the full one, both ok; their
+	// times in the customer's zone, with its offset, as the last successful
+	// ones are.
+	stamp := `(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d (\+1[01]:00))`
+	runs := regexp.MustCompile(`(?m)^\s+(\d+)\s+(full|incremental)\s+`+stamp+`\s+`+stamp+`\s+(\w+)\s`).FindAllStringSubmatch(r.stdout, -1)
+	if len(runs) != 2 || runs[0][2] != "incremental" || runs[1][2] != "full" || runs[0][7] != "ok" || runs[1][7] != "ok" {
 		t.Errorf("status runs = %q:\n%s", runs, r)
+	}
+	if !regexp.MustCompile(`last successful: incremental \S+ ago \(` + stamp + `\); full \S+ ago \(` + stamp + `\);`).MatchString(r.stdout) {
+		t.Errorf("last successful runs without their zone:\n%s", r)
+	}
+	// In UTC, if that is the customer's zone: said so by the offset.
+	env["BANKMIRROR_TIMEZONE"] = "UTC"
+	r = runCLI(t, env, "status")
+	if !strings.Contains(r.stdout, "last sync runs (times in UTC):\n") || !regexp.MustCompile(`\d\d:\d\d:\d\d \+00:00\s+\d{4}-`).MatchString(r.stdout) {
+		t.Errorf("status in UTC:\n%s", r)
 	}
 }
 

@@ -82,7 +82,7 @@ func (a *app) status(ctx context.Context, asJSON bool) error {
 			return err
 		}
 	} else {
-		printStatus(w, a.cfg.DB, s)
+		printStatus(w, a.cfg.DB, statusClock(a.cfg.Timezone), s)
 	}
 	switch s.Level {
 	case health.OK:
@@ -101,8 +101,39 @@ type statusJSON struct {
 	Build buildinfo.Info `json:"build"`
 }
 
+// clock writes the times status prints for people: in the customer's zone
+// (BANKMIRROR_TIMEZONE, the zone of the mirror's *_local columns), each
+// with its offset from UTC, so that none is read in the wrong zone.
+type clock struct{ loc *time.Location }
+
+// statusClock is the clock of zone; a zone that does not load (reported
+// as a bad setting) falls back to UTC, which the offsets then say.
+func statusClock(zone string) clock {
+	loc, err := loadZone(zone)
+	if err != nil {
+		loc = time.UTC
+	}
+	return clock{loc}
+}
+
+// at is t's date and time: 2026-03-04 09:30:12 +11:00.
+func (c clock) at(t time.Time) string { return t.In(c.loc).Format("2006-01-02 15:04:05 -07:00") }
+
+// time is t's time of day: 09:30:12 +11:00.
+func (c clock) time(t time.Time) string { return t.In(c.loc).Format("15:04:05 -07:00") }
+
+// stamp is at of one of the mirror's UTC stamps, the stamp as it is if it
+// does not parse.
+func (c clock) stamp(s string) string {
+	t, err := time.Parse(store.TimeLayout, s)
+	if err != nil {
+		return s
+	}
+	return c.at(t)
+}
+
 // printStatus writes the status for people.
-func printStatus(w io.Writer, db string, s health.Status) {
+func printStatus(w io.Writer, db string, c clock, s health.Status) {
 	if s.Level == health.OK {
 		fmt.Fprintln(w, "OK")
 	} else {
@@ -132,7 +163,7 @@ func printStatus(w io.Writer, db string, s health.Status) {
 		r, ok := s.Syncs[kind]
 		switch {
 		case ok:
-			fmt.Fprintf(w, " %s %s ago (%s);", kind, health.Age(time.Duration(r.Age*float64(time.Second))), r.At.Local().Format("2006-01-02 15:04"))
+			fmt.Fprintf(w, " %s %s ago (%s);", kind, health.Age(time.Duration(r.Age*float64(time.Second))), c.at(r.At))
 		case kind == health.KindHeal && s.Webhooks == 0:
 			fmt.Fprintf(w, " %s: no webhook registered;", kind)
 		default:
@@ -149,9 +180,9 @@ func printStatus(w io.Writer, db string, s health.Status) {
 	default:
 		fmt.Fprintln(w, "token: accepted at last use")
 	}
-	printBudget(w, s.Budget)
+	printBudget(w, c, s.Budget)
 	if wk := s.Worker; wk != nil && wk.Paused && !wk.Unauthorized {
-		fmt.Fprintf(w, "webhook worker: PAUSED, retrying at %s: %s\n", wk.PausedUntil.Local().Format("15:04:05"), wk.PauseCause)
+		fmt.Fprintf(w, "webhook worker: PAUSED, retrying at %s: %s\n", c.time(wk.PausedUntil), wk.PauseCause)
 	}
 	if p := s.Syncing; p != nil {
 		fmt.Fprintf(w, "sync in progress: %s, %d pages, %d transactions", p.Kind, p.Pages, p.Transactions)
@@ -192,11 +223,11 @@ func printStatus(w io.Writer, db string, s health.Status) {
 		fmt.Fprintln(w, "sync runs: none yet")
 		return
 	}
-	fmt.Fprintln(w, "last sync runs:")
+	fmt.Fprintf(w, "last sync runs (times in %s):\n", c.loc)
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  ID\tKIND\tSTARTED\tFINISHED\tSTATUS\tREQUESTS\tCHANGED\tDELETED\tERROR")
 	for _, r := range s.Runs {
-		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\n", r.ID, r.Kind, r.StartedAt, deref(r.FinishedAt, "-"),
+		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\n", r.ID, r.Kind, c.stamp(r.StartedAt), c.stamp(deref(r.FinishedAt, "-")),
 			r.Status, r.Requests, r.Upserted, r.Deleted, deref(r.Error, ""))
 	}
 	_ = tw.Flush()
@@ -210,12 +241,12 @@ func deref(s *string, def string) string {
 }
 
 // printBudget shows what the daemon last reported of the bank's budget.
-func printBudget(w io.Writer, b *bank.BudgetState) {
+func printBudget(w io.Writer, c clock, b *bank.BudgetState) {
 	switch {
 	case b == nil:
 		fmt.Fprintln(w, "bank budget: unknown (no running daemon)")
 	case b.Waiting:
-		fmt.Fprintf(w, "bank budget: WAITING until %s: %s", b.WaitUntil.Local().Format("15:04:05"), b.WaitReason)
+		fmt.Fprintf(w, "bank budget: WAITING until %s: %s", c.time(b.WaitUntil), b.WaitReason)
 		if b.Known {
 			fmt.Fprintf(w, " (%d requests left)", b.Remaining)
 		}

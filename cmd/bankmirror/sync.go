@@ -145,7 +145,7 @@ func (p *progressLine) watchBudget(ctx context.Context, budget func() bank.Budge
 		if !b.Waiting {
 			continue
 		}
-		extra := fmt.Sprintf("; waiting for the bank's budget until %s (%s)", b.WaitUntil.Local().Format("15:04:05"), b.WaitReason)
+		extra := fmt.Sprintf("; waiting for the bank's budget until %s (%s)", b.WaitUntil.Local().Format("15:04:05 MST"), b.WaitReason)
 		if b.Known {
 			extra += fmt.Sprintf(", %d left", b.Remaining)
 		}
