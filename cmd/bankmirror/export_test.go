@@ -13,6 +13,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	"github.com/bankmirror/bankmirror/internal/bench/synthetic"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
 
@@ -25,7 +26,7 @@ func syntheticMirror(t *testing.T, n int) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.FillSynthetic(context.Background(), n, time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)); err != nil {
+	if err := synthetic.Fill(context.Background(), st, n, time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.Close(); err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/bankmirror/bankmirror/internal/bench/synthetic"
 	"github.com/bankmirror/bankmirror/internal/export"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
@@ -267,7 +268,7 @@ func TestFeedBusy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st.FillSynthetic(context.Background(), 60000, time.Now()); err != nil {
+	if err := synthetic.Fill(context.Background(), st, 60000, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.Close(); err != nil {

@@ -140,19 +140,15 @@ func (s *Store) ensureZone(ctx context.Context) error {
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return fmt.Errorf("read time zone: %w", err)
 		}
-		for _, t := range localTables {
+		if have == name {
 			// In the recorded zone, only rows left without local times
 			// (written by something other than this package) are filled.
-			only := ""
-			if have == name {
-				only = t.cols[0].prefix + "_epoch IS NULL AND " + t.cols[0].source + " IS NOT NULL"
-			}
-			if err := relocalize(ctx, tx, t.table, t.cols, s.zone, only); err != nil {
+			return fillLocalTimes(ctx, tx, s.zone)
+		}
+		for _, t := range localTables {
+			if err := relocalize(ctx, tx, t.table, t.cols, s.zone, ""); err != nil {
 				return err
 			}
-		}
-		if have == name {
-			return nil
 		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO mirror_settings (key, value) VALUES (?, ?)
 			ON CONFLICT (key) DO UPDATE SET value = excluded.value`, settingTimeZone, name)
@@ -161,6 +157,30 @@ func (s *Store) ensureZone(ctx context.Context) error {
 		}
 		return nil
 	})
+}
+
+// FillLocalTimes computes, inside tx, the local-time columns (*_epoch,
+// *_local, *_date, *_month) of every row that has a timestamp and none, in
+// the mirror's zone, as a sync writes them: for rows inserted by SQL of
+// its own (the benchmarks' generated mirror).
+func (s *Store) FillLocalTimes(ctx context.Context, tx *sql.Tx) error {
+	loc, err := s.zoneIn(ctx, tx)
+	if err != nil {
+		return err
+	}
+	return fillLocalTimes(ctx, tx, loc)
+}
+
+// fillLocalTimes computes in loc the local-time columns of the rows
+// without them.
+func fillLocalTimes(ctx context.Context, tx *sql.Tx, loc *time.Location) error {
+	for _, t := range localTables {
+		only := t.cols[0].prefix + "_epoch IS NULL AND " + t.cols[0].source + " IS NOT NULL"
+		if err := relocalize(ctx, tx, t.table, t.cols, loc, only); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // relocalize recomputes the local-time columns of every row of table (or

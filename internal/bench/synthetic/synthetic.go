@@ -1,26 +1,29 @@
-package store
+// Package synthetic fills a mirror with generated transactions, for
+// benchmarks and tests of reading a large mirror (`bankmirror bench
+// export`): a million rows take seconds instead of the hours a sync of the
+// simulated bank would. The daemon never calls it.
+package synthetic
 
 import (
 	"context"
 	"database/sql"
 	"fmt"
 	"time"
+
+	"github.com/bankmirror/bankmirror/internal/store"
 )
 
-// Synthetic data, for benchmarks of reading a large mirror (`bankmirror
-// bench export`): the daemon never calls this.
-
-// syntheticDescriptions and syntheticCategories are what the generated
-// transactions cycle through (category id, parent id).
+// descriptions and categories are what the generated transactions cycle
+// through (category id, parent id).
 const (
-	syntheticDescriptions = `["Coles Supermarket","Woolworths Metro","Uber *Trip","Netflix.com","Transport for NSW","Bunnings Warehouse",` +
+	descriptions = `["Coles Supermarket","Woolworths Metro","Uber *Trip","Netflix.com","Transport for NSW","Bunnings Warehouse",` +
 		`"Cafe \"Le Petit\", Fitzroy","Salary ACME Pty Ltd","JB Hi-Fi","Chemist Warehouse","Qantas Airways","Spotify P1234"]`
-	syntheticCategories = `[["groceries","home"],["takeaway","good-life"],["restaurants-and-cafes","good-life"],` +
+	categories = `[["groceries","home"],["takeaway","good-life"],["restaurants-and-cafes","good-life"],` +
 		`["public-transport","transport"],["tv-and-music","good-life"],["home-maintenance-and-improvements","home"],` +
 		`["fuel","transport"],["technology","personal"]]`
 )
 
-// FillSynthetic adds n generated transactions (ids "synth-…"), three
+// Fill adds n generated transactions (ids "synth-…"), three
 // accounts, their categories and tags to an empty mirror with one INSERT …
 // SELECT over a recursive counter, inside SQLite: a million rows take
 // seconds instead of the hours a sync of the simulated bank would. Every
@@ -30,12 +33,12 @@ const (
 // with their local times (created_epoch, created_local, ...) in the
 // mirror's zone.
 // raw is a placeholder ('{}'): these rows are for reading, not syncing.
-func (s *Store) FillSynthetic(ctx context.Context, n int, now time.Time) error {
+func Fill(ctx context.Context, st *store.Store, n int, now time.Time) error {
 	if n < 0 {
 		return fmt.Errorf("synthetic mirror: n must not be negative")
 	}
-	stamp := now.UTC().Format(TimeLayout)
-	return s.InTx(ctx, func(tx *sql.Tx) error {
+	stamp := now.UTC().Format(store.TimeLayout)
+	return st.InTx(ctx, func(tx *sql.Tx) error {
 		for i, name := range []string{"Spending", "Bills", "Savings"} {
 			kind := "TRANSACTIONAL"
 			if i == 2 {
@@ -52,7 +55,7 @@ func (s *Store) FillSynthetic(ctx context.Context, n int, now time.Time) error {
 			SELECT DISTINCT json_extract(value, '$[1]'), json_extract(value, '$[1]'), NULL, '{}' FROM json_each(?1)
 			UNION ALL
 			SELECT json_extract(value, '$[0]'), json_extract(value, '$[0]'), json_extract(value, '$[1]'), '{}' FROM json_each(?1)`,
-			syntheticCategories); err != nil {
+			categories); err != nil {
 			return fmt.Errorf("synthetic categories: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO tags (id) VALUES ('Holiday'), ('Work'), ('Groceries, weekly')`); err != nil {
@@ -91,7 +94,7 @@ SELECT printf('synth-%08d-0000-4000-8000-%012d', i, i),
 	CASE WHEN units < 0 THEN json_extract(?4, '$[' || cat || '][0]') END,
 	CASE WHEN units < 0 THEN json_extract(?4, '$[' || cat || '][1]') END,
 	'{}', zeroblob(32), ?5, ?5, ?5
-FROM g`, n, now.Unix(), syntheticDescriptions, syntheticCategories, stamp); err != nil {
+FROM g`, n, now.Unix(), descriptions, categories, stamp); err != nil {
 			return fmt.Errorf("synthetic transactions: %w", err)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO transaction_tags (transaction_id, tag_id)
@@ -101,16 +104,8 @@ FROM g`, n, now.Unix(), syntheticDescriptions, syntheticCategories, stamp); err 
 		}
 		// The local-time columns, in the mirror's zone, as a sync writes
 		// them: the views' *_epoch, *_local, *_date and *_month.
-		loc, err := s.zoneIn(ctx, tx)
-		if err != nil {
-			return err
-		}
-		for _, t := range localTables {
-			if t.table == "transactions" {
-				if err := relocalize(ctx, tx, t.table, t.cols, loc, "id LIKE 'synth-%' AND created_epoch IS NULL"); err != nil {
-					return fmt.Errorf("synthetic local times: %w", err)
-				}
-			}
+		if err := st.FillLocalTimes(ctx, tx); err != nil {
+			return fmt.Errorf("synthetic local times: %w", err)
 		}
 		return nil
 	})
