@@ -52,6 +52,9 @@ type Config struct {
 	// Timezone is the customer's zone (an IANA name): the mirror's local
 	// dates and months (the *_local, *_date and *_month columns) are in it.
 	Timezone string `env:"TIMEZONE" envDefault:"Australia/Melbourne"`
+	// MigrationBackup is on (a copy of the mirror, <db>.pre-vN, is kept
+	// before its schema is migrated) or off.
+	MigrationBackup string `env:"MIGRATION_BACKUP" envDefault:"on"`
 
 	// serve
 	Listen            string `env:"LISTEN" envDefault:"127.0.0.1:8080"`
@@ -186,6 +189,7 @@ func loadConfig(environ map[string]string) (Config, error) {
 	if v, set := environ[envPrefix+"ADMIN_LISTEN"]; (set && strings.TrimSpace(v) == "") || strings.EqualFold(c.AdminListen, adminOff) {
 		c.AdminListen = adminOff
 	}
+	c.MigrationBackup = strings.ToLower(strings.TrimSpace(c.MigrationBackup))
 	if c.WebhookSecretFile != "" {
 		c.WebhookSecret = c.WebhookSecretFile
 	}
@@ -243,6 +247,9 @@ func (c *Config) validate() error {
 	}
 	if _, err := loadZone(c.Timezone); err != nil {
 		return &configError{envPrefix + "TIMEZONE", err}
+	}
+	if c.MigrationBackup != "on" && c.MigrationBackup != "off" {
+		return &configError{envPrefix + "MIGRATION_BACKUP", fmt.Errorf("%q is not on or off", c.MigrationBackup)}
 	}
 	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
 		return &configError{envPrefix + "LISTEN", fmt.Errorf("%q is not host:port", c.Listen)}
@@ -310,12 +317,24 @@ func loadZone(name string) (*time.Location, error) {
 	return loc, nil
 }
 
-// storeOptions are the store options the configuration sets.
-func (c *Config) storeOptions() []store.Option {
+// storeOptions are the store options the configuration sets; the store
+// logs to log.
+func (c *Config) storeOptions(log zerolog.Logger) []store.Option {
+	opts := []store.Option{store.WithMigrationBackup(c.MigrationBackup != "off"), store.WithLogger(log)}
 	if loc, err := loadZone(c.Timezone); err == nil {
-		return []store.Option{store.WithTimeZone(loc)}
+		opts = append(opts, store.WithTimeZone(loc))
+	} // else not validated: the store's default zone
+	return opts
+}
+
+// openMirrorError is the error of opening the mirror at path; when the copy
+// kept before a migration failed, it says what to do.
+func openMirrorError(path string, err error) error {
+	if errors.Is(err, store.ErrMigrationBackup) {
+		return fmt.Errorf("open mirror %s: %w (the mirror is unchanged and not migrated: fix this, e.g. free space beside it, or set %sMIGRATION_BACKUP=off to migrate without a copy)",
+			path, err, envPrefix)
 	}
-	return nil // not validated: the store's default zone
+	return fmt.Errorf("open mirror %s: %w", path, err)
 }
 
 // tokenCredential is the name of the token among systemd's credentials

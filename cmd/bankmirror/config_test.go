@@ -37,6 +37,7 @@ func TestConfigDefaults(t *testing.T) {
 
 		AttachmentsMaxBytes: 20 << 20,
 		Timezone:            "Australia/Melbourne",
+		MigrationBackup:     "on",
 		AdminListen:         "127.0.0.1:8082",
 		StaleAfter:          2 * time.Hour,
 	}
@@ -92,6 +93,7 @@ func TestConfigExplicitValues(t *testing.T) {
 		"BANKMIRROR_ATTACHMENTS_MAX_BYTES": "1000",
 		"BANKMIRROR_TIMEZONE":              "Australia/Perth",
 		"BANKMIRROR_ADMIN_LISTEN":          "127.0.0.1:9100",
+		"BANKMIRROR_MIGRATION_BACKUP":      "Off",
 		"BANKMIRROR_STALE_AFTER":           "30m",
 	})
 	if err != nil {
@@ -102,7 +104,7 @@ func TestConfigExplicitValues(t *testing.T) {
 		RequestsPerHour: 300, BudgetReserve: 7, SyncOverlap: 90 * time.Minute, Listen: "[::1]:0", WebhookPath: "/hooks/up",
 		WebhookSecret: cfgTestSecret, SyncSchedule: "*/5 * * * *", ReconcileSchedule: "@every 6h",
 		WorkerConcurrency: 1, EventMaxAttempts: 3, AttachmentsDir: "/srv/receipts", AttachmentsMaxBytes: 1000,
-		Timezone:    "Australia/Perth",
+		Timezone: "Australia/Perth", MigrationBackup: "off",
 		AdminListen: "127.0.0.1:9100", StaleAfter: 30 * time.Minute,
 	}
 	if got != want {
@@ -204,6 +206,7 @@ var malformedConfigs = []struct {
 	{"BANKMIRROR_TOKEN", "SECRET\nTOKEN", false},
 	{"BANKMIRROR_TOKEN", "SECRET\x1b[2JTOKEN", false},
 	{"BANKMIRROR_ADMIN_LISTEN", "nonsense", true},
+	{"BANKMIRROR_MIGRATION_BACKUP", "maybe", true},
 	{"BANKMIRROR_STALE_AFTER", "0", false},
 	{"BANKMIRROR_STALE_AFTER", "soon", false},
 }

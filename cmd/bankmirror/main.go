@@ -152,9 +152,9 @@ func (e *exitCode) Error() string { return fmt.Sprintf("exit status %d", e.code)
 type reportedError = cli.ShownError
 
 func (a *app) openStore(ctx context.Context, path string) (*store.Store, error) {
-	s, err := store.Open(ctx, path, a.cfg.storeOptions()...)
+	s, err := store.Open(ctx, path, a.cfg.storeOptions(a.log)...)
 	if err != nil {
-		return nil, fmt.Errorf("open mirror %s: %w", path, err)
+		return nil, openMirrorError(path, err)
 	}
 	return s, nil
 }

@@ -148,8 +148,8 @@ func (m *Main) Run(ctx context.Context) error {
 // Open opens the store, binds the listener and starts every part.
 func (m *Main) Open(ctx context.Context) error {
 	var err error
-	if m.Store, err = store.Open(ctx, m.Config.DB, m.Config.storeOptions()...); err != nil {
-		return fmt.Errorf("open mirror %s: %w", m.Config.DB, err)
+	if m.Store, err = store.Open(ctx, m.Config.DB, m.Config.storeOptions(m.Log)...); err != nil {
+		return openMirrorError(m.Config.DB, err)
 	}
 	m.openHealth()
 	m.Bank = bank.New(m.Config.APIURL, m.Config.Token, bank.WithHourlyBudget(m.Config.RequestsPerHour),

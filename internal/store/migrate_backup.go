@@ -14,7 +14,7 @@ import (
 // ErrMigrationBackup is returned by Open when the copy of the mirror it
 // keeps before migrating could not be made (a full disk): the mirror is
 // left as it was, not migrated.
-var ErrMigrationBackup = errors.New("could not copy the mirror before migrating it")
+var ErrMigrationBackup = errors.New("the copy kept before migrating failed")
 
 // MigrationBackupPath is the copy of the mirror at dbPath that Open keeps
 // before migrating it from schema version v: "bankmirror.db.pre-v8".
@@ -35,7 +35,7 @@ var migrationBackupName = regexp.MustCompile(`^\.pre-v[0-9]+(\.tmp-[0-9]+(-journ
 func (s *Store) backupBeforeMigrate(ctx context.Context, v int) error {
 	dest := MigrationBackupPath(s.path, v)
 	fail := func(err error) error {
-		return fmt.Errorf("%w to %s (schema version %d, this binary migrates to %d): %w",
+		return fmt.Errorf("%w (%s, schema version %d, migrating to %d): %w",
 			ErrMigrationBackup, dest, v, len(migrations), err)
 	}
 	if err := s.checkBackupDest(dest, true); err != nil {
