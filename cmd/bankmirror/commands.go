@@ -122,6 +122,7 @@ var envDocs = map[string]string{
 	"ATTACHMENTS_DIR":       "keep receipts: each attachment's file is downloaded into this directory (unset: only their expiring links are kept)",
 	"ATTACHMENTS_MAX_BYTES": "a receipt's file larger than this many bytes is refused",
 	"TIMEZONE":              "the customer's zone (an IANA name) of the mirror's local times, dates and months",
+	"MIGRATION_BACKUP":      "on: before migrating the mirror's schema (an upgrade), keep a copy of it as <db>.pre-vN, only the newest; off: no copy",
 	"LISTEN":                "address of the webhook endpoint (the public listener)",
 	"WEBHOOK_PATH":          "path of the webhook endpoint",
 	"WEBHOOK_SECRET":        "secret of a webhook created elsewhere (registered webhooks need none)",
