@@ -7,12 +7,11 @@ import (
 	"net/http"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync/atomic"
 	"time"
 
-	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/cli"
+	"github.com/bankmirror/bankmirror/internal/mirrortest"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
 
@@ -337,111 +336,39 @@ func burstStats(ctx context.Context, sim *benchSim, hookID string) (burstFigures
 	return f, nil
 }
 
-// mirrorDiff compares the mirror's transactions with the bank's truth:
-// the same ids, each row's raw JSON byte for byte as the bank renders it
-// now, and the same tags. It returns "" when they are equal, else a short
-// description of the differences.
+// mirrorDiff compares the mirror's transactions with the bank's truth
+// (mirrortest.CompareTransactions): the same ids, each row's raw JSON byte
+// for byte as the bank renders it now, and the same tags. It returns ""
+// when they are equal, else a short description of the differences.
 func mirrorDiff(ctx context.Context, sim *benchSim, st *store.Store) (string, error) {
-	truth, err := sim.transactions(ctx)
+	txs, err := sim.transactions(ctx)
 	if err != nil {
 		return "", err
 	}
-	rows, err := st.Reader().QueryContext(ctx, "SELECT id, raw FROM transactions")
+	truth := make([]mirrortest.Rendering, len(txs))
+	for i, t := range txs {
+		truth[i] = mirrortest.Rendering{ID: t.ID, Raw: t.raw}
+	}
+	m, err := mirrortest.CompareTransactions(ctx, st.Reader(), truth)
 	if err != nil {
 		return "", err
 	}
-	mirror := map[string]string{}
-	for rows.Next() {
-		var id, raw string
-		if err := rows.Scan(&id, &raw); err != nil {
-			rows.Close() //nolint:sqlclosecheck // every path closes it, before the next statement on this connection
-			return "", err
-		}
-		mirror[id] = raw
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return "", err
-	}
-	missing, differ := 0, 0
-	var wantTags []string
-	for _, t := range truth {
-		raw, ok := mirror[t.ID]
-		switch {
-		case !ok:
-			missing++
-		case raw != string(t.raw):
-			differ++
-		}
-		delete(mirror, t.ID)
-		if missing+differ == 0 {
-			tx, err := bank.ParseTransaction(t.raw)
-			if err != nil {
-				return "", err
-			}
-			for _, tag := range tx.TagIDs {
-				wantTags = append(wantTags, t.ID+"\x00"+tag)
-			}
-		}
-	}
-	var problems []string
-	if missing > 0 {
-		problems = append(problems, fmt.Sprintf("%d transactions missing", missing))
-	}
-	if differ > 0 {
-		problems = append(problems, fmt.Sprintf("%d differ from the bank", differ))
-	}
-	if len(mirror) > 0 {
-		problems = append(problems, fmt.Sprintf("%d in the mirror but not at the bank", len(mirror)))
-	}
-	if len(problems) > 0 {
-		return strings.Join(problems, ", "), nil
-	}
-	trows, err := st.Reader().QueryContext(ctx, "SELECT transaction_id || char(0) || tag_id FROM transaction_tags")
-	if err != nil {
-		return "", err
-	}
-	var tags []string
-	for trows.Next() {
-		var s string
-		if err := trows.Scan(&s); err != nil {
-			trows.Close() //nolint:sqlclosecheck // every path closes it, before the next statement on this connection
-			return "", err
-		}
-		tags = append(tags, s)
-	}
-	trows.Close()
-	slices.Sort(tags)
-	slices.Sort(wantTags)
-	if !slices.Equal(tags, wantTags) {
-		return fmt.Sprintf("tags differ (%d rows, the bank has %d)", len(tags), len(wantTags)), nil
-	}
-	return "", nil
+	return m.String(), nil
 }
 
-// balanceDiff compares the accounts' balances with the bank's.
+// balanceDiff compares the accounts, balances included, with the bank's
+// (mirrortest.CompareAccounts).
 func balanceDiff(ctx context.Context, sim *benchSim, st *store.Store) (string, error) {
-	var doc struct {
-		Data []struct {
-			ID      string `json:"id"`
-			Balance struct {
-				ValueInBaseUnits int64 `json:"valueInBaseUnits"`
-			} `json:"balance"`
-		} `json:"data"`
-	}
-	if err := sim.control(ctx, http.MethodGet, "/accounts", nil, &doc); err != nil {
+	accounts, err := sim.accounts(ctx)
+	if err != nil {
 		return "", err
 	}
-	differ := 0
-	for _, acc := range doc.Data {
-		var got int64
-		err := st.Reader().QueryRowContext(ctx, "SELECT balance_base_units FROM accounts WHERE id = ?", acc.ID).Scan(&got)
-		if err != nil || got != acc.Balance.ValueInBaseUnits {
-			differ++
-		}
+	diffs, err := mirrortest.CompareAccounts(ctx, st.Reader(), accounts)
+	if err != nil {
+		return "", err
 	}
-	if differ == 0 {
+	if len(diffs) == 0 {
 		return "", nil
 	}
-	return fmt.Sprintf("%d of %d NOT equal to the bank's", differ, len(doc.Data)), nil
+	return fmt.Sprintf("%d of %d NOT equal to the bank's", len(diffs), len(accounts)), nil
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/simulator"
 )
 
 // What the benchmark modes share: the simulated bank in a child process
@@ -160,6 +161,36 @@ func (s *benchSim) transactions(ctx context.Context) ([]simTransaction, error) {
 			return nil, fmt.Errorf("simulator transactions: %w", err)
 		}
 		out[i].raw = raw
+	}
+	return out, nil
+}
+
+// accounts lists the bank's accounts as the control API describes them.
+func (s *benchSim) accounts(ctx context.Context) ([]simulator.Account, error) {
+	type money struct {
+		CurrencyCode     string `json:"currencyCode"`
+		ValueInBaseUnits int64  `json:"valueInBaseUnits"`
+	}
+	var doc struct {
+		Data []struct {
+			ID             string    `json:"id"`
+			DisplayName    string    `json:"displayName"`
+			AccountType    string    `json:"accountType"`
+			OwnershipType  string    `json:"ownershipType"`
+			Balance        money     `json:"balance"`
+			OpeningBalance money     `json:"openingBalance"`
+			CreatedAt      time.Time `json:"createdAt"`
+		} `json:"data"`
+	}
+	if err := s.control(ctx, http.MethodGet, "/accounts", nil, &doc); err != nil {
+		return nil, err
+	}
+	out := make([]simulator.Account, len(doc.Data))
+	for i, a := range doc.Data {
+		out[i] = simulator.Account{ID: a.ID, DisplayName: a.DisplayName, AccountType: a.AccountType, OwnershipType: a.OwnershipType,
+			Balance:        simulator.Money{CurrencyCode: a.Balance.CurrencyCode, ValueInBaseUnits: a.Balance.ValueInBaseUnits},
+			OpeningBalance: simulator.Money{CurrencyCode: a.OpeningBalance.CurrencyCode, ValueInBaseUnits: a.OpeningBalance.ValueInBaseUnits},
+			CreatedAt:      a.CreatedAt}
 	}
 	return out, nil
 }

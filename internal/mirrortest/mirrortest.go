@@ -1,9 +1,11 @@
-// Package mirrortest holds test helpers shared by the packages that check a
-// mirror against the simulated bank. Only tests import it.
+// Package mirrortest compares a mirror with the simulated bank's truth:
+// helpers for the tests that check a mirror, and the comparisons the
+// benchmarks use to know when a mirror is exact (compare.go).
 package mirrortest
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -13,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 )
 
@@ -24,53 +25,28 @@ import (
 func AssertEqualsTruth(t testing.TB, sim *simulator.Bank, db *sql.DB, baseURL string) {
 	t.Helper()
 	snap := sim.Snapshot()
-	rows, err := db.Query("SELECT id, raw, status, coalesce(category_id, '') FROM transactions")
+	truth := make([]Rendering, len(snap.Transactions))
+	for i, tx := range snap.Transactions {
+		raw, err := sim.RenderTransaction(baseURL, tx.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		truth[i] = Rendering{ID: tx.ID, Raw: raw}
+	}
+	m, err := CompareTransactions(context.Background(), db, truth)
 	if err != nil {
 		t.Fatal(err)
 	}
-	type row struct{ raw, status, category string }
-	mirror := map[string]row{}
-	for rows.Next() {
-		var id string
-		var r row
-		if err := rows.Scan(&id, &r.raw, &r.status, &r.category); err != nil {
-			t.Fatal(err)
-		}
-		mirror[id] = r
+	if m.Missing+m.Extra > 0 {
+		t.Errorf("mirror has %d transactions, bank has %d", len(truth)-m.Missing+m.Extra, len(truth))
 	}
-	rows.Close()
-	if len(mirror) != len(snap.Transactions) {
-		t.Errorf("mirror has %d transactions, bank has %d", len(mirror), len(snap.Transactions))
-	}
-	bad := 0
-	for _, tx := range snap.Transactions {
-		want, err := sim.RenderTransaction(baseURL, tx.ID)
-		if err != nil {
-			t.Fatal(err)
+	const shown = 10
+	for i, line := range m.Lines {
+		if i == shown {
+			t.Errorf("... and %d more differences", len(m.Lines)-shown)
+			break
 		}
-		got, ok := mirror[tx.ID]
-		if !ok || got.raw != string(want) {
-			if bad++; bad <= 3 {
-				t.Errorf("transaction %s: mirror raw differs from bank\n got: %.300s\nwant: %.300s", tx.ID, got.raw, want)
-			}
-			continue
-		}
-		parsed, err := bank.ParseTransaction(want)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got.status != parsed.Status || got.category != deref(parsed.CategoryID) {
-			t.Errorf("transaction %s: columns status=%s category=%s, bank %s %s", tx.ID, got.status, got.category, parsed.Status, deref(parsed.CategoryID))
-		}
-		tags := Strings(t, db, "SELECT tag_id FROM transaction_tags WHERE transaction_id = ? ORDER BY tag_id", tx.ID)
-		wantTags := slices.Sorted(slices.Values(parsed.TagIDs))
-		if !slices.Equal(tags, wantTags) {
-			t.Errorf("transaction %s: tags %v, bank %v", tx.ID, tags, wantTags)
-		}
-		delete(mirror, tx.ID)
-	}
-	for id := range mirror {
-		t.Errorf("transaction %s is in the mirror but not at the bank", id)
+		t.Error(line)
 	}
 	if n := Int(t, db, "SELECT count(*) FROM accounts"); n != len(snap.Accounts) {
 		t.Errorf("accounts = %d, bank has %d", n, len(snap.Accounts))
@@ -493,37 +469,9 @@ func TruthDiffs(t testing.TB, sim *simulator.Bank, db *sql.DB, baseURL string) [
 // field, balances included.
 func AccountDiffs(t testing.TB, snap simulator.Snapshot, db *sql.DB) []string {
 	t.Helper()
-	type account struct {
-		name, typ, owner, currency, value string
-		units                             int64
-		created                           string
-	}
-	got := map[string]account{}
-	rows, err := db.Query(`SELECT id, display_name, account_type, ownership_type, balance_currency, balance_value,
-		balance_base_units, created_at FROM accounts`)
+	diffs, err := CompareAccounts(context.Background(), db, snap.Accounts)
 	if err != nil {
 		t.Fatal(err)
-	}
-	for rows.Next() {
-		var id string
-		var a account
-		if err := rows.Scan(&id, &a.name, &a.typ, &a.owner, &a.currency, &a.value, &a.units, &a.created); err != nil {
-			t.Fatal(err)
-		}
-		got[id] = a
-	}
-	rows.Close()
-	var diffs []string
-	for _, a := range snap.Accounts {
-		g, ok := got[a.ID]
-		delete(got, a.ID)
-		want := account{a.DisplayName, a.AccountType, a.OwnershipType, a.Balance.CurrencyCode, a.Balance.Value(), a.Balance.ValueInBaseUnits, g.created}
-		if !ok || g != want || !sameInstant(g.created, a.CreatedAt) {
-			diffs = append(diffs, fmt.Sprintf("account %s: mirror %+v (present %v), bank %+v created %s", a.ID, g, ok, want, a.CreatedAt.Format(time.RFC3339)))
-		}
-	}
-	for id := range got {
-		diffs = append(diffs, fmt.Sprintf("account %s: in the mirror, not at the bank", id))
 	}
 	return diffs
 }
