@@ -1,10 +1,16 @@
-.PHONY: demo test lint bench fuzz build
+.PHONY: demo test lint bench fuzz build release
 
 build:
 	CGO_ENABLED=1 go build -o bankmirror ./cmd/bankmirror
 
 demo:
 	go run ./cmd/bankmirror demo
+
+# The release into dist/: tarballs and Debian packages for amd64 and arm64,
+# and SHA256SUMS (packaging/release.sh says what each holds).
+release:
+	@test -n "$(VERSION)" || { echo "make release needs the version: make release VERSION=1.2.3" >&2; exit 2; }
+	packaging/release.sh "$(VERSION)"
 
 test:
 	go test -race -count=1 -shuffle=on ./...
