@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/signal"
 	"strings"
@@ -26,6 +25,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/store"
 	"github.com/bankmirror/bankmirror/internal/sync"
 	"github.com/bankmirror/bankmirror/internal/systemd"
+	"github.com/bankmirror/bankmirror/internal/webhooks"
 )
 
 func (a *app) serveCommand(env []cli.Var) *cli.Command {
@@ -77,7 +77,7 @@ type Main struct {
 	Store    *store.Store
 	Bank     *bank.Client
 	Receiver *receiver.Receiver
-	keys     *receiver.SecretCache
+	keys     *webhooks.SecretCache
 	Worker   *sync.Worker
 	Syncer   *sync.Syncer
 	Healer   *sync.Healer
@@ -180,18 +180,19 @@ func (m *Main) Open(ctx context.Context) error {
 			}
 		},
 	})
-	m.keys = receiver.NewSecretCache(m.loadKeys, 2*time.Second, m.Log)
-	// A signature that matches no secret reloads them only after a commit
-	// (a registration from another process): strangers cost no read.
-	m.keys.Watch(m.Store.Path()+"-wal", store.SecretsPath(m.Store.Path()))
+	// The keys that authenticate deliveries: every registered webhook's
+	// secret (and a deleted one's for an hour), the secret of a webhook
+	// made elsewhere (BANKMIRROR_WEBHOOK_SECRET), and whether a
+	// registration is storing a new secret. The receiver uses them from
+	// memory; a signature that matches no secret reloads them only after a
+	// commit (a registration from another process): strangers cost no read.
+	m.keys = webhooks.NewSecretCache(m.Store, []byte(m.Config.WebhookSecret), 2*time.Second, m.Log)
 	if err := m.keys.Load(ctx); err != nil {
 		return fmt.Errorf("load webhook secrets: %w", err)
 	}
 	m.Receiver = receiver.New(m.Store, receiver.Config{
-		Path:        m.Config.WebhookPath,
-		Secrets:     m.keys.Secrets,
-		Registering: m.keys.Registering,
-		Miss:        m.keys.Miss,
+		Path: m.Config.WebhookPath,
+		Keys: m.keys,
 		Notify: func(ids []string) {
 			m.Metrics.Received(len(ids))
 			if m.OnEventsStored != nil {
@@ -221,7 +222,7 @@ func (m *Main) Open(ctx context.Context) error {
 	// The public listener's routes are the receiver's (only POST on the
 	// webhook path); the admin listener's are admin.Handler's.
 	// It faces the internet: its connections are capped.
-	limit := func(ln net.Listener) net.Listener { return receiver.LimitListener(ln, receiver.DefaultMaxConns) }
+	limit := httpserver.LimitListener(httpserver.DefaultMaxConns)
 	if m.http, err = startServer(ctx, m.Config.Listen, m.Receiver.Handler(), limit); err != nil {
 		return err
 	}
@@ -330,21 +331,6 @@ func (m *Main) Reload() error {
 	m.Log.Info().Msg("reload: token read again")
 	m.Bank.SetToken(tok)
 	return nil
-}
-
-// loadKeys reads the keys that authenticate deliveries: every registered
-// webhook's secret (and a deleted one's for an hour), the secret of a
-// webhook made elsewhere (BANKMIRROR_WEBHOOK_SECRET), and whether a
-// registration is storing a new secret. The receiver uses them from memory.
-func (m *Main) loadKeys(ctx context.Context) (receiver.Keys, error) {
-	s, err := m.Store.WebhookSecrets(ctx)
-	if err != nil {
-		return receiver.Keys{}, err
-	}
-	if m.Config.WebhookSecret != "" {
-		s = append(s, []byte(m.Config.WebhookSecret))
-	}
-	return receiver.Keys{Secrets: s, Registering: m.Store.WebhookRegistering(ctx)}, nil
 }
 
 // receiptsSeen wakes the receipts downloader, if any: a sync or an event

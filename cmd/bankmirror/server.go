@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/bankmirror/bankmirror/internal/httpserver"
-	"github.com/bankmirror/bankmirror/internal/receiver"
 )
 
 // shutdownGrace is how long a stopping server waits for requests in
@@ -15,9 +14,9 @@ import (
 // it got no answer for).
 const shutdownGrace = 5 * time.Second
 
-// startServer serves h on addr with the receiver's four timeouts set. The
-// daemon's public listener, the demo's and the simulator's banks run on
-// one; stop it with Shutdown(shutdownGrace).
+// startServer serves h on addr with the limits of a server strangers can
+// reach (httpserver.New). The daemon's public listener, the demo's and the
+// simulator's banks run on one; stop it with Shutdown(shutdownGrace).
 func startServer(ctx context.Context, addr string, h http.Handler, wrap ...func(net.Listener) net.Listener) (*httpserver.Server, error) {
-	return httpserver.Start(ctx, "http server", addr, receiver.NewServer(h), wrap...)
+	return httpserver.Start(ctx, "http server", addr, httpserver.New(h), wrap...)
 }

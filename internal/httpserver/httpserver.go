@@ -2,7 +2,9 @@
 // serves, so that an address in use fails at start and ":0" works, and
 // stops it in order: a grace period for requests in flight, then the
 // connections still open are cut. The daemon's public and admin
-// listeners, the demo's and the simulator's banks all run on one.
+// listeners, the demo's and the simulator's banks all run on one. New
+// makes a server with the limits a listener strangers can reach needs,
+// and LimitListener caps its connections.
 package httpserver
 
 import (
@@ -12,7 +14,64 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"golang.org/x/net/netutil"
 )
+
+// Limits of a server made by New. The bank gives up on a webhook delivery
+// after 30 s; the receiver sets its body's own read deadline (5 s by
+// default) and waits at most 25 s for its commit. These bound the rest.
+const (
+	// ReadHeaderTimeout bounds a request's line and headers, from the
+	// first byte (a connection that sends nothing is closed after it).
+	ReadHeaderTimeout = 5 * time.Second
+	// ReadTimeout bounds headers and body together when a handler sets no
+	// deadline of its own: ReadHeaderTimeout plus the receiver's default
+	// body timeout (5 s).
+	ReadTimeout = 10 * time.Second
+	// WriteTimeout runs from the end of the headers: body, commit wait,
+	// answer.
+	WriteTimeout = 45 * time.Second
+	// IdleTimeout bounds a kept-alive connection between requests; only
+	// the bank's deliveries keep theirs (the receiver closes a refused
+	// one's).
+	IdleTimeout = 120 * time.Second
+	// MaxHeaderBytes bounds a request's headers. The bank sends a handful;
+	// a proxy or tunnel in front adds a few more (forwarding and tracing
+	// headers), well under 8 KiB. Go allows 4 KiB over it.
+	MaxHeaderBytes = 8 << 10
+	// DefaultMaxConns is how many connections LimitListener lets a
+	// listener hold at once when given no other number.
+	DefaultMaxConns = 1024
+)
+
+// New returns an http.Server for h with all four timeouts and the header
+// limit set, for a listener strangers can reach. Run it with Start.
+func New(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: ReadHeaderTimeout,
+		ReadTimeout:       ReadTimeout,
+		WriteTimeout:      WriteTimeout,
+		IdleTimeout:       IdleTimeout,
+		MaxHeaderBytes:    MaxHeaderBytes,
+		// "OPTIONS *" goes to h like any request (the receiver answers
+		// 404), rather than a 200 from net/http.
+		DisableGeneralOptionsHandler: true,
+	}
+}
+
+// LimitListener returns a wrap for Start that caps the connections the
+// listener holds at once at n (DefaultMaxConns when n <= 0): each costs a
+// goroutine and buffers, and strangers can open many. Connections beyond
+// it wait in the kernel's backlog until one closes (the receiver's body
+// deadline closes a stalled one).
+func LimitListener(n int) func(net.Listener) net.Listener {
+	if n <= 0 {
+		n = DefaultMaxConns
+	}
+	return func(ln net.Listener) net.Listener { return netutil.LimitListener(ln, n) }
+}
 
 // Server is a running http.Server.
 type Server struct {

@@ -69,8 +69,12 @@ func benchReceiver(b *testing.B, mode string, concurrency int) (acks, p50, p99 f
 		st = mustOpenStore(b)
 		in = st
 	}
-	r := mustStart(b, in, Config{})
-	r.direct = mode != "group"
+	var r *Receiver
+	if mode == "group" {
+		r = mustStart(b, in, Config{})
+	} else {
+		r = newPerEvent(b, in)
+	}
 	srv := httptest.NewServer(r.Handler())
 	defer srv.Close()
 	tr := &http.Transport{MaxIdleConns: 2 * concurrency, MaxIdleConnsPerHost: 2 * concurrency}

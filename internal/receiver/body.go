@@ -57,9 +57,6 @@ func (r *Receiver) readBody(w http.ResponseWriter, req *http.Request) (*body, re
 	// refusal the deadline stays: what the server reads of the body after
 	// the handler (it drains up to 256 KiB) is bounded by it too.
 	deadline := rc.SetReadDeadline(time.Now().Add(r.cfg.BodyTimeout)) == nil
-	if r.onBody != nil {
-		r.onBody()
-	}
 	most := int(limit) + 1
 	b := &body{small: smallBufs.Get().(*[]byte), pool: &r.large, larges: r.larges}
 	buf := (*b.small)[:0]
@@ -77,9 +74,6 @@ func (r *Receiver) readBody(w http.ResponseWriter, req *http.Request) (*body, re
 			}
 			b.large = r.large.Get().(*[]byte)
 			buf = append((*b.large)[:0], buf...)
-			if r.onLarge != nil {
-				r.onLarge()
-			}
 		}
 		n, err := req.Body.Read(buf[len(buf):min(cap(buf), most)])
 		buf = buf[:len(buf)+n]

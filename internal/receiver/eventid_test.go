@@ -23,7 +23,7 @@ func TestOverlongOrUnprintableEventIDsAreRefused(t *testing.T) {
 			st := mustOpenStore(t)
 			var buf bytes.Buffer
 			var mu sync.Mutex
-			r := New(st, Config{Secrets: newSecretSet(secretA).get,
+			r := New(st, Config{Keys: newSecretSet(secretA),
 				Log: zerolog.New(&lockedWriter{w: &buf, mu: &mu}).Level(zerolog.DebugLevel)})
 			if err := r.Start(context.Background()); err != nil {
 				t.Fatal(err)

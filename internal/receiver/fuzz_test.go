@@ -80,7 +80,7 @@ func FuzzHandler(f *testing.F) {
 	f.Add([]byte{}, false)
 
 	st := mustOpenStore(f)
-	r := New(st, Config{Secrets: newSecretSet(secretA).get, Log: zerolog.Nop()})
+	r := New(st, Config{Keys: newSecretSet(secretA), Log: zerolog.Nop()})
 	if err := r.Start(context.Background()); err != nil {
 		f.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func FuzzSignatureHeaders(f *testing.F) {
 	f.Add([]byte(`{"data":`), "", "", uint8(2))
 
 	st := mustOpenStore(f)
-	r := New(st, Config{Secrets: newSecretSet(secretA).get, Log: zerolog.Nop()})
+	r := New(st, Config{Keys: newSecretSet(secretA), Log: zerolog.Nop()})
 	if err := r.Start(context.Background()); err != nil {
 		f.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -58,11 +59,15 @@ func eventBody(id, eventType, txID string) []byte {
 	return b
 }
 
-// secretSet is a Secrets source the test can change while serving.
+// secretSet is a Keys the test can change while serving: the secrets it
+// holds, and Registering's answer. Miss reloads nothing.
 type secretSet struct {
-	mu sync.Mutex
-	s  [][]byte
+	mu          sync.Mutex
+	s           [][]byte
+	registering bool
 }
+
+var _ Keys = (*secretSet)(nil)
 
 func newSecretSet(s ...[]byte) *secretSet { return &secretSet{s: s} }
 
@@ -72,11 +77,33 @@ func (ss *secretSet) add(s []byte) {
 	ss.s = append(ss.s, s)
 }
 
-func (ss *secretSet) get(context.Context) ([][]byte, error) {
+// setRegistering sets what Registering reports.
+func (ss *secretSet) setRegistering(on bool) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	ss.registering = on
+}
+
+func (ss *secretSet) Secrets(context.Context) ([][]byte, error) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	return append([][]byte(nil), ss.s...), nil
 }
+
+func (ss *secretSet) Registering(context.Context) bool {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.registering
+}
+
+func (ss *secretSet) Miss(context.Context) bool { return false }
+
+// failingKeys is a Keys whose secrets cannot be loaded.
+type failingKeys struct{ err error }
+
+func (f failingKeys) Secrets(context.Context) ([][]byte, error) { return nil, f.err }
+func (failingKeys) Registering(context.Context) bool            { return false }
+func (failingKeys) Miss(context.Context) bool                   { return false }
 
 // mustOpenStore opens a real SQLite file in a temporary directory.
 func mustOpenStore(tb testing.TB) *store.Store {
@@ -93,11 +120,12 @@ func mustOpenStore(tb testing.TB) *store.Store {
 	return st
 }
 
-// mustStart starts a receiver on in and closes it at cleanup.
+// mustStart starts a receiver on in and closes it at cleanup; its secret
+// is secretA unless cfg says otherwise.
 func mustStart(tb testing.TB, in inbox, cfg Config) *Receiver {
 	tb.Helper()
-	if cfg.Secrets == nil {
-		cfg.Secrets = newSecretSet(secretA).get
+	if cfg.Keys == nil {
+		cfg.Keys = newSecretSet(secretA)
 	}
 	cfg.Log = zerolog.Nop()
 	r := New(in, cfg)
@@ -106,6 +134,61 @@ func mustStart(tb testing.TB, in inbox, cfg Config) *Receiver {
 	}
 	tb.Cleanup(func() { _ = r.Close() })
 	return r
+}
+
+// perEventWriter stores each event in a transaction of its own, on the
+// request's goroutine: no writer, no grouping (the benchmark's baseline).
+type perEventWriter struct{ in inbox }
+
+func (perEventWriter) start(context.Context) error { return nil }
+func (perEventWriter) close()                      {}
+
+func (p perEventWriter) store(ctx context.Context, ev store.InboxEvent) error {
+	_, err := p.in.InsertEvents(ctx, []store.InboxEvent{ev})
+	return err
+}
+
+// newPerEvent is a receiver on in that stores through perEventWriter; its
+// secret is secretA.
+func newPerEvent(tb testing.TB, in inbox) *Receiver {
+	tb.Helper()
+	cfg := Config{Keys: newSecretSet(secretA), Log: zerolog.Nop()}.withDefaults()
+	r := newReceiver(cfg, cfg.Log, perEventWriter{in: in})
+	tb.Cleanup(func() { _ = r.Close() })
+	return r
+}
+
+// groupOf is r's group-commit writer.
+func groupOf(r *Receiver) *groupWriter { return r.w.(*groupWriter) }
+
+// watchBody wraps h so that onStart (if set) is called when the handler
+// starts reading a request's body, and onLarge (if set) when it reads on
+// past smallBody bytes: readBody has then taken a large buffer.
+func watchBody(h http.Handler, onStart, onLarge func()) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		req.Body = &watchedBody{ReadCloser: req.Body, onStart: onStart, onLarge: onLarge}
+		h.ServeHTTP(w, req)
+	})
+}
+
+type watchedBody struct {
+	io.ReadCloser
+	onStart, onLarge func()
+	reads, read      int
+}
+
+func (b *watchedBody) Read(p []byte) (int, error) {
+	if b.reads == 0 && b.onStart != nil {
+		b.onStart()
+	}
+	if b.read >= smallBody && b.onLarge != nil {
+		b.onLarge()
+		b.onLarge = nil
+	}
+	b.reads++
+	n, err := b.ReadCloser.Read(p)
+	b.read += n
+	return n, err
 }
 
 // post sends body to h with signature sig ("" for no header).

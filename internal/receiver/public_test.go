@@ -20,26 +20,27 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/bankmirror/bankmirror/internal/httpserver"
 	"github.com/bankmirror/bankmirror/internal/store"
+	"github.com/bankmirror/bankmirror/internal/webhooks"
 )
 
 // These tests hold the endpoint to what it promises a stranger on the
 // internet: over real loopback connections, with the production server
-// settings (Listen), nothing refused costs a database call, a body is
-// never read before its signature header passed, slow bodies are cut and
-// hold no slot, and refusals are logged as counts.
+// settings (httpserver.New), nothing refused costs a database call, a body
+// is never read before its signature header passed, slow bodies are cut
+// and hold no slot, and refusals are logged as counts.
 
-// serveLoopback serves r's handler with the production server settings and
-// returns its address.
-func serveLoopback(t *testing.T, r *Receiver) string {
+// serveLoopback serves h (a receiver's handler) with the production server
+// settings and returns its address.
+func serveLoopback(t *testing.T, h http.Handler) string {
 	t.Helper()
-	ln, srv, err := r.Listen(t.Context(), "127.0.0.1:0")
+	srv, err := httpserver.Start(t.Context(), "webhook listener", "127.0.0.1:0", httpserver.New(h))
 	if err != nil {
 		t.Fatal(err)
 	}
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { _ = srv.Close() })
-	return ln.Addr().String()
+	t.Cleanup(func() { _ = srv.Shutdown(0) })
+	return strings.TrimPrefix(srv.URL(), "http://")
 }
 
 // dial opens a connection whose reads fail after the test's guard rather
@@ -129,10 +130,21 @@ func (c *countingInbox) InsertEvents(ctx context.Context, evs []store.InboxEvent
 	return c.in.InsertEvents(ctx, evs)
 }
 
+// countingSecrets counts the reads of the store's secrets.
+type countingSecrets struct {
+	*store.Store
+	loads atomic.Int64
+}
+
+func (c *countingSecrets) WebhookSecrets(ctx context.Context) ([][]byte, error) {
+	c.loads.Add(1)
+	return c.Store.WebhookSecrets(ctx)
+}
+
 // Every kind of refused request, sent over real connections to a receiver
-// on a real store whose secrets come from the store through a SecretCache
-// watching its WAL (as in the daemon), runs no SQL: neither the inbox nor
-// the secrets loader is called, whatever the refusal. Each is reported to
+// on a real store whose secrets come from the store through the daemon's
+// webhooks.SecretCache (watching its WAL), runs no SQL: neither the inbox
+// nor the secrets are read, whatever the refusal. Each is reported to
 // OnRefused with its reason. A genuine delivery afterwards reaches the
 // inbox's counter, so it does count.
 func TestRefusedRequestsRunNoSQL(t *testing.T) {
@@ -142,23 +154,17 @@ func TestRefusedRequestsRunNoSQL(t *testing.T) {
 		SecretKey: string(secretA), CreatedAt: "2024-08-05T12:20:07+10:00"}); err != nil {
 		t.Fatal(err)
 	}
-	var loads atomic.Int64
-	cache := NewSecretCache(func(ctx context.Context) (Keys, error) {
-		loads.Add(1)
-		s, err := st.WebhookSecrets(ctx)
-		return Keys{Secrets: s, Registering: st.WebhookRegistering(ctx)}, err
-	}, time.Hour, zerolog.Nop())
-	// As the daemon does: a miss reloads only if the database's WAL (every
+	secrets := &countingSecrets{Store: st}
+	// As in the daemon: a miss reloads only if the database's WAL (every
 	// commit writes it) changed since the last load.
-	cache.Watch(st.Path() + "-wal")
+	cache := webhooks.NewSecretCache(secrets, nil, time.Hour, zerolog.Nop())
 	if err := cache.Load(ctx); err != nil {
 		t.Fatal(err)
 	}
 	in := &countingInbox{in: st}
 	var reasons reasonLog
-	r := mustStart(t, in, Config{Secrets: cache.Secrets, Registering: cache.Registering, Miss: cache.Miss,
-		BodyTimeout: 200 * time.Millisecond, OnRefused: reasons.add})
-	addr := serveLoopback(t, r)
+	r := mustStart(t, in, Config{Keys: cache, BodyTimeout: 200 * time.Millisecond, OnRefused: reasons.add})
+	addr := serveLoopback(t, r.Handler())
 
 	signedBad := []byte(`{"data":"not an event"}`)
 	big := bytes.Repeat([]byte(" "), DefaultMaxBody+1)
@@ -235,7 +241,7 @@ func TestRefusedRequestsRunNoSQL(t *testing.T) {
 	if n := in.calls.Load(); n != 0 {
 		t.Errorf("refused requests called the inbox %d times", n)
 	}
-	if n := loads.Load(); n != 2 {
+	if n := secrets.loads.Load(); n != 2 {
 		t.Errorf("secrets loaded %d times, want 2 (the test's own loads): refused requests read the database", n)
 	}
 	if got := reasons.counts(); fmt.Sprint(got) != fmt.Sprint(want) {
@@ -274,8 +280,7 @@ func TestSignatureCheckedBeforeBody(t *testing.T) {
 	var reasons reasonLog
 	var bodies atomic.Int64
 	r := mustStart(t, &fakeInbox{}, Config{BodyTimeout: time.Hour, OnRefused: reasons.add})
-	r.onBody = func() { bodies.Add(1) }
-	addr := serveLoopback(t, r)
+	addr := serveLoopback(t, watchBody(r.Handler(), func() { bodies.Add(1) }, nil))
 	for _, tc := range []struct {
 		name, sig  string
 		length     int
@@ -341,8 +346,7 @@ func TestSlowBodiesDoNotBlockAGenuineDelivery(t *testing.T) {
 	st := mustOpenStore(t)
 	reading := make(chan struct{}, tricklers+1)
 	r := mustStart(t, st, Config{MaxInFlight: 4, BodyTimeout: within})
-	r.onBody = func() { reading <- struct{}{} }
-	addr := serveLoopback(t, r)
+	addr := serveLoopback(t, watchBody(r.Handler(), func() { reading <- struct{}{} }, nil))
 
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
@@ -385,7 +389,7 @@ func TestSlowBodiesDoNotBlockAGenuineDelivery(t *testing.T) {
 func TestSlowBodyIsCut(t *testing.T) {
 	var reasons reasonLog
 	r := mustStart(t, &fakeInbox{}, Config{BodyTimeout: 200 * time.Millisecond, OnRefused: reasons.add})
-	addr := serveLoopback(t, r)
+	addr := serveLoopback(t, r.Handler())
 	c := dial(t, addr)
 	if _, err := io.WriteString(c, head("POST", "/webhook", randomSig(), DefaultMaxBody)); err != nil {
 		t.Fatal(err)
@@ -439,7 +443,7 @@ func (s slowInbox) InsertEvents(ctx context.Context, evs []store.InboxEvent) ([]
 func TestCommitOutlastsTheBodyDeadline(t *testing.T) {
 	st := mustOpenStore(t)
 	r := mustStart(t, slowInbox{in: st, delay: 300 * time.Millisecond}, Config{BodyTimeout: 30 * time.Millisecond})
-	addr := serveLoopback(t, r)
+	addr := serveLoopback(t, r.Handler())
 	good := eventBody("ev-slow-commit", "PING", "")
 	c := dial(t, addr)
 	_, _ = io.WriteString(c, head("POST", "/webhook", sign(good, secretA), len(good))+string(good))
@@ -475,12 +479,12 @@ func TestRefusalLogIsBounded(t *testing.T) {
 	const perKind = 1000
 	var buf bytes.Buffer
 	var mu sync.Mutex
-	r := New(&fakeInbox{}, Config{Secrets: newSecretSet(secretA).get, RefusedLogInterval: time.Hour,
+	r := New(&fakeInbox{}, Config{Keys: newSecretSet(secretA), RefusedLogInterval: time.Hour,
 		Log: zerolog.New(&lockedWriter{w: &buf, mu: &mu}).Level(zerolog.InfoLevel)})
 	if err := r.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	addr := serveLoopback(t, r)
+	addr := serveLoopback(t, r.Handler())
 	heads := []string{
 		head("POST", "/webhook", "", 0),
 		head("POST", "/webhook", "xyz", 0),
@@ -619,8 +623,7 @@ func TestLargeBodiesAreCapped(t *testing.T) {
 	st := mustOpenStore(t)
 	r := mustStart(t, st, Config{MaxLargeBodies: holders, BodyTimeout: within, OnRefused: reasons.add})
 	large := make(chan struct{}, holders+1)
-	r.onLarge = func() { large <- struct{}{} }
-	addr := serveLoopback(t, r)
+	addr := serveLoopback(t, watchBody(r.Handler(), nil, func() { large <- struct{}{} }))
 	part := strings.Repeat("x", 5000) // past the 4 KiB small buffer
 	for range holders {
 		c := dial(t, addr)
@@ -657,40 +660,4 @@ func TestLargeBodiesAreCapped(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || countRows(t, st, "ev-small") != 1 {
 		t.Errorf("genuine delivery while the large buffers are taken: %d", resp.StatusCode)
 	}
-}
-
-// The public listener's connections are capped: beyond the cap a
-// connection waits in the backlog until one closes.
-func TestLimitListenerCapsConnections(t *testing.T) {
-	ln, err := (&net.ListenConfig{}).Listen(t.Context(), "tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	limited := LimitListener(ln, 2)
-	t.Cleanup(func() { _ = limited.Close() })
-	accepted := make(chan net.Conn, 3)
-	go func() {
-		for {
-			c, err := limited.Accept()
-			if err != nil {
-				close(accepted)
-				return
-			}
-			accepted <- c
-		}
-	}()
-	for range 3 {
-		dial(t, ln.Addr().String())
-	}
-	first, second := <-accepted, <-accepted
-	select {
-	case c := <-accepted:
-		t.Fatalf("a third connection was accepted while two were open: %v", c.RemoteAddr())
-	default:
-	}
-	_ = first.Close()
-	if c := <-accepted; c == nil {
-		t.Error("the third connection was not accepted after one closed")
-	}
-	_ = second.Close()
 }

@@ -11,7 +11,9 @@
 // (BodyTimeout), checks signatures against secrets held in memory, holds an
 // in-flight slot only while a verified event waits for its commit, and
 // logs refusals as a count per interval rather than a line each. No refused
-// request reaches the database.
+// request reaches the database. Serve Handler on a server made by
+// httpserver.New, whose limits leave the receiver's deadlines room, with
+// its connections capped by httpserver.LimitListener.
 //
 // The receiver only records events; applying them is the worker's job
 // (internal/sync), which the receiver wakes through Config.Notify. The two
@@ -28,7 +30,6 @@ import (
 	"io"
 	"net/http"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -110,6 +111,35 @@ const (
 // ErrClosed is the reply to requests still waiting when the receiver stops.
 var ErrClosed = errors.New("receiver closed")
 
+// Keys is where the receiver finds the secrets deliveries are signed with
+// (webhooks.SecretCache in the daemon). Its methods run for every request
+// whose signature header is well formed, when strangers choose: each must
+// be cheap, must not touch the database on every call, and must bound what
+// it costs.
+type Keys interface {
+	// Secrets returns every secret currently valid (two during a
+	// rotation); a secret it starts returning is accepted at once. An
+	// error answers the delivery 503 (the bank retries).
+	Secrets(ctx context.Context) ([][]byte, error)
+	// Registering reports whether a webhook is being registered (its
+	// secret not yet stored). While it is, a delivery whose signature
+	// matches no known secret is answered 503, so the bank retries it, not
+	// 401: it may be signed with the secret about to be stored.
+	Registering(ctx context.Context) bool
+	// Miss is called when a signature matched none of the secrets (a
+	// cache of them may be behind a new registration); the secrets are
+	// then asked for again and checked once more. It reports whether it
+	// reloaded them.
+	Miss(ctx context.Context) bool
+}
+
+// noKeys holds no secret: every signature is refused.
+type noKeys struct{}
+
+func (noKeys) Secrets(context.Context) ([][]byte, error) { return nil, nil }
+func (noKeys) Registering(context.Context) bool          { return false }
+func (noKeys) Miss(context.Context) bool                 { return false }
+
 // inbox is the one store method the receiver needs.
 type inbox interface {
 	InsertEvents(ctx context.Context, evs []store.InboxEvent) (inserted []string, err error)
@@ -121,27 +151,13 @@ var _ inbox = (*store.Store)(nil)
 type Config struct {
 	// Path is the webhook's path; DefaultPath when empty.
 	Path string
-	// Secrets returns every secret currently valid (two during a rotation).
-	// It is called once per request whose signature header is well formed,
-	// so it must be cheap and must not touch the database (an in-memory
-	// snapshot such as SecretCache); a secret it starts returning is
-	// accepted at once.
-	Secrets func(ctx context.Context) ([][]byte, error)
+	// Keys are the secrets deliveries are signed with; with none, every
+	// signature is refused.
+	Keys Keys
 	// Notify, if set, is called by the writer after each commit that
 	// inserted new events, with their ids. It runs on the writer goroutine:
 	// it must not block (poke a channel).
 	Notify func(ids []string)
-	// Registering, if set, reports whether a webhook is being registered
-	// (its secret not yet stored). While it is, a delivery whose signature
-	// matches no known secret is answered 503, so the bank retries it, not
-	// 401: it may be signed with the secret about to be stored.
-	Registering func(ctx context.Context) bool
-	// Miss, if set, is called when a signature matched none of the
-	// secrets (a cache of them may be behind a new registration); the
-	// secrets are then asked for again and checked once more. Strangers
-	// call it at will: it must bound what it costs (SecretCache.Miss
-	// reloads only after a commit, and at most every 10 ms).
-	Miss func(ctx context.Context) bool
 	// MaxInFlight caps the verified deliveries waiting for their commit at
 	// once; beyond it a delivery is answered 503 (the bank retries).
 	// DefaultMaxInFlight when <= 0.
@@ -172,46 +188,40 @@ type Config struct {
 	Log zerolog.Logger
 }
 
-// request is one event waiting for its commit.
-type request struct {
-	ctx   context.Context
-	ev    store.InboxEvent
-	reply chan error // buffered: the writer never blocks on it
-}
-
-// Receiver is the webhook handler plus its group-commit writer.
+// Receiver is the webhook handler plus the writer that makes the events it
+// verifies durable.
 type Receiver struct {
-	in  inbox
 	cfg Config
 	log zerolog.Logger
+	w   eventWriter
 
-	queue chan *request
 	slots chan struct{} // one per verified delivery waiting for its commit
 	large sync.Pool     // *[]byte of MaxBody+1 bytes, for bodies over smallBody
 	// larges holds a token per large buffer in use (Config.MaxLargeBodies).
 	larges  chan struct{}
 	refused *refusalLog
-	stop    chan struct{} // closed by Close
-	done    chan struct{} // closed when the writer has exited
-	started atomic.Bool
-	mu      sync.Mutex // serialises Start and Close
-	closed  bool
-
-	// direct makes each request insert its own event in its own
-	// transaction, bypassing the writer (the benchmark's baseline).
-	direct bool
-	// onLarge, if set, is called when a body takes a large buffer (tests).
-	onLarge func()
-	// onEnqueue, if set, is called after a request is queued (tests).
-	onEnqueue func()
-	// onBody, if set, is called when a request starts reading its body
-	// (tests).
-	onBody func()
 }
 
-// New returns a receiver storing into in (a *store.Store in production).
-// Call Start before serving and Close after the HTTP server has shut down.
+// eventWriter makes verified events durable: store returns nil once ev is.
+// The daemon's is the group-commit writer (groupWriter); the benchmark's
+// baseline stores each event in a transaction of its own.
+type eventWriter interface {
+	start(ctx context.Context) error
+	close()
+	store(ctx context.Context, ev store.InboxEvent) error
+}
+
+// New returns a receiver storing into in (a *store.Store in production)
+// through the group-commit writer. Call Start before serving and Close
+// after the HTTP server has shut down.
 func New(in inbox, cfg Config) *Receiver {
+	cfg = cfg.withDefaults()
+	log := cfg.Log.With().Str(logComponent, "receiver").Logger()
+	return newReceiver(cfg, log, newGroupWriter(in, cfg.Notify, log))
+}
+
+// withDefaults fills in what cfg leaves unset.
+func (cfg Config) withDefaults() Config {
 	if cfg.Path == "" {
 		cfg.Path = DefaultPath
 	}
@@ -233,19 +243,21 @@ func New(in inbox, cfg Config) *Receiver {
 	if cfg.RefusedLogInterval <= 0 {
 		cfg.RefusedLogInterval = DefaultRefusedLogInterval
 	}
-	if cfg.Secrets == nil {
-		cfg.Secrets = func(context.Context) ([][]byte, error) { return nil, nil }
+	if cfg.Keys == nil {
+		cfg.Keys = noKeys{}
 	}
-	log := cfg.Log.With().Str(logComponent, "receiver").Logger()
+	return cfg
+}
+
+// newReceiver returns a receiver for cfg (defaults filled in) storing
+// through w.
+func newReceiver(cfg Config, log zerolog.Logger, w eventWriter) *Receiver {
 	r := &Receiver{
-		in:      in,
 		cfg:     cfg,
 		log:     log,
-		queue:   make(chan *request, maxBatch),
+		w:       w,
 		slots:   make(chan struct{}, cfg.MaxInFlight),
 		larges:  make(chan struct{}, cfg.MaxLargeBodies),
-		stop:    make(chan struct{}),
-		done:    make(chan struct{}),
 		refused: newRefusalLog(log, cfg.RefusedLogInterval),
 	}
 	r.large.New = func() any {
@@ -258,152 +270,15 @@ func New(in inbox, cfg Config) *Receiver {
 // Start runs the writer goroutine until ctx ends or Close is called. The
 // writer's inserts use ctx, so pass a context that outlives the HTTP
 // server's graceful shutdown and stop with Close.
-func (r *Receiver) Start(ctx context.Context) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.closed {
-		return ErrClosed
-	}
-	if r.started.Load() {
-		return errors.New("receiver already started")
-	}
-	r.started.Store(true)
-	go r.run(ctx)
-	return nil
-}
+func (r *Receiver) Start(ctx context.Context) error { return r.w.start(ctx) }
 
 // Close stops the writer and waits for it: a commit in progress finishes,
 // and requests still queued are answered 503. Refusals not yet reported
 // are logged. It is safe to call more than once, and before Start.
 func (r *Receiver) Close() error {
-	r.mu.Lock()
-	if !r.closed {
-		r.closed = true
-		close(r.stop)
-	}
-	started := r.started.Load()
-	r.mu.Unlock()
-	if started {
-		<-r.done
-	}
+	r.w.close()
 	r.refused.flush()
 	return nil
-}
-
-// run is the single writer: it takes the first queued request, drains what
-// else is already queued (no waiting window), commits them together and
-// answers them all.
-func (r *Receiver) run(ctx context.Context) {
-	defer close(r.done)
-	defer r.failQueued()
-	batch := make([]*request, 0, maxBatch)
-	for {
-		// Stopping wins over queued work: Close answers the queue with 503.
-		select {
-		case <-r.stop:
-			return
-		default:
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-r.stop:
-			return
-		case req := <-r.queue:
-			batch = append(batch[:0], req)
-		drain:
-			for len(batch) < maxBatch {
-				select {
-				case req := <-r.queue:
-					batch = append(batch, req)
-				default:
-					break drain
-				}
-			}
-			r.commit(ctx, batch)
-			clear(batch) // drop references to bodies
-		}
-	}
-}
-
-// commit stores the batch in one transaction and answers each request.
-// Requests whose client has gone are dropped before the insert: they were
-// never acknowledged, so the bank will send them again.
-func (r *Receiver) commit(ctx context.Context, batch []*request) {
-	evs := make([]store.InboxEvent, 0, len(batch))
-	live := batch[:0]
-	for _, req := range batch {
-		if err := req.ctx.Err(); err != nil {
-			req.reply <- err
-			continue
-		}
-		evs = append(evs, req.ev)
-		live = append(live, req)
-	}
-	if len(evs) == 0 {
-		return
-	}
-	inserted, err := r.in.InsertEvents(ctx, evs)
-	for _, req := range live {
-		req.reply <- err
-	}
-	if err != nil {
-		r.log.Error().Err(err).Int(logBatch, len(evs)).Msg("store webhook events")
-		return
-	}
-	r.log.Debug().Int(logBatch, len(evs)).Int(logInserted, len(inserted)).Msg("committed webhook events")
-	if len(inserted) > 0 && r.cfg.Notify != nil {
-		r.cfg.Notify(inserted)
-	}
-}
-
-// failQueued answers every request still queued when the writer exits.
-func (r *Receiver) failQueued() {
-	for {
-		select {
-		case req := <-r.queue:
-			req.reply <- ErrClosed
-		default:
-			return
-		}
-	}
-}
-
-// store hands ev to the writer and waits until the commit holding it
-// returns. A nil result means the event is durable.
-func (r *Receiver) store(ctx context.Context, ev store.InboxEvent) error {
-	if r.direct {
-		_, err := r.in.InsertEvents(ctx, []store.InboxEvent{ev})
-		return err
-	}
-	if !r.started.Load() {
-		return errors.New("receiver not started")
-	}
-	req := &request{ctx: ctx, ev: ev, reply: make(chan error, 1)}
-	select {
-	case r.queue <- req:
-	case <-r.done:
-		return ErrClosed
-	case <-ctx.Done():
-		return fmt.Errorf("queue event: %w", ctx.Err())
-	}
-	if r.onEnqueue != nil {
-		r.onEnqueue()
-	}
-	select {
-	case err := <-req.reply:
-		return err
-	case <-r.done:
-		// The writer answers before it exits: a reply may be waiting.
-		select {
-		case err := <-req.reply:
-			return err
-		default:
-			return ErrClosed
-		}
-	case <-ctx.Done():
-		return fmt.Errorf("wait for commit: %w", ctx.Err())
-	}
 }
 
 // Handler serves POST on the webhook path and nothing else: another method
@@ -454,7 +329,7 @@ func (r *Receiver) serveWebhook(w http.ResponseWriter, req *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(req.Context(), ackTimeout)
 	defer cancel()
-	if err := r.store(ctx, ev); err != nil {
+	if err := r.w.store(ctx, ev); err != nil {
 		r.refuse(w, refusal{reason: ReasonUnavailable, status: http.StatusServiceUnavailable, eventID: ev.ID, cause: err, authentic: true})
 		return
 	}
@@ -518,21 +393,22 @@ func headerValue(h http.Header, name string) (value string, ok bool) {
 // authenticate verifies body's signatures against the secrets in memory
 // and parses the event. A refusal with a reason means it failed.
 func (r *Receiver) authenticate(ctx context.Context, body []byte, sig signatures) (store.InboxEvent, refusal) {
-	secrets, err := r.cfg.Secrets(ctx)
+	keys := r.cfg.Keys
+	secrets, err := keys.Secrets(ctx)
 	if err != nil {
 		return store.InboxEvent{}, refusal{reason: ReasonUnavailable, status: http.StatusServiceUnavailable,
 			cause: fmt.Errorf("load webhook secrets: %w", err)}
 	}
-	if !sig.verify(body, secrets) && r.cfg.Miss != nil {
+	if !sig.verify(body, secrets) {
 		// The secrets may have changed since this request read them (a
 		// reload by Miss, or by another request's): check again.
-		r.cfg.Miss(ctx)
-		if secrets, err = r.cfg.Secrets(ctx); err != nil {
+		keys.Miss(ctx)
+		if secrets, err = keys.Secrets(ctx); err != nil {
 			secrets = nil
 		}
 	}
 	if !sig.verify(body, secrets) {
-		if r.cfg.Registering != nil && r.cfg.Registering(ctx) {
+		if keys.Registering(ctx) {
 			// It may be signed with the secret about to be stored: the
 			// bank retries a 503.
 			return store.InboxEvent{}, refusal{reason: ReasonRegistering, status: http.StatusServiceUnavailable}

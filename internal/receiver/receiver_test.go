@@ -12,10 +12,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/rs/zerolog"
 
+	"github.com/bankmirror/bankmirror/internal/httpserver"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
 
@@ -210,7 +212,7 @@ func TestDuplicate(t *testing.T) {
 func TestSecretRotation(t *testing.T) {
 	st := mustOpenStore(t)
 	secrets := newSecretSet(secretA, secretB)
-	r := mustStart(t, st, Config{Secrets: secrets.get})
+	r := mustStart(t, st, Config{Keys: secrets})
 	h := r.Handler()
 
 	a, b := eventBody("ev-a", "PING", ""), eventBody("ev-b", "PING", "")
@@ -238,7 +240,7 @@ func TestSecretRotation(t *testing.T) {
 
 func TestEmptySecretNeverMatches(t *testing.T) {
 	st := mustOpenStore(t)
-	r := mustStart(t, st, Config{Secrets: newSecretSet([]byte{}).get})
+	r := mustStart(t, st, Config{Keys: newSecretSet([]byte{})})
 	b := eventBody("ev-1", "PING", "")
 	if rec := post(r.Handler(), b, sign(b, nil)); rec.Code != 401 {
 		t.Errorf("status = %d, want 401", rec.Code)
@@ -247,9 +249,7 @@ func TestEmptySecretNeverMatches(t *testing.T) {
 
 func TestSecretsError(t *testing.T) {
 	st := mustOpenStore(t)
-	r := mustStart(t, st, Config{Secrets: func(context.Context) ([][]byte, error) {
-		return nil, errors.New("vault sealed")
-	}})
+	r := mustStart(t, st, Config{Keys: failingKeys{err: errors.New("vault sealed")}})
 	b := eventBody("ev-1", "PING", "")
 	if rec := post(r.Handler(), b, sign(b, secretA)); rec.Code != 503 {
 		t.Errorf("status = %d, want 503", rec.Code)
@@ -319,8 +319,7 @@ func TestStoreFailureDirect(t *testing.T) {
 	in := &fakeInbox{InsertEventsFn: func(context.Context, []store.InboxEvent) ([]string, error) {
 		return nil, errors.New("disk I/O error")
 	}}
-	r := mustStart(t, in, Config{})
-	r.direct = true
+	r := newPerEvent(t, in)
 	b := eventBody("ev-1", "PING", "")
 	if rec := post(r.Handler(), b, sign(b, secretA)); rec.Code != 503 {
 		t.Errorf("status = %d, want 503", rec.Code)
@@ -329,7 +328,7 @@ func TestStoreFailureDirect(t *testing.T) {
 
 func TestNotStarted(t *testing.T) {
 	st := mustOpenStore(t)
-	r := New(st, Config{Secrets: newSecretSet(secretA).get})
+	r := New(st, Config{Keys: newSecretSet(secretA)})
 	b := eventBody("ev-1", "PING", "")
 	if rec := post(r.Handler(), b, sign(b, secretA)); rec.Code != 503 {
 		t.Errorf("status = %d, want 503", rec.Code)
@@ -383,39 +382,48 @@ func (b *blockingInbox) batchSizes() []int {
 	return append([]int(nil), b.sizes...)
 }
 
+// queuedRequests waits until every goroutine of the test's bubble is
+// blocked (a request is then queued or waiting for its commit), and
+// reports how many requests r's writer has queued.
+func queuedRequests(r *Receiver) int {
+	synctest.Wait()
+	return len(groupOf(r).queue)
+}
+
+// Events queued while a commit runs go into the next one together. The test
+// runs in a synctest bubble, where queuedRequests tells when they all wait.
 func TestGroupCommit(t *testing.T) {
-	const n = 32
-	in := newBlockingInbox()
-	queued := make(chan struct{}, n+1)
-	r := mustStart(t, in, Config{})
-	r.onEnqueue = func() { queued <- struct{}{} }
-	h := r.Handler()
+	synctest.Test(t, func(t *testing.T) {
+		const n = 32
+		in := newBlockingInbox()
+		r := mustStart(t, in, Config{})
+		h := r.Handler()
 
-	var wg sync.WaitGroup
-	send := func(i int) {
-		b := eventBody(fmt.Sprintf("ev-%d", i), "PING", "")
-		if rec := post(h, b, sign(b, secretA)); rec.Code != 200 {
-			t.Errorf("event %d: status = %d", i, rec.Code)
+		var wg sync.WaitGroup
+		send := func(i int) {
+			b := eventBody(fmt.Sprintf("ev-%d", i), "PING", "")
+			if rec := post(h, b, sign(b, secretA)); rec.Code != 200 {
+				t.Errorf("event %d: status = %d", i, rec.Code)
+			}
 		}
-	}
-	// The first event occupies the writer...
-	wg.Go(func() { send(0) })
-	waitFor(t, in.entered)
-	<-queued
-	// ...while n more queue up behind it.
-	for i := 1; i <= n; i++ {
-		wg.Go(func() { send(i) })
-	}
-	for range n {
-		waitFor(t, queued)
-	}
-	close(in.release)
-	wg.Wait()
+		// The first event occupies the writer...
+		wg.Go(func() { send(0) })
+		waitFor(t, in.entered)
+		// ...while n more queue up behind it.
+		for i := 1; i <= n; i++ {
+			wg.Go(func() { send(i) })
+		}
+		if q := queuedRequests(r); q != n {
+			t.Fatalf("%d requests queued behind the first commit, want %d", q, n)
+		}
+		close(in.release)
+		wg.Wait()
 
-	sizes := in.batchSizes()
-	if fmt.Sprint(sizes) != fmt.Sprint([]int{1, n}) {
-		t.Errorf("batch sizes = %v, want [1 %d]", sizes, n)
-	}
+		sizes := in.batchSizes()
+		if fmt.Sprint(sizes) != fmt.Sprint([]int{1, n}) {
+			t.Errorf("batch sizes = %v, want [1 %d]", sizes, n)
+		}
+	})
 }
 
 // TestGroupCommitRealStore checks a concurrent burst against SQLite: every
@@ -451,105 +459,96 @@ func TestGroupCommitRealStore(t *testing.T) {
 }
 
 func TestCloseFailsQueued(t *testing.T) {
-	in := newBlockingInbox()
-	queued := make(chan struct{}, 2)
-	r := mustStart(t, in, Config{})
-	r.onEnqueue = func() { queued <- struct{}{} }
-	h := r.Handler()
+	synctest.Test(t, func(t *testing.T) {
+		in := newBlockingInbox()
+		r := mustStart(t, in, Config{})
+		h := r.Handler()
 
-	codes := make(chan int, 2)
-	b1, b2 := eventBody("ev-1", "PING", ""), eventBody("ev-2", "PING", "")
-	go func() { codes <- post(h, b1, sign(b1, secretA)).Code }()
-	waitFor(t, in.entered)
-	waitFor(t, queued)
-	go func() { codes <- post(h, b2, sign(b2, secretA)).Code }()
-	waitFor(t, queued)
+		codes := make(chan int, 2)
+		b1, b2 := eventBody("ev-1", "PING", ""), eventBody("ev-2", "PING", "")
+		go func() { codes <- post(h, b1, sign(b1, secretA)).Code }()
+		waitFor(t, in.entered)
+		go func() { codes <- post(h, b2, sign(b2, secretA)).Code }()
+		if q := queuedRequests(r); q != 1 {
+			t.Fatalf("%d requests queued behind the first commit, want 1", q)
+		}
 
-	closed := make(chan error)
-	go func() { closed <- r.Close() }()
-	waitFor(t, r.stop) // Close has begun; the writer is still inside the insert
-	close(in.release)
-	if err := <-closed; err != nil {
-		t.Fatal(err)
-	}
-	got := []int{<-codes, <-codes}
-	// The commit in progress completes (200); the queued request fails.
-	if (got[0] != 200 || got[1] != 503) && (got[0] != 503 || got[1] != 200) {
-		t.Errorf("codes = %v, want one 200 and one 503", got)
-	}
-	if sizes := in.batchSizes(); fmt.Sprint(sizes) != "[1]" {
-		t.Errorf("batches = %v, want [1]", sizes)
-	}
-	// After Close, requests fail at once.
-	if rec := post(h, b2, sign(b2, secretA)); rec.Code != 503 {
-		t.Errorf("after Close: %d, want 503", rec.Code)
-	}
+		closed := make(chan error)
+		go func() { closed <- r.Close() }()
+		waitFor(t, groupOf(r).stop) // Close has begun; the writer is still inside the insert
+		close(in.release)
+		if err := <-closed; err != nil {
+			t.Fatal(err)
+		}
+		got := []int{<-codes, <-codes}
+		// The commit in progress completes (200); the queued request fails.
+		if (got[0] != 200 || got[1] != 503) && (got[0] != 503 || got[1] != 200) {
+			t.Errorf("codes = %v, want one 200 and one 503", got)
+		}
+		if sizes := in.batchSizes(); fmt.Sprint(sizes) != "[1]" {
+			t.Errorf("batches = %v, want [1]", sizes)
+		}
+		// After Close, requests fail at once.
+		if rec := post(h, b2, sign(b2, secretA)); rec.Code != 503 {
+			t.Errorf("after Close: %d, want 503", rec.Code)
+		}
+	})
 }
 
 func TestRequestCanceled(t *testing.T) {
-	in := newBlockingInbox()
-	queued := make(chan struct{}, 2)
-	r := mustStart(t, in, Config{})
-	r.onEnqueue = func() { queued <- struct{}{} }
-	h := r.Handler()
+	synctest.Test(t, func(t *testing.T) {
+		in := newBlockingInbox()
+		r := mustStart(t, in, Config{})
+		h := r.Handler()
 
-	b1, b2 := eventBody("ev-1", "PING", ""), eventBody("ev-2", "PING", "")
-	done1 := make(chan int, 1)
-	go func() { done1 <- post(h, b1, sign(b1, secretA)).Code }()
-	waitFor(t, in.entered)
-	waitFor(t, queued)
+		b1, b2 := eventBody("ev-1", "PING", ""), eventBody("ev-2", "PING", "")
+		done1 := make(chan int, 1)
+		go func() { done1 <- post(h, b1, sign(b1, secretA)).Code }()
+		waitFor(t, in.entered)
 
-	// The second request gives up while queued: it returns without waiting
-	// for the writer, and its event is not inserted.
-	ctx, cancel := context.WithCancel(context.Background())
-	req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/webhook", bytes.NewReader(b2))
-	req.Header.Set(SignatureHeader, sign(b2, secretA))
-	done2 := make(chan int, 1)
-	go func() {
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
-		done2 <- rec.Code
-	}()
-	waitFor(t, queued)
-	cancel()
-	if code := <-done2; code != 503 {
-		t.Errorf("canceled request: %d, want 503", code)
-	}
-	close(in.release)
-	if code := <-done1; code != 200 {
-		t.Errorf("first request: %d", code)
-	}
-	if err := r.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if sizes := in.batchSizes(); fmt.Sprint(sizes) != "[1]" {
-		t.Errorf("batches = %v, want [1] (the canceled event dropped)", sizes)
-	}
+		// The second request gives up while queued: it returns without
+		// waiting for the writer, and its event is not inserted.
+		ctx, cancel := context.WithCancel(context.Background())
+		req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/webhook", bytes.NewReader(b2))
+		req.Header.Set(SignatureHeader, sign(b2, secretA))
+		done2 := make(chan int, 1)
+		go func() {
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			done2 <- rec.Code
+		}()
+		if q := queuedRequests(r); q != 1 {
+			t.Fatalf("%d requests queued behind the first commit, want 1", q)
+		}
+		cancel()
+		if code := <-done2; code != 503 {
+			t.Errorf("canceled request: %d, want 503", code)
+		}
+		close(in.release)
+		if code := <-done1; code != 200 {
+			t.Errorf("first request: %d", code)
+		}
+		if err := r.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if sizes := in.batchSizes(); fmt.Sprint(sizes) != "[1]" {
+			t.Errorf("batches = %v, want [1] (the canceled event dropped)", sizes)
+		}
+	})
 }
 
-func TestListen(t *testing.T) {
+// The receiver runs on the server httpserver.New makes, as in the daemon: a
+// delivery over loopback is stored, and the server stops cleanly.
+func TestServedByHTTPServer(t *testing.T) {
 	st := mustOpenStore(t)
 	r := mustStart(t, st, Config{})
-	ln, srv, err := r.Listen(t.Context(), "127.0.0.1:0")
+	srv, err := httpserver.Start(t.Context(), "webhook listener", "127.0.0.1:0", httpserver.New(r.Handler()),
+		httpserver.LimitListener(httpserver.DefaultMaxConns))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if srv.ReadHeaderTimeout == 0 || srv.ReadTimeout == 0 || srv.WriteTimeout == 0 || srv.IdleTimeout == 0 {
-		t.Errorf("a timeout is unset: %+v", srv)
-	}
-	if srv.MaxHeaderBytes != MaxHeaderBytes {
-		t.Errorf("MaxHeaderBytes = %d, want %d", srv.MaxHeaderBytes, MaxHeaderBytes)
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-
-	// The port is taken: a second Listen fails at once.
-	if _, _, err := r.Listen(t.Context(), ln.Addr().String()); err == nil {
-		t.Error("second Listen on the same port succeeded")
-	}
-
 	b := eventBody("ev-1", "PING", "")
-	req, _ := http.NewRequest(http.MethodPost, "http://"+ln.Addr().String()+"/webhook", bytes.NewReader(b))
+	req, _ := http.NewRequest(http.MethodPost, srv.URL()+"/webhook", bytes.NewReader(b))
 	req.Header.Set(SignatureHeader, sign(b, secretA))
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -559,14 +558,26 @@ func TestListen(t *testing.T) {
 	if resp.StatusCode != 200 {
 		t.Errorf("status = %d", resp.StatusCode)
 	}
-	if err := srv.Shutdown(context.Background()); err != nil {
+	if err := srv.Shutdown(within); err != nil {
 		t.Fatal(err)
-	}
-	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
-		t.Errorf("Serve = %v", err)
 	}
 	if countRows(t, st, "ev-1") != 1 {
 		t.Error("event not stored")
+	}
+}
+
+// The server's limits leave the receiver its own deadlines: with no
+// deadline set by the handler, a body within DefaultBodyTimeout after the
+// headers is still read, and the answer after the longest commit wait is
+// still written.
+func TestServerLimitsFitTheReceiver(t *testing.T) {
+	if httpserver.ReadTimeout < httpserver.ReadHeaderTimeout+DefaultBodyTimeout {
+		t.Errorf("ReadTimeout %s < ReadHeaderTimeout %s + DefaultBodyTimeout %s",
+			httpserver.ReadTimeout, httpserver.ReadHeaderTimeout, DefaultBodyTimeout)
+	}
+	if httpserver.WriteTimeout <= DefaultBodyTimeout+ackTimeout {
+		t.Errorf("WriteTimeout %s <= DefaultBodyTimeout %s + ackTimeout %s",
+			httpserver.WriteTimeout, DefaultBodyTimeout, ackTimeout)
 	}
 }
 
@@ -584,7 +595,7 @@ func TestLogs(t *testing.T) {
 	var buf bytes.Buffer
 	var mu sync.Mutex
 	w := &lockedWriter{w: &buf, mu: &mu}
-	r := New(st, Config{Secrets: newSecretSet(secretA).get, Log: zerolog.New(w).Level(zerolog.DebugLevel)})
+	r := New(st, Config{Keys: newSecretSet(secretA), Log: zerolog.New(w).Level(zerolog.DebugLevel)})
 	if err := r.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -632,13 +643,13 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 
 func TestStartContextEnds(t *testing.T) {
 	st := mustOpenStore(t)
-	r := New(st, Config{Secrets: newSecretSet(secretA).get, Log: zerolog.Nop()})
+	r := New(st, Config{Keys: newSecretSet(secretA), Log: zerolog.Nop()})
 	ctx, cancel := context.WithCancel(context.Background())
 	if err := r.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
 	cancel()
-	waitFor(t, r.done)
+	waitFor(t, groupOf(r).done)
 	b := eventBody("ev-1", "PING", "")
 	if rec := post(r.Handler(), b, sign(b, secretA)); rec.Code != 503 {
 		t.Errorf("status = %d, want 503", rec.Code)

@@ -1,7 +1,6 @@
 package receiver
 
 import (
-	"context"
 	"net/http"
 	"testing"
 )
@@ -12,8 +11,8 @@ import (
 func TestUnknownSignatureDuringRegistrationIsRetried(t *testing.T) {
 	st := mustOpenStore(t)
 	secrets := newSecretSet(secretA)
-	registering := true
-	r := mustStart(t, st, Config{Secrets: secrets.get, Registering: func(context.Context) bool { return registering }})
+	secrets.setRegistering(true)
+	r := mustStart(t, st, Config{Keys: secrets})
 	h := r.Handler()
 	body := eventBody("ev-reg", "TRANSACTION_CREATED", "tx-1")
 
@@ -24,7 +23,7 @@ func TestUnknownSignatureDuringRegistrationIsRetried(t *testing.T) {
 		t.Fatalf("%d rows stored from an unverified delivery", n)
 	}
 	secrets.add(secretB)
-	registering = false
+	secrets.setRegistering(false)
 	if rec := post(h, body, sign(body, secretB)); rec.Code != http.StatusOK {
 		t.Fatalf("after registration: status %d, want 200", rec.Code)
 	}

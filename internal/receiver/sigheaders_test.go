@@ -2,10 +2,17 @@ package receiver
 
 import (
 	"bytes"
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/bankmirror/bankmirror/internal/store"
+	"github.com/bankmirror/bankmirror/internal/webhooks"
 )
 
 // The receiver reads the header maps directly, so the names must be in
@@ -53,7 +60,7 @@ func TestSignatureInEitherHeader(t *testing.T) {
 			var mu sync.Mutex
 			var reasons []string
 			r := mustStart(t, st, Config{
-				Secrets: newSecretSet(secretA, secretB).get,
+				Keys: newSecretSet(secretA, secretB),
 				OnRefused: func(reason string) {
 					mu.Lock()
 					defer mu.Unlock()
@@ -93,12 +100,26 @@ func TestSignatureInEitherHeader(t *testing.T) {
 }
 
 // A delivery in the real bank's header signed with a secret stored after
-// the cache was loaded is accepted on its first attempt, as in the spec's
-// header: the miss reloads the secrets for both.
+// the daemon's cache (webhooks.SecretCache) was loaded is accepted on its
+// first attempt, as in the spec's header: the miss reloads the secrets for
+// both.
 func TestUpHeaderReloadsSecretsOnAMiss(t *testing.T) {
-	src := &keySource{set: newSecretSet(secretA)}
-	h := cachedReceiver(t, src, 0)
-	src.set.add(secretB)
+	ctx := context.Background()
+	src := &countingSecrets{Store: mustOpenStore(t)}
+	saveSecret := func(id string, secret []byte) {
+		t.Helper()
+		if err := src.SaveWebhook(ctx, store.Webhook{ID: id, URL: "https://bank-hooks.example/webhook",
+			SecretKey: string(secret), CreatedAt: "2024-08-05T12:20:07+10:00"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	saveSecret("wh-1", secretA)
+	cache := webhooks.NewSecretCache(src, nil, time.Hour, zerolog.Nop())
+	if err := cache.Load(ctx); err != nil {
+		t.Fatal(err)
+	}
+	h := mustStart(t, src.Store, Config{Keys: cache}).Handler()
+	saveSecret("wh-2", secretB)
 	body := eventBody("ev-up-new", "TRANSACTION_CREATED", "tx-1")
 	req := httptest.NewRequest(http.MethodPost, "/webhook", bytes.NewReader(body))
 	req.Header.Set(UpSignatureHeader, sign(body, secretB))

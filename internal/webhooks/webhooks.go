@@ -1,7 +1,8 @@
 // Package webhooks registers, lists, deletes and rotates the bank's
 // webhooks for a mirror, keeping each registered webhook's secret in the
-// store so that the daemon can verify its deliveries. The `webhook` command
-// and the demo share it.
+// store so that the daemon can verify its deliveries; SecretCache serves
+// those secrets to the daemon's receiver from memory. The `webhook` command
+// and the demo share the Manager.
 package webhooks
 
 import (

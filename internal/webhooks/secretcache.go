@@ -1,0 +1,184 @@
+package webhooks
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/bankmirror/bankmirror/internal/store"
+)
+
+// SecretStore is what a SecretCache reads: the secrets of the registered
+// webhooks (and of a deleted one, for store.SecretGrace), whether a
+// registration is storing a new one, and where the database is (to watch).
+type SecretStore interface {
+	WebhookSecrets(ctx context.Context) ([][]byte, error)
+	WebhookRegistering(ctx context.Context) bool
+	Path() string
+}
+
+var _ SecretStore = (*store.Store)(nil)
+
+// keys is what deliveries are authenticated with: the valid secrets, and
+// whether a registration is storing a new one.
+type keys struct {
+	secrets     [][]byte
+	registering bool
+}
+
+// MissReloadGap is the shortest time between two loads that SecretCache.Miss
+// starts, whatever changes: a hard cap of 100 small reads a second.
+const MissReloadGap = 10 * time.Millisecond
+
+// SecretCache keeps the webhook secrets in memory for the receiver (it is
+// the daemon's receiver.Keys), so that requests cost no database read. It
+// reloads them every interval, and when a signature matches none of them
+// (a webhook may just have been registered or rotated by another process)
+// it reloads at once, if:
+//
+//   - what it watches (the database's WAL, which every commit writes, and
+//     the secrets file) changed since the last load. A stranger's bad
+//     signature then costs a stat, not a read: while nothing is written,
+//     strangers cause no read at all, and at most one per commit otherwise
+//     (commits they cannot cause: refused requests write nothing);
+//   - and no miss reloaded less than MissReloadGap ago.
+type SecretCache struct {
+	load   func(ctx context.Context) (keys, error)
+	every  time.Duration
+	minGap time.Duration
+	now    func() time.Time
+	log    zerolog.Logger
+	// mark returns a cheap value that changes whenever the keys may have;
+	// nil: they may always have.
+	mark func() string
+
+	keys       atomic.Pointer[keys]
+	mu         sync.Mutex // serialises loads
+	loadedMark string     // mark taken before the last successful load
+	missLoaded time.Time  // when Miss last reloaded
+	lastErr    string
+}
+
+// NewSecretCache returns a cache of st's webhook secrets, and of extra
+// when it is not empty (the secret of a webhook made elsewhere:
+// BANKMIRROR_WEBHOOK_SECRET), reloaded every interval. A miss reloads only
+// after a commit to st's database or a change to its secrets file, from
+// any process. Call Load once before serving, then Run.
+func NewSecretCache(st SecretStore, extra []byte, every time.Duration, log zerolog.Logger) *SecretCache {
+	c := newSecretCache(func(ctx context.Context) (keys, error) {
+		s, err := st.WebhookSecrets(ctx)
+		if err != nil {
+			return keys{}, err
+		}
+		if len(extra) > 0 {
+			s = append(s, extra)
+		}
+		return keys{secrets: s, registering: st.WebhookRegistering(ctx)}, nil
+	}, every, log)
+	c.watch(st.Path()+"-wal", store.SecretsPath(st.Path()))
+	return c
+}
+
+// newSecretCache returns a cache that reloads with load every interval,
+// watching nothing (every miss may reload).
+func newSecretCache(load func(ctx context.Context) (keys, error), every time.Duration, log zerolog.Logger) *SecretCache {
+	c := &SecretCache{load: load, every: every, minGap: MissReloadGap, now: time.Now,
+		log: log.With().Str(logComponent, "receiver").Logger()}
+	c.keys.Store(&keys{})
+	return c
+}
+
+// watch makes a miss reload only when one of paths changed (size or
+// modification time) since the last load. For a SQLite database in
+// WAL mode, watch its -wal file: every commit, from any process, writes it.
+// Call it before Load.
+func (c *SecretCache) watch(paths ...string) {
+	c.mark = func() string { return fileMark(paths) }
+}
+
+// fileMark describes paths by what a write changes.
+func fileMark(paths []string) string {
+	var b strings.Builder
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			b.WriteString("-;")
+			continue
+		}
+		fmt.Fprintf(&b, "%d %d;", fi.Size(), fi.ModTime().UnixNano())
+	}
+	return b.String()
+}
+
+// Load reloads the keys now.
+func (c *SecretCache) Load(ctx context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.loadLocked(ctx)
+}
+
+func (c *SecretCache) loadLocked(ctx context.Context) error {
+	// The mark is taken first: a change during the load shows next time.
+	var mark string
+	if c.mark != nil {
+		mark = c.mark()
+	}
+	k, err := c.load(ctx)
+	if err != nil {
+		if err.Error() != c.lastErr && ctx.Err() == nil {
+			c.log.Error().Err(err).Msg("reload webhook secrets; keeping the ones loaded")
+		}
+		c.lastErr = err.Error()
+		return err
+	}
+	c.lastErr = ""
+	c.loadedMark = mark
+	c.keys.Store(&k)
+	return nil
+}
+
+// Run reloads the keys every interval until ctx ends.
+func (c *SecretCache) Run(ctx context.Context) {
+	t := time.NewTicker(c.every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			_ = c.Load(ctx)
+		}
+	}
+}
+
+// Secrets returns the cached secrets.
+func (c *SecretCache) Secrets(context.Context) ([][]byte, error) { return c.keys.Load().secrets, nil }
+
+// Registering returns the cached registration mark.
+func (c *SecretCache) Registering(context.Context) bool { return c.keys.Load().registering }
+
+// Miss reloads the keys after a signature matched none of them, if what
+// the cache watches changed since the last load and no miss reloaded less
+// than MissReloadGap ago; it reports whether it reloaded. A
+// delivery it does not reload for is answered 401, or 503 during a
+// registration, and the bank retries it; the periodic reload catches up
+// within an interval.
+func (c *SecretCache) Miss(ctx context.Context) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.mark != nil && c.mark() == c.loadedMark {
+		return false
+	}
+	now := c.now()
+	if !c.missLoaded.IsZero() && now.Sub(c.missLoaded) < c.minGap {
+		return false
+	}
+	c.missLoaded = now
+	return c.loadLocked(ctx) == nil
+}

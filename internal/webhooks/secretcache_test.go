@@ -1,0 +1,316 @@
+package webhooks
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"strings"
+	gosync "sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/bankmirror/bankmirror/internal/receiver"
+	"github.com/bankmirror/bankmirror/internal/store"
+)
+
+var _ receiver.Keys = (*SecretCache)(nil)
+
+var (
+	secretA = []byte("whsec-alpha-0123456789")
+	secretB = []byte("whsec-bravo-9876543210")
+)
+
+// sign is what the bank sends: the lowercase hex HMAC-SHA256 of body.
+func sign(body, secret []byte) string {
+	m := hmac.New(sha256.New, secret)
+	m.Write(body)
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// eventBody is a delivery's body for event id of eventType; a
+// TRANSACTION_ event is about transaction tx-1.
+func eventBody(id, eventType string) []byte {
+	tx := ""
+	if strings.HasPrefix(eventType, "TRANSACTION_") {
+		tx = `,"transaction":{"data":{"type":"transactions","id":"tx-1"},` +
+			`"links":{"related":"https://bank.example/api/v1/transactions/tx-1"}}`
+	}
+	return fmt.Appendf(nil, `{"data":{"type":"webhook-events","id":%q,`+
+		`"attributes":{"eventType":%q,"createdAt":"2024-08-05T12:20:07+10:00"},`+
+		`"relationships":{"webhook":{"data":{"type":"webhooks","id":"wh-1"},`+
+		`"links":{"related":"https://bank.example/api/v1/webhooks/wh-1"}}%s}}}`, id, eventType, tx)
+}
+
+// openStore opens a real SQLite file in a temporary directory.
+func openStore(t *testing.T) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "bankmirror.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := st.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return st
+}
+
+// serveWith returns the handler of a started receiver, on a real store,
+// whose keys are c.
+func serveWith(t *testing.T, c *SecretCache) http.Handler {
+	t.Helper()
+	r := receiver.New(openStore(t), receiver.Config{Keys: c, Log: zerolog.Nop()})
+	if err := r.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.Close() })
+	return r.Handler()
+}
+
+// post sends body to h signed with secret and returns the status.
+func post(h http.Handler, body, secret []byte) int {
+	req := httptest.NewRequest(http.MethodPost, "/webhook", strings.NewReader(string(body)))
+	req.Header.Set(receiver.SignatureHeader, sign(body, secret))
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec.Code
+}
+
+// keySource is the store's side of a SecretCache: the secrets it would
+// read, whether a registration is under way, and how often it was read.
+type keySource struct {
+	mu          gosync.Mutex
+	secrets     [][]byte
+	registering bool
+	loads       atomic.Int64
+}
+
+func (k *keySource) add(s []byte) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.secrets = append(k.secrets, s)
+}
+
+func (k *keySource) setRegistering(on bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.registering = on
+}
+
+func (k *keySource) load(context.Context) (keys, error) {
+	k.loads.Add(1)
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return keys{secrets: slices.Clone(k.secrets), registering: k.registering}, nil
+}
+
+func cachedReceiver(t *testing.T, src *keySource, minGap time.Duration) http.Handler {
+	t.Helper()
+	c := newSecretCache(src.load, time.Hour, zerolog.Nop())
+	c.minGap = minGap
+	if err := c.Load(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return serveWith(t, c)
+}
+
+// Authentic deliveries are checked against the secrets in memory: no read
+// per request.
+func TestSecretCacheServesFromMemory(t *testing.T) {
+	src := &keySource{secrets: [][]byte{secretA}}
+	h := cachedReceiver(t, src, time.Hour)
+	for i := range 50 {
+		body := eventBody(fmt.Sprintf("ev-%d", i), "TRANSACTION_CREATED")
+		if code := post(h, body, secretA); code != http.StatusOK {
+			t.Fatalf("delivery %d: %d", i, code)
+		}
+	}
+	if n := src.loads.Load(); n != 1 {
+		t.Errorf("secrets read %d times for 50 deliveries, want once (at start)", n)
+	}
+}
+
+// A webhook registered after the cache was loaded is accepted on its first
+// delivery: a signature that matches nothing reloads the secrets.
+func TestSecretCacheReloadsOnAMiss(t *testing.T) {
+	src := &keySource{secrets: [][]byte{secretA}}
+	h := cachedReceiver(t, src, 0)
+	src.add(secretB)
+	if code := post(h, eventBody("ev-new", "TRANSACTION_CREATED"), secretB); code != http.StatusOK {
+		t.Fatalf("first delivery signed with a newly stored secret: %d", code)
+	}
+}
+
+// Strangers' bad signatures cost at most one read per minGap, however
+// many they send, even with nothing watched to tell a change.
+func TestSecretCacheBoundsReadsFromStrangers(t *testing.T) {
+	src := &keySource{secrets: [][]byte{secretA}}
+	h := cachedReceiver(t, src, time.Hour)
+	body := eventBody("ev-x", "TRANSACTION_CREATED")
+	for range 500 {
+		if code := post(h, body, []byte("not-a-secret")); code != http.StatusUnauthorized {
+			t.Fatalf("bad signature: %d", code)
+		}
+	}
+	if n := src.loads.Load(); n != 2 {
+		t.Errorf("secrets read %d times for 500 bad signatures within minGap, want 2 (the start, the first miss)", n)
+	}
+}
+
+// A miss reloads the secrets only when what the cache watches changed
+// since its last load, and at most once per MissReloadGap, during a
+// registration too: strangers' bad signatures cost nothing while nothing
+// changes and one small read a second at most while something does. A
+// secret stored meanwhile is found by the first miss that may reload.
+func TestSecretCacheMissReloadsOnlyOnAChange(t *testing.T) {
+	src := &keySource{secrets: [][]byte{secretA}}
+	var version atomic.Int64 // what the watched file would show
+	c := newSecretCache(src.load, time.Hour, zerolog.Nop())
+	c.mark = func() string { return fmt.Sprint(version.Load()) }
+	now := time.Now()
+	c.now = func() time.Time { return now }
+	src.setRegistering(true)
+	if err := c.Load(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	h := serveWith(t, c)
+	body := eventBody("ev-x", "TRANSACTION_CREATED")
+	stranger := func(want int) {
+		t.Helper()
+		for range 1000 {
+			if code := post(h, body, []byte("not-a-secret")); code != want {
+				t.Fatalf("bad signature: %d, want %d", code, want)
+			}
+		}
+	}
+	loads := func(want int64) {
+		t.Helper()
+		if n := src.loads.Load(); n != want {
+			t.Fatalf("secrets read %d times, want %d", n, want)
+		}
+	}
+	stranger(http.StatusServiceUnavailable) // during a registration
+	now = now.Add(time.Hour)
+	stranger(http.StatusServiceUnavailable)
+	loads(1) // nothing changed: no miss reloaded
+
+	// The registration ends with secretB stored: the first miss reloads.
+	src.add(secretB)
+	src.setRegistering(false)
+	version.Add(1)
+	if code := post(h, body, secretB); code != http.StatusOK {
+		t.Fatalf("first delivery signed with the new secret: %d, want 200", code)
+	}
+	loads(2)
+
+	// Another one, within the gap of that reload: not reloaded (401, the
+	// bank retries) until the gap has passed.
+	secretC := []byte("whsec-charlie")
+	src.add(secretC)
+	version.Add(1)
+	c2 := eventBody("ev-c", "PING")
+	now = now.Add(MissReloadGap - time.Nanosecond)
+	if code := post(h, c2, secretC); code != http.StatusUnauthorized {
+		t.Fatalf("within the gap: %d, want 401", code)
+	}
+	now = now.Add(time.Nanosecond)
+	if code := post(h, c2, secretC); code != http.StatusOK {
+		t.Fatalf("after the gap: %d, want 200", code)
+	}
+	loads(3)
+	now = now.Add(time.Hour)
+	stranger(http.StatusUnauthorized)
+	loads(3)
+}
+
+// countingStore counts the reads of the store's secrets.
+type countingStore struct {
+	*store.Store
+	loads atomic.Int64
+}
+
+func (c *countingStore) WebhookSecrets(ctx context.Context) ([][]byte, error) {
+	c.loads.Add(1)
+	return c.Store.WebhookSecrets(ctx)
+}
+
+// The store-backed cache tells a commit from another process by the
+// database's WAL.
+func TestSecretCacheWatchesTheWAL(t *testing.T) {
+	ctx := context.Background()
+	st := &countingStore{Store: openStore(t)}
+	c := NewSecretCache(st, nil, time.Hour, zerolog.Nop())
+	if err := c.Load(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if c.Miss(ctx) {
+		t.Fatal("a miss reloaded with nothing written")
+	}
+	// Another process (a second store on the same file) stores a secret.
+	other, err := store.Open(ctx, st.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if err := other.SaveWebhook(ctx, store.Webhook{ID: "wh-2", URL: "https://bank-hooks.example/webhook",
+		SecretKey: string(secretB), CreatedAt: "2024-08-05T12:20:07+10:00"}); err != nil {
+		t.Fatal(err)
+	}
+	if !c.Miss(ctx) {
+		t.Fatal("a miss after another process's commit did not reload")
+	}
+	if s, _ := c.Secrets(ctx); len(s) != 1 || string(s[0]) != string(secretB) {
+		t.Errorf("secrets after the reload: %q", s)
+	}
+	if n := st.loads.Load(); n != 2 {
+		t.Errorf("loads = %d, want 2", n)
+	}
+}
+
+// The store-backed cache holds the stored secrets, then the configured one
+// (a webhook made elsewhere), and the store's registration mark.
+func TestSecretCacheReadsTheStoreAndTheConfiguredSecret(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	if err := st.SaveWebhook(ctx, store.Webhook{ID: "wh-1", URL: "https://bank-hooks.example/webhook",
+		SecretKey: string(secretA), CreatedAt: "2024-08-05T12:20:07+10:00"}); err != nil {
+		t.Fatal(err)
+	}
+	c := NewSecretCache(st, secretB, time.Hour, zerolog.Nop())
+	if err := c.Load(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := c.Secrets(ctx); fmt.Sprintf("%s", s) != fmt.Sprintf("%s", [][]byte{secretA, secretB}) {
+		t.Errorf("secrets = %q, want the stored one, then the configured one", s)
+	}
+	if c.Registering(ctx) {
+		t.Error("registering before a registration began")
+	}
+	if err := st.BeginWebhookRegistration(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Load(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if !c.Registering(ctx) {
+		t.Error("not registering after a registration began and a reload")
+	}
+	// Without a configured secret, only the stored ones.
+	bare := NewSecretCache(st, nil, time.Hour, zerolog.Nop())
+	if err := bare.Load(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := bare.Secrets(ctx); len(s) != 1 || string(s[0]) != string(secretA) {
+		t.Errorf("secrets without a configured one = %q", s)
+	}
+}
