@@ -81,7 +81,7 @@ func NewSecretCache(st SecretStore, extra []byte, every time.Duration, log zerol
 		}
 		return keys{secrets: s, registering: st.WebhookRegistering(ctx)}, nil
 	}, every, log)
-	c.watch(st.Path()+"-wal", store.SecretsPath(st.Path()))
+	c.watch(store.WALPath(st.Path()), store.SecretsPath(st.Path()))
 	return c
 }
 
