@@ -114,7 +114,7 @@ func (a *app) benchExportMode() *cli.Command {
 				{name: "csv", run: exportTo(export.CSV, out("csv"))},
 				{name: "xlsx", run: func() (int64, error) {
 					// As `bankmirror export` runs it: with its memory limit.
-					defer limitXLSXMemory(a.environ)()
+					defer export.LimitXLSXMemory(a.environ["GOMEMLIMIT"] != "")()
 					return exportTo(export.XLSX, out("xlsx"))()
 				}},
 			}

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -103,7 +102,7 @@ func (a *app) exportCommand() *cli.Command {
 				return exportUsage{fmt.Errorf("-o %s exists and is not a regular file", *out)}
 			}
 			if fmtVal == export.XLSX {
-				defer limitXLSXMemory(a.environ)()
+				defer export.LimitXLSXMemory(a.environ["GOMEMLIMIT"] != "")()
 			}
 			start := time.Now()
 			var res export.Result
@@ -122,16 +121,6 @@ func (a *app) exportCommand() *cli.Command {
 			fmt.Fprintf(a.stderr, "exported %d rows of %s to %s (%s) in %s\n", res.Rows, what, *out, fmtVal, time.Since(start).Round(time.Millisecond))
 			return nil
 		})}
-}
-
-// limitXLSXMemory sets export.XLSXMemoryLimit unless the user set
-// GOMEMLIMIT; the returned function restores the previous limit.
-func limitXLSXMemory(environ map[string]string) (restore func()) {
-	if environ["GOMEMLIMIT"] != "" {
-		return func() {}
-	}
-	prev := debug.SetMemoryLimit(export.XLSXMemoryLimit)
-	return func() { debug.SetMemoryLimit(prev) }
 }
 
 // listViews prints each exportable view with its columns and their kinds.

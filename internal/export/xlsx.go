@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,6 +32,17 @@ import (
 // the limit keeps it near what is live, for a peak RSS under 60 MiB with a
 // million rows. The feed serves no XLSX and never sets it.
 const XLSXMemoryLimit = 36 << 20
+
+// LimitXLSXMemory sets XLSXMemoryLimit as the Go runtime's soft memory
+// limit, unless userLimit says the user set GOMEMLIMIT (which the runtime
+// follows instead); restore puts the previous limit back.
+func LimitXLSXMemory(userLimit bool) (restore func()) {
+	if userLimit {
+		return func() {}
+	}
+	prev := debug.SetMemoryLimit(XLSXMemoryLimit)
+	return func() { debug.SetMemoryLimit(prev) }
+}
 
 // maxSheetRows is a sheet's row limit in Excel and LibreOffice, the
 // header included; a view with more rows continues on "NAME (2)".

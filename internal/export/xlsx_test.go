@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -308,4 +309,22 @@ func TestXLSXForeignCurrency(t *testing.T) {
 		return
 	}
 	t.Fatal("no foreign amount in the test data")
+}
+
+// LimitXLSXMemory sets the XLSX limit and restores the previous one, and
+// leaves a user's GOMEMLIMIT alone.
+func TestLimitXLSXMemory(t *testing.T) {
+	prev := debug.SetMemoryLimit(-1)
+	restore := export.LimitXLSXMemory(false)
+	if got := debug.SetMemoryLimit(-1); got != export.XLSXMemoryLimit {
+		t.Errorf("limit while exporting = %d, want %d", got, export.XLSXMemoryLimit)
+	}
+	restore()
+	if got := debug.SetMemoryLimit(-1); got != prev {
+		t.Errorf("limit after = %d, want the previous %d", got, prev)
+	}
+	export.LimitXLSXMemory(true)()
+	if got := debug.SetMemoryLimit(-1); got != prev {
+		t.Errorf("limit with the user's GOMEMLIMIT = %d, want %d untouched", got, prev)
+	}
 }
