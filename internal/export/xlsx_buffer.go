@@ -15,16 +15,17 @@ import (
 const streamBufferSize = excelize.StreamChunkSize + 1<<20
 
 // presizeStreamBuffer gives the stream writer's in-memory buffer its final
-// capacity at once. Left alone, the bytes.Buffer doubles its way there
-// (1.25 KiB, 2.5 KiB, ... 10 MiB, 20 MiB): the last doubling holds the
-// old 10 MiB and the new 20 MiB at once, and the 20 MiB stay live, which
-// took the peak RSS of a million-row export from 55 MiB to 61-72 MiB.
+// capacity at once, so that a large export holds one 17 MiB buffer. Left
+// alone, the bytes.Buffer doubles its way there (1.25 KiB, 2.5 KiB, ...
+// 10 MiB, 20 MiB): the last doubling holds the old 10 MiB and the new
+// 20 MiB at once, and the 20 MiB stay live to the end of the sheet (the
+// peak RSS this saves is in docs/performance.md, under Export).
 // excelize has no option for it, so this reaches the unexported field
 // (StreamWriter.rawData.buf, a bytes.Buffer) through reflect, keeping
 // what is already written. Any change of that layout in another excelize
 // version makes it do nothing and report false (the export stays correct,
-// its memory as before); TestPresizeStreamBuffer fails then, so that the
-// upgrade is noticed.
+// its buffer growing by doubling); TestPresizeStreamBuffer fails then, so
+// that the upgrade is noticed.
 func presizeStreamBuffer(sw *excelize.StreamWriter) bool {
 	v := reflect.ValueOf(sw)
 	if v.Kind() != reflect.Pointer || v.IsNil() {
