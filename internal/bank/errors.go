@@ -1,9 +1,13 @@
 package bank
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/url"
 	"strings"
+	"syscall"
 
 	json "github.com/goccy/go-json"
 )
@@ -123,4 +127,48 @@ func newAPIError(status int, body []byte) *APIError {
 		e.Errors = doc.Errors
 	}
 	return e
+}
+
+// Outage reports whether err is the bank or the network failing to answer:
+// no connection, no answer in time, a TLS failure, or a 5xx once the
+// retries are spent. Unlike Unavailable it names only failures seen on the
+// way to the bank, so that an error of another cause (the mirror's disk, a
+// cancelled command) is never taken for one.
+func Outage(err error) bool {
+	if err == nil || errors.Is(err, context.Canceled) {
+		return false
+	}
+	var apiErr *APIError
+	if errors.As(err, &apiErr) {
+		return apiErr.StatusCode >= 500
+	}
+	var urlErr *url.Error
+	var netErr net.Error
+	return errors.As(err, &urlErr) || errors.As(err, &netErr) || errors.Is(err, syscall.ECONNREFUSED)
+}
+
+// Cause is the most telling part of a failed request's error, for one
+// line: "dial tcp 127.0.0.1:9: connect: connection refused", "lookup
+// api.example: no such host", "bank api: status 503: ...", without the
+// chain of what was being done.
+func Cause(err error) string {
+	var dnsErr *net.DNSError
+	var opErr *net.OpError
+	var apiErr *APIError
+	var urlErr *url.Error
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &dnsErr):
+		return dnsErr.Error()
+	case errors.As(err, &opErr):
+		return opErr.Error()
+	case errors.As(err, &apiErr):
+		return apiErr.Error()
+	case errors.Is(err, context.DeadlineExceeded):
+		return "no answer in time"
+	case errors.As(err, &urlErr):
+		return urlErr.Err.Error()
+	}
+	return err.Error()
 }

@@ -30,6 +30,23 @@ type Report struct {
 	AdminExposed string `json:"admin_exposed,omitempty"`
 }
 
+// OutageKey is the daemon_state key of the bank outage that syncs met.
+const OutageKey = "bank_outage"
+
+// Outage is the syncs that failed in a row because the bank or the network
+// did (bank.Outage), since the last that did not: what `bankmirror status`
+// reports as DEGRADED. The next successful sync clears it.
+type Outage struct {
+	// Since is when the first of them started.
+	Since time.Time `json:"since"`
+	// Syncs counts them.
+	Syncs int `json:"syncs"`
+	// LastError is the last one's cause (bank.Cause), LastAt when it
+	// ended.
+	LastError string    `json:"last_error"`
+	LastAt    time.Time `json:"last_at"`
+}
+
 // stateStore is what the reporter needs of the store.
 type stateStore interface {
 	PutState(ctx context.Context, key string, v any) error

@@ -51,6 +51,8 @@ type mirror interface {
 	SaveListingPage(ctx context.Context, l *store.Listing, txs []bank.Transaction, next string) (store.UpsertResult, error)
 	FinishListing(ctx context.Context, l *store.Listing) ([]string, error)
 	ListingFailed(ctx context.Context, name string) error
+	GetState(ctx context.Context, key string, v any) (time.Time, bool, error)
+	PutState(ctx context.Context, key string, v any) error
 }
 
 var _ mirror = (*store.Store)(nil)
@@ -126,6 +128,36 @@ type Syncer struct {
 	opened time.Time
 }
 
+// recordOutage keeps the Outage up to date after a run that started at
+// start: one more failed sync when runErr is the bank's or the network's
+// failure, none after a success; another failure leaves it as it is. Its
+// own failure is logged: the run's outcome is recorded already.
+func (s *Syncer) recordOutage(ctx context.Context, start time.Time, runErr error, log zerolog.Logger) {
+	if runErr != nil && !bank.Outage(runErr) {
+		return
+	}
+	var o Outage
+	_, ok, err := s.store.GetState(ctx, OutageKey, &o)
+	if err == nil {
+		switch {
+		case runErr == nil && (!ok || o.Syncs == 0):
+			return
+		case runErr == nil:
+			o = Outage{}
+		default:
+			if o.Syncs == 0 {
+				o.Since = start.UTC()
+			}
+			o.Syncs++
+			o.LastError, o.LastAt = bank.Cause(runErr), s.now().UTC()
+		}
+		err = s.store.PutState(ctx, OutageKey, o)
+	}
+	if err != nil {
+		log.Warn().Err(err).Msg("record the bank outage for status")
+	}
+}
+
 // New returns a Syncer.
 func New(b Bank, s mirror, log zerolog.Logger, opts Options) *Syncer {
 	if opts.Overlap == 0 {
@@ -168,6 +200,7 @@ func (s *Syncer) run(ctx context.Context, kind string, body func(ctx context.Con
 	if err := s.store.FinishRun(fctx, id, r.Requests, r.Upserted, r.Deleted, runErr); err != nil {
 		runErr = errors.Join(runErr, err)
 	}
+	s.recordOutage(fctx, start, runErr, log)
 	ev := log.Info() //nolint:zerologlint // sent below
 	switch {
 	case errors.Is(runErr, bank.ErrUnauthorized):
