@@ -9,6 +9,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/buildinfo"
 	"github.com/bankmirror/bankmirror/internal/cli"
@@ -17,14 +19,32 @@ import (
 )
 
 func (a *app) pingCommand() *cli.Command {
-	return &cli.Command{Name: "ping", Summary: "check that the bank accepts the token", Run: a.configured(a.ping)}
+	return &cli.Command{Name: "ping", Summary: "check that the bank accepts the token",
+		Detail: fmt.Sprintf("It gives up after %s: the bank or the network not answering by then is one line saying so.", pingTimeout),
+		Run:    a.configured(a.ping)}
 }
+
+// pingTimeout bounds ping from start to answer, retries included.
+var pingTimeout = 10 * time.Second
 
 func (a *app) ping(ctx context.Context, _ []string) error {
 	if err := a.cfg.requireToken(); err != nil {
 		return err
 	}
-	p, err := a.client(a.cfg.APIURL, a.cfg.Token, a.cfg.RequestsPerHour).Ping(ctx)
+	ctx, cancel := context.WithTimeout(ctx, pingTimeout)
+	defer cancel()
+	// The retries' warnings are for the daemon's log; ping's answer is
+	// its one line, unless debug logs are asked for.
+	log := a.log
+	if log.GetLevel() > zerolog.DebugLevel {
+		log = zerolog.Nop()
+	}
+	client := bank.New(a.cfg.APIURL, a.cfg.Token, bank.WithHourlyBudget(a.cfg.RequestsPerHour),
+		bank.WithReserve(a.cfg.BudgetReserve), bank.WithLogger(log))
+	p, err := client.Ping(ctx)
+	if err != nil && (bank.Outage(err) || errors.Is(err, context.DeadlineExceeded)) {
+		return fmt.Errorf("ping %s: the bank or the network failed (gave up within %s): %s", redactURL(a.cfg.APIURL), pingTimeout, bank.Cause(err))
+	}
 	if err != nil {
 		return fmt.Errorf("ping %s: %w", redactURL(a.cfg.APIURL), err)
 	}
@@ -179,6 +199,9 @@ func printStatus(w io.Writer, db string, c clock, s health.Status) {
 			health.Age(time.Since(t.RejectedAt)))
 	default:
 		fmt.Fprintln(w, "token: accepted at last use")
+	}
+	if o := s.BankOutage; o != nil {
+		fmt.Fprintf(w, "bank: UNREACHABLE by %s, since %s (%s ago): %s\n", health.LastSyncs(o.Syncs), c.at(o.Since), health.Age(time.Since(o.Since)), o.LastError)
 	}
 	printBudget(w, c, s.Budget)
 	if wk := s.Worker; wk != nil && wk.Paused && !wk.Unauthorized {

@@ -17,6 +17,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/buildinfo"
 	"github.com/bankmirror/bankmirror/internal/health"
+	"github.com/bankmirror/bankmirror/internal/sync"
 )
 
 type checker struct{ s health.Snapshot }
@@ -73,7 +74,8 @@ func TestReadyzFormats(t *testing.T) {
 
 func TestMetricsExposition(t *testing.T) {
 	now := time.Now()
-	good := snapshot(health.Facts{Now: now, Probed: true, LastSync: now.Add(-time.Minute), Pending: 2, OldestPending: now.Add(-time.Minute)})
+	good := snapshot(health.Facts{Now: now, Probed: true, LastSync: now.Add(-time.Minute), Pending: 2, OldestPending: now.Add(-time.Minute),
+		BankOutage: sync.Outage{Since: now.Add(-time.Hour), Syncs: 3}})
 	m := NewMetrics(StateSource{
 		Health: func(context.Context) health.Snapshot { return good },
 		Budget: func() bank.BudgetState { return bank.BudgetState{Known: true, Remaining: 321} },
@@ -97,7 +99,7 @@ func TestMetricsExposition(t *testing.T) {
 	for name, want := range map[string]float64{
 		"bankmirror_webhook_events_received_total": 3, "bankmirror_webhook_events_applied_total": 1,
 		"bankmirror_webhook_events_pending": 2, "bankmirror_transactions": 7, "bankmirror_bank_budget_remaining": 321,
-		"bankmirror_token_rejected": 1, "bankmirror_ready": 1,
+		"bankmirror_token_rejected": 1, "bankmirror_ready": 1, "bankmirror_bank_unreachable_syncs": 3,
 	} {
 		f := fams[name]
 		if f == nil {

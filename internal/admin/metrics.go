@@ -146,12 +146,14 @@ var (
 		"1 while the bank rejects the token (syncs and refetches wait for a new one).", nil, nil)
 	descCheck = prometheus.NewDesc("bankmirror_health_check_ok",
 		"1 when a readiness check passes (database, sync, token, inbox).", []string{"check"}, nil)
-	descReady = prometheus.NewDesc("bankmirror_ready", "1 when /readyz answers 200.", nil, nil)
+	descReady       = prometheus.NewDesc("bankmirror_ready", "1 when /readyz answers 200.", nil, nil)
+	descUnreachable = prometheus.NewDesc("bankmirror_bank_unreachable_syncs",
+		"Syncs in a row that could not reach the bank (the bank or the network failed); 0 once one succeeds.", nil, nil)
 )
 
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descPending, descOldest, descStuck, descTransactions, descLastSync,
-		descBudget, descBudgetWaiting, descTokenRejected, descCheck, descReady} {
+		descBudget, descBudgetWaiting, descTokenRejected, descCheck, descReady, descUnreachable} {
 		ch <- d
 	}
 }
@@ -180,6 +182,7 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 			}
 		}
 		gauge(descReady, b2f(s.Ready))
+		gauge(descUnreachable, float64(f.BankOutage.Syncs))
 	}
 	if c.src.Budget != nil {
 		b := c.src.Budget()

@@ -5,9 +5,12 @@
 package health
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/bankmirror/bankmirror/internal/sync"
 )
 
 // Level is how bad a check's finding is.
@@ -54,6 +57,7 @@ const (
 	CheckBudget     = "budget"
 	CheckWorker     = "worker"
 	CheckDeliveries = "deliveries"
+	CheckBank       = "bank"
 )
 
 // Rules are the thresholds.
@@ -106,6 +110,9 @@ type Facts struct {
 	// (from its delivery logs), UndeliveredWindow the period looked at.
 	Undelivered       int64
 	UndeliveredWindow time.Duration
+	// BankOutage, when its Syncs is above 0, is the syncs that failed in
+	// a row because the bank or the network did.
+	BankOutage sync.Outage
 }
 
 // Daemon is what `bankmirror status` knows of the daemon.
@@ -189,11 +196,34 @@ func Evaluate(f Facts, r Rules) []Check {
 	if f.WorkerPaused != "" {
 		add(CheckWorker, Degraded, false, "webhook worker paused: %s", f.WorkerPaused)
 	}
+	if o := f.BankOutage; o.Syncs > 0 {
+		// Not a readiness check: the mirror is as good as its last sync,
+		// which the sync check ages; this says why no newer one came.
+		add(CheckBank, Degraded, false, "%s could not reach the bank, since %s (%s ago): %s",
+			LastSyncs(o.Syncs), o.Since.UTC().Format("2006-01-02 15:04:05 UTC"), Age(f.Now.Sub(o.Since)), o.LastError)
+	}
 	if f.Undelivered > 0 {
 		add(CheckDeliveries, Degraded, false, "the bank could not deliver %d webhook events in the last %s (see `bankmirror webhook logs`): is the webhook URL reachable?",
 			f.Undelivered, Age(f.UndeliveredWindow))
 	}
 	return out
+}
+
+// LastSyncs is "the last sync", or "the last 3 syncs".
+func LastSyncs(n int) string {
+	if n == 1 {
+		return "the last sync"
+	}
+	return fmt.Sprintf("the last %d syncs", n)
+}
+
+// readOutage reads the bank outage the syncs recorded (none: zero).
+func readOutage(ctx context.Context, st interface {
+	GetState(ctx context.Context, key string, v any) (time.Time, bool, error)
+}) (sync.Outage, error) {
+	var o sync.Outage
+	_, _, err := st.GetState(ctx, sync.OutageKey, &o)
+	return o, err
 }
 
 // Verdict is the worst level among checks and the reasons at that level,

@@ -28,6 +28,7 @@ type monitorStore interface {
 	HealState(ctx context.Context) (store.HealState, error)
 	InboxHealth(ctx context.Context, maxAttempts int) (store.InboxHealth, error)
 	CountTransactions(ctx context.Context) (int64, error)
+	GetState(ctx context.Context, key string, v any) (time.Time, bool, error)
 }
 
 var _ monitorStore = (*store.Store)(nil)
@@ -240,6 +241,8 @@ func (m *Monitor) gather(ctx context.Context, probeErr error) Snapshot {
 	errs = append(errs, err)
 	s.Transactions, err = m.cfg.Store.CountTransactions(ctx)
 	errs = append(errs, err)
+	outage, err := readOutage(ctx, m.cfg.Store)
+	errs = append(errs, err)
 	if err := errors.Join(errs...); err != nil {
 		probeErr = errors.Join(probeErr, fmt.Errorf("read the mirror: %w", err))
 	}
@@ -254,6 +257,7 @@ func (m *Monitor) gather(ctx context.Context, probeErr error) Snapshot {
 		LastSync: last, Syncing: m.cfg.Syncing(),
 		TokenRejected: tok.Rejected, TokenRejectedAt: tok.RejectedAt,
 		Pending: inbox.Pending, Stuck: inbox.Stuck, OldestPending: inbox.OldestPending,
+		BankOutage: outage,
 	}
 	s.Checks = Evaluate(s.Facts, m.cfg.Rules)
 	s.Ready = Ready(s.Checks)
@@ -312,6 +316,9 @@ func StatusLine(s Snapshot, tok bank.TokenState, now time.Time) string {
 	line := fmt.Sprintf("mirroring: %s transactions, last sync %s, %d pending", Thousands(s.Transactions), last, f.Pending)
 	if f.Stuck > 0 {
 		line += fmt.Sprintf(", %d stuck", f.Stuck)
+	}
+	if o := f.BankOutage; o.Syncs > 0 {
+		line += fmt.Sprintf(", bank unreachable for %s", Age(now.Sub(o.Since)))
 	}
 	return line
 }

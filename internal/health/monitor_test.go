@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	gosync "sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/bankmirror/bankmirror/internal/store"
+	bmsync "github.com/bankmirror/bankmirror/internal/sync"
 )
 
 // countingStore is a real store that counts its write probes and can be
@@ -94,5 +96,31 @@ func TestCheckSharesAProbeWithinMaxAge(t *testing.T) {
 	// Current never probes.
 	if s := m.Current(t.Context()); s.Facts.ProbeErr == nil || cs.probes.Load() != 2 {
 		t.Errorf("Current: probes %d, error %v", cs.probes.Load(), s.Facts.ProbeErr)
+	}
+}
+
+// The daemon's checks (/readyz, the status line) show the outage the syncs
+// recorded: DEGRADED, listed, but not a readiness failure.
+func TestMonitorShowsTheBankOutage(t *testing.T) {
+	st, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "m.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	m := NewMonitor(MonitorConfig{Store: st, Rules: Rules{StaleAfter: time.Hour}, Now: func() time.Time { return now }})
+	o := bmsync.Outage{Since: now.Add(-10 * time.Minute), Syncs: 1, LastError: "lookup bank.example: no such host", LastAt: now}
+	if err := st.PutState(t.Context(), bmsync.OutageKey, o); err != nil {
+		t.Fatal(err)
+	}
+	s := m.Check(t.Context())
+	var bank *Check
+	for i, c := range s.Checks {
+		if c.Name == CheckBank {
+			bank = &s.Checks[i]
+		}
+	}
+	if bank == nil || bank.Level != Degraded || bank.Readiness || !strings.Contains(bank.Detail, "no such host") || s.Facts.BankOutage != o {
+		t.Fatalf("checks %+v, outage %+v", s.Checks, s.Facts.BankOutage)
 	}
 }

@@ -55,7 +55,10 @@ type Status struct {
 	OldestHeld *HeldStatus           `json:"oldest_held"`
 	Rows       store.Stats           `json:"rows"`
 	Runs       []store.Run           `json:"recent_runs"`
-	Webhooks   int                   `json:"webhooks"`
+	// BankOutage is the syncs that failed in a row because the bank or
+	// the network did, absent when the last sync did not.
+	BankOutage *sync.Outage `json:"bank_outage,omitempty"`
+	Webhooks   int          `json:"webhooks"`
 }
 
 // DaemonStatus is what the daemon last reported of itself.
@@ -178,6 +181,11 @@ func GatherStatus(ctx context.Context, st statusStore, o StatusOptions) (Status,
 	errs = append(errs, err)
 	s.Runs, err = st.RecentRuns(ctx, 5)
 	errs = append(errs, err)
+	outage, err := readOutage(ctx, st)
+	errs = append(errs, err)
+	if outage.Syncs > 0 {
+		s.BankOutage = &outage
+	}
 	if err := errors.Join(errs...); err != nil {
 		return s, fmt.Errorf("read the mirror: %w", err)
 	}
@@ -191,6 +199,7 @@ func GatherStatus(ctx context.Context, st statusStore, o StatusOptions) (Status,
 		Pending: ih.Pending, Stuck: ih.Stuck, OldestPending: ih.OldestPending,
 		TokenRejected: s.Token.Rejected, TokenRejectedAt: s.Token.RejectedAt,
 		Undelivered: und.Events, UndeliveredWindow: o.UndeliveredWindow,
+		BankOutage: outage,
 	}
 	if s.Daemon.Running {
 		s.Daemon.AdminExposed = rep.AdminExposed
