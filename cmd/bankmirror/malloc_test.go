@@ -4,28 +4,16 @@ package main
 
 import (
 	"debug/elf"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 )
 
 // The built command carries internal/malloc's C constructor, which sets
 // glibc's malloc to one arena before the Go runtime starts threads, and
 // lists it in .init_array so that it runs: the package is linked only if
-// the command's imports reach it. (The test binary itself is stripped, so
-// the command is built without stripping.)
+// the command's imports reach it. The command is built with `go build`,
+// which keeps the symbol table that the test binary lacks.
 func TestCommandRunsTheMallocArenaConstructor(t *testing.T) {
-	gocmd, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command to build the binary with")
-	}
-	exe := filepath.Join(t.TempDir(), "bankmirror")
-	build := exec.Command(gocmd, "build", "-o", exe, ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=1")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	exe := buildBankmirror(t)
 	f, err := elf.Open(exe)
 	if err != nil {
 		t.Fatal(err)
