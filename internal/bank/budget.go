@@ -10,6 +10,8 @@ import (
 
 	"github.com/rs/zerolog"
 	"golang.org/x/time/rate"
+
+	"github.com/bankmirror/bankmirror/internal/logfield"
 )
 
 // Lane says what a request is for. When the bank's budget runs low, lanes
@@ -416,7 +418,7 @@ func (b *budget) predictedProbeLocked() (time.Time, bool) {
 			return c, true
 		}
 	}
-	b.log.Debug().Time("expected_by", hi).Msg("the bank's bucket did not renew where expected")
+	b.log.Debug().Time(logfield.ExpectedBy, hi).Msg("the bank's bucket did not renew where expected")
 	b.resetLo, b.resetHi = time.Time{}, time.Time{}
 	return time.Time{}, false
 }
@@ -438,7 +440,7 @@ func (b *budget) resetSeenLocked(lo, hi time.Time) {
 		}
 	}
 	b.resetLo, b.resetHi = lo, hi
-	b.log.Debug().Time("after", lo).Time("by", hi).Msg("the bank's budget renewed")
+	b.log.Debug().Time(logfield.After, lo).Time(logfield.By, hi).Msg("the bank's budget renewed")
 }
 
 func maxTime(a, b time.Time) time.Time {
@@ -533,9 +535,9 @@ func (b *budget) startWaitLocked(until time.Time, reason string, lane Lane) {
 	b.waitUntil, b.waitReason = until, reason
 	if !b.logged && until.Sub(b.now()) >= time.Second {
 		b.logged = true
-		ev := b.log.Info().Str("lane", lane.String()).Time("until", until).Str("reason", reason)
+		ev := b.log.Info().Str(logfield.Lane, lane.String()).Time(logfield.Until, until).Str(logfield.Reason, reason)
 		if b.known {
-			ev = ev.Int("remaining", b.remaining)
+			ev = ev.Int(logfield.Remaining, b.remaining)
 		}
 		ev.Msg("waiting for the bank's request budget")
 	}
@@ -552,7 +554,7 @@ func (b *budget) endWaitLocked() {
 		b.logged = false
 		ev := b.log.Info()
 		if b.known {
-			ev = ev.Int("remaining", b.remaining)
+			ev = ev.Int(logfield.Remaining, b.remaining)
 		}
 		ev.Msg("bank budget available again")
 	}

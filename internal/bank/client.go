@@ -165,7 +165,7 @@ func New(baseURL, token string, opts ...Option) *Client {
 			return err
 		}
 	}
-	c.log = c.log.With().Str("component", "bank").Logger()
+	c.log = c.log.With().Str(logfield.Component, "bank").Logger()
 	c.budget = newBudget(c.log)
 	for _, o := range c.budgetOpts {
 		o(c.budget)
@@ -308,8 +308,8 @@ func (c *Client) do(ctx context.Context, r request, decode func(status int, body
 			}
 			wait = fullJitter(c.backoffBase, c.backoffMax, failures)
 			lastErr = err
-			c.log.Warn().Str("request", label).Int("attempt", failures).Dur(logfield.Wait, wait).
-				Str("error", err.Error()).Msg("bank request failed, retrying")
+			c.log.Warn().Str(logfield.Request, label).Int(logfield.Attempt, failures).Dur(logfield.Wait, wait).
+				Str(zerolog.ErrorFieldName, err.Error()).Msg("bank request failed, retrying")
 		case status >= 200 && status < 300:
 			if decode == nil {
 				return nil
@@ -323,8 +323,8 @@ func (c *Client) do(ctx context.Context, r request, decode func(status int, body
 			// backoff) before the next attempt; 429s never give up.
 			limited++
 			lastErr = newAPIError(status, buf.Bytes())
-			c.log.Warn().Str("request", label).Int("status", status).Int("attempt", limited).
-				Str("retry_after", hdr.Get("Retry-After")).Str("remaining", hdr.Get(RemainingHeader)).Msg("bank rate limited, waiting")
+			c.log.Warn().Str(logfield.Request, label).Int(logfield.Status, status).Int(logfield.Attempt, limited).
+				Str(logfield.RetryAfter, hdr.Get("Retry-After")).Str(logfield.Remaining, hdr.Get(RemainingHeader)).Msg("bank rate limited, waiting")
 			continue
 		case status >= 500:
 			failures++
@@ -334,7 +334,7 @@ func (c *Client) do(ctx context.Context, r request, decode func(status int, body
 			}
 			wait = fullJitter(c.backoffBase, c.backoffMax, failures)
 			lastErr = apiErr
-			c.log.Warn().Str("request", label).Int("status", status).Int("attempt", failures).
+			c.log.Warn().Str(logfield.Request, label).Int(logfield.Status, status).Int(logfield.Attempt, failures).
 				Dur(logfield.Wait, wait).Msg("bank server error, retrying")
 		default:
 			// 401 and the other 4xx are permanent; so is any 1xx/3xx left

@@ -23,18 +23,6 @@ import (
 	"github.com/bankmirror/bankmirror/internal/throttle"
 )
 
-// Log keys of the feed.
-const (
-	logComponent = "component"
-	logView      = "view"
-	logFormat    = "format"
-	logRows      = "rows"
-	logStatus    = "status"
-	logReason    = "reason"
-	logClient    = "client"
-	logInterval  = "interval"
-)
-
 // Reasons a request is refused before any query runs, passed to
 // FeedOptions.OnRefused and counted in the log's summaries.
 const (
@@ -119,7 +107,7 @@ func NewFeed(db *sql.DB, token string, opts FeedOptions) (*Feed, error) {
 	if opts.MaxConcurrent <= 0 {
 		opts.MaxConcurrent = 2
 	}
-	log := opts.Log.With().Str(logComponent, "export-feed").Logger()
+	log := opts.Log.With().Str(logfield.Component, "export-feed").Logger()
 	return &Feed{db: db, token: sha256.Sum256([]byte(token)), loc: opts.Location,
 		sem: make(chan struct{}, opts.MaxConcurrent), log: log,
 		throttle: throttle.New(opts.Throttle),
@@ -220,7 +208,7 @@ func (f *Feed) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		level = zerolog.WarnLevel
 	}
-	f.log.WithLevel(level).Err(err).Str(logView, view).Str(logFormat, string(format)).Int64(logRows, res.Rows).
+	f.log.WithLevel(level).Err(err).Str(logfield.View, view).Str(logfield.Format, string(format)).Int64(logfield.Rows, res.Rows).
 		Dur(logfield.Duration, time.Since(start)).Msg("export feed: served")
 	if err != nil {
 		if cw.n == 0 && r.Context().Err() == nil {
@@ -243,7 +231,7 @@ func (f *Feed) fail(w http.ResponseWriter, view string, format Format, err error
 			status = http.StatusNotFound
 		}
 	}
-	f.log.Info().Err(err).Str(logView, view).Str(logFormat, string(format)).Int(logStatus, status).Msg("export feed: refused")
+	f.log.Info().Err(err).Str(logfield.View, view).Str(logfield.Format, string(format)).Int(logfield.Status, status).Msg("export feed: refused")
 	http.Error(w, msg, status)
 }
 
@@ -257,8 +245,8 @@ func (f *Feed) refuse(client netip.Addr, reason string, status int) {
 	if !f.refused.Note(reason) {
 		return
 	}
-	f.log.Info().Str(logReason, reason).Int(logStatus, status).Str(logClient, client.String()).
-		Str(logInterval, f.refused.Every().String()).
+	f.log.Info().Str(logfield.Reason, reason).Int(logfield.Status, status).Str(logfield.Client, client.String()).
+		Str(logfield.Interval, f.refused.Every().String()).
 		Msg("export feed request refused; more refusals for this reason are counted and summarised once per interval")
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/logfield"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
 
@@ -61,12 +62,6 @@ type MonitorConfig struct {
 	OnStatus func(line string)
 	Log      zerolog.Logger
 }
-
-// Log keys.
-const (
-	logComponent  = "component"
-	logRejectedAt = "rejected_at"
-)
 
 // DefaultProbeMaxAge is the default MonitorConfig.ProbeMaxAge.
 const DefaultProbeMaxAge = time.Second
@@ -119,7 +114,7 @@ func NewMonitor(cfg MonitorConfig) *Monitor {
 	if cfg.Syncing == nil {
 		cfg.Syncing = func() string { return "" }
 	}
-	return &Monitor{cfg: cfg, log: cfg.Log.With().Str(logComponent, "health").Logger()}
+	return &Monitor{cfg: cfg, log: cfg.Log.With().Str(logfield.Component, "health").Logger()}
 }
 
 // Run checks every Interval until ctx ends, the first time at once.
@@ -269,7 +264,7 @@ func (m *Monitor) gather(ctx context.Context, probeErr error) Snapshot {
 // at once; a new token is logged too.
 func (m *Monitor) TokenChanged(st bank.TokenState) {
 	if st.Rejected {
-		m.log.Error().Time(logRejectedAt, st.RejectedAt).Msg("the bank rejected the token (401): scheduled syncs and webhook refetches " +
+		m.log.Error().Time(logfield.RejectedAt, st.RejectedAt).Msg("the bank rejected the token (401): scheduled syncs and webhook refetches " +
 			"are paused, webhooks are still received and queued. Put a new token in BANKMIRROR_TOKEN_FILE and run " +
 			"`systemctl reload bankmirror` (or send SIGHUP)")
 	} else {

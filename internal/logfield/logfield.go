@@ -1,6 +1,7 @@
-// Package logfield names the log fields that hold a duration, each with
-// its unit in the name, and sets the unit zerolog writes durations in to
-// match: importing the package is what makes "duration_ms" true.
+// Package logfield names the fields of the log once for every package
+// (keys.go). The fields that hold a duration have their unit in the name,
+// and the package sets the unit zerolog writes durations in to match:
+// importing it is what makes "duration_ms" true.
 package logfield
 
 import (

@@ -28,6 +28,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/logfield"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
 
@@ -39,12 +40,6 @@ const (
 	// renewBefore is how long before its expiry a link is renewed rather
 	// than used.
 	renewBefore = 30 * time.Second
-)
-
-// Log field names.
-const (
-	logComponent    = "component"
-	logAttachmentID = "attachment_id"
 )
 
 // Bank is what the fetcher asks of the bank.
@@ -112,7 +107,7 @@ func New(b Bank, st Store, log zerolog.Logger, opts Options) *Fetcher {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Fetcher{bank: b, st: st, log: log.With().Str(logComponent, "receipts").Logger(), opts: opts, guard: g,
+	return &Fetcher{bank: b, st: st, log: log.With().Str(logfield.Component, "receipts").Logger(), opts: opts, guard: g,
 		wake: make(chan struct{}, 1), missing: map[string]bool{}}
 }
 
@@ -145,7 +140,7 @@ func (f *Fetcher) Run(ctx context.Context) {
 		case err != nil:
 			f.log.Warn().Err(err).Msg("receipts pass stopped; retried after the next sync")
 		case r.Saved+r.Failed > 0:
-			f.log.Info().Int("saved", r.Saved).Int("failed", r.Failed).Msg("receipts downloaded")
+			f.log.Info().Int(logfield.Saved, r.Saved).Int(logfield.Failed, r.Failed).Msg("receipts downloaded")
 		}
 	}
 }
@@ -186,7 +181,7 @@ func (f *Fetcher) Fetch(ctx context.Context) (Result, error) {
 				return r, err // the bank's or the network's: next pass
 			default:
 				r.Failed++
-				f.log.Warn().Str(logAttachmentID, p.ID).Err(err).Msg("receipt not downloaded")
+				f.log.Warn().Str(logfield.AttachmentID, p.ID).Err(err).Msg("receipt not downloaded")
 				if ferr := f.st.ReceiptFailed(ctx, p.ID, err); ferr != nil {
 					return r, ferr
 				}

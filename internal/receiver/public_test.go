@@ -21,6 +21,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/httpserver"
+	"github.com/bankmirror/bankmirror/internal/logfield"
 	"github.com/bankmirror/bankmirror/internal/store"
 	"github.com/bankmirror/bankmirror/internal/webhooks"
 )
@@ -527,14 +528,14 @@ func TestRefusalLogIsBounded(t *testing.T) {
 	}
 	full := map[any]bool{}
 	for _, l := range lines[:3] {
-		full[l[logReason]] = true
+		full[l[logfield.Reason]] = true
 	}
 	if !full[ReasonSignatureMissing] || !full[ReasonSignatureMalformed] || !full[ReasonPath] {
 		t.Errorf("first lines %v, want one for each reason", lines[:3])
 	}
 	sum := lines[3]
 	want := map[string]any{ReasonSignatureMissing: float64(perKind - 1), ReasonSignatureMalformed: float64(perKind - 1), ReasonPath: float64(perKind - 1)}
-	if fmt.Sprint(sum[logRefused]) != fmt.Sprint(want) || sum[logTotal] != float64(3*perKind-3) {
+	if fmt.Sprint(sum[logfield.Refused]) != fmt.Sprint(want) || sum[logfield.Total] != float64(3*perKind-3) {
 		t.Errorf("summary %v, want refused=%v total=%d", sum, want, 3*perKind-3)
 	}
 }
@@ -576,10 +577,10 @@ func TestRefusalSummaryEachInterval(t *testing.T) {
 	// count sums the full lines and the summaries' totals.
 	count := func(ls []map[string]any) (full, summarised int) {
 		for _, l := range ls {
-			if l[logReason] == ReasonSignatureMissing {
+			if l[logfield.Reason] == ReasonSignatureMissing {
 				full++
 			}
-			if n, ok := l[logTotal].(float64); ok {
+			if n, ok := l[logfield.Total].(float64); ok {
 				summarised += int(n)
 			}
 		}

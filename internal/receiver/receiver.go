@@ -35,6 +35,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/logfield"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
 
@@ -91,21 +92,6 @@ const (
 	// refusedReadGrace bounds what the server reads of a refused request
 	// after answering it (see refuse).
 	refusedReadGrace = 250 * time.Millisecond
-)
-
-// Log field names.
-const (
-	logComponent     = "component"
-	logEventID       = "event_id"
-	logEventType     = "event_type"
-	logTransactionID = "transaction_id"
-	logStatus        = "status"
-	logReason        = "reason"
-	logBatch         = "batch"
-	logInserted      = "inserted"
-	logRefused       = "refused"
-	logTotal         = "total"
-	logInterval      = "interval"
 )
 
 // ErrClosed is the reply to requests still waiting when the receiver stops.
@@ -216,7 +202,7 @@ type eventWriter interface {
 // after the HTTP server has shut down.
 func New(in inbox, cfg Config) *Receiver {
 	cfg = cfg.withDefaults()
-	log := cfg.Log.With().Str(logComponent, "receiver").Logger()
+	log := cfg.Log.With().Str(logfield.Component, "receiver").Logger()
 	return newReceiver(cfg, log, newGroupWriter(in, cfg.Notify, log))
 }
 
@@ -333,8 +319,8 @@ func (r *Receiver) serveWebhook(w http.ResponseWriter, req *http.Request) {
 		r.refuse(w, refusal{reason: ReasonUnavailable, status: http.StatusServiceUnavailable, eventID: ev.ID, cause: err, authentic: true})
 		return
 	}
-	r.log.Debug().Str(logEventID, bank.LogID(ev.ID)).Str(logEventType, ev.EventType).
-		Str(logTransactionID, bank.LogID(ev.TransactionID)).Int(logStatus, http.StatusOK).Msg("webhook accepted")
+	r.log.Debug().Str(logfield.EventID, bank.LogID(ev.ID)).Str(logfield.EventType, ev.EventType).
+		Str(logfield.TransactionID, bank.LogID(ev.TransactionID)).Int(logfield.Status, http.StatusOK).Msg("webhook accepted")
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	_, _ = io.WriteString(w, "ok")
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/logfield"
 	"github.com/bankmirror/bankmirror/internal/refusals"
 )
 
@@ -86,9 +87,9 @@ func (l *refusalLog) record(ref refusal) {
 	if !l.counts.Note(ref.reason) {
 		return
 	}
-	e := l.log.Warn().Str(logReason, ref.reason).Int(logStatus, ref.status) //nolint:zerologlint // sent below
+	e := l.log.Warn().Str(logfield.Reason, ref.reason).Int(logfield.Status, ref.status) //nolint:zerologlint // sent below
 	if ref.eventID != "" {
-		e = e.Str(logEventID, bank.LogID(ref.eventID))
+		e = e.Str(logfield.EventID, bank.LogID(ref.eventID))
 	}
 	if ref.cause != nil {
 		// Decoder messages quote field values; cap them.
@@ -98,7 +99,7 @@ func (l *refusalLog) record(ref refusal) {
 		}
 		e = e.Str(zerolog.ErrorFieldName, msg)
 	}
-	e.Str(logInterval, l.counts.Every().String()).Msg("webhook request refused; more refusals for this reason are counted and summarised once per interval")
+	e.Str(logfield.Interval, l.counts.Every().String()).Msg("webhook request refused; more refusals for this reason are counted and summarised once per interval")
 }
 
 // flush writes the refusals not reported yet and goes quiet (Close).

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/bankmirror/bankmirror/internal/logfield"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
 
@@ -136,10 +137,10 @@ func (g *groupWriter) commit(ctx context.Context, batch []*request) {
 		req.reply <- err
 	}
 	if err != nil {
-		g.log.Error().Err(err).Int(logBatch, len(evs)).Msg("store webhook events")
+		g.log.Error().Err(err).Int(logfield.Batch, len(evs)).Msg("store webhook events")
 		return
 	}
-	g.log.Debug().Int(logBatch, len(evs)).Int(logInserted, len(inserted)).Msg("committed webhook events")
+	g.log.Debug().Int(logfield.Batch, len(evs)).Int(logfield.Inserted, len(inserted)).Msg("committed webhook events")
 	if len(inserted) > 0 && g.notify != nil {
 		g.notify(inserted)
 	}

@@ -14,16 +14,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
-)
 
-// Fields of the summary line.
-const (
-	// FieldRefused is an object of counts by reason.
-	FieldRefused = "refused"
-	// FieldTotal is the sum of the counts.
-	FieldTotal = "total"
-	// FieldInterval is the interval, as a duration string ("1m0s").
-	FieldInterval = "interval"
+	"github.com/bankmirror/bankmirror/internal/logfield"
 )
 
 // Options configure a Log.
@@ -145,5 +137,5 @@ func (l *Log) summary(counts map[string]int) {
 		d = d.Int(r, counts[r])
 		total += counts[r]
 	}
-	l.o.Log.WithLevel(l.o.Level).Dict(FieldRefused, d).Int(FieldTotal, total).Str(FieldInterval, l.o.Every.String()).Msg(l.o.Message)
+	l.o.Log.WithLevel(l.o.Level).Dict(logfield.Refused, d).Int(logfield.Total, total).Str(logfield.Interval, l.o.Every.String()).Msg(l.o.Message)
 }

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/bankmirror/bankmirror/internal/logfield"
 )
 
 // lines is a log destination that keeps its lines and signals each write.
@@ -73,7 +75,7 @@ func TestNoteAndFlush(t *testing.T) {
 		t.Fatalf("%d lines after Flush, want one summary: %v", len(got), got)
 	}
 	s := got[0]
-	if s["level"] != "info" || s["message"] != "refused since the last report" || s[FieldTotal] != float64(5) || s[FieldInterval] != "1h0m0s" {
+	if s["level"] != "info" || s["message"] != "refused since the last report" || s[logfield.Total] != float64(5) || s[logfield.Interval] != "1h0m0s" {
 		t.Errorf("summary = %v", s)
 	}
 	out.mu.Lock()
@@ -116,7 +118,7 @@ func TestSummaryEachInterval(t *testing.T) {
 	}
 	wait("a summary of 3", func() bool {
 		got := out.parsed(t)
-		return len(got) == 1 && got[0][FieldTotal] == float64(3) && got[0]["level"] == "warn"
+		return len(got) == 1 && got[0][logfield.Total] == float64(3) && got[0]["level"] == "warn"
 	})
 	wait("the log to go quiet", l.Quiet)
 	if !l.Note("x") {

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/bankmirror/bankmirror/internal/logfield"
 )
 
 // ErrMigrationBackup is returned by Open when the copy of the mirror it
@@ -59,7 +61,7 @@ func (s *Store) backupBeforeMigrate(ctx context.Context, v int) error {
 	if err := removeMigrationBackups(s.path, dest); err != nil {
 		return fail(err)
 	}
-	s.log.Info().Str("path", dest).Int64("bytes", size).Int("from_version", v).Int("to_version", len(migrations)).
+	s.log.Info().Str(logfield.Path, dest).Int64(logfield.Bytes, size).Int(logfield.FromVersion, v).Int(logfield.ToVersion, len(migrations)).
 		Msg("copied the mirror before migrating its schema")
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/bankmirror/bankmirror/internal/logfield"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
 
@@ -89,7 +90,7 @@ func NewSecretCache(st SecretStore, extra []byte, every time.Duration, log zerol
 // watching nothing (every miss may reload).
 func newSecretCache(load func(ctx context.Context) (keys, error), every time.Duration, log zerolog.Logger) *SecretCache {
 	c := &SecretCache{load: load, every: every, minGap: MissReloadGap, now: time.Now,
-		log: log.With().Str(logComponent, "receiver").Logger()}
+		log: log.With().Str(logfield.Component, "receiver").Logger()}
 	c.keys.Store(&keys{})
 	return c
 }

@@ -13,18 +13,13 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/logfield"
 	"github.com/bankmirror/bankmirror/internal/store"
 	"github.com/bankmirror/bankmirror/internal/sync"
 )
 
 // MaxWebhooks is the bank's limit on webhooks.
 const MaxWebhooks = 10
-
-// Log keys.
-const (
-	logComponent = "component"
-	logWebhookID = "webhook_id"
-)
 
 // Bank is what the manager needs of the bank client.
 type Bank interface {
@@ -81,7 +76,7 @@ type Manager struct {
 
 // New returns a Manager.
 func New(b Bank, s Store, h Healer, log zerolog.Logger) *Manager {
-	return &Manager{bank: b, store: s, healer: h, log: log.With().Str(logComponent, "webhooks").Logger()}
+	return &Manager{bank: b, store: s, healer: h, log: log.With().Str(logfield.Component, "webhooks").Logger()}
 }
 
 // Register creates a webhook for url at the bank and stores its secret at
@@ -207,7 +202,7 @@ func (m *Manager) Rotate(ctx context.Context, id string) (Rotation, error) {
 	// Deliveries to the old webhook that failed stop being retried once it
 	// is deleted: take its delivery log's events into the inbox first.
 	if res, err := m.healer.Heal(ctx); err != nil {
-		m.log.Warn().Err(err).Str(logWebhookID, id).Msg("heal delivery logs before deleting the old webhook")
+		m.log.Warn().Err(err).Str(logfield.WebhookID, id).Msg("heal delivery logs before deleting the old webhook")
 	} else {
 		r.Recovered = res.Recovered
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/logfield"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
 
@@ -36,13 +37,6 @@ const (
 
 // None, as a category (in any case), removes the transaction's category.
 const None = "none"
-
-// Log keys.
-const (
-	logTransaction = "transaction_id"
-	logOp          = "op"
-	logStatus      = "status"
-)
 
 // Bank is what write-back needs of the bank client (*bank.Client).
 type Bank interface {
@@ -232,7 +226,7 @@ type Writer struct {
 
 // New returns a Writer.
 func New(b Bank, m Mirror, log zerolog.Logger) *Writer {
-	return &Writer{bank: b, mirror: m, log: log.With().Str("component", "writeback").Logger()}
+	return &Writer{bank: b, mirror: m, log: log.With().Str(logfield.Component, "writeback").Logger()}
 }
 
 // Run checks rows against the mirror, then sends one request per
@@ -306,7 +300,7 @@ func (w *Writer) apply(ctx context.Context, op Op, s Step) Result {
 		if refusal(err) {
 			r.Status = Refused
 		}
-		w.log.Info().Str(logOp, op.String()).Str(logTransaction, s.TxID).Str(logStatus, r.Status.String()).
+		w.log.Info().Str(logfield.Op, op.String()).Str(logfield.TransactionID, s.TxID).Str(logfield.Status, r.Status.String()).
 			Err(err).Msg("write-back not applied")
 		return r
 	}
@@ -322,7 +316,7 @@ func (w *Writer) apply(ctx context.Context, op Op, s Step) Result {
 		return r
 	}
 	r.After, r.Recorded = &t, res.Changed() > 0
-	w.log.Debug().Str(logOp, op.String()).Str(logTransaction, s.TxID).Msg("write-back applied")
+	w.log.Debug().Str(logfield.Op, op.String()).Str(logfield.TransactionID, s.TxID).Msg("write-back applied")
 	return r
 }
 
