@@ -159,7 +159,7 @@ func (m *Main) Open(ctx context.Context) error {
 		m.Receipts = receipts.New(m.Bank, m.Store, m.Log, receipts.Options{Dir: m.Config.AttachmentsDir,
 			MaxBytes: m.Config.AttachmentsMaxBytes, APIURL: m.Config.APIURL, OnPass: m.OnReceipts})
 	}
-	m.Syncer = sync.New(m.Bank, m.Store, m.Log, sync.Options{Overlap: m.Config.SyncOverlap, OnProgress: func(p sync.Progress) {
+	m.Syncer = sync.New(m.Bank, m.Store, m.Log, sync.Options{Overlap: m.Config.SyncOverlap, StopGrace: workGrace, OnProgress: func(p sync.Progress) {
 		m.progress.Store(&p)
 		if m.SyncProgress != nil {
 			m.SyncProgress(p)
@@ -169,9 +169,9 @@ func (m *Main) Open(ctx context.Context) error {
 		m.progress.Store(nil)
 		m.receiptsSeen()
 	}})
-	m.Healer = sync.NewHealer(m.Bank, m.Store, m.Log)
+	m.Healer = sync.NewHealer(m.Bank, m.Store, m.Log, sync.HealerOptions{StopGrace: workGrace})
 	m.Worker = sync.NewWorker(m.Bank, m.Store, m.Log, sync.WorkerOptions{
-		Concurrency: m.Config.WorkerConcurrency, MaxAttempts: m.Config.EventMaxAttempts,
+		Concurrency: m.Config.WorkerConcurrency, MaxAttempts: m.Config.EventMaxAttempts, StopGrace: workGrace,
 		OnApplied: func(e store.InboxEvent, c store.Change) {
 			m.receiptsSeen()
 			m.Metrics.Applied()
@@ -354,47 +354,115 @@ func (m *Main) report() sync.Report {
 	return r
 }
 
-// Close shuts down in order: HTTP (5s for requests in flight), the
-// receiver's writer, the schedule (waiting for a running sync), the worker,
-// and the store last. Closing again does nothing.
+// stopBudget is the longest a stop may take, from SIGTERM to exit: below
+// the systemd unit's TimeoutStopSec=30, past which systemd kills the
+// daemon. Close spends it in three shares, one after the other. Stopping
+// never waits for the bank: events are durable and applying them is
+// idempotent, and a listing resumes from its checkpoint, so work cut
+// short is done again after the restart.
+const stopBudget = httpStopShare + workStopShare + storeStopShare
+
+// The shares of stopBudget.
+const (
+	// httpStopShare: requests in flight (webhook deliveries, admin and
+	// feed requests) are answered; then their connections are cut.
+	httpStopShare = 5 * time.Second
+	// workStopShare: the worker, the schedule's sync and heal, and every
+	// loop of the daemon stop and are waited for.
+	workStopShare = 10 * time.Second
+	// storeStopShare: the daemon's last report is written and the store
+	// closed.
+	storeStopShare = 5 * time.Second
+)
+
+// workGrace is how long work in progress when the stop begins may go on:
+// a worker round's commit, the bookkeeping of a stopped sync or heal. It
+// is half of workStopShare; the rest is for what the parts do once cut
+// off (a failed commit, a log line) and for waiting for them.
+const workGrace = workStopShare / 2
+
+// Close shuts down in order within stopBudget: the listeners (answering
+// requests in flight) and the receiver's writer; the worker, the schedule
+// and the loops; the store last. Closing again does nothing.
 func (m *Main) Close() error {
 	if m.closed {
 		return nil
 	}
 	m.closed = true
+	start := time.Now()
+	errs := m.stopServing(httpStopShare)
+	m.stopWork(start.Add(httpStopShare + workStopShare))
+	errs = append(errs, m.closeStore(start.Add(stopBudget)))
+	return errors.Join(errs...)
+}
+
+// stopServing stops both listeners, waiting up to grace for requests in
+// flight, then the receiver's writer.
+func (m *Main) stopServing(grace time.Duration) []error {
+	var mu gosync.Mutex
 	var errs []error
-	if m.admin != nil {
-		errs = append(errs, m.admin.Shutdown(admin.ShutdownGrace))
+	var wg gosync.WaitGroup
+	for _, srv := range []*httpserver.Server{m.admin, m.http} {
+		if srv == nil {
+			continue
+		}
+		wg.Go(func() {
+			err := srv.Shutdown(grace)
+			mu.Lock()
+			defer mu.Unlock()
+			errs = append(errs, err)
+		})
 	}
+	wg.Wait()
 	if m.feed != nil {
 		m.feed.Close()
-	}
-	if m.http != nil {
-		errs = append(errs, m.http.Shutdown(shutdownGrace))
 	}
 	if m.Receiver != nil {
 		if err := m.Receiver.Close(); err != nil && !errors.Is(err, receiver.ErrClosed) {
 			errs = append(errs, err)
 		}
 	}
+	return errs
+}
+
+// stopWork cancels the daemon's background work and waits for it until
+// deadline. Past it (a part that ignores its context: a bug) the store is
+// closed under what still runs, as a kill would: nothing is lost.
+func (m *Main) stopWork(deadline time.Time) {
 	if m.cancel != nil {
 		m.cancel()
 	}
-	if m.Schedule != nil {
-		m.Schedule.Stop()
-	}
-	m.bg.Wait()
-	if m.Store != nil {
-		if m.Bank != nil && m.Worker != nil && m.Health != nil {
-			// The last report says the daemon stopped, so that status
-			// does not take it for running until the report ages.
-			r := m.report()
-			r.Stopped, r.Sync = true, nil
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-			_ = m.Store.PutState(ctx, sync.ReportKey, r)
-			cancel()
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		if m.Schedule != nil {
+			m.Schedule.Stop()
 		}
-		errs = append(errs, m.Store.Close())
+		m.bg.Wait()
+	}()
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case <-stopped:
+	case <-t.C:
+		m.Log.Error().Dur("share", workStopShare).Msg("the worker, syncs or loops did not stop within their share of the stop budget; closing the store anyway")
 	}
-	return errors.Join(errs...)
+}
+
+// closeStore writes the daemon's last report, by deadline, and closes the
+// store.
+func (m *Main) closeStore(deadline time.Time) error {
+	if m.Store == nil {
+		return nil
+	}
+	if m.Bank != nil && m.Worker != nil && m.Health != nil {
+		// The last report says the daemon stopped, so that status does not
+		// take it for running until the report ages.
+		r := m.report()
+		r.Stopped, r.Sync = true, nil
+		ctx, cancel := context.WithDeadline(context.Background(), deadline)
+		_ = m.Store.PutState(ctx, sync.ReportKey, r)
+		cancel()
+	}
+	return m.Store.Close()
 }

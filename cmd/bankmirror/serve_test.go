@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -352,5 +353,30 @@ func TestServeKeepsAReceiptSeenByWebhook(t *testing.T) {
 		case <-ctx.Done():
 			t.Fatal("the receipt was never downloaded")
 		}
+	}
+}
+
+// The stop budget leaves room below the unit's TimeoutStopSec, past which
+// systemd kills the daemon (SIGKILL) instead of letting it stop.
+func TestStopBudgetFitsTheUnitsStopTimeout(t *testing.T) {
+	unit, err := os.ReadFile(filepath.Join("..", "..", "systemd", "bankmirror.service"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var timeout time.Duration
+	for line := range strings.Lines(string(unit)) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "TimeoutStopSec="); ok {
+			s, err := strconv.Atoi(v)
+			if err != nil {
+				t.Fatalf("TimeoutStopSec=%s: want whole seconds", v)
+			}
+			timeout = time.Duration(s) * time.Second
+		}
+	}
+	if timeout == 0 {
+		t.Fatal("the unit sets no TimeoutStopSec")
+	}
+	if stopBudget+5*time.Second > timeout {
+		t.Errorf("stop budget %v leaves less than 5 s below TimeoutStopSec=%v", stopBudget, timeout)
 	}
 }

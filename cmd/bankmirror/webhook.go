@@ -91,7 +91,7 @@ func (w *webhookCmd) open(ctx context.Context) error {
 // tests with a running daemon).
 func (w *webhookCmd) use(st *store.Store, b *bank.Client) {
 	w.st, w.bank = st, b
-	w.hooks = webhooks.New(b, st, sync.NewHealer(b, st, w.log), w.log)
+	w.hooks = webhooks.New(b, st, sync.NewHealer(b, st, w.log, sync.HealerOptions{}), w.log)
 }
 
 func (w *webhookCmd) close() {

@@ -11,11 +11,8 @@ import (
 	"github.com/bankmirror/bankmirror/internal/httpserver"
 )
 
-// ShutdownGrace is how long Close waits for requests in flight.
-const ShutdownGrace = 2 * time.Second
-
-// Listen binds addr and serves h on it as the admin listener; stop it with
-// Shutdown(ShutdownGrace).
+// Listen binds addr and serves h on it as the admin listener; the daemon
+// stops it with Shutdown, within its stop budget.
 func Listen(ctx context.Context, addr string, h http.Handler) (*httpserver.Server, error) {
 	return httpserver.Start(ctx, "admin listener", addr, &http.Server{
 		Handler:           h,

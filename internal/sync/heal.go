@@ -56,11 +56,22 @@ type Healer struct {
 	bank  healBank
 	store healStore
 	log   zerolog.Logger
+	opts  HealerOptions
+}
+
+// HealerOptions tune a Healer. Zero values take the defaults.
+type HealerOptions struct {
+	// StopGrace is how long counting the failure of a heal stopped by its
+	// context may take (default DefaultStopGrace).
+	StopGrace time.Duration
 }
 
 // NewHealer returns a Healer.
-func NewHealer(b healBank, s healStore, log zerolog.Logger) *Healer {
-	return &Healer{bank: b, store: s, log: log.With().Str("component", "healer").Logger()}
+func NewHealer(b healBank, s healStore, log zerolog.Logger, opts HealerOptions) *Healer {
+	if opts.StopGrace <= 0 {
+		opts.StopGrace = DefaultStopGrace
+	}
+	return &Healer{bank: b, store: s, log: log.With().Str("component", "healer").Logger(), opts: opts}
 }
 
 // healStateName is the sync_state row of a webhook's heal.
@@ -117,6 +128,8 @@ func (h *Healer) Heal(ctx context.Context) (HealResult, error) {
 func (h *Healer) healWebhook(ctx context.Context, id string, r *HealResult) (err error) {
 	name := healStateName(id)
 	first := h.bank.WebhookLogsURL(id)
+	cleanup, cancel := afterStop(ctx, h.opts.StopGrace)
+	defer cancel()
 	prevCompleted, err := h.store.BeginHeal(ctx, name, first)
 	if err != nil {
 		return err
@@ -125,9 +138,7 @@ func (h *Healer) healWebhook(ctx context.Context, id string, r *HealResult) (err
 		if err == nil {
 			return
 		}
-		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), failTimeout)
-		defer cancel()
-		if ferr := h.store.ListingFailed(fctx, name); ferr != nil {
+		if ferr := h.store.ListingFailed(cleanup, name); ferr != nil {
 			h.log.Warn().Err(ferr).Str("webhook_id", id).Msg("count heal failure")
 		}
 	}()
@@ -157,9 +168,6 @@ func (h *Healer) healWebhook(ctx context.Context, id string, r *HealResult) (err
 	h.log.Debug().Str("webhook_id", id).Int("pages", pages).Bool("full_walk", !prevCompleted).Msg("delivery logs healed")
 	return h.store.FinishHeal(ctx, name, pages)
 }
-
-// failTimeout bounds the bookkeeping of a failure after ctx ended.
-const failTimeout = 5 * time.Second
 
 // storePage enqueues the events of one page of delivery logs, then stores
 // the entries. Events go first: a stored entry then always means its event

@@ -93,7 +93,7 @@ func (he *healEnv) heal(t *testing.T, b interface {
 	WebhookLogsPage(ctx context.Context, pageURL string) (bank.Page[bank.DeliveryLog], error)
 }) sync.HealResult {
 	t.Helper()
-	r, err := sync.NewHealer(b, he.store, zerolog.Nop()).Heal(context.Background())
+	r, err := sync.NewHealer(b, he.store, zerolog.Nop(), sync.HealerOptions{}).Heal(context.Background())
 	if err != nil {
 		t.Fatalf("heal: %v", err)
 	}
@@ -371,7 +371,7 @@ func TestHealAfterAnInterruptedHealWalksEveryPage(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	r, err := sync.NewHealer(&cancellingBank{Client: he.client, cancel: cancel}, he.store, zerolog.Nop()).Heal(ctx)
+	r, err := sync.NewHealer(&cancellingBank{Client: he.client, cancel: cancel}, he.store, zerolog.Nop(), sync.HealerOptions{}).Heal(ctx)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("interrupted heal: err = %v, want context.Canceled", err)
 	}
@@ -464,7 +464,7 @@ func TestHealSkipsUnparsableBodiesWithoutLoggingThem(t *testing.T) {
 	log := zerolog.New(&buf).Level(zerolog.DebugLevel)
 	b := tamperingBank{Client: he.client, eventID: events[0].ID, body: `{"data": not json ` + marker}
 
-	r, err := sync.NewHealer(b, he.store, log).Heal(context.Background())
+	r, err := sync.NewHealer(b, he.store, log, sync.HealerOptions{}).Heal(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -168,7 +168,7 @@ func TestLoopingDeliveryLogsStopTheHeal(t *testing.T) {
 	he.addTransactions(3) // 6 entries: 3 pages
 	he.waitDeliveries(t)
 	b := &loopingLogs{Client: he.client}
-	_, err := sync.NewHealer(b, he.store, zerolog.Nop()).Heal(context.Background())
+	_, err := sync.NewHealer(b, he.store, zerolog.Nop(), sync.HealerOptions{}).Heal(context.Background())
 	if !errors.Is(err, bank.ErrPageLoop) {
 		t.Fatalf("heal over looping logs: err = %v, want ErrPageLoop", err)
 	}

@@ -164,8 +164,8 @@ func (s *Schedule) Run(ctx context.Context, full bool) {
 		}
 		s.observe(kind, start, err)
 	}
-	if s.tokenRejected() {
-		return // the heal would be refused too
+	if ctx.Err() != nil || s.tokenRejected() {
+		return // stopping, or the heal would be refused too
 	}
 	start = s.now()
 	healed, err := s.healer.Heal(ctx)

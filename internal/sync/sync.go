@@ -100,6 +100,10 @@ type Options struct {
 	AfterRun func(Result, error)
 	// LogEvery is the interval of progress log lines (default 10s).
 	LogEvery time.Duration
+	// StopGrace is how long the bookkeeping of a run stopped by its
+	// context may take (default DefaultStopGrace): recording its outcome,
+	// counting its listing's failure.
+	StopGrace time.Duration
 }
 
 // Result summarises one run.
@@ -169,35 +173,48 @@ func New(b Bank, s mirror, log zerolog.Logger, opts Options) *Syncer {
 	if opts.LogEvery == 0 {
 		opts.LogEvery = 10 * time.Second
 	}
+	if opts.StopGrace <= 0 {
+		opts.StopGrace = DefaultStopGrace
+	}
 	return &Syncer{bank: b, store: s, log: log.With().Str("component", "sync").Logger(), opts: opts, now: time.Now}
 }
 
+// runState is a run in progress: the result it adds to, and cleanup, a
+// context that outlives the run's ctx by Options.StopGrace, so that the
+// bookkeeping of a stopped run (its outcome, its listing's failure) is
+// written within the grace.
+type runState struct {
+	Result
+	cleanup context.Context
+}
+
 // run wraps a sync body with its sync_runs row and request accounting.
-func (s *Syncer) run(ctx context.Context, kind string, body func(ctx context.Context, r *Result) error) (Result, error) {
-	r := Result{Kind: kind}
+func (s *Syncer) run(ctx context.Context, kind string, body func(ctx context.Context, run *runState) error) (Result, error) {
+	cleanup, cancel := afterStop(ctx, s.opts.StopGrace)
+	defer cancel()
+	run := &runState{Result: Result{Kind: kind}, cleanup: cleanup}
+	r := &run.Result
 	unlock, err := s.store.LockSync()
 	if err != nil {
-		return r, fmt.Errorf("%s sync: %w", kind, err)
+		return *r, fmt.Errorf("%s sync: %w", kind, err)
 	}
 	defer unlock()
 	start := s.now()
 	req0 := s.bank.Requests()
 	id, err := s.store.StartRun(ctx, kind)
 	if err != nil {
-		return r, err
+		return *r, err
 	}
 	r.RunID = id
 	log := s.log.With().Int64("run_id", id).Str("kind", kind).Logger()
 	log.Info().Msg("sync started")
 
-	runErr := body(ctx, &r)
+	runErr := body(ctx, run)
 
 	r.Requests = s.bank.Requests() - req0
 	r.Duration = s.now().Sub(start)
 	// Record the outcome even when ctx was cancelled, so status shows it.
-	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	if err := s.store.FinishRun(fctx, id, r.Requests, r.Upserted, r.Deleted, runErr); err != nil {
+	if err := s.store.FinishRun(cleanup, id, r.Requests, r.Upserted, r.Deleted, runErr); err != nil {
 		runErr = errors.Join(runErr, err)
 	}
 	s.recordOutage(fctx, start, runErr, log)
@@ -212,19 +229,19 @@ func (s *Syncer) run(ctx context.Context, kind string, body func(ctx context.Con
 	ev.Int64("requests", r.Requests).Int64("upserted", r.Upserted).Int64("deleted", r.Deleted).
 		Int("listed", r.Listed).Dur(logfield.Duration, r.Duration).Msg("sync finished")
 	if s.opts.AfterRun != nil {
-		s.opts.AfterRun(r, runErr)
+		s.opts.AfterRun(*r, runErr)
 	}
 	if runErr != nil {
-		return r, fmt.Errorf("%s sync: %w", kind, runErr)
+		return *r, fmt.Errorf("%s sync: %w", kind, runErr)
 	}
-	return r, nil
+	return *r, nil
 }
 
 // Full mirrors everything: accounts, categories, every transaction (resuming
 // an interrupted listing), tags and attachments, then deletes what the
 // complete listing no longer contains.
 func (s *Syncer) Full(ctx context.Context) (Result, error) {
-	return s.run(ctx, KindFull, func(ctx context.Context, r *Result) error {
+	return s.run(ctx, KindFull, func(ctx context.Context, run *runState) error {
 		// A full listing spends the bank's budget last: webhook refetches
 		// and incremental syncs go first, and the reserve is theirs.
 		ctx = bank.WithLane(ctx, bank.LaneFull)
@@ -238,10 +255,10 @@ func (s *Syncer) Full(ctx context.Context) (Result, error) {
 		if err := s.store.ReplaceCategories(ctx, cats); err != nil {
 			return err
 		}
-		if err := s.listAll(ctx, r); err != nil {
+		if err := s.listAll(ctx, run); err != nil {
 			return err
 		}
-		if err := s.reconcileHeld(ctx, KindFull, r); err != nil {
+		if err := s.reconcileHeld(ctx, KindFull, &run.Result); err != nil {
 			return err
 		}
 		tags, err := s.bank.Tags(ctx)
@@ -303,8 +320,9 @@ const maxQueuedBytes = 2 << 20
 // prefetch lists pages from first on, following links.next, while the
 // caller writes earlier pages: decoding and SQLite writing overlap. At most
 // maxQueuedBytes of pages wait for the writer, who releases each page's
-// bytes to q once it is written. The channel closes after the last page or
-// the first error.
+// bytes to q once it is written. The channel closes after the last page,
+// the first error, or when ctx ends: the caller drains it to wait for the
+// fetcher.
 func (s *Syncer) prefetch(ctx context.Context, first string, q *byteQueue) <-chan fetched {
 	ch := make(chan fetched, maxBatch)
 	go func() {
@@ -325,7 +343,8 @@ func (s *Syncer) prefetch(ctx context.Context, first string, q *byteQueue) <-cha
 }
 
 // listAll runs (or resumes) the complete transaction listing.
-func (s *Syncer) listAll(ctx context.Context, r *Result) error {
+func (s *Syncer) listAll(ctx context.Context, run *runState) error {
+	r := &run.Result
 	l, err := s.store.BeginListing(ctx, "transactions", s.bank.TransactionsURL(bank.TransactionFilter{}), s.now().Add(-s.opts.ResumeWindow))
 	if err != nil {
 		return err
@@ -351,7 +370,7 @@ func (s *Syncer) listAll(ctx context.Context, r *Result) error {
 		err = s.consume(ctx, KindFull, l.NextURL, s.opened, r, save)
 	}
 	if err != nil {
-		if ferr := s.store.ListingFailed(context.WithoutCancel(ctx), l.Name); ferr != nil {
+		if ferr := s.store.ListingFailed(run.cleanup, l.Name); ferr != nil {
 			s.log.Warn().Err(ferr).Msg("count listing failure")
 		}
 		return err
@@ -387,12 +406,19 @@ func (s *Syncer) consume(ctx context.Context, kind, first string, floor time.Tim
 		return nil
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	start, lastLog := s.now(), s.now()
 	eta := etaEstimator{top: start, floor: floor}
 	listed := 0
 	q := newByteQueue(maxQueuedBytes)
 	pages := s.prefetch(ctx, first, q)
+	// The fetcher is stopped and waited for: no request of this listing
+	// outlives consume, nor the sync lock its caller holds.
+	defer func() {
+		cancel()
+		for range pages {
+			// The fetcher closes the channel when it returns.
+		}
+	}()
 	for f := range pages {
 		batch, n, held, fetchErr := drain(f, pages)
 		if n == 0 {
@@ -581,7 +607,8 @@ func (s *Syncer) Incremental(ctx context.Context) (Result, error) {
 		return Result{}, fmt.Errorf("parse newest createdAt %q: %w", newest, err)
 	}
 	since = since.Add(-s.opts.Overlap)
-	return s.run(ctx, KindIncremental, func(ctx context.Context, r *Result) error {
+	return s.run(ctx, KindIncremental, func(ctx context.Context, run *runState) error {
+		r := &run.Result
 		ctx = bank.WithLane(ctx, bank.LaneIncremental)
 		if err := s.syncAccounts(ctx); err != nil {
 			return err

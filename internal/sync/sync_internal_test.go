@@ -1,8 +1,16 @@
 package sync
 
 import (
+	"context"
+	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/store"
 )
 
 // The ETA of a newest-first listing follows the dates it has covered.
@@ -20,5 +28,72 @@ func TestETAFollowsTheDatesCovered(t *testing.T) {
 	}
 	if f, eta := (&etaEstimator{top: top}).update(t0, day(1)); f != -1 || eta != 0 {
 		t.Errorf("without a floor: %v %v, want unknown", f, eta)
+	}
+}
+
+// The context of work in progress outlives a stop by the grace, and no
+// more: then it ends, as it does when its cancel is called.
+func TestAfterStopEndsGraceAfterItsParent(t *testing.T) {
+	ctx, stop := context.WithCancel(context.Background())
+	after, cancel := afterStop(ctx, time.Hour)
+	stop()
+	if err := after.Err(); err != nil {
+		t.Fatalf("ended with its parent: %v; want it to outlive it by the grace", err)
+	}
+	cancel()
+	if after.Err() == nil {
+		t.Fatal("cancel did not end it")
+	}
+
+	ctx, stop = context.WithCancel(context.Background())
+	after, cancel = afterStop(ctx, time.Millisecond)
+	defer cancel()
+	if after.Err() != nil {
+		t.Fatal("ended before its parent")
+	}
+	stop()
+	select {
+	case <-after.Done():
+	case <-time.After(30 * time.Second):
+		t.Fatal("still running long after the grace")
+	}
+}
+
+// hangingPages is a bank whose listing answers its first page and then
+// nothing: a request for a later page ends only with its context.
+type hangingPages struct {
+	Bank  // nil: consume asks for pages only
+	asked chan struct{}
+	ended chan struct{}
+	pages atomic.Int32
+}
+
+func (b *hangingPages) TransactionsPage(ctx context.Context, _ string) (bank.Page[bank.Transaction], error) {
+	if b.pages.Add(1) == 1 {
+		return bank.Page[bank.Transaction]{Data: []bank.Transaction{{ID: "t1"}}, Next: "page-2"}, nil
+	}
+	close(b.asked)
+	<-ctx.Done()
+	close(b.ended)
+	return bank.Page[bank.Transaction]{}, ctx.Err()
+}
+
+// consume returns only once its page fetcher has stopped: no request of a
+// listing outlives it, nor the sync lock its caller holds.
+func TestConsumeWaitsForItsPageFetcher(t *testing.T) {
+	b := &hangingPages{asked: make(chan struct{}), ended: make(chan struct{})}
+	s := New(b, nil, zerolog.Nop(), Options{})
+	// Writing page 1 fails while page 2 is being fetched.
+	write := func(bank.Page[bank.Transaction]) (store.UpsertResult, error) {
+		<-b.asked
+		return store.UpsertResult{}, errors.New("disk full")
+	}
+	if err := s.consume(context.Background(), KindFull, "page-1", time.Time{}, &Result{}, write); err == nil {
+		t.Fatal("consume ignored the write's failure")
+	}
+	select {
+	case <-b.ended:
+	default:
+		t.Error("consume returned while its fetcher's request was in flight")
 	}
 }

@@ -93,6 +93,10 @@ type WorkerOptions struct {
 	// OnIdle, if set, is called when the worker has caught up: no event
 	// due and no balance left to refresh.
 	OnIdle func()
+	// StopGrace is how long a round in progress when Run's context ends
+	// may go on to commit what it has fetched (default DefaultStopGrace);
+	// then it is cancelled, and its events wait for the next start.
+	StopGrace time.Duration
 }
 
 func (o *WorkerOptions) defaults() {
@@ -129,7 +133,14 @@ func (o *WorkerOptions) defaults() {
 	if o.BalanceEvery <= 0 {
 		o.BalanceEvery = time.Second
 	}
+	if o.StopGrace <= 0 {
+		o.StopGrace = DefaultStopGrace
+	}
 }
+
+// roundTimeout bounds a round: one that takes longer (a bank that stopped
+// answering) is abandoned as the bank's failure, and its events wait.
+const roundTimeout = 2 * time.Minute
 
 // Worker applies inbox events to the mirror. An event carries only a
 // transaction's id, so the worker makes the mirror's copy equal to the
@@ -199,8 +210,8 @@ func (w *Worker) Notify() {
 	}
 }
 
-// Run applies events until ctx is cancelled; a round in progress finishes
-// first. Leases left in the inbox by an older version are released first.
+// Run applies events until ctx is cancelled; a round in progress then has
+// StopGrace to commit. Every pending event is made due at once first.
 func (w *Worker) Run(ctx context.Context) error {
 	for attempt := 1; ; attempt++ {
 		err := w.inbox.ReleaseLeases(ctx)
@@ -278,8 +289,11 @@ func (w *Worker) round(ctx context.Context) (bool, time.Duration) {
 // apply resolves the current state of the round's transactions and applies
 // it with the events in one commit.
 func (w *Worker) apply(ctx context.Context, evs []store.InboxEvent, ids []string, direct bool) {
-	// A round is finished even when shutdown begins, within limits.
-	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
+	// A round in progress when the stop begins commits what it has
+	// fetched if it can within the grace.
+	actx, cancelStop := afterStop(ctx, w.opts.StopGrace)
+	defer cancelStop()
+	actx, cancel := context.WithTimeout(actx, roundTimeout)
 	defer cancel()
 	actx = bank.WithLane(actx, bank.LaneWebhook)
 	res := resolution{found: map[string]bank.Transaction{}, gone: map[string]bool{}, failed: map[string]error{}}
@@ -291,6 +305,10 @@ func (w *Worker) apply(ctx context.Context, evs []store.InboxEvent, ids []string
 		err = w.fetch(actx, res.unresolved(ids), &res)
 	}
 	if err != nil {
+		if ctx.Err() != nil {
+			w.log.Debug().Err(err).Int("events", len(evs)).Msg("round stopped; its events wait for the next start")
+			return
+		}
 		w.bankFailed(err)
 		return
 	}
@@ -317,6 +335,10 @@ func (w *Worker) apply(ctx context.Context, evs []store.InboxEvent, ids []string
 	}
 	out, err := w.inbox.ApplyEvents(actx, batch)
 	if err != nil {
+		if ctx.Err() != nil {
+			w.log.Debug().Err(err).Int("events", len(evs)).Msg("round stopped; its events wait for the next start")
+			return
+		}
 		w.databaseFailed(err)
 		return
 	}

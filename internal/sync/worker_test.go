@@ -334,3 +334,78 @@ func TestWorkerBacksOffWhileTheDatabaseIsFull(t *testing.T) {
 		t.Errorf("attempts = %d after a full disk, want 0", n)
 	}
 }
+
+// A round in progress when the worker stops, waiting for a bank that
+// answers nothing, is cut off after the stop grace: Run returns, and the
+// event waits, unharmed (no attempt counted), for the next start.
+func TestWorkerStopsWithinItsGraceWhileTheBankHangs(t *testing.T) {
+	st := openStore(t)
+	asked := make(chan struct{}, 1)
+	fb := &fakeBank{TransactionFn: func(ctx context.Context, _ string) (bank.Transaction, error) {
+		select {
+		case asked <- struct{}{}:
+		default:
+		}
+		<-ctx.Done() // the bank answers nothing
+		return bank.Transaction{}, fmt.Errorf("get: %w", ctx.Err())
+	}}
+	w := sync.NewWorker(fb, st, zerolog.Nop(), sync.WorkerOptions{StopGrace: time.Millisecond})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx) }()
+	if _, err := st.InsertEvents(ctx, []store.InboxEvent{inboxEvent("e1", sync.EventCreated, "t1")}); err != nil {
+		t.Fatal(err)
+	}
+	w.Notify()
+	<-asked
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("Run still running a minute after it was stopped: the round waits for the bank")
+	}
+	if n := mirrortest.Int(t, st.Reader(), "SELECT count(*) FROM webhook_events WHERE processed_at IS NULL AND attempts = 0"); n != 1 {
+		t.Errorf("%d events pending with no attempt counted, want 1", n)
+	}
+}
+
+// A round whose bank answers after the stop began, within the grace,
+// commits what it fetched.
+func TestWorkerCommitsARoundTheBankAnswersWithinTheGrace(t *testing.T) {
+	st := openStore(t)
+	asked, stopped := make(chan struct{}, 1), make(chan struct{})
+	fb := &fakeBank{TransactionFn: func(_ context.Context, id string) (bank.Transaction, error) {
+		select {
+		case asked <- struct{}{}:
+		default:
+		}
+		<-stopped // the answer arrives after the stop began
+		return txFor(id, "SETTLED"), nil
+	}}
+	obs := newObserved()
+	w := sync.NewWorker(fb, st, zerolog.Nop(), sync.WorkerOptions{OnApplied: obs.onApplied, StopGrace: time.Hour})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx) }()
+	if _, err := st.InsertEvents(ctx, []store.InboxEvent{inboxEvent("e1", sync.EventCreated, "t1")}); err != nil {
+		t.Fatal(err)
+	}
+	w.Notify()
+	<-asked
+	cancel()
+	close(stopped)
+	if err := <-done; err != nil {
+		t.Errorf("Run: %v", err)
+	}
+	if obs.applied["e1"] != store.Created {
+		t.Errorf("event applied as %q, want %q", obs.applied["e1"], store.Created)
+	}
+	if n := mirrortest.Int(t, st.Reader(), "SELECT count(*) FROM transactions WHERE id = 't1'"); n != 1 {
+		t.Error("the round's transaction is not in the mirror")
+	}
+}

@@ -37,7 +37,7 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	return &env{sim: sim, store: st, m: webhooks.New(client, st, sync.NewHealer(client, st, zerolog.Nop()), zerolog.Nop())}
+	return &env{sim: sim, store: st, m: webhooks.New(client, st, sync.NewHealer(client, st, zerolog.Nop(), sync.HealerOptions{}), zerolog.Nop())}
 }
 
 func (e *env) secrets(t *testing.T) []string {
