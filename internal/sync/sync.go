@@ -217,7 +217,7 @@ func (s *Syncer) run(ctx context.Context, kind string, body func(ctx context.Con
 	if err := s.store.FinishRun(cleanup, id, r.Requests, r.Upserted, r.Deleted, runErr); err != nil {
 		runErr = errors.Join(runErr, err)
 	}
-	s.recordOutage(fctx, start, runErr, log)
+	s.recordOutage(cleanup, start, runErr, log)
 	ev := log.Info() //nolint:zerologlint // sent below
 	switch {
 	case errors.Is(runErr, bank.ErrUnauthorized):
