@@ -79,6 +79,11 @@ type Config struct {
 	// export feed: off unless a token is set
 	ExportToken     string `env:"EXPORT_TOKEN" secret:"true"`
 	ExportTokenFile string `env:"EXPORT_TOKEN_FILE,file" secret:"true"`
+
+	// dashboard (bankmirror ui; serve when UI_LISTEN is set)
+	UIToken     string `env:"UI_TOKEN" secret:"true"`
+	UITokenFile string `env:"UI_TOKEN_FILE,file" secret:"true"`
+	UIListen    string `env:"UI_LISTEN"`
 }
 
 // adminOff is Config.AdminListen when the admin listener is disabled.
@@ -209,12 +214,22 @@ func loadConfig(environ map[string]string) (Config, error) {
 	}
 	c.ExportToken = strings.TrimSpace(c.ExportToken)
 	c.ExportTokenFile = ""
+	uiVar := envPrefix + "UI_TOKEN"
+	if c.UITokenFile != "" {
+		c.UIToken = c.UITokenFile
+		uiVar += "_FILE"
+	}
+	c.UIToken = strings.TrimSpace(c.UIToken)
+	c.UITokenFile = ""
 	if err := c.validate(); err != nil {
 		return c, err
 	}
-	if c.ExportToken != "" {
-		if err := export.CheckToken(c.ExportToken); err != nil {
-			return c, &configError{exportVar, err}
+	for _, t := range []struct{ name, token string }{{exportVar, c.ExportToken}, {uiVar, c.UIToken}} {
+		if t.token == "" {
+			continue
+		}
+		if err := export.CheckToken(t.token); err != nil {
+			return c, &configError{t.name, err}
 		}
 	}
 	return c, nil
@@ -271,6 +286,11 @@ func (c *Config) validate() error {
 	if c.AdminListen != adminOff {
 		if _, _, err := net.SplitHostPort(c.AdminListen); err != nil {
 			return &configError{envPrefix + "ADMIN_LISTEN", fmt.Errorf("%q is not host:port or off", c.AdminListen)}
+		}
+	}
+	if c.UIListen != "" {
+		if _, _, err := net.SplitHostPort(c.UIListen); err != nil {
+			return &configError{envPrefix + "UI_LISTEN", fmt.Errorf("%q is not host:port", c.UIListen)}
 		}
 	}
 	if c.StaleAfter <= 0 {

@@ -85,11 +85,7 @@ func (a *app) status(ctx context.Context, asJSON bool) error {
 		return &exitCode{exitFailing}
 	}
 	defer st.Close()
-	s, err := health.GatherStatus(ctx, st, health.StatusOptions{
-		MaxAttempts: a.cfg.EventMaxAttempts,
-		Rules:       health.Rules{StaleAfter: a.cfg.StaleAfter},
-		PIDAlive:    pidAlive,
-	})
+	s, err := health.GatherStatus(ctx, st, a.statusOptions())
 	if err != nil {
 		s.Level, s.Reason = health.Failing, err.Error()
 	}
@@ -111,6 +107,16 @@ func (a *app) status(ctx context.Context, asJSON bool) error {
 		return &exitCode{exitDegraded}
 	default:
 		return &exitCode{exitFailing}
+	}
+}
+
+// statusOptions are the rules status applies, which the dashboard's
+// health line applies too.
+func (a *app) statusOptions() health.StatusOptions {
+	return health.StatusOptions{
+		MaxAttempts: a.cfg.EventMaxAttempts,
+		Rules:       health.Rules{StaleAfter: a.cfg.StaleAfter},
+		PIDAlive:    pidAlive,
 	}
 }
 

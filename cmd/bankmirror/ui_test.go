@@ -1,0 +1,93 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCLIUIServesTheMirror: `ui` prints one line with the address and a
+// random token, serves the overview to whoever opens it, and stops on the
+// signal (the context).
+func TestCLIUIServesTheMirror(t *testing.T) {
+	db := syntheticMirror(t, 300)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	pr, pw := io.Pipe()
+	var stderr cliBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"ui", "--listen", "127.0.0.1:0"}, map[string]string{"BANKMIRROR_DB": db}, pw, &stderr)
+		pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no line from ui: %v (stderr: %s)", err, stderr.String())
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	link, ok := strings.CutPrefix(strings.TrimSpace(line), "dashboard: ")
+	if !ok || !strings.HasPrefix(link, "http://127.0.0.1:") || !strings.Contains(link, "/?token=") || len(link[strings.Index(link, "token=")+6:]) != 32 {
+		t.Fatalf("ui printed %q, want dashboard: http://127.0.0.1:PORT/?token=<32 hex digits>", line)
+	}
+	jar, _ := cookiejar.New(nil)
+	resp, err := (&http.Client{Jar: jar}).Get(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "Spent in") {
+		t.Errorf("the printed link: %s, want the overview", resp.Status)
+	}
+	base := link[:strings.Index(link, "/?")]
+	resp, err = http.Get(base + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("without the token: %s, want 401", resp.Status)
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Errorf("ui exited %d: %s", code, stderr.String())
+	}
+}
+
+// TestConfigUIToken: a configured dashboard token is checked as the
+// feed's is, naming the variable and never the token; the link printed
+// then holds no token.
+func TestConfigUIToken(t *testing.T) {
+	weak := filepath.Join(t.TempDir(), "weak")
+	must(t, os.WriteFile(weak, []byte("abcabcabcabcabcabc\n"), 0o600))
+	for name, val := range map[string]string{"BANKMIRROR_UI_TOKEN": "abcabcabcabcabcabc", "BANKMIRROR_UI_TOKEN_FILE": weak} {
+		r := runCLI(t, map[string]string{name: val, "BANKMIRROR_DB": filepath.Join(t.TempDir(), "none.db")}, "ui")
+		wantCode(t, r, 2)
+		noLeak(t, r, "abcabcabcabcabcabc")
+		if !strings.Contains(r.stderr, "invalid "+name+": the token is too weak") {
+			t.Errorf("weak token in %s: %s", name, r)
+		}
+	}
+	c, err := loadConfig(map[string]string{"BANKMIRROR_UI_TOKEN_FILE": writeTemp(t, " 9f8e7d6c5b4a39281706f5e4d3c2b1a0\n"), "BANKMIRROR_UI_LISTEN": "127.0.0.1:9999"})
+	if err != nil || c.UIToken != "9f8e7d6c5b4a39281706f5e4d3c2b1a0" || c.UIListen != "127.0.0.1:9999" {
+		t.Errorf("token %q listen %q: %v", c.UIToken, c.UIListen, err)
+	}
+	r := runCLI(t, map[string]string{"BANKMIRROR_UI_LISTEN": "nowhere"}, "config")
+	wantCode(t, r, 2)
+	if !strings.Contains(r.stderr, "BANKMIRROR_UI_LISTEN") {
+		t.Errorf("bad UI_LISTEN: %s", r)
+	}
+}
+
+func writeTemp(t *testing.T, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "f")
+	must(t, os.WriteFile(p, []byte(content), 0o600))
+	return p
+}

@@ -1,0 +1,452 @@
+package ui_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/health"
+	"github.com/bankmirror/bankmirror/internal/simulator"
+	"github.com/bankmirror/bankmirror/internal/store"
+	"github.com/bankmirror/bankmirror/internal/sync"
+	"github.com/bankmirror/bankmirror/internal/throttle"
+	"github.com/bankmirror/bankmirror/internal/ui"
+)
+
+// The test mirror: a real full sync of the simulated bank, with one
+// transaction made through the simulator's control API whose description,
+// message and note hold markup.
+var (
+	mirrorPath string
+	melbourne  *time.Location
+	simNow     time.Time
+	scriptID   string
+)
+
+const (
+	testToken         = "3f9c1e7a5b2d4086e1c7a9f3b5d20486"
+	scriptDescription = `<script>alert("owned")</script> Café`
+	scriptNote        = `<img src=x onerror=alert(1)> note`
+	scriptTag         = `<b>bold</b>`
+)
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "ui-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := func() int {
+		if err := buildMirror(filepath.Join(dir, "mirror.db")); err != nil {
+			fmt.Fprintln(os.Stderr, "build test mirror:", err)
+			return 1
+		}
+		return m.Run()
+	}()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func buildMirror(path string) error {
+	ctx := context.Background()
+	var err error
+	if melbourne, err = time.LoadLocation("Australia/Melbourne"); err != nil {
+		return err
+	}
+	simNow = time.Now().Truncate(time.Second)
+	sim := simulator.New(simulator.Options{Seed: 7, Transactions: 600, Token: "test-token", ControlToken: "control-token",
+		Now: func() time.Time { return simNow }})
+	defer sim.Close()
+	srv := httptest.NewServer(sim.Handler())
+	defer srv.Close()
+	body, err := json.Marshal(map[string]any{"description": scriptDescription, "amountBaseUnits": -4321,
+		"note": scriptNote, "message": "<i>message</i>", "tags": []string{scriptTag}})
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+"/_sim/transactions", bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer control-token")
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	var created struct{ IDs []string }
+	if err := json.NewDecoder(resp.Body).Decode(&created); err != nil || resp.StatusCode != http.StatusCreated || len(created.IDs) != 1 {
+		return fmt.Errorf("create through the control API: %s, %v, %v", resp.Status, err, created.IDs)
+	}
+	scriptID = created.IDs[0]
+	st, err := store.Open(ctx, path, store.WithTimeZone(melbourne))
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	client := bank.New(srv.URL+"/api/v1", sim.Token(), bank.WithHourlyBudget(0))
+	if _, err := sync.New(client, st, zerolog.Nop(), sync.Options{}).Full(ctx); err != nil {
+		return err
+	}
+	mirrorPath = path
+	return nil
+}
+
+// dashboard serves the test mirror, opened read-only as `bankmirror ui`
+// opens it.
+type dashboard struct {
+	url string
+	st  *store.Store
+	h   *ui.Handler
+}
+
+func newDashboard(t *testing.T, mod ...func(*ui.Options)) *dashboard {
+	t.Helper()
+	st, err := store.OpenReadOnly(context.Background(), mirrorPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	o := ui.Options{Token: testToken, Location: melbourne, Now: func() time.Time { return simNow }, Export: st.Reader(),
+		Status: func(ctx context.Context) (health.Status, error) {
+			return health.GatherStatus(ctx, st, health.StatusOptions{MaxAttempts: 12, Rules: health.Rules{StaleAfter: 2 * time.Hour}, Now: simNow})
+		}}
+	for _, m := range mod {
+		m(&o)
+	}
+	h, err := ui.New(st, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(h.Close)
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return &dashboard{url: srv.URL, st: st, h: h}
+}
+
+// noRedirects is a client that shows redirects rather than following them.
+func noRedirects() *http.Client {
+	return &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+// browser is a client with the dashboard's cookie, as a browser has after
+// opening the printed link.
+func (d *dashboard) browser(t *testing.T) *http.Client {
+	t.Helper()
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &http.Client{Jar: jar}
+	resp, err := c.Get(d.url + "/?token=" + testToken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("opening the token link: %s", resp.Status)
+	}
+	return c
+}
+
+func get(t *testing.T, c *http.Client, u string) (int, http.Header, string) {
+	t.Helper()
+	resp, err := c.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, resp.Header, string(b)
+}
+
+func TestTokenLinkSetsCookieAndDropsToken(t *testing.T) {
+	d := newDashboard(t)
+	code, h, _ := get(t, noRedirects(), d.url+"/transactions?month=2026-01&token="+testToken)
+	if code != http.StatusSeeOther {
+		t.Fatalf("token link: %d, want 303", code)
+	}
+	if loc := h.Get("Location"); loc != "/transactions?month=2026-01" {
+		t.Errorf("redirect to %q, want the URL without the token", loc)
+	}
+	c := (&http.Response{Header: h}).Cookies()
+	if len(c) != 1 || !c[0].HttpOnly || c[0].SameSite != http.SameSiteStrictMode || c[0].Path != "/" {
+		t.Fatalf("cookie %+v: want one HttpOnly, SameSite=Strict cookie for /", c)
+	}
+	if strings.Contains(c[0].Value, testToken) {
+		t.Error("the cookie holds the token itself")
+	}
+	req, _ := http.NewRequest(http.MethodGet, d.url+"/", nil)
+	req.AddCookie(c[0])
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("with the cookie: %s, want 200", resp.Status)
+	}
+}
+
+func TestWithoutTokenNoData(t *testing.T) {
+	d := newDashboard(t)
+	for _, path := range []string{"/", "/transactions", "/transactions/" + scriptID, "/categories", "/recurring", "/transactions.csv"} {
+		code, h, body := get(t, noRedirects(), d.url+path)
+		if code != http.StatusUnauthorized {
+			t.Errorf("%s without a token: %d, want 401", path, code)
+		}
+		if !strings.Contains(body, `name="token"`) {
+			t.Errorf("%s without a token: no form asking for it", path)
+		}
+		for _, leak := range []string{"Spent in", "Café", "data-cents"} {
+			if strings.Contains(body, leak) {
+				t.Errorf("%s without a token shows %q", path, leak)
+			}
+		}
+		if h.Get("Content-Security-Policy") == "" {
+			t.Errorf("%s: no Content-Security-Policy", path)
+		}
+	}
+	code, _, body := get(t, noRedirects(), d.url+"/?token=3f9c1e7a5b2d4086e1c7a9f3b5d2048X")
+	if code != http.StatusUnauthorized || !strings.Contains(body, "not this dashboard") {
+		t.Errorf("a wrong token: %d, want 401 saying so", code)
+	}
+}
+
+func TestLoginForm(t *testing.T) {
+	d := newDashboard(t)
+	resp, err := noRedirects().PostForm(d.url+"/login", url.Values{"token": {testToken}, "next": {"/categories?x=1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/categories?x=1" || len(resp.Cookies()) != 1 {
+		t.Errorf("login: %s to %q with %d cookies, want 303 to /categories?x=1 with the cookie", resp.Status, resp.Header.Get("Location"), len(resp.Cookies()))
+	}
+	resp, err = noRedirects().PostForm(d.url+"/login", url.Values{"token": {testToken}, "next": {"//evil.example/"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if loc := resp.Header.Get("Location"); loc != "/" {
+		t.Errorf("login with next=//evil.example/ redirects to %q, want /", loc)
+	}
+}
+
+func TestWrongTokensAreThrottled(t *testing.T) {
+	var refused []string
+	d := newDashboard(t, func(o *ui.Options) {
+		o.Throttle = throttle.Options{Burst: 3, Every: time.Hour}
+		o.OnRefused = func(r string) { refused = append(refused, r) }
+	})
+	for i := range 3 {
+		if code, _, _ := get(t, noRedirects(), d.url+"/?token=wrong-token-"+strconv.Itoa(i)); code != http.StatusUnauthorized {
+			t.Fatalf("wrong token %d: %d, want 401", i, code)
+		}
+	}
+	code, h, _ := get(t, noRedirects(), d.url+"/?token="+testToken)
+	if code != http.StatusTooManyRequests || h.Get("Retry-After") == "" {
+		t.Errorf("the right token after 3 wrong ones within the burst: %d, want 429 with Retry-After", code)
+	}
+	if want := []string{ui.RefusedWrongToken, ui.RefusedWrongToken, ui.RefusedWrongToken, ui.RefusedThrottled}; strings.Join(refused, ",") != strings.Join(want, ",") {
+		t.Errorf("refusals %v, want %v", refused, want)
+	}
+}
+
+func TestWeakTokenRefused(t *testing.T) {
+	st, err := store.OpenReadOnly(context.Background(), mirrorPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := ui.New(st, ui.Options{Token: "aaaaaaaaaaaaaaaaaaaa"}); err == nil {
+		t.Error("a weak token was accepted")
+	}
+	if tok := ui.NewToken(); len(tok) != 32 || ui.NewToken() == tok {
+		t.Errorf("NewToken gave %q: want 32 hex digits, different each time", tok)
+	}
+}
+
+// cents reads the data-cents attribute of the element with id.
+func cents(t *testing.T, body, id string) int64 {
+	t.Helper()
+	m := regexp.MustCompile(`(?s)id="` + id + `".*?data-cents="(-?\d+)"`).FindStringSubmatch(body)
+	if m == nil {
+		t.Fatalf("no #%s with data-cents in the page", id)
+	}
+	n, _ := strconv.ParseInt(m[1], 10, 64)
+	return n
+}
+
+func viewSpending(t *testing.T, st *store.Store, month string) int64 {
+	t.Helper()
+	var n int64
+	if err := st.Reader().QueryRow(`SELECT coalesce(sum(total_spent_base_units), 0) FROM v_monthly_spending WHERE month = ?`, month).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestOverviewTotalsEqualTheView(t *testing.T) {
+	d := newDashboard(t)
+	code, _, body := get(t, d.browser(t), d.url+"/")
+	if code != http.StatusOK {
+		t.Fatalf("overview: %d", code)
+	}
+	now := simNow.In(melbourne)
+	this := now.Format("2006-01")
+	last := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, melbourne).AddDate(0, -1, 0).Format("2006-01")
+	gotThis, gotLast := cents(t, body, "this-month"), cents(t, body, "last-month")
+	wantThis, wantLast := viewSpending(t, d.st, this), viewSpending(t, d.st, last)
+	if gotThis != wantThis || gotLast != wantLast {
+		t.Errorf("overview says %d this month, %d last month; v_monthly_spending says %d and %d", gotThis, gotLast, wantThis, wantLast)
+	}
+	if wantThis == 0 && wantLast == 0 {
+		t.Error("the test mirror has no spending in either month: the comparison proves nothing")
+	}
+	// The category table of this month sums to the month's total.
+	table := body[strings.Index(body, `id="categories-table"`):]
+	table = table[:strings.Index(table, "</table>")]
+	var sum int64
+	for _, m := range regexp.MustCompile(`data-cents="(-?\d+)"`).FindAllStringSubmatch(table, -1) {
+		n, _ := strconv.ParseInt(m[1], 10, 64)
+		sum += n
+	}
+	if sum != wantThis {
+		t.Errorf("this month's categories sum to %d, the view's month to %d", sum, wantThis)
+	}
+	for _, want := range []string{"<svg", `id="months-table"`, "Accounts", "Waiting to settle"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("overview lacks %q", want)
+		}
+	}
+}
+
+func TestOverviewHealthLineFollowsStatus(t *testing.T) {
+	d := newDashboard(t)
+	s, err := health.GatherStatus(context.Background(), d.st, health.StatusOptions{MaxAttempts: 12, Rules: health.Rules{StaleAfter: 2 * time.Hour}, Now: simNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, body := get(t, d.browser(t), d.url+"/")
+	m := regexp.MustCompile(`<p class="health level-(\w+)" id="health">([^<]*)</p>`).FindStringSubmatch(body)
+	if m == nil {
+		t.Fatal("no health line")
+	}
+	if m[1] != s.Level.String() || !strings.Contains(m[2], "last sync") || !strings.Contains(m[2], "pending") || !strings.Contains(m[2], "token") {
+		t.Errorf("health line %q (%s); status says %s: %s", m[2], m[1], s.Level, s.Reason)
+	}
+}
+
+func TestValuesFromTheBankAreEscaped(t *testing.T) {
+	d := newDashboard(t)
+	c := d.browser(t)
+	for _, path := range []string{"/transactions", "/transactions/" + url.PathEscape(scriptID), "/transactions?tag=" + url.QueryEscape(scriptTag)} {
+		code, _, body := get(t, c, d.url+path)
+		if code != http.StatusOK {
+			t.Fatalf("%s: %d", path, code)
+		}
+		if !strings.Contains(body, "&lt;script&gt;alert(&#34;owned&#34;)&lt;/script&gt; Café") {
+			t.Errorf("%s does not show the description as text", path)
+		}
+		for _, raw := range []string{"<script>", "<img src=x", "<b>bold", "<i>message"} {
+			if strings.Contains(body, raw) {
+				t.Errorf("%s holds %q unescaped", path, raw)
+			}
+		}
+	}
+	_, _, body := get(t, c, d.url+"/transactions/"+url.PathEscape(scriptID))
+	for _, want := range []string{"&lt;img src=x onerror=alert(1)&gt; note", "&lt;b&gt;bold&lt;/b&gt;", "History", "created"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the transaction's page lacks %q", want)
+		}
+	}
+}
+
+func TestTransactionsFiltersAndBadInput(t *testing.T) {
+	d := newDashboard(t)
+	c := d.browser(t)
+	month := simNow.In(melbourne).Format("2006-01")
+	code, _, body := get(t, c, d.url+"/transactions?spending=1&month="+month)
+	if code != http.StatusOK {
+		t.Fatalf("list: %d", code)
+	}
+	// The list's sum of what v_monthly_spending counts is minus its total.
+	if got, want := cents(t, body, "summary"), -viewSpending(t, d.st, month); got != want {
+		t.Errorf("the list of this month's spending sums to %d, the view to %d", got, want)
+	}
+	for _, bad := range []string{"month=2026-13", "status=PENDING", "before=abc", "q=" + strings.Repeat("x", 201)} {
+		code, _, body := get(t, c, d.url+"/transactions?"+bad)
+		if code != http.StatusBadRequest || !strings.Contains(body, "must") && !strings.Contains(body, "longer") {
+			t.Errorf("%s: %d, want 400 with the reason", bad, code)
+		}
+	}
+	if code, _, _ := get(t, c, d.url+"/transactions/no-such-id"); code != http.StatusNotFound {
+		t.Errorf("an unknown transaction: %d, want 404", code)
+	}
+}
+
+func TestExportLinks(t *testing.T) {
+	d := newDashboard(t)
+	c := d.browser(t)
+	month := simNow.In(melbourne).Format("2006-01")
+	code, h, body := get(t, c, d.url+"/transactions.csv?status=SETTLED&month="+month)
+	if code != http.StatusOK || !strings.HasPrefix(h.Get("Content-Type"), "text/csv") {
+		t.Fatalf("csv: %d %s", code, h.Get("Content-Type"))
+	}
+	lines := strings.Count(body, "\r\n")
+	var want int
+	if err := d.st.Reader().QueryRow(`SELECT count(*) FROM v_transactions WHERE status = 'SETTLED' AND created_month = ?`, month).Scan(&want); err != nil {
+		t.Fatal(err)
+	}
+	if lines != want+1 {
+		t.Errorf("csv has %d lines, want a header and %d rows", lines, want)
+	}
+	code, h, body = get(t, c, d.url+"/transactions.xlsx?month="+month)
+	if code != http.StatusOK || !strings.HasPrefix(body, "PK") || !strings.Contains(h.Get("Content-Disposition"), "transactions-"+month+".xlsx") {
+		t.Errorf("xlsx: %d, %q", code, h.Get("Content-Disposition"))
+	}
+}
+
+func TestCategoriesAndRecurringPages(t *testing.T) {
+	d := newDashboard(t)
+	c := d.browser(t)
+	code, _, body := get(t, c, d.url+"/categories")
+	if code != http.StatusOK || !strings.Contains(body, `id="categories"`) {
+		t.Fatalf("categories: %d", code)
+	}
+	month := simNow.In(melbourne).Format("2006-01")
+	m := regexp.MustCompile(`href="(/transactions\?category=[^"]+&amp;month=` + month + `&amp;spending=1)" data-cents="(-?\d+)"`).FindStringSubmatch(body)
+	if m == nil {
+		t.Fatal("no cell of this month links to its transactions")
+	}
+	link := strings.ReplaceAll(m[1], "&amp;", "&")
+	_, _, list := get(t, c, d.url+link)
+	cell, _ := strconv.ParseInt(m[2], 10, 64)
+	if got := cents(t, list, "summary"); got != -cell {
+		t.Errorf("the cell says %d spent; its transactions sum to %d", cell, got)
+	}
+	if code, _, body := get(t, c, d.url+"/recurring"); code != http.StatusOK || !strings.Contains(body, "Recurring payments") {
+		t.Errorf("recurring: %d", code)
+	}
+}
