@@ -10,7 +10,7 @@ package logfield
 const (
 	// Component is the part of the daemon: "receiver", "worker", "sync",
 	// "schedule", "healer", "bank", "health", "receipts", "webhooks",
-	// "writeback" or "export-feed".
+	// "writeback", "export-feed" or "ui".
 	Component = "component"
 )
 
@@ -55,6 +55,8 @@ const (
 	Reason = "reason"
 	// Client is the address a request came from.
 	Client = "client"
+	// Page is the dashboard page (its URL path) a line is about.
+	Page = "page"
 	// Attempt is which attempt of a request or an operation failed.
 	Attempt = "attempt"
 	// Attempts is how many times an event was tried.

@@ -19,6 +19,7 @@ import (
 
 	"github.com/bankmirror/bankmirror/internal/export"
 	"github.com/bankmirror/bankmirror/internal/health"
+	"github.com/bankmirror/bankmirror/internal/logfield"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
 
@@ -45,7 +46,7 @@ func parsePages() (map[string]*template.Template, error) {
 func (h *Handler) render(w http.ResponseWriter, status int, name string, data any) {
 	var buf bytes.Buffer
 	if err := h.pages[name].Execute(&buf, data); err != nil {
-		h.log.Error().Err(err).Str("page", name).Msg("dashboard: render failed")
+		h.log.Error().Err(err).Str(logfield.Page, name).Msg("dashboard: render failed")
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
 	}
@@ -67,7 +68,7 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	case r.Context().Err() != nil:
 		return
 	default:
-		h.log.Error().Err(err).Str("path", r.URL.Path).Msg("dashboard: page failed")
+		h.log.Error().Err(err).Str(logfield.Page, r.URL.Path).Msg("dashboard: page failed")
 	}
 	h.render(w, status, "error", struct{ Title, Message string }{http.StatusText(status), msg})
 }

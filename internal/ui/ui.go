@@ -35,6 +35,7 @@ import (
 
 	"github.com/bankmirror/bankmirror/internal/export"
 	"github.com/bankmirror/bankmirror/internal/health"
+	"github.com/bankmirror/bankmirror/internal/logfield"
 	"github.com/bankmirror/bankmirror/internal/refusals"
 	"github.com/bankmirror/bankmirror/internal/store"
 	"github.com/bankmirror/bankmirror/internal/throttle"
@@ -130,7 +131,7 @@ func New(m Mirror, o Options) (*Handler, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	log := o.Log.With().Str("component", "ui").Logger()
+	log := o.Log.With().Str(logfield.Component, "ui").Logger()
 	mac := hmac.New(sha256.New, []byte(o.Token))
 	mac.Write([]byte("bankmirror ui session"))
 	h := &Handler{m: m, o: o, session: []byte(hex.EncodeToString(mac.Sum(nil))), tokenSum: sha256.Sum256([]byte(o.Token)),
@@ -244,7 +245,7 @@ func (h *Handler) refuse(client netip.Addr, reason string) {
 		h.o.OnRefused(reason)
 	}
 	if h.refused.Note(reason) {
-		h.log.Info().Str("reason", reason).Str("client", client.String()).
+		h.log.Info().Str(logfield.Reason, reason).Str(logfield.Client, client.String()).
 			Msg("dashboard request refused; more refusals for this reason are counted and summarised once per interval")
 	}
 }
