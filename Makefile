@@ -27,6 +27,7 @@ bench:
 	go run ./cmd/bankmirror bench burst
 	go run ./cmd/bankmirror bench idle
 	go run ./cmd/bankmirror bench export
+	go run ./cmd/bankmirror bench bucket
 	go test -run '^$$' -bench . -benchtime 3000x ./internal/receiver
 	go test -run '^$$' -bench EventVisibility -benchtime 1x ./cmd/bankmirror
 

@@ -28,9 +28,10 @@ import (
 // measured in the same run; without a mode, the full-sync bench.
 func (a *app) benchCommand() *cli.Command {
 	return &cli.Command{Name: "bench", Default: "sync",
-		Summary: "whole-system benchmarks against same-run baselines: sync, receiver, burst, idle, export",
+		Summary: "whole-system benchmarks against same-run baselines: sync, receiver, burst, idle, export, bucket",
 		Commands: []*cli.Command{
 			a.benchSyncMode(), a.benchReceiverMode(), a.benchBurstMode(), a.benchIdleMode(), a.benchExportMode(),
+			a.benchBucketMode(),
 		}}
 }
 

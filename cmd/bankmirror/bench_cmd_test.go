@@ -50,6 +50,12 @@ func TestBenchModes(t *testing.T) {
 			"repeat: bankmirror bench burst --events 200", "174 events (74 held and 24 settled purchases; 50 settlements, 8 by DELETED+CREATED, 10 deleted holds)",
 			"| 174 (", "requests by route: GET /transactions", "account balances: equal to the bank's",
 		}},
+		// One bucket is enough here: the mode's counts and exactness, not
+		// the wait for a second bucket (minutes).
+		{"bucket", []string{"bench", "bucket", "--transactions", "500", "--purchase-every", "20ms"}, []string{
+			"repeat: bankmirror bench bucket --transactions 500 --limit 200", "the reserve was not reached in the first bucket",
+			"| 500 | ",
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
