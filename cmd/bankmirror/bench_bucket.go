@@ -42,8 +42,8 @@ func (a *app) benchBucketMode() *cli.Command {
 	fs.StringVar(&f.dir, "dir", "", "directory `DIR` for the mirror (default: a temporary one)")
 	return &cli.Command{Name: "bucket", Flags: fs,
 		Synopsis: "[--transactions N] [--limit N] [--first-bucket DURATION] [--purchase-every DURATION] [--timeout DURATION] [--dir DIR]",
-		Summary: "bankmirror serve backfilling from a bank of 200 requests an hour whose first bucket ends a minute after it starts: " +
-			"when it finds the second bucket, time to an exact mirror, live purchases meanwhile (takes minutes)",
+		Summary: "a first sync across two of the bank's hourly buckets, the first ending a minute after the daemon starts: " +
+			"when the daemon finds the second, time to an exact mirror, live purchases meanwhile (takes minutes)",
 		Run: a.configured(func(ctx context.Context, _ []string) error { return a.benchBucket(ctx, f) }),
 	}
 }
