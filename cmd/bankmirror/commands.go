@@ -110,7 +110,7 @@ func (a *app) manCommand() *cli.Command {
 // envDocs says what each BANKMIRROR_* variable is, for serve --help,
 // config --help and the manual; their defaults come from Config's tags.
 // TestEveryVariableDocumented keeps it complete.
-var envDocs = map[string]string{
+var envDocs = map[string]string{ //nolint:gosec // descriptions of the variables, no credential
 	"API_URL":               "the bank's API base URL",
 	"TOKEN":                 "personal access token, needed by the commands that talk to the bank; without it and BANKMIRROR_TOKEN_FILE, the systemd credential $CREDENTIALS_DIRECTORY/token is read. serve reads it again on SIGHUP",
 	"TOKEN_FILE":            "a file holding the personal access token (wins over BANKMIRROR_TOKEN)",

@@ -161,11 +161,12 @@ func (p *Program) Execute(ctx context.Context, args []string, stdout, stderr io.
 		p.shortUsage(stderr, path)
 		return &ShownError{fmt.Errorf("%w: %w", ErrUsage, err)}
 	}
-	if !c.Args && len(pos) > 0 {
+	switch {
+	case !c.Args && len(pos) > 0:
 		err = fmt.Errorf("%w: %s takes no arguments, got %q", ErrUsage, p.pathName(path), pos[0])
-	} else if c.Run == nil {
+	case c.Run == nil:
 		return fmt.Errorf("%s cannot be run", p.pathName(path))
-	} else {
+	default:
 		err = c.Run(ctx, pos)
 	}
 	var seen *ShownError

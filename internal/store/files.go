@@ -114,7 +114,7 @@ func describeType(m fs.FileMode) string {
 // lstatFile is os.Lstat of path, nil for a missing file, refusing what
 // checkFile refuses.
 func lstatFile(path string) (fs.FileInfo, error) {
-	fi, err := os.Lstat(path)
+	fi, err := os.Lstat(path) //nolint:gosec // the mirror's own path, from the configuration
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -184,7 +184,7 @@ func prepareFiles(path string, uid int) error {
 		}
 	}
 	dir := filepath.Dir(path)
-	di, err := os.Stat(dir)
+	di, err := os.Stat(dir) //nolint:gosec // the mirror's directory, from the configuration
 	if err != nil {
 		return fmt.Errorf("check the mirror's directory: %w", err)
 	}

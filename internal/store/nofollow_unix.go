@@ -15,9 +15,9 @@ import (
 // where it points. O_NONBLOCK keeps a named pipe planted there from
 // blocking the open; checkRegular then refuses it.
 func openNoFollow(path string, flag int, perm fs.FileMode) (*os.File, error) {
-	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, perm)
+	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, perm) //nolint:gosec // a path beside the mirror; O_NOFOLLOW is the point
 	if errors.Is(err, syscall.ELOOP) {
-		if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 { //nolint:gosec // the same path, to name the link
 			return nil, symlinkError(path)
 		}
 	}

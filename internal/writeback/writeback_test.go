@@ -634,7 +634,7 @@ func TestCategorizeByName(t *testing.T) {
 	e := newEnv(t, 300)
 	tx := e.pick(t, func(tx simulator.Transaction) bool { return categorizable(tx) && tx.CategoryID != "takeaway" })
 	rep, err := e.run(t, writeback.Categorize, writeback.Row{TxID: tx.ID, Value: "takeAWAY"})
-	if err != nil || !rep.OK() || rep.Count(writeback.Applied) != 1 || rep.Results[0].Step.Category != "takeaway" {
+	if err != nil || !rep.OK() || rep.Count(writeback.Applied) != 1 || rep.Results[0].Category != "takeaway" {
 		t.Fatalf("run: %v %+v", err, rep)
 	}
 	if got := e.bankTx(t, tx.ID).CategoryID; got != "takeaway" {
