@@ -66,14 +66,12 @@ func runSync(ctx context.Context, a *app, client sync.Bank, st *store.Store, ful
 	if isTerminal(a.stderr) {
 		pl = &progressLine{w: a.stderr}
 		opts.OnProgress = pl.show
-		if b, ok := client.(interface{ Budget() bank.BudgetState }); ok {
-			// While the bank's budget holds the sync back no page
-			// arrives: say so, with the time it resumes.
-			tctx, cancel := context.WithCancel(ctx)
-			done := make(chan struct{})
-			go func() { defer close(done); pl.watchBudget(tctx, b.Budget) }()
-			stopWatch = func() { cancel(); <-done }
-		}
+		// While the bank's budget holds the sync back no page arrives:
+		// say so, with the time it resumes.
+		tctx, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { defer close(done); pl.watchBudget(tctx, client.Budget) }()
+		stopWatch = func() { cancel(); <-done }
 	}
 	s := sync.New(client, st, a.log, opts)
 	var res sync.Result

@@ -78,9 +78,7 @@ func (s *Schedule) Start(ctx context.Context) error {
 		return fmt.Errorf("reconcile schedule: %w", err)
 	}
 	s.cron.Start()
-	if g, ok := s.syncer.bank.(tokenGate); ok {
-		s.bg.Go(func() { s.resumeOnNewToken(ctx, g) })
-	}
+	s.bg.Go(func() { s.resumeOnNewToken(ctx, s.syncer.bank) })
 	s.bg.Go(func() {
 		defer close(s.StartupDone)
 		// Incremental runs (or resumes) a full sync when the mirror needs
@@ -123,11 +121,7 @@ func (s *Schedule) resumeOnNewToken(ctx context.Context, g tokenGate) {
 
 // tokenRejected reports whether the bank rejected the client's token.
 func (s *Schedule) tokenRejected() bool {
-	g, ok := s.syncer.bank.(tokenGate)
-	if !ok {
-		return false
-	}
-	rejected, _ := g.TokenRejected()
+	rejected, _ := s.syncer.bank.TokenRejected()
 	return rejected
 }
 

@@ -18,9 +18,14 @@ import (
 	"github.com/bankmirror/bankmirror/internal/store"
 )
 
-// Bank is what the syncer needs of the bank client (*bank.Client).
+// Bank is what the syncer needs of the bank client (*bank.Client), and
+// the schedule of the syncer's client: whether the bank rejected its
+// token (tokenGate).
 type Bank interface {
 	Requests() int64
+	// Budget is the state of the client's request budget, for progress
+	// lines.
+	Budget() bank.BudgetState
 	Accounts(ctx context.Context) ([]bank.Account, error)
 	Categories(ctx context.Context) ([]bank.Category, error)
 	Tags(ctx context.Context) ([]bank.Tag, error)
@@ -29,7 +34,10 @@ type Bank interface {
 	Transaction(ctx context.Context, id string) (bank.Transaction, error)
 	TransactionsURL(f bank.TransactionFilter) string
 	TransactionsPage(ctx context.Context, pageURL string) (bank.Page[bank.Transaction], error)
+	tokenGate
 }
+
+var _ Bank = (*bank.Client)(nil)
 
 // mirror is what the syncer needs of the store.
 type mirror interface {
@@ -447,10 +455,8 @@ func (s *Syncer) consume(ctx context.Context, kind, first string, floor time.Tim
 			if p.ETA > 0 {
 				ev = ev.Dur(logfield.ETA, p.ETA.Round(time.Second))
 			}
-			if b, ok := s.bank.(interface{ Budget() bank.BudgetState }); ok {
-				if st := b.Budget(); st.Known {
-					ev = ev.Int("budget_remaining", st.Remaining)
-				}
+			if st := s.bank.Budget(); st.Known {
+				ev = ev.Int("budget_remaining", st.Remaining)
 			}
 			ev.Msg("sync progress")
 		}

@@ -1,11 +1,13 @@
 package sync_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"net/http/httptest"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -447,4 +449,26 @@ func TestClockSteppedBackMidListingDeletesNothingLive(t *testing.T) {
 		t.Error("an event received during the listing was marked processed by it")
 	}
 	e.assertMirrorEqualsTruth(t)
+}
+
+// budgetClient is the bank client with a budget the test sets.
+type budgetClient struct {
+	*bank.Client
+	budget bank.BudgetState
+}
+
+func (c budgetClient) Budget() bank.BudgetState { return c.budget }
+
+// A sync's progress lines say how much of the bank's budget is left, when
+// the client knows it.
+func TestSyncProgressShowsTheBudgetLeft(t *testing.T) {
+	e := newEnv(t, 300)
+	var logs bytes.Buffer
+	client := budgetClient{Client: e.client, budget: bank.BudgetState{Known: true, Remaining: 742}}
+	if _, err := sync.New(client, e.store, zerolog.New(&logs), sync.Options{LogEvery: time.Nanosecond}).Full(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(logs.String(), `"budget_remaining":742`) {
+		t.Errorf("no progress line with the budget left:\n%s", logs.String())
+	}
 }

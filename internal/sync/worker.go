@@ -35,18 +35,18 @@ type workerBank interface {
 	TransactionsPageSparse(ctx context.Context, pageURL string, want func(id string) bool) (bank.Page[bank.Transaction], error)
 	Account(ctx context.Context, id string) (bank.Account, error)
 	Accounts(ctx context.Context) ([]bank.Account, error)
+	tokenGate
 }
 
 var _ workerBank = (*bank.Client)(nil)
 
-// tokenGate is what the worker and the schedule ask of a bank client that
-// stops sending a token the bank rejected (*bank.Client does): they wait
-// for a new token instead of retrying.
+// tokenGate is what the worker and the schedule ask of the bank client,
+// which stops sending a token the bank rejected: whether it holds one,
+// and a channel closed when a new one is given. They wait for it instead
+// of retrying.
 type tokenGate interface {
 	TokenRejected() (rejected bool, replaced <-chan struct{})
 }
-
-var _ tokenGate = (*bank.Client)(nil)
 
 // Webhook event types.
 const (
@@ -549,11 +549,7 @@ func (w *Worker) recordFailures(ctx context.Context, evs []store.InboxEvent, fai
 // is sent, until a new token is given (or ctx ends). It reports whether it
 // waited.
 func (w *Worker) waitForToken(ctx context.Context) bool {
-	g, ok := w.bank.(tokenGate)
-	if !ok {
-		return false
-	}
-	rejected, replaced := g.TokenRejected()
+	rejected, replaced := w.bank.TokenRejected()
 	if !rejected {
 		return false
 	}
@@ -574,17 +570,16 @@ func (w *Worker) waitForToken(ctx context.Context) bool {
 
 // bankFailed pauses the worker: the bank or the network failed, which is
 // no event's fault, so no attempt is counted. A rejected token is logged
-// once by the daemon (the client reports it); the worker then waits for a
-// new one (waitForToken).
+// once by the daemon (the client reports it), not here; the worker then
+// waits for a new one (waitForToken).
 func (w *Worker) bankFailed(err error) {
 	d, first := w.paused.failed(w.now())
 	unauthorized := errors.Is(err, bank.ErrUnauthorized)
 	w.setState(func(s *WorkerState) {
 		s.Paused, s.PausedUntil, s.PauseCause, s.Unauthorized = true, w.now().Add(d), err.Error(), unauthorized
 	})
-	_, gated := w.bank.(tokenGate)
 	ev := w.log.Debug() //nolint:zerologlint // sent below
-	if first && (!unauthorized || !gated) {
+	if first && !unauthorized {
 		ev = w.log.Error() //nolint:zerologlint // sent below
 	}
 	ev.Err(err).Dur(logfield.RetryIn, d).Msg("bank unavailable; webhook events wait (no attempt counted)")

@@ -24,7 +24,17 @@ import (
 type fakeBank struct {
 	mu            gosync.Mutex
 	TransactionFn func(ctx context.Context, id string) (bank.Transaction, error)
-	calls         int
+	// TokenRejectedFn, if set, says whether the bank rejected the token
+	// (nil: it accepts it).
+	TokenRejectedFn func() (bool, <-chan struct{})
+	calls           int
+}
+
+func (f *fakeBank) TokenRejected() (bool, <-chan struct{}) {
+	if f.TokenRejectedFn == nil {
+		return false, nil
+	}
+	return f.TokenRejectedFn()
 }
 
 func (f *fakeBank) Transaction(ctx context.Context, id string) (bank.Transaction, error) {
@@ -407,5 +417,76 @@ func TestWorkerCommitsARoundTheBankAnswersWithinTheGrace(t *testing.T) {
 	}
 	if n := mirrortest.Int(t, st.Reader(), "SELECT count(*) FROM transactions WHERE id = 't1'"); n != 1 {
 		t.Error("the round's transaction is not in the mirror")
+	}
+}
+
+// tokenState is a fake bank's token: rejected or not, and a channel closed
+// when a new one is given.
+type tokenState struct {
+	mu       gosync.Mutex
+	rejected bool
+	replaced chan struct{}
+	asked    chan struct{} // receives when the worker finds the token rejected
+}
+
+func (s *tokenState) TokenRejected() (bool, <-chan struct{}) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.rejected {
+		select {
+		case s.asked <- struct{}{}:
+		default:
+		}
+	}
+	return s.rejected, s.replaced
+}
+
+// replace gives a new token, which the bank accepts.
+func (s *tokenState) replace() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rejected = false
+	close(s.replaced)
+	s.replaced = make(chan struct{})
+}
+
+// While the bank client holds a token the bank rejected, the worker sends
+// nothing and counts no attempt; it says why it waits, and a new token
+// resumes it at once.
+func TestWorkerWaitsForANewTokenWhileTheTokenIsRejected(t *testing.T) {
+	st := openStore(t)
+	tok := &tokenState{rejected: true, replaced: make(chan struct{}), asked: make(chan struct{}, 1)}
+	fb := &fakeBank{TokenRejectedFn: tok.TokenRejected,
+		TransactionFn: func(_ context.Context, id string) (bank.Transaction, error) { return txFor(id, "SETTLED"), nil }}
+	if _, err := st.InsertEvents(context.Background(), []store.InboxEvent{inboxEvent("e1", sync.EventCreated, "t1")}); err != nil {
+		t.Fatal(err)
+	}
+	obs := newObserved()
+	w, _ := startWorker(t, fb, st, sync.WorkerOptions{OnApplied: obs.onApplied})
+	<-tok.asked
+	deadline := time.After(30 * time.Second)
+	for !w.State().Unauthorized {
+		select {
+		case <-deadline:
+			t.Fatalf("worker state %+v: never said it waits for a token", w.State())
+		case <-time.After(time.Millisecond):
+		}
+	}
+	if st := w.State(); !st.Paused || st.PauseCause == "" {
+		t.Errorf("worker state %+v: want paused, with its cause", st)
+	}
+	fb.mu.Lock()
+	calls := fb.calls
+	fb.mu.Unlock()
+	if calls != 0 {
+		t.Errorf("%d fetches with a rejected token, want none", calls)
+	}
+	if n := mirrortest.Int(t, st.Reader(), "SELECT attempts FROM webhook_events WHERE id = 'e1'"); n != 0 {
+		t.Errorf("attempts = %d while waiting for a token, want 0", n)
+	}
+	tok.replace()
+	obs.waitFor(t, "e1")
+	if st := w.State(); st.Paused || st.Unauthorized {
+		t.Errorf("worker state %+v after a new token: want it running", st)
 	}
 }

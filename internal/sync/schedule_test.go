@@ -1,0 +1,70 @@
+package sync_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/sync"
+)
+
+// gatedClient is the bank client with a token the test rejects and
+// replaces.
+type gatedClient struct {
+	*bank.Client
+	tok *tokenState
+}
+
+func (c gatedClient) TokenRejected() (bool, <-chan struct{}) { return c.tok.TokenRejected() }
+
+// nobody is a worker that is never woken in these tests.
+type nobody struct{}
+
+func (nobody) Notify() {}
+
+// While the bank rejects the token the schedule runs nothing, not even
+// the start-up sync; a new token starts a sync at once.
+func TestScheduleWaitsForANewTokenThenSyncs(t *testing.T) {
+	e := newEnv(t, 150)
+	tok := &tokenState{rejected: true, replaced: make(chan struct{}), asked: make(chan struct{}, 1)}
+	client := gatedClient{Client: e.client, tok: tok}
+	runs := make(chan string, 10)
+	s := sync.NewSchedule(sync.New(client, e.store, zerolog.Nop(), sync.Options{}),
+		sync.NewHealer(client, e.store, zerolog.Nop(), sync.HealerOptions{}), nobody{}, e.store,
+		sync.ScheduleConfig{Sync: "@every 1000h", Reconcile: "@every 1000h",
+			OnRun: func(kind string, _ time.Duration, err error) {
+				if err != nil {
+					t.Errorf("%s: %v", kind, err)
+				}
+				runs <- kind
+			}}, zerolog.Nop())
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := s.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cancel(); s.Stop() })
+	<-s.StartupDone
+	if n := e.sim.Requests(); n != 0 {
+		t.Errorf("%d requests with a rejected token, want none", n)
+	}
+	if n := e.count(t, "SELECT count(*) FROM sync_runs"); n != 0 {
+		t.Errorf("%d sync runs with a rejected token, want none", n)
+	}
+
+	tok.replace()
+	select {
+	case kind := <-runs:
+		if kind != sync.KindFull {
+			t.Errorf("first run after a new token: %s, want %s (the mirror has never been synced)", kind, sync.KindFull)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("no sync after a new token")
+	}
+	if kind := <-runs; kind != sync.KindHeal {
+		t.Errorf("after the sync: %s, want %s", kind, sync.KindHeal)
+	}
+	e.assertMirrorEqualsTruth(t)
+}
