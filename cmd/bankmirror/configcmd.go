@@ -53,7 +53,7 @@ func configDump(c Config) [][2]string {
 			val = redactURL(val)
 		}
 		if f.Tag.Get("secret") == "true" {
-			if name == envPrefix+"TOKEN_FILE" || name == envPrefix+"WEBHOOK_SECRET_FILE" || name == envPrefix+"EXPORT_TOKEN_FILE" {
+			if name == envPrefix+"TOKEN_FILE" || name == envPrefix+"WEBHOOK_SECRET_FILE" || name == envPrefix+"EXPORT_TOKEN_FILE" || name == envPrefix+"UI_TOKEN_FILE" {
 				continue // folded into TOKEN, WEBHOOK_SECRET and EXPORT_TOKEN by loadConfig
 			}
 			val = "(not set)"
