@@ -9,7 +9,7 @@ bin=$(mktemp -d)/bankmirror
 out=$(mktemp)
 trap 'kill "$sim" 2>/dev/null || true; wait "$sim" 2>/dev/null || true; rm -rf "$(dirname "$bin")" "$out"' EXIT
 
-go build -o "$bin" ../cmd/bankmirror
+go build -tags sqlite_fts5 -o "$bin" ../cmd/bankmirror
 "$bin" simulator --listen 127.0.0.1:0 --transactions 300 --seed 1 --rate-limit 0 \
   --public-url https://api.up.com.au/api/v1 >"$out" &
 sim=$!

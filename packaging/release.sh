@@ -71,7 +71,7 @@ for arch in "${arches[@]}"; do
 	echo "release: building linux/$arch with $compiler"
 	mkdir -p "$work/$arch"
 	CGO_ENABLED=1 GOOS=linux GOARCH="$arch" CC="$compiler" \
-		go build -trimpath -buildmode=pie -ldflags "$ldflags" -o "$work/$arch/bankmirror" ./cmd/bankmirror
+		go build -tags sqlite_fts5 -trimpath -buildmode=pie -ldflags "$ldflags" -o "$work/$arch/bankmirror" ./cmd/bankmirror
 done
 
 # Completions and the man page, from the binary that runs here.

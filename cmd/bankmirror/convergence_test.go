@@ -78,9 +78,9 @@ import (
 //
 // Runs:
 //
-//	go test -race -count=1 -run 'TestConvergence$' ./cmd/bankmirror/                                # the CI seeds
-//	BANKMIRROR_CONVERGENCE_SEEDS=500 go test -count=1 -timeout 2h -run 'TestConvergence$' ./cmd/bankmirror/ # 500 random seeds
-//	BANKMIRROR_CONVERGENCE_SEED=42 go test -race -count=1 -run 'TestConvergence$' ./cmd/bankmirror/      # exactly one
+//	go test -tags sqlite_fts5 -race -count=1 -run 'TestConvergence$' ./cmd/bankmirror/                                # the CI seeds
+//	BANKMIRROR_CONVERGENCE_SEEDS=500 go test -tags sqlite_fts5 -count=1 -timeout 2h -run 'TestConvergence$' ./cmd/bankmirror/ # 500 random seeds
+//	BANKMIRROR_CONVERGENCE_SEED=42 go test -tags sqlite_fts5 -race -count=1 -run 'TestConvergence$' ./cmd/bankmirror/      # exactly one
 //
 // Random seeds run in parallel (t.Parallel: GOMAXPROCS at a time unless
 // -parallel says otherwise); a failing one logs its history and the
@@ -147,7 +147,7 @@ func TestConvergence(t *testing.T) {
 					if v := os.Getenv(convergenceLatencyEnv); v != "" {
 						latency = convergenceLatencyEnv + "=" + v + " "
 					}
-					t.Logf("reproduce with: %s%s=%d go test -race -count=1 -run 'TestConvergence$' ./cmd/bankmirror/",
+					t.Logf("reproduce with: %s%s=%d go test -tags sqlite_fts5 -race -count=1 -run 'TestConvergence$' ./cmd/bankmirror/",
 						latency, convergenceSeedEnv, seed)
 				}
 			})

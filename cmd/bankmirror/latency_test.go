@@ -36,7 +36,7 @@ const (
 //	base-p50-ms base-p99-ms   Client.Transaction + Store.UpsertTransactions
 //	events                    events measured
 //
-// Run: go test -run '^$' -bench BenchmarkEventVisibility -benchtime 1x ./cmd/bankmirror/
+// Run: go test -tags sqlite_fts5 -run '^$' -bench BenchmarkEventVisibility -benchtime 1x ./cmd/bankmirror/
 func BenchmarkEventVisibility(b *testing.B) {
 	env := newBank(b, 300)
 	cfg := testConfig(b, env)

@@ -204,7 +204,7 @@ func buildBankmirror(t *testing.T) string {
 		t.Skip("no go tool to build bankmirror with")
 	}
 	exe := filepath.Join(t.TempDir(), "bankmirror")
-	cmd := exec.Command(gotool, "build", "-o", exe, ".")
+	cmd := exec.Command(gotool, "build", "-tags", "sqlite_fts5", "-o", exe, ".")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)

@@ -4,7 +4,7 @@
 //
 // A release build sets the three variables with the linker:
 //
-//	go build -ldflags "-X github.com/bankmirror/bankmirror/internal/buildinfo.Version=1.2.3 \
+//	go build -tags sqlite_fts5 -ldflags "-X github.com/bankmirror/bankmirror/internal/buildinfo.Version=1.2.3 \
 //	  -X github.com/bankmirror/bankmirror/internal/buildinfo.Commit=$(git rev-parse HEAD) \
 //	  -X github.com/bankmirror/bankmirror/internal/buildinfo.Date=2006-01-02T15:04:05Z"
 //

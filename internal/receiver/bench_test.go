@@ -27,7 +27,7 @@ import (
 //     transaction (one fsync per request), no grouping;
 //   - group: the production path, group commit.
 //
-// Run: go test -run '^$' -bench BenchmarkReceiver -benchtime 3000x ./internal/receiver/
+// Run: go test -tags sqlite_fts5 -run '^$' -bench BenchmarkReceiver -benchtime 3000x ./internal/receiver/
 func BenchmarkReceiver(b *testing.B) {
 	modes := []string{"bare", "tx-per-event", "group"}
 	levels := []int{1, 16, 128}

@@ -73,6 +73,10 @@ func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("open mirror read-only: %w", err)
 	}
 	ro.SetMaxOpenConns(2)
+	if err := checkFTS5(ctx, ro); err != nil {
+		_ = ro.Close()
+		return nil, err
+	}
 	s := &Store{path: path, uri: uri, now: time.Now, ro: ro, db: ro}
 	var v int
 	if err := ro.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {

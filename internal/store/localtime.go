@@ -27,6 +27,12 @@ var ledgerView string
 //go:embed spending_offsets.sql
 var spendingOffsets string
 
+// searchIndex is the migration that adds transactions_search (FTS5) and
+// the index of the monthly views.
+//
+//go:embed search.sql
+var searchIndex string
+
 // DefaultTimeZone is the zone of the customer's local dates when none is
 // configured: the zone of the bank's own timestamps.
 const DefaultTimeZone = "Australia/Melbourne"

@@ -33,6 +33,23 @@ var ErrListingLost = errors.New("listing checkpoint was replaced by another list
 // newer bankmirror than this one.
 var ErrSchemaTooNew = errors.New("database schema is newer than this binary")
 
+// ErrNoFTS5 is returned by Open and OpenReadOnly when the SQLite linked
+// into the binary lacks FTS5, which the mirror's search index
+// (transactions_search, kept by triggers on every write) needs.
+var ErrNoFTS5 = errors.New("this bankmirror's SQLite lacks FTS5, which the mirror's search index needs: build it with -tags sqlite_fts5 (go build -tags sqlite_fts5 ./cmd/bankmirror)")
+
+// checkFTS5 returns ErrNoFTS5 unless db's SQLite has FTS5.
+func checkFTS5(ctx context.Context, db *sql.DB) error {
+	var on bool
+	if err := db.QueryRowContext(ctx, "SELECT sqlite_compileoption_used('ENABLE_FTS5')").Scan(&on); err != nil {
+		return fmt.Errorf("check for FTS5: %w", err)
+	}
+	if !on {
+		return ErrNoFTS5
+	}
+	return nil
+}
+
 // migration is one step of the schema: SQL, then (if set) Go code in the
 // same transaction.
 type migration struct {
@@ -87,6 +104,10 @@ var migrations = []migration{
 	// v_monthly_income; v_transactions and v_ledger flag it
 	// (offsets_spending). spending_offsets.sql.
 	{sql: spendingOffsets},
+	// 10: transactions_search, a full-text index (FTS5) of description,
+	// message, note, raw text and tags kept by triggers, and an index of
+	// what the monthly views read (search.sql).
+	{sql: searchIndex},
 }
 
 // TimeLayout is how the store writes its own timestamps (observed_at,
@@ -185,6 +206,10 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 	s.db.SetConnMaxIdleTime(0)
 	s.db.SetConnMaxLifetime(0)
 
+	if err := checkFTS5(ctx, s.db); err != nil {
+		_ = s.db.Close()
+		return nil, err
+	}
 	var mode string
 	if err := s.db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
 		_ = s.db.Close()

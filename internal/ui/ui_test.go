@@ -450,3 +450,23 @@ func TestCategoriesAndRecurringPages(t *testing.T) {
 		t.Errorf("recurring: %d", code)
 	}
 }
+
+func TestSearch(t *testing.T) {
+	d := newDashboard(t)
+	c := d.browser(t)
+	for _, q := range []string{"café", "CAFE", "owned", "bold", "<script>", "message"} {
+		code, _, body := get(t, c, d.url+"/transactions?q="+url.QueryEscape(q))
+		if code != http.StatusOK || !strings.Contains(body, `href="/transactions/`+scriptID+`"`) {
+			t.Errorf("search %q: %d, the transaction not listed", q, code)
+		}
+	}
+	for _, q := range []string{`"`, `a OR`, `NEAR(`, `*`, `-x`, `col:x`} {
+		if code, _, _ := get(t, c, d.url+"/transactions?q="+url.QueryEscape(q)); code != http.StatusOK {
+			t.Errorf("search %q: %d, want 200 (words are words, not FTS5 syntax)", q, code)
+		}
+	}
+	code, _, body := get(t, c, d.url+"/transactions?q=zzzznotaword")
+	if code != http.StatusOK || !strings.Contains(body, "No transaction matches") {
+		t.Errorf("a search without a match: %d", code)
+	}
+}

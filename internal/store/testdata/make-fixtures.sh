@@ -5,6 +5,8 @@
 # leaves is dumped with the sqlite3 shell. Run from the repository root:
 #   sh internal/store/testdata/make-fixtures.sh
 set -eu
+# Versions named as arguments are rebuilt alone (sh make-fixtures.sh 9).
+only=" $* "
 
 repo=$(git rev-parse --show-toplevel)
 out=$repo/internal/store/testdata
@@ -14,10 +16,11 @@ trap 'rm -rf "$work"' EXIT
 # version commit: the last commit of main's first-parent history at which
 # the migrations list had that many steps.
 while read -r v commit; do
+	case "$only" in "  " | *" $v "*) ;; *) continue ;; esac
 	src=$work/src-v$v
 	mkdir -p "$src"
 	git -C "$repo" archive "$commit" | tar -x -C "$src"
-	(cd "$src" && go build -o "$work/bankmirror-v$v" ./cmd/bankmirror)
+	(cd "$src" && go build -tags sqlite_fts5 -o "$work/bankmirror-v$v" ./cmd/bankmirror)
 	db=$work/v$v.db
 	"$work/bankmirror-v$v" demo --db "$db" --transactions 24 --seed 4 >/dev/null 2>&1
 	got=$(sqlite3 "$db" 'PRAGMA user_version')
@@ -38,4 +41,5 @@ done <<'VERSIONS'
 6 8768d483fb81f1f9f4ada24aec20a22cbb2175ce
 7 69b126562ba041d5f4662cd638c581916050362c
 8 1c86500b8cd74e443e9b13f8ab7cfb7a2eef660f
+9 671b824d8b439b3add802dd2d0148a3368779547
 VERSIONS

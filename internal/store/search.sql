@@ -1,0 +1,70 @@
+-- Search and the dashboard's aggregates (schema version 10).
+--
+-- transactions_search is an FTS5 index of each live transaction's
+-- description, message, note, raw text and tag labels, keyed by the
+-- transaction's rowid (transactions.rowid; VACUUM and VACUUM INTO keep
+-- rowids). It is contentless: it holds the index only, never a second
+-- copy of the text; contentless_delete lets a row be removed by rowid.
+-- Triggers keep it in step with every write to transactions and
+-- transaction_tags, whichever program makes it:
+--
+--   SELECT t.* FROM transactions_search s JOIN transactions t ON t.rowid = s.rowid
+--   WHERE transactions_search MATCH 'coffee';
+--
+-- Words are matched without case or accents (unicode61, remove_diacritics 2).
+CREATE VIRTUAL TABLE IF NOT EXISTS transactions_search USING fts5(
+    description, message, note, raw_text, tags,
+    content = '', contentless_delete = 1,
+    tokenize = 'unicode61 remove_diacritics 2'
+);
+
+CREATE TRIGGER IF NOT EXISTS transactions_search_insert AFTER INSERT ON transactions BEGIN
+    INSERT INTO transactions_search (rowid, description, message, note, raw_text, tags)
+    VALUES (new.rowid, new.description, new.message, new.note, new.raw_text,
+        (SELECT group_concat(tag_id, ' ') FROM transaction_tags WHERE transaction_id = new.id));
+END;
+
+CREATE TRIGGER IF NOT EXISTS transactions_search_update AFTER UPDATE OF description, message, note, raw_text ON transactions
+WHEN new.description IS NOT old.description OR new.message IS NOT old.message
+    OR new.note IS NOT old.note OR new.raw_text IS NOT old.raw_text
+BEGIN
+    DELETE FROM transactions_search WHERE rowid = old.rowid;
+    INSERT INTO transactions_search (rowid, description, message, note, raw_text, tags)
+    VALUES (new.rowid, new.description, new.message, new.note, new.raw_text,
+        (SELECT group_concat(tag_id, ' ') FROM transaction_tags WHERE transaction_id = new.id));
+END;
+
+CREATE TRIGGER IF NOT EXISTS transactions_search_delete AFTER DELETE ON transactions BEGIN
+    DELETE FROM transactions_search WHERE rowid = old.rowid;
+END;
+
+-- A tag added or removed indexes the transaction again with its labels.
+CREATE TRIGGER IF NOT EXISTS transactions_search_tag_insert AFTER INSERT ON transaction_tags BEGIN
+    DELETE FROM transactions_search WHERE rowid = (SELECT rowid FROM transactions WHERE id = new.transaction_id);
+    INSERT INTO transactions_search (rowid, description, message, note, raw_text, tags)
+    SELECT t.rowid, t.description, t.message, t.note, t.raw_text,
+        (SELECT group_concat(tag_id, ' ') FROM transaction_tags WHERE transaction_id = t.id)
+    FROM transactions t WHERE t.id = new.transaction_id;
+END;
+
+CREATE TRIGGER IF NOT EXISTS transactions_search_tag_delete AFTER DELETE ON transaction_tags BEGIN
+    DELETE FROM transactions_search WHERE rowid = (SELECT rowid FROM transactions WHERE id = old.transaction_id);
+    INSERT INTO transactions_search (rowid, description, message, note, raw_text, tags)
+    SELECT t.rowid, t.description, t.message, t.note, t.raw_text,
+        (SELECT group_concat(tag_id, ' ') FROM transaction_tags WHERE transaction_id = t.id)
+    FROM transactions t WHERE t.id = old.transaction_id;
+END;
+
+-- The existing transactions.
+INSERT INTO transactions_search (rowid, description, message, note, raw_text, tags)
+SELECT t.rowid, t.description, t.message, t.note, t.raw_text,
+    (SELECT group_concat(tag_id, ' ') FROM transaction_tags WHERE transaction_id = t.id)
+FROM transactions t;
+
+-- What v_monthly_spending and v_monthly_income read of a transaction, in
+-- the order they group it: a month of either is read from this index
+-- alone, never from the wide rows (raw JSON) of the table.
+CREATE INDEX IF NOT EXISTS transactions_month_money ON transactions (
+    created_month, account_id, parent_category_id, category_id, status, amount_base_units,
+    transfer_account_id, transaction_type, card_purchase_method, description
+);
