@@ -3,9 +3,10 @@
 -- transactions_search is an FTS5 index of each live transaction's
 -- description, message, note, raw text and tag labels, keyed by the
 -- transaction's rowid (transactions.rowid; VACUUM and VACUUM INTO keep
--- rowids). It is contentless: it holds the index only, never a second
--- copy of the text; contentless_delete lets a row be removed by rowid.
--- Triggers keep it in step with every write to transactions and
+-- rowids). It keeps its own copy of the text it indexes (a contentless
+-- table would not, but the sqlite3 shells of current distributions cannot
+-- open one that deletes by rowid), so any SQLite tool reads it, snippet()
+-- and highlight() included. Triggers keep it in step with every write to transactions and
 -- transaction_tags, whichever program makes it:
 --
 --   SELECT t.* FROM transactions_search s JOIN transactions t ON t.rowid = s.rowid
@@ -14,7 +15,6 @@
 -- Words are matched without case or accents (unicode61, remove_diacritics 2).
 CREATE VIRTUAL TABLE IF NOT EXISTS transactions_search USING fts5(
     description, message, note, raw_text, tags,
-    content = '', contentless_delete = 1,
     tokenize = 'unicode61 remove_diacritics 2'
 );
 
