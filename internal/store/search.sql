@@ -55,7 +55,8 @@ CREATE TRIGGER IF NOT EXISTS transactions_search_tag_delete AFTER DELETE ON tran
     FROM transactions t WHERE t.id = old.transaction_id;
 END;
 
--- The existing transactions.
+-- The existing transactions (anew, should the table be there already).
+DELETE FROM transactions_search;
 INSERT INTO transactions_search (rowid, description, message, note, raw_text, tags)
 SELECT t.rowid, t.description, t.message, t.note, t.raw_text,
     (SELECT group_concat(tag_id, ' ') FROM transaction_tags WHERE transaction_id = t.id)
