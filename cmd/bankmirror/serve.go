@@ -20,6 +20,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/export"
 	"github.com/bankmirror/bankmirror/internal/health"
 	"github.com/bankmirror/bankmirror/internal/httpserver"
+	"github.com/bankmirror/bankmirror/internal/logfield"
 	"github.com/bankmirror/bankmirror/internal/receipts"
 	"github.com/bankmirror/bankmirror/internal/receiver"
 	"github.com/bankmirror/bankmirror/internal/store"
@@ -127,8 +128,8 @@ func (m *Main) Run(ctx context.Context) error {
 	if err := systemd.Notify("READY=1"); err != nil {
 		m.Log.Warn().Err(err).Msg("notify systemd")
 	}
-	m.Log.Info().Str("listen", strings.TrimPrefix(m.URL(), "http://")).Str("webhook_path", m.Config.WebhookPath).
-		Str("admin_listen", strings.TrimPrefix(m.AdminURL(), "http://")).Msg("bankmirror serving")
+	m.Log.Info().Str(logfield.Listen, strings.TrimPrefix(m.URL(), "http://")).Str(logfield.WebhookPath, m.Config.WebhookPath).
+		Str(logfield.AdminListen, strings.TrimPrefix(m.AdminURL(), "http://")).Msg("bankmirror serving")
 	for serving := true; serving; {
 		select {
 		case <-ctx.Done():
@@ -259,7 +260,7 @@ func (m *Main) Open(ctx context.Context) error {
 		}
 		if addr := strings.TrimPrefix(m.admin.URL(), "http://"); admin.Exposed(addr) {
 			m.adminExposed = addr
-			m.Log.Warn().Str("admin_listen", addr).Msg("the admin listener is bound beyond loopback: /metrics, /readyz and the " +
+			m.Log.Warn().Str(logfield.AdminListen, addr).Msg("the admin listener is bound beyond loopback: /metrics, /readyz and the " +
 				"spreadsheet feed are reachable from other machines; set BANKMIRROR_ADMIN_LISTEN to 127.0.0.1:PORT unless that is meant")
 		}
 	}
@@ -445,7 +446,7 @@ func (m *Main) stopWork(deadline time.Time) {
 	select {
 	case <-stopped:
 	case <-t.C:
-		m.Log.Error().Dur("share", workStopShare).Msg("the worker, syncs or loops did not stop within their share of the stop budget; closing the store anyway")
+		m.Log.Error().Dur(logfield.StopShare, workStopShare).Msg("the worker, syncs or loops did not stop within their share of the stop budget; closing the store anyway")
 	}
 }
 

@@ -25,6 +25,8 @@ const (
 	RetryIn = "retry_in_ms"
 	// ETA is the estimated time left.
 	ETA = "eta_ms"
+	// StopShare is the part of serve's stop budget a step had.
+	StopShare = "share_ms"
 )
 
 func init() {

@@ -9,6 +9,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/logfield"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
 
@@ -71,7 +72,7 @@ func NewHealer(b healBank, s healStore, log zerolog.Logger, opts HealerOptions) 
 	if opts.StopGrace <= 0 {
 		opts.StopGrace = DefaultStopGrace
 	}
-	return &Healer{bank: b, store: s, log: log.With().Str("component", "healer").Logger(), opts: opts}
+	return &Healer{bank: b, store: s, log: log.With().Str(logfield.Component, "healer").Logger(), opts: opts}
 }
 
 // healStateName is the sync_state row of a webhook's heal.
@@ -106,7 +107,7 @@ func (h *Healer) Heal(ctx context.Context) (HealResult, error) {
 		switch {
 		case err == nil:
 		case errors.Is(err, bank.ErrNotFound):
-			h.log.Warn().Str("webhook_id", w.ID).
+			h.log.Warn().Str(logfield.WebhookID, w.ID).
 				Msg("webhook unknown to the bank (deleted elsewhere?); its delivery logs were skipped")
 		default:
 			errs = append(errs, fmt.Errorf("heal webhook %s: %w", w.ID, err))
@@ -116,8 +117,8 @@ func (h *Healer) Heal(ctx context.Context) (HealResult, error) {
 	if r.Recovered > 0 {
 		ev = h.log.Info() //nolint:zerologlint // sent below
 	}
-	ev.Int("webhooks", r.Webhooks).Int("pages", r.Pages).Int("logs_seen", r.LogsSeen).
-		Int("logs_new", r.LogsNew).Int("recovered", r.Recovered).Msg("webhook heal finished")
+	ev.Int(logfield.Webhooks, r.Webhooks).Int(logfield.Pages, r.Pages).Int(logfield.LogsSeen, r.LogsSeen).
+		Int(logfield.LogsNew, r.LogsNew).Int(logfield.Recovered, r.Recovered).Msg("webhook heal finished")
 	return r, errors.Join(errs...)
 }
 
@@ -139,7 +140,7 @@ func (h *Healer) healWebhook(ctx context.Context, id string, r *HealResult) (err
 			return
 		}
 		if ferr := h.store.ListingFailed(cleanup, name); ferr != nil {
-			h.log.Warn().Err(ferr).Str("webhook_id", id).Msg("count heal failure")
+			h.log.Warn().Err(ferr).Str(logfield.WebhookID, id).Msg("count heal failure")
 		}
 	}()
 	pages := 0
@@ -165,7 +166,7 @@ func (h *Healer) healWebhook(ctx context.Context, id string, r *HealResult) (err
 			break // the rest was stored by a completed heal
 		}
 	}
-	h.log.Debug().Str("webhook_id", id).Int("pages", pages).Bool("full_walk", !prevCompleted).Msg("delivery logs healed")
+	h.log.Debug().Str(logfield.WebhookID, id).Int(logfield.Pages, pages).Bool(logfield.FullWalk, !prevCompleted).Msg("delivery logs healed")
 	return h.store.FinishHeal(ctx, name, pages)
 }
 
@@ -186,13 +187,13 @@ func (h *Healer) storePage(ctx context.Context, webhookID string, logs []bank.De
 		e, perr := bank.ParseWebhookEvent([]byte(l.RequestBody))
 		if perr != nil {
 			// The decoder's message names fields and values, never the body.
-			h.log.Warn().Err(perr).Str("webhook_id", webhookID).Str("log_id", bank.LogID(l.ID)).Str("event_id", bank.LogID(l.EventID)).
+			h.log.Warn().Err(perr).Str(logfield.WebhookID, webhookID).Str(logfield.DeliveryLogID, bank.LogID(l.ID)).Str(logfield.EventID, bank.LogID(l.EventID)).
 				Msg("delivery log body is not a webhook event; skipped")
 			continue
 		}
 		if l.EventID != "" && e.ID != l.EventID {
-			h.log.Warn().Str("webhook_id", webhookID).Str("log_id", bank.LogID(l.ID)).Str("event_id", bank.LogID(l.EventID)).
-				Str("body_event_id", bank.LogID(e.ID)).Msg("delivery log body names another event; enqueuing the body's")
+			h.log.Warn().Str(logfield.WebhookID, webhookID).Str(logfield.DeliveryLogID, bank.LogID(l.ID)).Str(logfield.EventID, bank.LogID(l.EventID)).
+				Str(logfield.BodyEventID, bank.LogID(e.ID)).Msg("delivery log body names another event; enqueuing the body's")
 		}
 		if seen[e.ID] {
 			continue // retries of one event carry the same body
