@@ -30,9 +30,7 @@ const (
 // literals because they were being reworked when the others were named;
 // each goes from this list when its keys are.
 var pending = map[string]bool{
-	"internal/sync/schedule.go": true,
-	"internal/sync/sync.go":     true,
-	"internal/sync/worker.go":   true,
+	"internal/sync/worker.go": true,
 }
 
 // listedPackage is what `go list -json` says of a package.

@@ -12,6 +12,7 @@ import (
 	"github.com/robfig/cron/v3"
 	"github.com/rs/zerolog"
 
+	"github.com/bankmirror/bankmirror/internal/logfield"
 	"github.com/bankmirror/bankmirror/internal/malloc"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
@@ -63,7 +64,7 @@ type Schedule struct {
 // events.
 func NewSchedule(s *Syncer, h *Healer, worker interface{ Notify() }, st inboxPruner, cfg ScheduleConfig, log zerolog.Logger) *Schedule {
 	return &Schedule{syncer: s, healer: h, worker: worker, store: st, cfg: cfg, now: time.Now,
-		log: log.With().Str("component", "schedule").Logger(), StartupDone: make(chan struct{})}
+		log: log.With().Str(logfield.Component, "schedule").Logger(), StartupDone: make(chan struct{})}
 }
 
 // Start validates the cron specs, starts the schedule, and runs the
@@ -131,7 +132,7 @@ func (s *Schedule) tokenRejected() bool {
 // rejects the token nothing runs: a new token starts a sync at once.
 func (s *Schedule) Run(ctx context.Context, full bool) {
 	if s.tokenRejected() {
-		s.log.Debug().Bool("full", full).Msg("skipped a scheduled sync: the bank rejected the token")
+		s.log.Debug().Bool(logfield.Full, full).Msg("skipped a scheduled sync: the bank rejected the token")
 		return
 	}
 	s.mu.Lock()
@@ -147,7 +148,7 @@ func (s *Schedule) Run(ctx context.Context, full bool) {
 		res, err = s.syncer.Incremental(ctx)
 	}
 	if errors.Is(err, store.ErrSyncRunning) {
-		s.log.Warn().Bool("full", full).Msg("skipped a scheduled sync: another process is syncing this mirror")
+		s.log.Warn().Bool(logfield.Full, full).Msg("skipped a scheduled sync: another process is syncing this mirror")
 	} else {
 		kind := res.Kind
 		if kind == "" {
@@ -175,7 +176,7 @@ func (s *Schedule) Run(ctx context.Context, full bool) {
 		if err != nil {
 			s.log.Warn().Err(err).Msg("prune webhook inbox")
 		} else if events+logs > 0 {
-			s.log.Info().Int64("events", events).Int64("delivery_logs", logs).Msg("pruned old webhook events")
+			s.log.Info().Int64(logfield.Events, events).Int64(logfield.DeliveryLogs, logs).Msg("pruned old webhook events")
 		}
 	}
 	s.idle(ctx, res.Kind == KindFull)

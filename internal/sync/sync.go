@@ -184,7 +184,7 @@ func New(b Bank, s mirror, log zerolog.Logger, opts Options) *Syncer {
 	if opts.StopGrace <= 0 {
 		opts.StopGrace = DefaultStopGrace
 	}
-	return &Syncer{bank: b, store: s, log: log.With().Str("component", "sync").Logger(), opts: opts, now: time.Now}
+	return &Syncer{bank: b, store: s, log: log.With().Str(logfield.Component, "sync").Logger(), opts: opts, now: time.Now}
 }
 
 // runState is a run in progress: the result it adds to, and cleanup, a
@@ -214,7 +214,7 @@ func (s *Syncer) run(ctx context.Context, kind string, body func(ctx context.Con
 		return *r, err
 	}
 	r.RunID = id
-	log := s.log.With().Int64("run_id", id).Str("kind", kind).Logger()
+	log := s.log.With().Int64(logfield.RunID, id).Str(logfield.Kind, kind).Logger()
 	log.Info().Msg("sync started")
 
 	runErr := body(ctx, run)
@@ -234,8 +234,8 @@ func (s *Syncer) run(ctx context.Context, kind string, body func(ctx context.Con
 	case runErr != nil:
 		ev = log.Error().Err(runErr) //nolint:zerologlint // sent below
 	}
-	ev.Int64("requests", r.Requests).Int64("upserted", r.Upserted).Int64("deleted", r.Deleted).
-		Int("listed", r.Listed).Dur(logfield.Duration, r.Duration).Msg("sync finished")
+	ev.Int64(logfield.Requests, r.Requests).Int64(logfield.Upserted, r.Upserted).Int64(logfield.Deleted, r.Deleted).
+		Int(logfield.Listed, r.Listed).Dur(logfield.Duration, r.Duration).Msg("sync finished")
 	if s.opts.AfterRun != nil {
 		s.opts.AfterRun(*r, runErr)
 	}
@@ -359,7 +359,7 @@ func (s *Syncer) listAll(ctx context.Context, run *runState) error {
 	}
 	r.Resumed = l.Resumed
 	if l.Resumed {
-		s.log.Info().Int("pages_done", l.Pages).Msg("resuming interrupted full listing")
+		s.log.Info().Int(logfield.PagesDone, l.Pages).Msg("resuming interrupted full listing")
 	}
 	save := func(p bank.Page[bank.Transaction]) (store.UpsertResult, error) {
 		return s.store.SaveListingPage(ctx, &l, p.Data, p.Next)
@@ -389,7 +389,7 @@ func (s *Syncer) listAll(ctx context.Context, run *runState) error {
 	}
 	r.Deleted += int64(len(deleted))
 	for _, id := range deleted {
-		s.log.Info().Str("transaction_id", id).Msg("transaction gone from the bank; deleted")
+		s.log.Info().Str(logfield.TransactionID, id).Msg("transaction gone from the bank; deleted")
 	}
 	return nil
 }
@@ -451,12 +451,12 @@ func (s *Syncer) consume(ctx context.Context, kind, first string, floor time.Tim
 		}
 		if now.Sub(lastLog) >= s.opts.LogEvery {
 			lastLog = now
-			ev := s.log.Info().Int("pages", p.Pages).Int("transactions", p.Transactions).Float64("per_second", p.Rate())
+			ev := s.log.Info().Int(logfield.Pages, p.Pages).Int(logfield.Transactions, p.Transactions).Float64(logfield.PerSecond, p.Rate())
 			if p.ETA > 0 {
 				ev = ev.Dur(logfield.ETA, p.ETA.Round(time.Second))
 			}
 			if st := s.bank.Budget(); st.Known {
-				ev = ev.Int("budget_remaining", st.Remaining)
+				ev = ev.Int(logfield.BudgetRemaining, st.Remaining)
 			}
 			ev.Msg("sync progress")
 		}
@@ -672,7 +672,7 @@ func (s *Syncer) Refetch(ctx context.Context, id string, r *Result) error {
 		}
 		if gone {
 			r.Deleted++
-			s.log.Info().Str("transaction_id", id).Msg("transaction gone from the bank; deleted")
+			s.log.Info().Str(logfield.TransactionID, id).Msg("transaction gone from the bank; deleted")
 		}
 		return nil
 	}
