@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/health"
 	"github.com/bankmirror/bankmirror/internal/mirrortest"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 	"github.com/bankmirror/bankmirror/internal/store"
@@ -72,7 +73,7 @@ func TestCLIStatusShowsTheDaemonReport(t *testing.T) {
 
 	st, err = store.Open(context.Background(), db)
 	must(t, err)
-	must(t, st.PutState(context.Background(), sync.ReportKey, sync.Report{PID: 42,
+	must(t, st.PutState(context.Background(), health.ReportKey, health.Report{PID: 42,
 		Budget: bank.BudgetState{Known: true, Remaining: 50, Reserve: 50, Waiting: true, WaitUntil: time.Now().Add(time.Hour),
 			WaitReason: "keeping the reserve for webhook refetches"},
 		Worker: sync.WorkerState{Paused: true, PausedUntil: time.Now().Add(time.Minute), PauseCause: "bank api: status 503"},

@@ -230,9 +230,8 @@ func (m *Main) Open(ctx context.Context) error {
 
 	m.Schedule = sync.NewSchedule(m.Syncer, m.Healer, m.Worker, m.Store, sync.ScheduleConfig{
 		Sync: m.Config.SyncSchedule, Reconcile: m.Config.ReconcileSchedule, InboxRetention: m.Config.InboxRetention,
-		OnRun: m.Metrics.SyncRun,
+		OnRun: m.Metrics.SyncRun, StartupDone: m.InitialSyncDone,
 	}, m.Log)
-	m.InitialSyncDone = m.Schedule.StartupDone
 	if err := m.Schedule.Start(bgCtx); err != nil {
 		return err
 	}
@@ -265,7 +264,7 @@ func (m *Main) Open(ctx context.Context) error {
 		}
 	}
 	// The report says where the admin listener is bound: it starts after.
-	m.bg.Go(func() { sync.RunReporter(bgCtx, m.Store, 2*time.Second, m.report, m.Log) })
+	m.bg.Go(func() { health.RunReporter(bgCtx, m.Store, 2*time.Second, m.report, m.Log) })
 	return nil
 }
 
@@ -343,8 +342,8 @@ func (m *Main) receiptsSeen() {
 }
 
 // report is what the daemon says of itself to `bankmirror status`.
-func (m *Main) report() sync.Report {
-	r := sync.Report{PID: os.Getpid(), Budget: m.Bank.Budget(), Worker: m.Worker.State(), Token: m.Bank.Token(),
+func (m *Main) report() health.Report {
+	r := health.Report{PID: os.Getpid(), Budget: m.Bank.Budget(), Worker: m.Worker.State(), Token: m.Bank.Token(),
 		AdminExposed: m.adminExposed}
 	if err := m.Health.Last().Facts.ProbeErr; err != nil {
 		r.DatabaseError = err.Error()
@@ -462,7 +461,7 @@ func (m *Main) closeStore(deadline time.Time) error {
 		r := m.report()
 		r.Stopped, r.Sync = true, nil
 		ctx, cancel := context.WithDeadline(context.Background(), deadline)
-		_ = m.Store.PutState(ctx, sync.ReportKey, r)
+		_ = m.Store.PutState(ctx, health.ReportKey, r)
 		cancel()
 	}
 	return m.Store.Close()

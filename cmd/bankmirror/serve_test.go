@@ -380,3 +380,23 @@ func TestStopBudgetFitsTheUnitsStopTimeout(t *testing.T) {
 		t.Errorf("stop budget %v leaves less than 5 s below TimeoutStopSec=%v", stopBudget, timeout)
 	}
 }
+
+// InitialSyncDone exists before Open, and is the channel the start-up
+// sync closes: one taken before Open is closed too.
+func TestInitialSyncDoneIsOneChannel(t *testing.T) {
+	b := newBank(t, 50)
+	m := NewMain(testConfig(t, b), zerolog.Nop())
+	done := m.InitialSyncDone
+	if err := m.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = m.Close() })
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the channel taken before Open was never closed")
+	}
+	if done != m.InitialSyncDone {
+		t.Error("Open replaced InitialSyncDone")
+	}
+}

@@ -137,8 +137,8 @@ func GatherStatus(ctx context.Context, st statusStore, o StatusOptions) (Status,
 	}
 	var s Status
 	var errs []error
-	var rep sync.Report
-	at, reported, err := st.GetState(ctx, sync.ReportKey, &rep)
+	var rep Report
+	at, reported, err := st.GetState(ctx, ReportKey, &rep)
 	errs = append(errs, err)
 	d := &Daemon{Reported: reported}
 	if reported {

@@ -170,7 +170,7 @@ func (s *Store) ApplyEvents(ctx context.Context, b EventBatch) (res BatchResult,
 			}
 		}
 		for _, id := range b.Deletes {
-			account, err := w.deleteFrom(ctx, id)
+			account, err := w.delete(ctx, id)
 			if err != nil {
 				return err
 			}
@@ -262,18 +262,28 @@ func (s *Store) InboxStats(ctx context.Context, maxAttempts int) (InboxStats, er
 	return st, nil
 }
 
-// ReleaseLeases makes every unprocessed event due now. Called when the
-// worker starts: leases held by a process that died would otherwise delay
-// its events until they expire.
-func (s *Store) ReleaseLeases(ctx context.Context) error {
-	return s.InTx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, "UPDATE webhook_events SET next_attempt_at = ? WHERE processed_at IS NULL AND next_attempt_at > ?",
-			s.stamp(), s.stamp())
+// MakeStaleWaitsDue makes due now the unprocessed events whose wait is
+// stale, and returns how many: those waiting with no failure of their own
+// recorded (an earlier worker claimed them, counting an attempt, and died
+// before trying), and those due more than maxWait from now (the clock
+// stepped back since their failure was recorded; no backoff is longer).
+// The worker calls it when it starts. An event that failed on its own
+// keeps its backoff and its attempts: restarting the daemon, even in a
+// crash loop, does not retry it sooner (`bankmirror events retry` does,
+// once it is stuck).
+func (s *Store) MakeStaleWaitsDue(ctx context.Context, maxWait time.Duration) (n int64, err error) {
+	now := s.now()
+	err = s.InTx(ctx, func(tx *sql.Tx) error {
+		r, err := tx.ExecContext(ctx, `UPDATE webhook_events SET next_attempt_at = ?
+			WHERE processed_at IS NULL AND next_attempt_at > ? AND (last_error IS NULL OR next_attempt_at > ?)`,
+			now.UTC().Format(TimeLayout), now.UTC().Format(TimeLayout), now.Add(maxWait).UTC().Format(TimeLayout))
 		if err != nil {
-			return fmt.Errorf("release leases: %w", err)
+			return fmt.Errorf("make stale waits due: %w", err)
 		}
+		n, _ = r.RowsAffected()
 		return nil
 	})
+	return n, err
 }
 
 // StuckEvents lists up to n events that ran out of attempts, oldest first.

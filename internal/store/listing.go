@@ -37,56 +37,86 @@ type Listing struct {
 func (s *Store) BeginListing(ctx context.Context, name, firstURL string, notBefore time.Time) (Listing, error) {
 	l := Listing{Name: name, Owner: rand.Text()}
 	err := s.InTx(ctx, func(tx *sql.Tx) error {
-		var started string
-		var next sql.NullString
-		var seq sql.NullInt64
-		err := tx.QueryRowContext(ctx,
-			"SELECT started_at, next_page_url, pages, start_seq FROM sync_state WHERE name = ?", name).Scan(
-			&started, &next, &l.Pages, &seq)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("read checkpoint: %w", err)
+		resumed, err := s.resumeListing(ctx, tx, &l, notBefore)
+		if err != nil || resumed {
+			return err
 		}
-		// A listing begun by a version without the counters starts over.
-		if err == nil && next.Valid && seq.Valid {
-			t, perr := time.Parse(TimeLayout, started)
-			if perr == nil && !t.Before(notBefore) {
-				l.StartedAt, l.NextURL, l.Resumed = t, next.String, true
-				l.StartSeq = seq.Int64
-				if _, err := tx.ExecContext(ctx, "UPDATE sync_state SET owner = ? WHERE name = ?", l.Owner, name); err != nil {
-					return fmt.Errorf("resume listing: %w", err)
-				}
-				return nil
-			}
-		}
-		for _, q := range []string{"DELETE FROM sync_seen", "DELETE FROM sync_pending_events",
-			`INSERT INTO sync_pending_events (id) SELECT id FROM webhook_events
-				WHERE processed_at IS NULL AND transaction_id IS NOT NULL`} {
-			if _, err := tx.ExecContext(ctx, q); err != nil {
-				return fmt.Errorf("reset listing: %w", err)
-			}
-		}
-		if err := tx.QueryRowContext(ctx, "SELECT coalesce(max(seq), 0) FROM transaction_history").Scan(&l.StartSeq); err != nil {
-			return fmt.Errorf("start listing: %w", err)
-		}
-		if l.StartSeq == 0 {
-			// An empty mirror: this listing is a bulk load.
-			if _, err := tx.ExecContext(ctx, "DROP INDEX IF EXISTS transaction_history_tx"); err != nil {
-				return fmt.Errorf("start listing: %w", err)
-			}
-		}
-		now := s.now().UTC()
-		l.StartedAt, l.NextURL, l.Pages = now, firstURL, 0
-		_, err = tx.ExecContext(ctx, `INSERT INTO sync_state (name, started_at, next_page_url, pages, owner, start_seq)
-			VALUES (?, ?, ?, 0, ?, ?)
-			ON CONFLICT (name) DO UPDATE SET started_at = excluded.started_at, next_page_url = excluded.next_page_url,
-			pages = 0, owner = excluded.owner, start_seq = excluded.start_seq`,
-			name, now.Format(TimeLayout), firstURL, l.Owner, l.StartSeq)
-		if err != nil {
-			return fmt.Errorf("start listing: %w", err)
-		}
-		return nil
+		return s.startListing(ctx, tx, &l, firstURL)
 	})
 	return l, err
+}
+
+// RestartListing starts a new listing under name at firstURL, even when
+// one is in progress (its saved cursor was refused), forgetting what that
+// one had seen.
+func (s *Store) RestartListing(ctx context.Context, name, firstURL string) (Listing, error) {
+	l := Listing{Name: name, Owner: rand.Text()}
+	err := s.InTx(ctx, func(tx *sql.Tx) error { return s.startListing(ctx, tx, &l, firstURL) })
+	return l, err
+}
+
+// resumeListing takes over the listing in progress under l.Name if it
+// started after notBefore, and reports whether it did.
+func (s *Store) resumeListing(ctx context.Context, tx *sql.Tx, l *Listing, notBefore time.Time) (bool, error) {
+	var started string
+	var next sql.NullString
+	var seq sql.NullInt64
+	err := tx.QueryRowContext(ctx,
+		"SELECT started_at, next_page_url, pages, start_seq FROM sync_state WHERE name = ?", l.Name).Scan(
+		&started, &next, &l.Pages, &seq)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("read checkpoint: %w", err)
+	}
+	// A checkpoint without start_seq cannot say what the listing may
+	// delete: that listing starts over.
+	if !next.Valid || !seq.Valid {
+		return false, nil
+	}
+	t, err := time.Parse(TimeLayout, started)
+	if err != nil || t.Before(notBefore) {
+		return false, nil
+	}
+	l.StartedAt, l.NextURL, l.Resumed = t, next.String, true
+	l.StartSeq = seq.Int64
+	if _, err := tx.ExecContext(ctx, "UPDATE sync_state SET owner = ? WHERE name = ?", l.Owner, l.Name); err != nil {
+		return false, fmt.Errorf("resume listing: %w", err)
+	}
+	return true, nil
+}
+
+// startListing starts l at firstURL, forgetting what a listing in progress
+// under its name had seen.
+func (s *Store) startListing(ctx context.Context, tx *sql.Tx, l *Listing, firstURL string) error {
+	for _, q := range []string{"DELETE FROM sync_seen", "DELETE FROM sync_pending_events",
+		`INSERT INTO sync_pending_events (id) SELECT id FROM webhook_events
+			WHERE processed_at IS NULL AND transaction_id IS NOT NULL`} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("reset listing: %w", err)
+		}
+	}
+	if err := tx.QueryRowContext(ctx, "SELECT coalesce(max(seq), 0) FROM transaction_history").Scan(&l.StartSeq); err != nil {
+		return fmt.Errorf("start listing: %w", err)
+	}
+	if l.StartSeq == 0 {
+		// An empty mirror: this listing is a bulk load.
+		if _, err := tx.ExecContext(ctx, "DROP INDEX IF EXISTS transaction_history_tx"); err != nil {
+			return fmt.Errorf("start listing: %w", err)
+		}
+	}
+	now := s.now().UTC()
+	l.StartedAt, l.NextURL, l.Pages, l.Resumed = now, firstURL, 0, false
+	_, err := tx.ExecContext(ctx, `INSERT INTO sync_state (name, started_at, next_page_url, pages, owner, start_seq)
+		VALUES (?, ?, ?, 0, ?, ?)
+		ON CONFLICT (name) DO UPDATE SET started_at = excluded.started_at, next_page_url = excluded.next_page_url,
+		pages = 0, owner = excluded.owner, start_seq = excluded.start_seq`,
+		l.Name, now.Format(TimeLayout), firstURL, l.Owner, l.StartSeq)
+	if err != nil {
+		return fmt.Errorf("start listing: %w", err)
+	}
+	return nil
 }
 
 // SaveListingPage stores one page of the listing and the checkpoint that

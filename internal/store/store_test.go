@@ -282,6 +282,27 @@ func TestStaleListingStartsOver(t *testing.T) {
 	}
 }
 
+// RestartListing starts over a listing in progress, however recent, and
+// its first writer can no longer save into it.
+func TestRestartListingStartsOverAListingInProgress(t *testing.T) {
+	s, c := mustOpen(t)
+	ctx := context.Background()
+	l, _ := s.BeginListing(ctx, "transactions", "http://x/p1", c.t)
+	if _, err := s.SaveListingPage(ctx, &l, []bank.Transaction{tx("t1", "SETTLED", -1)}, "http://x/p2"); err != nil {
+		t.Fatal(err)
+	}
+	l2, err := s.RestartListing(ctx, "transactions", "http://x/p1")
+	if err != nil || l2.Resumed || l2.NextURL != "http://x/p1" || l2.Pages != 0 {
+		t.Fatalf("restarted listing: %+v %v; want a new one at p1", l2, err)
+	}
+	if n := queryInt(t, s, "SELECT count(*) FROM sync_seen"); n != 0 {
+		t.Errorf("sync_seen kept from the listing started over: %d", n)
+	}
+	if _, err := s.SaveListingPage(ctx, &l, nil, ""); !errors.Is(err, ErrListingLost) {
+		t.Errorf("the first writer's save: %v, want ErrListingLost", err)
+	}
+}
+
 func TestAccountsRecordBalanceChanges(t *testing.T) {
 	s, c := mustOpen(t)
 	ctx := context.Background()

@@ -475,17 +475,11 @@ func (w *txWriter) writeTags(ctx context.Context, retag []string, tags [][2]stri
 	return nil
 }
 
-// delete removes a live transaction and records it as deleted. It reports
-// whether there was such a row. Either way it leaves a tombstone, so that a
-// copy fetched before now cannot bring the transaction back.
-func (w *txWriter) delete(ctx context.Context, id string) (bool, error) {
-	account, err := w.deleteFrom(ctx, id)
-	return account != "", err
-}
-
-// deleteFrom is delete that returns the account of the row deleted ("" when
-// there was none).
-func (w *txWriter) deleteFrom(ctx context.Context, id string) (account string, err error) {
+// delete removes a live transaction and records it as deleted. It returns
+// the account of the row deleted, "" when there was no such row. Either
+// way it leaves a tombstone, so that a copy fetched before now cannot
+// bring the transaction back.
+func (w *txWriter) delete(ctx context.Context, id string) (account string, err error) {
 	if _, err := w.tx.ExecContext(ctx, `INSERT INTO transaction_tombstones (id, deleted_at) VALUES (?, ?)
 		ON CONFLICT (id) DO UPDATE SET deleted_at = excluded.deleted_at`, id, w.now); err != nil {
 		return "", fmt.Errorf("record deletion of %s: %w", id, err)
@@ -554,7 +548,8 @@ func (s *Store) DeleteTransactionTx(ctx context.Context, tx *sql.Tx, id string) 
 		return false, err
 	}
 	defer w.close()
-	return w.delete(ctx, id)
+	account, err := w.delete(ctx, id)
+	return account != "", err
 }
 
 // DeleteTransaction is DeleteTransactionTx in a transaction of its own.

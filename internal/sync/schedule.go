@@ -34,6 +34,10 @@ type ScheduleConfig struct {
 	// kind (KindIncremental, KindFull, KindHeal), how long it took and its
 	// error (nil on success).
 	OnRun func(kind string, took time.Duration, err error)
+	// StartupDone, if set, is the channel Schedule.StartupDone closes
+	// (the daemon makes it before the schedule exists); nil: NewSchedule
+	// makes one.
+	StartupDone chan struct{}
 }
 
 // KindHeal names a heal from the delivery logs in ScheduleConfig.OnRun.
@@ -63,8 +67,12 @@ type Schedule struct {
 // NewSchedule returns a Schedule; worker is woken after a heal recovered
 // events.
 func NewSchedule(s *Syncer, h *Healer, worker interface{ Notify() }, st inboxPruner, cfg ScheduleConfig, log zerolog.Logger) *Schedule {
+	done := cfg.StartupDone
+	if done == nil {
+		done = make(chan struct{})
+	}
 	return &Schedule{syncer: s, healer: h, worker: worker, store: st, cfg: cfg, now: time.Now,
-		log: log.With().Str(logfield.Component, "schedule").Logger(), StartupDone: make(chan struct{})}
+		log: log.With().Str(logfield.Component, "schedule").Logger(), StartupDone: done}
 }
 
 // Start validates the cron specs, starts the schedule, and runs the

@@ -56,6 +56,7 @@ type mirror interface {
 	NewestCreatedAt(ctx context.Context) (string, error)
 	NeedsFullSync(ctx context.Context) (bool, error)
 	BeginListing(ctx context.Context, name, firstURL string, notBefore time.Time) (store.Listing, error)
+	RestartListing(ctx context.Context, name, firstURL string) (store.Listing, error)
 	SaveListingPage(ctx context.Context, l *store.Listing, txs []bank.Transaction, next string) (store.UpsertResult, error)
 	FinishListing(ctx context.Context, l *store.Listing) ([]string, error)
 	ListingFailed(ctx context.Context, name string) error
@@ -138,36 +139,6 @@ type Syncer struct {
 	// opened is when the oldest account was opened: no transaction is
 	// older, so a full listing's progress is measured against it.
 	opened time.Time
-}
-
-// recordOutage keeps the Outage up to date after a run that started at
-// start: one more failed sync when runErr is the bank's or the network's
-// failure, none after a success; another failure leaves it as it is. Its
-// own failure is logged: the run's outcome is recorded already.
-func (s *Syncer) recordOutage(ctx context.Context, start time.Time, runErr error, log zerolog.Logger) {
-	if runErr != nil && !bank.Outage(runErr) {
-		return
-	}
-	var o Outage
-	_, ok, err := s.store.GetState(ctx, OutageKey, &o)
-	if err == nil {
-		switch {
-		case runErr == nil && (!ok || o.Syncs == 0):
-			return
-		case runErr == nil:
-			o = Outage{}
-		default:
-			if o.Syncs == 0 {
-				o.Since = start.UTC()
-			}
-			o.Syncs++
-			o.LastError, o.LastAt = bank.Cause(runErr), s.now().UTC()
-		}
-		err = s.store.PutState(ctx, OutageKey, o)
-	}
-	if err != nil {
-		log.Warn().Err(err).Msg("record the bank outage for status")
-	}
 }
 
 // New returns a Syncer.
@@ -371,7 +342,7 @@ func (s *Syncer) listAll(ctx context.Context, run *runState) error {
 		// and may expire): start the listing over rather than fail until
 		// the checkpoint ages out.
 		s.log.Warn().Err(err).Msg("saved listing cursor refused; starting the full listing over")
-		if l, err = s.store.BeginListing(ctx, "transactions", s.bank.TransactionsURL(bank.TransactionFilter{}), s.now().Add(time.Hour)); err != nil {
+		if l, err = s.store.RestartListing(ctx, "transactions", s.bank.TransactionsURL(bank.TransactionFilter{})); err != nil {
 			return err
 		}
 		r.Resumed = false

@@ -16,7 +16,7 @@ import (
 
 // eventInbox is what the worker needs of the store.
 type eventInbox interface {
-	ReleaseLeases(ctx context.Context) error
+	MakeStaleWaitsDue(ctx context.Context, maxWait time.Duration) (int64, error)
 	PendingEvents(ctx context.Context, limit, maxAttempts int) ([]store.InboxEvent, error)
 	NextEventDue(ctx context.Context, maxAttempts int) (time.Time, error)
 	ApplyEvents(ctx context.Context, b store.EventBatch) (store.BatchResult, error)
@@ -211,14 +211,19 @@ func (w *Worker) Notify() {
 }
 
 // Run applies events until ctx is cancelled; a round in progress then has
-// StopGrace to commit. Every pending event is made due at once first.
+// StopGrace to commit. First, events whose wait is stale (an earlier
+// worker's claim, a clock that stepped back) are made due at once; an
+// event that failed on its own keeps its backoff.
 func (w *Worker) Run(ctx context.Context) error {
 	for attempt := 1; ; attempt++ {
-		err := w.inbox.ReleaseLeases(ctx)
+		n, err := w.inbox.MakeStaleWaitsDue(ctx, w.opts.RetryMax)
 		if err == nil {
+			if n > 0 {
+				w.log.Info().Int64("events", n).Msg("events whose wait was stale are due now")
+			}
 			break
 		}
-		w.log.Error().Err(err).Int("attempt", attempt).Msg("release event leases")
+		w.log.Error().Err(err).Int("attempt", attempt).Msg("make stale event waits due")
 		if !sleepCtx(ctx, backoff(w.opts.RetryBase, w.opts.RetryMax, attempt)) {
 			return ctx.Err()
 		}

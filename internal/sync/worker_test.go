@@ -261,15 +261,16 @@ func TestWorkerRetriesTransientFailuresThenLeavesTheEvent(t *testing.T) {
 	}
 }
 
-// An older version leased claimed events in the inbox; a worker releases
-// such leases at start and applies the events at once.
+// An event claimed by a worker that died before trying it (an attempt
+// counted, a wait set, no error recorded) is applied at once when a
+// worker starts, not when the claim would have run out.
 func TestWorkerResumesClaimedEventsAfterRestart(t *testing.T) {
 	st := openStore(t)
 	ctx := context.Background()
 	if _, err := st.InsertEvents(ctx, []store.InboxEvent{inboxEvent("e1", sync.EventCreated, "t1")}); err != nil {
 		t.Fatal(err)
 	}
-	// The dead process's claim: a lease of an hour.
+	// The dead process's claim: an hour's wait.
 	if err := st.InTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.Exec("UPDATE webhook_events SET attempts = 1, next_attempt_at = ?", time.Now().Add(time.Hour).UTC().Format(store.TimeLayout))
 		return err
@@ -282,6 +283,45 @@ func TestWorkerResumesClaimedEventsAfterRestart(t *testing.T) {
 	obs.waitFor(t, "e1")
 	if n := mirrortest.Int(t, st.Reader(), "SELECT count(*) FROM transactions WHERE id = 't1'"); n != 1 {
 		t.Errorf("transaction not applied after restart")
+	}
+}
+
+// An event that failed on its own keeps its backoff and its attempts
+// across a restart; one whose wait is longer than any backoff (the clock
+// stepped back since its failure was recorded) is due at once.
+func TestWorkerRestartKeepsAnEventsOwnBackoff(t *testing.T) {
+	st := openStore(t)
+	ctx := context.Background()
+	if _, err := st.InsertEvents(ctx, []store.InboxEvent{inboxEvent("e-backoff", sync.EventCreated, "t1"),
+		inboxEvent("e-clock", sync.EventCreated, "t2")}); err != nil {
+		t.Fatal(err)
+	}
+	const retryMax = 10 * time.Minute
+	if err := st.FailEvents(ctx, []string{"e-backoff"}, errors.New("undecodable"), time.Now().Add(retryMax/2)); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.FailEvents(ctx, []string{"e-clock"}, errors.New("undecodable"), time.Now().Add(24*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	waitOf := func() string {
+		return mirrortest.Strings(t, st.Reader(), "SELECT next_attempt_at FROM webhook_events WHERE id = 'e-backoff'")[0]
+	}
+	before := waitOf()
+	fb := &fakeBank{TransactionFn: func(_ context.Context, id string) (bank.Transaction, error) { return txFor(id, "SETTLED"), nil }}
+	obs := newObserved()
+	startWorker(t, fb, st, sync.WorkerOptions{OnApplied: obs.onApplied, RetryMax: retryMax})
+	obs.waitFor(t, "e-clock")
+	obs.mu.Lock()
+	_, applied := obs.applied["e-backoff"]
+	obs.mu.Unlock()
+	if applied {
+		t.Error("the event backing off from its own failure was retried at the restart")
+	}
+	if after := waitOf(); after != before {
+		t.Errorf("its retry moved from %s to %s at the restart", before, after)
+	}
+	if n := mirrortest.Int(t, st.Reader(), "SELECT attempts FROM webhook_events WHERE id = 'e-backoff'"); n != 1 {
+		t.Errorf("attempts = %d, want the 1 it failed", n)
 	}
 }
 

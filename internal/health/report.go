@@ -1,4 +1,4 @@
-package sync
+package health
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/store"
+	"github.com/bankmirror/bankmirror/internal/sync"
 )
 
 // ReportKey is the daemon_state key of the daemon's report.
@@ -18,8 +19,8 @@ const ReportKey = "daemon"
 type Report struct {
 	PID    int              `json:"pid"`
 	Budget bank.BudgetState `json:"budget"`
-	Worker WorkerState      `json:"worker"`
-	Sync   *Progress        `json:"sync,omitempty"` // the sync in progress, if any
+	Worker sync.WorkerState `json:"worker"`
+	Sync   *sync.Progress   `json:"sync,omitempty"` // the sync in progress, if any
 	Token  bank.TokenState  `json:"token"`
 	// DatabaseError is the last write probe's failure, "" when it passed.
 	DatabaseError string `json:"database_error,omitempty"`
@@ -28,23 +29,6 @@ type Report struct {
 	// AdminExposed is the admin listener's address when it is bound beyond
 	// loopback ("" when on loopback or off).
 	AdminExposed string `json:"admin_exposed,omitempty"`
-}
-
-// OutageKey is the daemon_state key of the bank outage that syncs met.
-const OutageKey = "bank_outage"
-
-// Outage is the syncs that failed in a row because the bank or the network
-// did (bank.Outage), since the last that did not: what `bankmirror status`
-// reports as DEGRADED. The next successful sync clears it.
-type Outage struct {
-	// Since is when the first of them started.
-	Since time.Time `json:"since"`
-	// Syncs counts them.
-	Syncs int `json:"syncs"`
-	// LastError is the last one's cause (bank.Cause), LastAt when it
-	// ended.
-	LastError string    `json:"last_error"`
-	LastAt    time.Time `json:"last_at"`
 }
 
 // stateStore is what the reporter needs of the store.
