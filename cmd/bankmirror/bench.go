@@ -1,31 +1,25 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"database/sql"
-	"encoding/binary"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
-	"path/filepath"
-	"slices"
+	"os/exec"
+	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
-	json "github.com/goccy/go-json"
-	"github.com/rs/zerolog"
-
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/bench"
 	"github.com/bankmirror/bankmirror/internal/cli"
+	"github.com/bankmirror/bankmirror/internal/export"
 	"github.com/bankmirror/bankmirror/internal/store"
-	"github.com/bankmirror/bankmirror/internal/sync"
 )
 
-// benchCommand runs whole-system benchmarks, each beside a baseline
-// measured in the same run; without a mode, the full-sync bench.
+// benchCommand runs whole-system benchmarks (internal/bench), each beside
+// a baseline measured in the same run; without a mode, the full-sync
+// bench.
 func (a *app) benchCommand() *cli.Command {
 	return &cli.Command{Name: "bench", Default: "sync",
 		Summary: "whole-system benchmarks against same-run baselines: sync, receiver, burst, idle, export, bucket",
@@ -35,326 +29,192 @@ func (a *app) benchCommand() *cli.Command {
 		}}
 }
 
-// benchSyncMode measures a full sync of the simulated bank end to end, with
-// the client built as the daemon builds it (default settings: the request
-// budget on) against a simulator that reports ample headroom, beside a
-// baseline measured in the same run: decoding the same pages and inserting
-// the same rows with one prepared statement and one transaction per page.
-// Rounds alternate the two, each into a fresh database, and the median
-// ratio is reported, since these machines are noisy. The simulator runs in
-// a child process, and the first round's sync runs before any baseline, so
-// the peak RSS reported is the sync's own.
+// benchChild returns the command running `bankmirror args...`: this very
+// binary. Tests replace it, since their binary is not bankmirror.
+var benchChild = func(ctx context.Context, args ...string) (*exec.Cmd, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("find own binary: %w", err)
+	}
+	return exec.CommandContext(ctx, exe, args...), nil //nolint:gosec // this very binary, run as the simulator
+}
+
+// benchEnv wires the benchmarks to this command: its output, environment
+// and logger, its own binary for child processes, its configuration and
+// its daemon.
+func (a *app) benchEnv() bench.Env {
+	return bench.Env{Stdout: a.stdout, Stderr: a.stderr, Environ: a.environ, Log: a.log,
+		Command: func(ctx context.Context, args ...string) (*exec.Cmd, error) { return benchChild(ctx, args...) },
+		LoadConfig: func(environ map[string]string) (bench.Config, error) {
+			cfg, err := loadConfig(environ)
+			return bench.Config{APIURL: cfg.APIURL, Token: cfg.Token, RequestsPerHour: cfg.RequestsPerHour,
+				BudgetReserve: cfg.BudgetReserve, WebhookPath: cfg.WebhookPath,
+				SyncSchedule: cfg.SyncSchedule, ReconcileSchedule: cfg.ReconcileSchedule}, err
+		},
+		StartDaemon: a.startBenchDaemon,
+		Serve: func(ctx context.Context, addr string, h http.Handler) (string, func(), error) {
+			srv, err := startServer(ctx, addr, h)
+			if err != nil {
+				return "", nil, err
+			}
+			return srv.URL(), func() { _ = srv.Shutdown(shutdownGrace) }, nil
+		},
+	}
+}
+
+// startBenchDaemon opens Main, as serve does, with the configuration
+// environ gives.
+func (a *app) startBenchDaemon(ctx context.Context, environ map[string]string, hooks bench.Hooks) (bench.Daemon, error) {
+	cfg, err := loadConfig(environ)
+	if err != nil {
+		return nil, err
+	}
+	m := NewMain(cfg, a.log)
+	m.OnEventsStored, m.OnEventApplied = hooks.OnEventsStored, hooks.OnEventApplied
+	if err := m.Open(ctx); err != nil {
+		_ = m.Close()
+		return nil, err
+	}
+	return benchDaemon{m}, nil
+}
+
+// benchDaemon is Main as the benchmarks see it.
+type benchDaemon struct{ m *Main }
+
+func (d benchDaemon) InitialSyncDone() <-chan struct{} { return d.m.InitialSyncDone }
+func (d benchDaemon) URL() string                      { return d.m.URL() }
+func (d benchDaemon) Bank() *bank.Client               { return d.m.Bank }
+func (d benchDaemon) Store() *store.Store              { return d.m.Store }
+func (d benchDaemon) Close() error                     { return d.m.Close() }
+
 func (a *app) benchSyncMode() *cli.Command {
 	fs := newFlags("bench sync")
-	n := fs.Int("transactions", 100000, "transactions in the simulated bank")
-	rounds := fs.Int("rounds", 3, "rounds of (sync, baseline), alternated")
-	dir := fs.String("dir", "", "directory `DIR` for the benchmark databases (default: a temporary one)")
-	stall := fs.Duration("stall", time.Minute, "give up when a sync makes no progress for this long (e.g. waiting for a request budget)")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the first sync to this `FILE`")
+	var o bench.SyncOptions
+	fs.IntVar(&o.Transactions, "transactions", 100000, "transactions in the simulated bank")
+	fs.IntVar(&o.Rounds, "rounds", 3, "rounds of (sync, baseline), alternated")
+	fs.StringVar(&o.Dir, "dir", "", "directory `DIR` for the benchmark databases (default: a temporary one)")
+	fs.DurationVar(&o.Stall, "stall", time.Minute, "give up when a sync makes no progress for this long (e.g. waiting for a request budget)")
+	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the first sync to this `FILE`")
 	return &cli.Command{Name: "sync", Flags: fs,
 		Synopsis: "[--transactions N] [--rounds N] [--dir DIR] [--stall DURATION] [--cpuprofile FILE]",
 		Summary:  "a full sync of the simulated bank against decoding the same pages and inserting them with one prepared statement",
 		Run: a.configured(func(ctx context.Context, _ []string) error {
-			if *rounds < 1 || *n < 1 || *stall <= 0 {
+			if o.Rounds < 1 || o.Transactions < 1 || o.Stall <= 0 {
 				return fmt.Errorf("%w: --rounds, --transactions and --stall must be positive", errUsage)
 			}
-			sim, done, err := benchSetup(ctx, dir, *n)
-			if err != nil {
-				return err
-			}
-			defer done()
-			cfg, user, err := benchConfig(a.environ, map[string]string{"API_URL": sim.apiURL, "TOKEN": sim.token})
-			if err != nil {
-				return err
-			}
-			w := a.stdout
-			fmt.Fprintf(w, "bench sync: full sync of %d simulated transactions, %d rounds (simulator in a child process at %s, reporting %s requests/hour of headroom)\n",
-				*n, *rounds, sim.apiURL, benchHeadroom[1])
-			fmt.Fprintln(w, settingsLine(user))
-			fmt.Fprintf(w, "repeat: bankmirror bench sync --transactions %d --rounds %d\n", *n, *rounds)
-
-			pagesFile := filepath.Join(*dir, "pages.bin")
-			var ratios, rates, bases []float64
-			var first sync.Result
-			var peak float64
-			var rss []string
-			peakReset := false
-			for round := 1; round <= *rounds; round++ {
-				// A fresh client per round, as a freshly started daemon has.
-				client := daemonClient(cfg, a.log)
-				var marks []int
-				if round == 1 {
-					marks = []int{*n / 4, *n / 2, 3 * *n / 4, *n}
-					peakReset = resetPeakRSS()
-				}
-				progress := func(p sync.Progress) {
-					for len(marks) > 0 && p.Transactions >= marks[0] {
-						if marks[0] == *n {
-							// The listing is complete: what follows (deletions,
-							// tags, attachments) is measured by the end figures.
-							rss = append(rss, fmt.Sprintf("listed: %.0f MiB (peak so far %.0f MiB)", procMiB("VmRSS"), procMiB("VmHWM")))
-						} else {
-							rss = append(rss, fmt.Sprintf("%d tx: %.0f MiB", marks[0], procMiB("VmRSS")))
-						}
-						marks = marks[1:]
-					}
-				}
-				path := filepath.Join(*dir, fmt.Sprintf("sync-%d.db", round))
-				res, err := benchSync(ctx, client, path, a.log, progress, *stall, cfg.RequestsPerHour, round == 1, *cpuProfile)
-				if err != nil {
-					return fmt.Errorf("round %d: %w", round, err)
-				}
-				if round == 1 {
-					first, peak = res, procMiB("VmHWM")
-					rss = append(rss, fmt.Sprintf("end: %.0f MiB", procMiB("VmRSS")))
-					// The baseline's pages, fetched once, untimed, kept on disk
-					// so that a million transactions fit.
-					if err := fetchPages(ctx, sim.token, client.TransactionsURL(bank.TransactionFilter{}), pagesFile); err != nil {
-						return err
-					}
-				}
-				baseRows, baseDur, err := baseline(ctx, filepath.Join(*dir, fmt.Sprintf("baseline-%d.db", round)), pagesFile)
-				if err != nil {
-					return err
-				}
-				for _, p := range []string{path, filepath.Join(*dir, fmt.Sprintf("baseline-%d.db", round))} {
-					removeDB(p) // keep the disk use of a million-transaction run flat
-				}
-				base := float64(baseRows) / baseDur.Seconds()
-				e2e := float64(res.Listed) / res.Duration.Seconds()
-				ratios, rates, bases = append(ratios, e2e/base), append(rates, e2e), append(bases, base)
-				fmt.Fprintf(w, "round %d: baseline (decode + 1 prepared INSERT, 1 tx/page) %.0f rows/s; bankmirror full sync (HTTP + decode + upsert + history) %.0f tx/s in %.1fs; ratio %.2fx\n",
-					round, base, e2e, res.Duration.Seconds(), e2e/base)
-			}
-			floor := (first.Listed+99)/100 + 4
-			fmt.Fprintf(w, "\n| rounds | baseline median | bankmirror median | median ratio | requests (floor) | peak RSS |\n|---|---|---|---|---|---|\n")
-			fmt.Fprintf(w, "| %d | %.0f rows/s | %.0f tx/s | %.2fx | %d (%d, +%.1f%%) | %.0f MiB |\n\n", *rounds,
-				median(bases), median(rates), median(ratios), first.Requests, floor,
-				100*float64(int(first.Requests)-floor)/float64(floor), peak)
-			fmt.Fprintf(w, "median: %.0f tx/s, %.2fx the baseline\n", median(rates), median(ratios))
-			fmt.Fprintf(w, "requests: %d (floor %d, +%.1f%%)\n", first.Requests, floor, 100*float64(int(first.Requests)-floor)/float64(floor))
-			what := "peak RSS of the first sync"
-			if !peakReset {
-				what = "peak RSS of the process up to the end of the first sync"
-			}
-			fmt.Fprintf(w, "%s: %.0f MiB (RSS at %s)\n", what, peak, strings.Join(rss, ", "))
-			return nil
+			return bench.Sync(ctx, a.benchEnv(), o)
 		})}
 }
 
-// benchDir makes *dir a temporary directory when it is empty; cleanup
-// removes it.
-func benchDir(dir *string) (cleanup func(), err error) {
-	if *dir != "" {
-		return func() {}, os.MkdirAll(*dir, 0o700)
-	}
-	d, err := os.MkdirTemp("", "bankmirror-bench-")
-	if err != nil {
-		return nil, fmt.Errorf("bench dir: %w", err)
-	}
-	*dir = d
-	return func() { os.RemoveAll(d) }, nil
-}
-
-// benchSetup prepares a benchmark's directory (benchDir) and starts the
-// simulated bank with n transactions in a child process; done stops the
-// bank and removes a temporary directory.
-func benchSetup(ctx context.Context, dir *string, n int, simArgs ...string) (sim *benchSim, done func(), err error) {
-	cleanup, err := benchDir(dir)
-	if err != nil {
-		return nil, nil, err
-	}
-	if sim, err = startBenchSim(ctx, n, simArgs...); err != nil {
-		cleanup()
-		return nil, nil, err
-	}
-	return sim, func() { sim.stop(); cleanup() }, nil
-}
-
-// removeDB removes an SQLite file and its WAL and shared-memory files.
-func removeDB(path string) {
-	for _, suffix := range []string{"", "-wal", "-shm", ".sync-lock", ".heal-lock"} {
-		_ = os.Remove(path + suffix)
-	}
-}
-
-// benchSync runs one full sync into a fresh mirror at path. It gives up
-// when the sync makes no progress for stall (today's default request cap
-// makes a large sync wait for the next hour).
-func benchSync(ctx context.Context, client *bank.Client, path string, log zerolog.Logger, progress func(sync.Progress),
-	stall time.Duration, perHour int, profile bool, cpuProfile string) (sync.Result, error) {
-	st, err := store.Open(ctx, path)
-	if err != nil {
-		return sync.Result{}, err
-	}
-	defer st.Close()
-	var last atomic.Int64
-	var listed, pages atomic.Int64
-	last.Store(time.Now().UnixNano())
-	s := sync.New(client, st, log, sync.Options{OnProgress: func(p sync.Progress) {
-		last.Store(time.Now().UnixNano())
-		listed.Store(int64(p.Transactions))
-		pages.Store(int64(p.Pages))
-		progress(p)
-	}})
-	if profile {
-		stopProfile, err := startCPUProfile(cpuProfile)
-		if err != nil {
-			return sync.Result{}, err
-		}
-		defer stopProfile()
-	}
-	sctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	go func() {
-		t := time.NewTicker(time.Second)
-		defer t.Stop()
-		for {
-			select {
-			case <-sctx.Done():
-				return
-			case <-t.C:
-				if idle := time.Since(time.Unix(0, last.Load())); idle > stall {
-					cancel(fmt.Errorf("no progress for %s after %d transactions in %d pages and %d requests: "+
-						"the client is probably waiting for its request budget (BANKMIRROR_REQUESTS_PER_HOUR=%d, 0 = no cap; see the log above)",
-						idle.Round(time.Second), listed.Load(), pages.Load(), client.Requests(), perHour))
-					return
+func (a *app) benchReceiverMode() *cli.Command {
+	fs := newFlags("bench receiver")
+	var o bench.ReceiverOptions
+	fs.IntVar(&o.Transactions, "transactions", 5000, "transactions in the simulated bank (the events reference them)")
+	fs.IntVar(&o.Events, "events", 5000, "signed events sent per round")
+	fs.IntVar(&o.Rounds, "rounds", 3, "rounds of (bare, daemon), alternated, per concurrency")
+	levels := fs.String("concurrency", "1,16,128", "`LEVELS` of concurrent senders, comma-separated")
+	fs.DurationVar(&o.CatchUp, "catch-up", 30*time.Second, "how long to wait after the last acknowledgement for the worker to apply every event")
+	fs.StringVar(&o.Dir, "dir", "", "directory `DIR` for the benchmark databases (default: a temporary one)")
+	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the rounds (this process: the load generator, the bare handler) to this `FILE`")
+	fs.StringVar(&o.MemLimit, "gomemlimit", "24MiB", "`GOMEMLIMIT` of the daemon, as the systemd unit sets it (off: none)")
+	return &cli.Command{Name: "receiver", Flags: fs,
+		Synopsis: "[--transactions N] [--events N] [--rounds N] [--concurrency LEVELS] [--catch-up DURATION] [--dir DIR]",
+		Summary:  "acknowledgements per second of the daemon, its worker applying the events, against a bare handler that only checks signatures",
+		Run: a.configured(func(ctx context.Context, _ []string) error {
+			o.Concurrency = nil
+			for _, f := range strings.Split(*levels, ",") {
+				c, err := strconv.Atoi(strings.TrimSpace(f))
+				if err != nil || c < 1 {
+					return fmt.Errorf("%w: --concurrency %q: want positive integers separated by commas", errUsage, *levels)
 				}
+				o.Concurrency = append(o.Concurrency, c)
 			}
-		}
-	}()
-	res, err := s.Full(sctx)
-	if err != nil && context.Cause(sctx) != nil && ctx.Err() == nil {
-		return res, context.Cause(sctx)
-	}
-	return res, err
+			if o.Transactions < 1 || o.Events < 1 || o.Rounds < 1 || o.CatchUp <= 0 {
+				return fmt.Errorf("%w: --transactions, --events, --rounds and --catch-up must be positive", errUsage)
+			}
+			return bench.Receiver(ctx, a.benchEnv(), o)
+		})}
 }
 
-// fetchPages downloads every page's body, following links.next, into
-// path: each body after its length (8 bytes, big-endian).
-func fetchPages(ctx context.Context, token, first, path string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("baseline fetch: %w", err)
-	}
-	bw := bufio.NewWriter(f)
-	for next := first; next != ""; {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, next, nil)
-		if err != nil {
-			f.Close()
-			return fmt.Errorf("baseline fetch: %w", err)
-		}
-		req.Header.Set("Authorization", "Bearer "+token)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			f.Close()
-			return fmt.Errorf("baseline fetch: %w", err)
-		}
-		body, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if err != nil || resp.StatusCode != http.StatusOK {
-			f.Close()
-			return fmt.Errorf("baseline fetch: status %d: %w", resp.StatusCode, err)
-		}
-		_ = binary.Write(bw, binary.BigEndian, uint64(len(body)))
-		_, _ = bw.Write(body)
-		var links struct {
-			Links struct {
-				Next *string `json:"next"`
-			} `json:"links"`
-		}
-		if err := json.Unmarshal(body, &links); err != nil {
-			f.Close()
-			return fmt.Errorf("baseline fetch: %w", err)
-		}
-		next = ""
-		if links.Links.Next != nil {
-			next = *links.Links.Next
-		}
-	}
-	if err := bw.Flush(); err != nil {
-		f.Close()
-		return fmt.Errorf("baseline fetch: %w", err)
-	}
-	return f.Close()
+func (a *app) benchBurstMode() *cli.Command {
+	fs := newFlags("bench burst")
+	var o bench.BurstOptions
+	fs.IntVar(&o.Events, "events", 1500, "deliveries in the burst, duplicates included (about 0.53 transactions per delivery)")
+	fs.IntVar(&o.Transactions, "transactions", 2000, "transactions in the simulated bank before the burst")
+	fs.DurationVar(&o.Duration, "duration", 3*time.Second, "how long the bank takes to make the burst's changes")
+	fs.DurationVar(&o.Timeout, "timeout", time.Minute, "how long to wait for an exact mirror after the last delivery")
+	fs.Uint64Var(&o.Seed, "seed", 1, "`SEED` of the burst's choices")
+	fs.StringVar(&o.Dir, "dir", "", "directory `DIR` for the mirror (default: a temporary one)")
+	return &cli.Command{Name: "burst", Flags: fs,
+		Synopsis: "[--events N] [--transactions N] [--duration DURATION] [--timeout DURATION] [--seed SEED] [--dir DIR]",
+		Summary:  "a burst of webhook events with duplicates and reorders: bank requests used and time to an exact mirror",
+		Run: a.configured(func(ctx context.Context, _ []string) error {
+			if o.Events < 20 || o.Transactions < 0 || o.Duration < 0 || o.Timeout <= 0 {
+				return fmt.Errorf("%w: --events must be at least 20, --timeout positive", errUsage)
+			}
+			return bench.Burst(ctx, a.benchEnv(), o)
+		})}
 }
 
-// baseline decodes the pages stored in pagesFile and inserts each
-// transaction's main columns and raw JSON with one prepared statement, one
-// transaction per page, into a fresh database with the mirror's pragmas.
-// Reading a page from the file is not timed.
-func baseline(ctx context.Context, path, pagesFile string) (int, time.Duration, error) {
-	f, err := os.Open(pagesFile)
-	if err != nil {
-		return 0, 0, fmt.Errorf("baseline: %w", err)
-	}
-	defer f.Close()
-	br := bufio.NewReaderSize(f, 1<<20)
-	db, err := sql.Open("sqlite3", "file:"+path+"?_journal_mode=WAL&_synchronous=FULL&_busy_timeout=5000&_txlock=immediate")
-	if err != nil {
-		return 0, 0, fmt.Errorf("baseline: %w", err)
-	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
-	if _, err := db.ExecContext(ctx, `CREATE TABLE t (id TEXT PRIMARY KEY, account_id TEXT, status TEXT, description TEXT,
-		amount_value TEXT, amount_base_units INTEGER, created_at TEXT, settled_at TEXT, category_id TEXT, raw TEXT) STRICT`); err != nil {
-		return 0, 0, fmt.Errorf("baseline: %w", err)
-	}
-	var elapsed time.Duration
-	rows := 0
-	var body []byte
-	for {
-		var size uint64
-		if err := binary.Read(br, binary.BigEndian, &size); err == io.EOF {
-			break
-		} else if err != nil {
-			return 0, 0, fmt.Errorf("baseline read: %w", err)
-		}
-		body = slices.Grow(body[:0], int(size))[:size]
-		if _, err := io.ReadFull(br, body); err != nil {
-			return 0, 0, fmt.Errorf("baseline read: %w", err)
-		}
-		start := time.Now()
-		n, err := baselinePage(ctx, db, body)
-		if err != nil {
-			return 0, 0, err
-		}
-		elapsed += time.Since(start)
-		rows += n
-	}
-	return rows, elapsed, nil
+func (a *app) benchIdleMode() *cli.Command {
+	fs := newFlags("bench idle")
+	var o bench.IdleOptions
+	fs.IntVar(&o.Transactions, "transactions", 100000, "transactions in the simulated bank, backfilled by the daemon's start-up sync")
+	fs.DurationVar(&o.Idle, "idle", 2*time.Minute, "how long the daemon sits idle after the backfill before its RSS is read")
+	fs.IntVar(&o.Ticks, "ticks", 10, "schedule ticks to count the requests of")
+	fs.StringVar(&o.MemLimit, "gomemlimit", "24MiB", "`GOMEMLIMIT` of the daemon, as the systemd unit sets it (off: none)")
+	fs.StringVar(&o.Dir, "dir", "", "directory `DIR` for the mirror (default: a temporary one)")
+	return &cli.Command{Name: "idle", Flags: fs,
+		Synopsis: "[--transactions N] [--idle DURATION] [--ticks N] [--gomemlimit GOMEMLIMIT] [--dir DIR]",
+		Summary:  "bankmirror serve after a backfill, left idle: its RSS, and the bank requests of an idle hour",
+		Run: a.configured(func(ctx context.Context, _ []string) error {
+			if o.Transactions < 1 || o.Idle <= 0 || o.Ticks < 1 {
+				return fmt.Errorf("%w: --transactions, --idle and --ticks must be positive", errUsage)
+			}
+			return bench.Idle(ctx, a.benchEnv(), o)
+		})}
 }
 
-// baselinePage decodes one page and inserts its rows in one transaction.
-func baselinePage(ctx context.Context, db *sql.DB, body []byte) (int, error) {
-	var page struct {
-		Data []json.RawMessage `json:"data"`
-	}
-	if err := json.Unmarshal(body, &page); err != nil {
-		return 0, fmt.Errorf("baseline decode: %w", err)
-	}
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		return 0, fmt.Errorf("baseline: %w", err)
-	}
-	defer func() { _ = tx.Rollback() }() // after Commit: a no-op
-	stmt, err := tx.PrepareContext(ctx, "INSERT INTO t VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-	if err != nil {
-		return 0, fmt.Errorf("baseline: %w", err)
-	}
-	defer stmt.Close()
-	for _, raw := range page.Data {
-		t, err := bank.ParseTransaction(raw)
-		if err != nil {
-			return 0, fmt.Errorf("baseline decode: %w", err)
-		}
-		if _, err := stmt.ExecContext(ctx, t.ID, t.AccountID, t.Status, t.Description, t.Amount.Value,
-			t.Amount.ValueInBaseUnits, t.CreatedAt, t.SettledAt, t.CategoryID, string(raw)); err != nil {
-			return 0, fmt.Errorf("baseline insert: %w", err)
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		return 0, fmt.Errorf("baseline commit: %w", err)
-	}
-	return len(page.Data), nil
+func (a *app) benchExportMode() *cli.Command {
+	fs := newFlags("bench export")
+	var o bench.ExportOptions
+	fs.IntVar(&o.Transactions, "transactions", 1000000, "transactions in the generated mirror")
+	fs.IntVar(&o.Rounds, "rounds", 3, "rounds of (baseline, CSV, XLSX)")
+	fs.StringVar(&o.View, "view", export.DefaultView, "`NAME` of the view to export")
+	fs.StringVar(&o.Dir, "dir", "", "directory `DIR` for the mirror and the exports (default: a temporary one)")
+	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the rounds to this `FILE`")
+	generate := fs.String("generate", "", "only generate the mirror at this `PATH` and exit (the bench runs this in a child process)")
+	return &cli.Command{Name: "export", Flags: fs,
+		Synopsis: "[--transactions N] [--rounds N] [--view NAME] [--dir DIR] [--cpuprofile FILE]",
+		Summary:  "bankmirror export of a generated mirror (1,000,000 rows) to CSV and XLSX against a bare SELECT * of the view",
+		Run: a.configured(func(ctx context.Context, _ []string) error {
+			if *generate != "" {
+				return bench.GenerateExportMirror(ctx, *generate, o.Transactions)
+			}
+			if o.Rounds < 1 || o.Transactions < 1 {
+				return fmt.Errorf("%w: --rounds and --transactions must be positive", errUsage)
+			}
+			return bench.Export(ctx, a.benchEnv(), o)
+		})}
+}
+
+func (a *app) benchBucketMode() *cli.Command {
+	fs := newFlags("bench bucket")
+	var o bench.BucketOptions
+	fs.IntVar(&o.Transactions, "transactions", 25000, "transactions in the simulated bank (100 a page)")
+	fs.IntVar(&o.Limit, "limit", 200, "requests per token per hourly bucket at the simulated bank")
+	fs.DurationVar(&o.FirstBucket, "first-bucket", time.Minute, "the bank's first bucket ends this long after the daemon starts")
+	fs.DurationVar(&o.PurchaseEvery, "purchase-every", 15*time.Second, "a live purchase at the bank this often until the start-up sync ends")
+	fs.DurationVar(&o.Timeout, "timeout", 15*time.Minute, "give up when the mirror is not exact this long after the daemon starts")
+	fs.StringVar(&o.Dir, "dir", "", "directory `DIR` for the mirror (default: a temporary one)")
+	return &cli.Command{Name: "bucket", Flags: fs,
+		Synopsis: "[--transactions N] [--limit N] [--first-bucket DURATION] [--purchase-every DURATION] [--timeout DURATION] [--dir DIR]",
+		Summary: "a first sync across two of the bank's hourly buckets, the first ending a minute after the daemon starts: " +
+			"when the daemon finds the second, time to an exact mirror, live purchases meanwhile (takes minutes)",
+		Run: a.configured(func(ctx context.Context, _ []string) error {
+			if o.Transactions < 1 || o.Limit < 1 || o.FirstBucket <= 0 || o.FirstBucket >= time.Hour || o.PurchaseEvery <= 0 || o.Timeout <= 0 {
+				return fmt.Errorf("%w: --transactions, --limit, --purchase-every and --timeout must be positive, --first-bucket within the hour", errUsage)
+			}
+			return bench.Bucket(ctx, a.benchEnv(), o)
+		})}
 }

@@ -17,8 +17,8 @@ func TestBenchModes(t *testing.T) {
 		t.Skip("starts a simulator process per mode")
 	}
 	// The simulator child is this test binary, re-executed as bankmirror.
-	old := benchCommand
-	benchCommand = func(ctx context.Context, args ...string) (*exec.Cmd, error) {
+	old := benchChild
+	benchChild = func(ctx context.Context, args ...string) (*exec.Cmd, error) {
 		exe, err := os.Executable()
 		if err != nil {
 			return nil, err
@@ -27,7 +27,7 @@ func TestBenchModes(t *testing.T) {
 		cmd.Env = append(os.Environ(), childEnv+"=1")
 		return cmd, nil
 	}
-	t.Cleanup(func() { benchCommand = old })
+	t.Cleanup(func() { benchChild = old })
 
 	cases := []struct {
 		name string

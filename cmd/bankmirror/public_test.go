@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bankmirror/bankmirror/internal/bench"
 	"github.com/bankmirror/bankmirror/internal/receiver"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 )
@@ -215,7 +216,7 @@ func buildBankmirror(t *testing.T) string {
 // daemonMiB reads a kB field (VmRSS, VmHWM) of the daemon's /proc/PID/status.
 func daemonMiB(t *testing.T, d *child, field string) float64 {
 	t.Helper()
-	mib, err := procStatusMiB("/proc/"+strconv.Itoa(d.cmd.Process.Pid)+"/status", field)
+	mib, err := bench.ProcStatusMiB("/proc/"+strconv.Itoa(d.cmd.Process.Pid)+"/status", field)
 	if err != nil {
 		t.Fatal(err)
 	}

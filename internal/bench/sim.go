@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bufio"
@@ -34,16 +34,6 @@ import (
 // budget logic runs but never has to wait.
 var benchHeadroom = []string{"--rate-limit", "1000000", "--rate-bucket", "1h"}
 
-// benchCommand returns the command running `bankmirror args...`. Tests
-// replace it, since their binary is not bankmirror.
-var benchCommand = func(ctx context.Context, args ...string) (*exec.Cmd, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return nil, fmt.Errorf("find own binary: %w", err)
-	}
-	return exec.CommandContext(ctx, exe, args...), nil //nolint:gosec // this very binary, run as the simulator
-}
-
 // benchSim is `bankmirror simulator` running as a child process.
 type benchSim struct {
 	apiURL, token            string
@@ -52,11 +42,11 @@ type benchSim struct {
 	hc                       *http.Client
 }
 
-// startBenchSim starts the simulator with n seeded transactions, ample
+// startSim starts the simulator with n seeded transactions, ample
 // rate-limit headroom and the extra flags given.
-func startBenchSim(ctx context.Context, n int, extra ...string) (*benchSim, error) {
+func (env Env) startSim(ctx context.Context, n int, extra ...string) (*benchSim, error) {
 	args := append([]string{"simulator", "--listen", "127.0.0.1:0", "--transactions", strconv.Itoa(n)}, benchHeadroom...)
-	cmd, err := benchCommand(ctx, append(args, extra...)...)
+	cmd, err := env.Command(ctx, append(args, extra...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -249,37 +239,47 @@ func formatCounts(m map[string]int64) string {
 	return strings.Join(parts, ", ")
 }
 
+// envPrefix prefixes the daemon's configuration variables.
+const envPrefix = "BANKMIRROR_"
+
 // benchOwnVars are the settings the benchmark itself sets: where the bank
 // is, the token, the mirror file, the address and the webhook secret.
 var benchOwnVars = []string{"API_URL", "TOKEN", "TOKEN_FILE", "DB", "LISTEN", "ADMIN_LISTEN", "WEBHOOK_SECRET", "WEBHOOK_SECRET_FILE"}
 
-// benchConfig is the configuration the daemon gets as a user runs it: the
+// config is the configuration the daemon gets as a user runs it: the
 // defaults of every BANKMIRROR_* variable, any the user set (so one can
 // measure a setting), and set, the benchmark's own. It also returns the
 // user's settings, to be printed beside the figures.
-func benchConfig(environ, set map[string]string) (Config, []string, error) {
-	env := map[string]string{}
+func (env Env) config(set map[string]string) (Config, []string, error) {
+	cfg, user, _, err := env.configEnv(set)
+	return cfg, user, err
+}
+
+// configEnv is config, with the variables it was read from, for
+// StartDaemon.
+func (env Env) configEnv(set map[string]string) (Config, []string, map[string]string, error) {
+	vars := map[string]string{}
 	var user []string
-	for k, v := range environ {
+	for k, v := range env.Environ {
 		name, ok := strings.CutPrefix(k, envPrefix)
 		if !ok || slices.Contains(benchOwnVars, name) || strings.HasPrefix(name, "SIM_") {
 			continue
 		}
-		env[k] = v
+		vars[k] = v
 		if name != "LOG_LEVEL" && name != "LOG_FORMAT" {
 			user = append(user, k+"="+v)
 		}
 	}
 	for k, v := range set {
-		env[envPrefix+k] = v
+		vars[envPrefix+k] = v
 	}
 	slices.Sort(user)
-	cfg, err := loadConfig(env)
-	return cfg, user, err
+	cfg, err := env.LoadConfig(vars)
+	return cfg, user, vars, err
 }
 
-// daemonClient builds the bank client exactly as the daemon does
-// (Main.Open in serve.go): the request budget as configured.
+// daemonClient builds the bank client as the daemon does: the request
+// budget as configured.
 func daemonClient(cfg Config, log zerolog.Logger) *bank.Client {
 	return bank.New(cfg.APIURL, cfg.Token, bank.WithHourlyBudget(cfg.RequestsPerHour),
 		bank.WithReserve(cfg.BudgetReserve), bank.WithLogger(log))
@@ -305,12 +305,13 @@ func randomHex(n int) string {
 // procMiB reads a memory figure (VmRSS, VmHWM) of this process in MiB; 0
 // when it cannot.
 func procMiB(field string) float64 {
-	mib, _ := procStatusMiB("/proc/self/status", field)
+	mib, _ := ProcStatusMiB("/proc/self/status", field)
 	return mib
 }
 
-// procStatusMiB reads a kB field (VmRSS, VmHWM) of a /proc/PID/status file.
-func procStatusMiB(path, field string) (float64, error) {
+// ProcStatusMiB reads a kB field (VmRSS, VmHWM) of a /proc/PID/status file,
+// in MiB.
+func ProcStatusMiB(path, field string) (float64, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return 0, err

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -15,15 +15,24 @@ import (
 	"time"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
-	"github.com/bankmirror/bankmirror/internal/cli"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
 
-// benchBucketMode measures a first sync that needs more than one of the
-// bank's hourly buckets and starts late in the first: the simulated bank
-// (a child process) allows --limit requests an hour, in buckets that start
-// where the first ends --first-bucket after the daemon starts. The daemon
-// (Main as serve runs it, default settings, a registered webhook) backfills
+// BucketOptions are bench bucket's settings.
+type BucketOptions struct {
+	Transactions  int           // in the simulated bank (100 a page)
+	Limit         int           // requests per token per hourly bucket at the simulated bank
+	FirstBucket   time.Duration // the bank's first bucket ends this long after the daemon starts (within the hour)
+	PurchaseEvery time.Duration // a live purchase at the bank this often until the start-up sync ends
+	Timeout       time.Duration // give up when the mirror is not exact this long after the daemon starts
+	Dir           string        // for the mirror; "" makes a temporary one
+}
+
+// Bucket measures a first sync that needs more than one of the bank's
+// hourly buckets and starts late in the first: the simulated bank (a child
+// process) allows Limit requests an hour, in buckets that start where the
+// first ends FirstBucket after the daemon starts. The daemon (as serve runs
+// it, in this process, default settings, a registered webhook) backfills
 // an empty mirror while live purchases arrive at the bank. Reported: when
 // the daemon found the bank's second bucket against when it began (the
 // same-run floor: a client that knew where buckets begin), the requests of
@@ -31,35 +40,8 @@ import (
 // and the mirror was exact, and how long live purchases took to reach the
 // mirror. A request log in front of the bank (a reverse proxy in this
 // process) times every request.
-func (a *app) benchBucketMode() *cli.Command {
-	fs := newFlags("bench bucket")
-	var f benchBucketFlags
-	fs.IntVar(&f.n, "transactions", 25000, "transactions in the simulated bank (100 a page)")
-	fs.IntVar(&f.limit, "limit", 200, "requests per token per hourly bucket at the simulated bank")
-	fs.DurationVar(&f.first, "first-bucket", time.Minute, "the bank's first bucket ends this long after the daemon starts")
-	fs.DurationVar(&f.every, "purchase-every", 15*time.Second, "a live purchase at the bank this often until the start-up sync ends")
-	fs.DurationVar(&f.timeout, "timeout", 15*time.Minute, "give up when the mirror is not exact this long after the daemon starts")
-	fs.StringVar(&f.dir, "dir", "", "directory `DIR` for the mirror (default: a temporary one)")
-	return &cli.Command{Name: "bucket", Flags: fs,
-		Synopsis: "[--transactions N] [--limit N] [--first-bucket DURATION] [--purchase-every DURATION] [--timeout DURATION] [--dir DIR]",
-		Summary: "a first sync across two of the bank's hourly buckets, the first ending a minute after the daemon starts: " +
-			"when the daemon finds the second, time to an exact mirror, live purchases meanwhile (takes minutes)",
-		Run: a.configured(func(ctx context.Context, _ []string) error { return a.benchBucket(ctx, f) }),
-	}
-}
-
-// benchBucketFlags are the flags of bench bucket.
-type benchBucketFlags struct {
-	n, limit              int
-	first, every, timeout time.Duration
-	dir                   string
-}
-
-func (a *app) benchBucket(ctx context.Context, f benchBucketFlags) error {
-	if f.n < 1 || f.limit < 1 || f.first <= 0 || f.first >= time.Hour || f.every <= 0 || f.timeout <= 0 {
-		return fmt.Errorf("%w: --transactions, --limit, --purchase-every and --timeout must be positive, --first-bucket within the hour", errUsage)
-	}
-	rlog, err := startBankLog(ctx)
+func Bucket(ctx context.Context, env Env, o BucketOptions) error {
+	rlog, err := env.startBankLog(ctx)
 	if err != nil {
 		return err
 	}
@@ -67,7 +49,7 @@ func (a *app) benchBucket(ctx context.Context, f benchBucketFlags) error {
 	// No limit until the daemon starts: the webhook registered before it
 	// counts in no bucket. The bank's links (and its truth) name the log.
 	proxyURL := rlog.url + "/api/v1"
-	sim, done, err := benchSetup(ctx, &f.dir, f.n, "--rate-limit", "0", "--webhook-retry", "1s,10s,20", "--public-url", proxyURL)
+	sim, done, err := env.setup(ctx, &o.Dir, o.Transactions, "--rate-limit", "0", "--webhook-retry", "1s,10s,20", "--public-url", proxyURL)
 	if err != nil {
 		return err
 	}
@@ -79,18 +61,18 @@ func (a *app) benchBucket(ctx context.Context, f benchBucketFlags) error {
 	if err != nil {
 		return err
 	}
-	db := filepath.Join(f.dir, "bucket.db")
-	cfg, user, err := benchConfig(a.environ, map[string]string{"API_URL": proxyURL, "TOKEN": sim.token, "DB": db,
+	db := filepath.Join(o.Dir, "bucket.db")
+	cfg, user, vars, err := env.configEnv(map[string]string{"API_URL": proxyURL, "TOKEN": sim.token, "DB": db,
 		"LISTEN": listen, "ADMIN_LISTEN": admin})
 	if err != nil {
 		return err
 	}
-	w := a.stdout
+	w := env.Stdout
 	fmt.Fprintf(w, "bench bucket: bankmirror serve (in this process) backfills an empty mirror from a simulated bank of %d transactions (child process) "+
 		"allowing %d requests an hour, in hourly buckets the first of which ends %s after the daemon starts; a live purchase every %s meanwhile\n",
-		f.n, f.limit, f.first, f.every)
+		o.Transactions, o.Limit, o.FirstBucket, o.PurchaseEvery)
 	fmt.Fprintln(w, settingsLine(user))
-	fmt.Fprintf(w, "repeat: bankmirror bench bucket --transactions %d --limit %d --first-bucket %s --purchase-every %s\n", f.n, f.limit, f.first, f.every)
+	fmt.Fprintf(w, "repeat: bankmirror bench bucket --transactions %d --limit %d --first-bucket %s --purchase-every %s\n", o.Transactions, o.Limit, o.FirstBucket, o.PurchaseEvery)
 
 	if err := benchRegisterWebhook(ctx, sim, db, "http://"+listen+cfg.WebhookPath); err != nil {
 		return err
@@ -98,23 +80,22 @@ func (a *app) benchBucket(ctx context.Context, f benchBucketFlags) error {
 
 	var mu gosync.Mutex
 	applied := map[string]time.Time{} // transaction id -> first applied
-	m := NewMain(cfg, a.log)
-	m.OnEventApplied = func(e store.InboxEvent, _ store.Change) {
+	hooks := Hooks{OnEventApplied: func(e store.InboxEvent, _ store.Change) {
 		mu.Lock()
 		if _, ok := applied[e.TransactionID]; !ok {
 			applied[e.TransactionID] = time.Now()
 		}
 		mu.Unlock()
-	}
+	}}
 
 	start := time.Now()
-	ends := start.Add(f.first)
+	ends := start.Add(o.FirstBucket)
 	offset := time.Duration(ends.UnixNano() % int64(time.Hour))
-	if err := sim.control(ctx, http.MethodPut, "/rate-limit", map[string]any{"limit": f.limit, "bucket": "1h", "offset": offset.String()}, nil); err != nil {
+	if err := sim.control(ctx, http.MethodPut, "/rate-limit", map[string]any{"limit": o.Limit, "bucket": "1h", "offset": offset.String()}, nil); err != nil {
 		return err
 	}
-	if err := m.Open(ctx); err != nil {
-		_ = m.Close()
+	m, err := env.StartDaemon(ctx, vars, hooks)
+	if err != nil {
 		return err
 	}
 	defer m.Close()
@@ -126,22 +107,22 @@ func (a *app) benchBucket(ctx context.Context, f benchBucketFlags) error {
 		waiting bool // the backfill was waiting for the bank's budget
 	}
 	var purchases []purchase
-	deadline := start.Add(f.timeout)
-	tick := time.NewTicker(f.every)
+	deadline := start.Add(o.Timeout)
+	tick := time.NewTicker(o.PurchaseEvery)
 	syncOver := false
 	for !syncOver {
 		select {
 		case <-ctx.Done():
 			tick.Stop()
 			return ctx.Err()
-		case <-m.InitialSyncDone:
+		case <-m.InitialSyncDone():
 			syncOver = true
 		case <-tick.C:
 			if time.Now().After(deadline) {
 				syncOver = true
 				break
 			}
-			waiting := m.Bank.Budget().Waiting
+			waiting := m.Bank().Budget().Waiting
 			var out struct {
 				IDs []string `json:"ids"`
 			}
@@ -159,7 +140,7 @@ func (a *app) benchBucket(ctx context.Context, f benchBucketFlags) error {
 	syncDone := time.Now()
 	initialDone := false
 	select {
-	case <-m.InitialSyncDone:
+	case <-m.InitialSyncDone():
 		initialDone = true
 	default:
 	}
@@ -168,7 +149,7 @@ func (a *app) benchBucket(ctx context.Context, f benchBucketFlags) error {
 	var diff string
 	exactAt := time.Time{}
 	for {
-		if diff, err = mirrorDiff(ctx, sim, m.Store); err != nil {
+		if diff, err = mirrorDiff(ctx, sim, m.Store()); err != nil {
 			return err
 		}
 		if diff == "" {
@@ -270,11 +251,11 @@ func (a *app) benchBucket(ctx context.Context, f benchBucketFlags) error {
 	}
 	syncText := rel(syncDone)
 	if !initialDone {
-		syncText = fmt.Sprintf("NOT over after %s", f.timeout)
+		syncText = fmt.Sprintf("NOT over after %s", o.Timeout)
 	}
 	exact := fmt.Sprintf("%s (%.1f min)", rel(exactAt), exactAt.Sub(t0).Minutes())
 	if exactAt.IsZero() {
-		exact = fmt.Sprintf("NOT exact after %s: %s", f.timeout, diff)
+		exact = fmt.Sprintf("NOT exact after %s: %s", o.Timeout, diff)
 	}
 	fmt.Fprintf(w, "\n| transactions | requests (first bucket + second) | 429 | second bucket found after it began | start-up sync over | exact mirror | target | live purchases, created to applied | target |\n|---|---|---|---|---|---|---|---|---|\n")
 	foundAfter := "never"
@@ -284,7 +265,7 @@ func (a *app) benchBucket(ctx context.Context, f benchBucketFlags) error {
 	if found != nil {
 		foundAfter = fmt.Sprintf("%.1f s", found.at.Sub(ends).Seconds())
 	}
-	fmt.Fprintf(w, "| %d | %d (%d + %d) | %d | %s | %s | %s | <= 7 min | %s | <= 10 s |\n\n", f.n, len(reqs), b1, b2, limited, foundAfter, syncText, exact, live)
+	fmt.Fprintf(w, "| %d | %d (%d + %d) | %d | %s | %s | %s | <= 7 min | %s | <= 10 s |\n\n", o.Transactions, len(reqs), b1, b2, limited, foundAfter, syncText, exact, live)
 	fmt.Fprintln(w, "times are from the daemon's first request, as the request log in front of the bank saw it")
 	return nil
 }
@@ -369,7 +350,7 @@ func (s *statusWriter) WriteHeader(code int) {
 
 // startBankLog starts the request log on a loopback port; it forwards once
 // setTarget names the bank (502 before).
-func startBankLog(ctx context.Context) (*bankLog, error) {
+func (env Env) startBankLog(ctx context.Context) (*bankLog, error) {
 	l := &bankLog{}
 	proxy := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
 		t := l.target.Load()
@@ -388,10 +369,10 @@ func startBankLog(ctx context.Context) (*bankLog, error) {
 			remainingHeader: sw.Header().Get(bank.RemainingHeader)})
 		l.mu.Unlock()
 	})
-	srv, err := startServer(ctx, "127.0.0.1:0", h)
+	u, stop, err := env.Serve(ctx, "127.0.0.1:0", h)
 	if err != nil {
 		return nil, err
 	}
-	l.url, l.stop = srv.URL(), func() { _ = srv.Shutdown(shutdownGrace) }
+	l.url, l.stop = u, stop
 	return l, nil
 }

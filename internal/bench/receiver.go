@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bytes"
@@ -20,169 +20,160 @@ import (
 	"time"
 
 	json "github.com/goccy/go-json"
+	"github.com/rs/zerolog"
 
-	"github.com/bankmirror/bankmirror/internal/cli"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 	"github.com/bankmirror/bankmirror/internal/store"
 	"github.com/bankmirror/bankmirror/internal/sync"
 )
 
-// benchReceiverMode measures how many webhook deliveries per second the
-// daemon acknowledges (Main as `serve` runs it, default settings, its worker
-// refetching and applying every event from the simulated bank in a child
-// process), beside a bare handler in the same process that only checks the
+// ReceiverOptions are bench receiver's settings.
+type ReceiverOptions struct {
+	Transactions int           // in the simulated bank (the events reference them)
+	Events       int           // signed events sent per round
+	Rounds       int           // of (bare, daemon), alternated, per concurrency
+	Concurrency  []int         // levels of concurrent senders
+	CatchUp      time.Duration // to wait after the last acknowledgement for the worker to apply every event
+	Dir          string        // for the databases; "" makes a temporary one
+	CPUProfile   string        // file of a CPU profile of the rounds (this process), or ""
+	MemLimit     string        // GOMEMLIMIT of the daemon ("off": none)
+}
+
+// Receiver measures how many webhook deliveries per second the daemon
+// acknowledges (`bankmirror serve` in a child process, default settings,
+// its worker refetching and applying every event from the simulated bank
+// in another), beside a bare handler in this process that only checks the
 // signature and answers 200. Rounds alternate bare and daemon at each
 // concurrency; each daemon round starts from a copy of the same synced
 // mirror. After the last acknowledgement it waits until the worker has
 // applied every event: acknowledging fast is no use if the inbox only
 // grows.
-func (a *app) benchReceiverMode() *cli.Command {
-	fs := newFlags("bench receiver")
-	n := fs.Int("transactions", 5000, "transactions in the simulated bank (the events reference them)")
-	events := fs.Int("events", 5000, "signed events sent per round")
-	rounds := fs.Int("rounds", 3, "rounds of (bare, daemon), alternated, per concurrency")
-	levels := fs.String("concurrency", "1,16,128", "`LEVELS` of concurrent senders, comma-separated")
-	catchUp := fs.Duration("catch-up", 30*time.Second, "how long to wait after the last acknowledgement for the worker to apply every event")
-	dir := fs.String("dir", "", "directory `DIR` for the benchmark databases (default: a temporary one)")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the rounds (this process: the load generator, the bare handler) to this `FILE`")
-	memLimit := fs.String("gomemlimit", "24MiB", "`GOMEMLIMIT` of the daemon, as the systemd unit sets it (off: none)")
-	return &cli.Command{Name: "receiver", Flags: fs,
-		Synopsis: "[--transactions N] [--events N] [--rounds N] [--concurrency LEVELS] [--catch-up DURATION] [--dir DIR]",
-		Summary:  "acknowledgements per second of the daemon, its worker applying the events, against a bare handler that only checks signatures",
-		Run: a.configured(func(ctx context.Context, _ []string) error {
-			var conc []int
-			for _, f := range strings.Split(*levels, ",") {
-				c, err := strconv.Atoi(strings.TrimSpace(f))
-				if err != nil || c < 1 {
-					return fmt.Errorf("%w: --concurrency %q: want positive integers separated by commas", errUsage, *levels)
-				}
-				conc = append(conc, c)
-			}
-			if *n < 1 || *events < 1 || *rounds < 1 || *catchUp <= 0 {
-				return fmt.Errorf("%w: --transactions, --events, --rounds and --catch-up must be positive", errUsage)
-			}
-			stopProfile, err := startCPUProfile(*cpuProfile)
-			if err != nil {
-				return err
-			}
-			defer stopProfile()
-			sim, done, err := benchSetup(ctx, dir, *n)
-			if err != nil {
-				return err
-			}
-			defer done()
-			listen, admin, err := freeAddrs()
-			if err != nil {
-				return err
-			}
-			secret := randomHex(32)
-			set := map[string]string{"API_URL": sim.apiURL, "TOKEN": sim.token, "LISTEN": "127.0.0.1:0", "ADMIN_LISTEN": "127.0.0.1:0", "WEBHOOK_SECRET": secret}
-			cfg, user, err := benchConfig(a.environ, set)
-			if err != nil {
-				return err
-			}
-			w := a.stdout
-			fmt.Fprintf(w, "bench receiver: %d signed events per round over %d simulated transactions, %d rounds at concurrency %s\n",
-				*events, *n, *rounds, *levels)
-			fmt.Fprintln(w, settingsLine(user))
-			fmt.Fprintf(w, "repeat: bankmirror bench receiver --transactions %d --events %d --rounds %d --concurrency %s\n", *n, *events, *rounds, *levels)
+func Receiver(ctx context.Context, env Env, o ReceiverOptions) error {
+	levels := make([]string, len(o.Concurrency))
+	for i, c := range o.Concurrency {
+		levels[i] = strconv.Itoa(c)
+	}
+	stopProfile, err := startCPUProfile(o.CPUProfile)
+	if err != nil {
+		return err
+	}
+	defer stopProfile()
+	sim, done, err := env.setup(ctx, &o.Dir, o.Transactions)
+	if err != nil {
+		return err
+	}
+	defer done()
+	listen, admin, err := freeAddrs()
+	if err != nil {
+		return err
+	}
+	secret := randomHex(32)
+	set := map[string]string{"API_URL": sim.apiURL, "TOKEN": sim.token, "LISTEN": "127.0.0.1:0", "ADMIN_LISTEN": "127.0.0.1:0", "WEBHOOK_SECRET": secret}
+	cfg, user, err := env.config(set)
+	if err != nil {
+		return err
+	}
+	w := env.Stdout
+	fmt.Fprintf(w, "bench receiver: %d signed events per round over %d simulated transactions, %d rounds at concurrency %s\n",
+		o.Events, o.Transactions, o.Rounds, strings.Join(levels, ","))
+	fmt.Fprintln(w, settingsLine(user))
+	fmt.Fprintf(w, "repeat: bankmirror bench receiver --transactions %d --events %d --rounds %d --concurrency %s\n", o.Transactions, o.Events, o.Rounds, strings.Join(levels, ","))
 
-			// The mirror every daemon round starts from: a completed full sync,
-			// as a running daemon has.
-			template := filepath.Join(*dir, "template.db")
-			if err := benchTemplate(ctx, a, cfg, template); err != nil {
-				return err
-			}
-			txs, err := sim.transactions(ctx)
-			if err != nil {
-				return err
-			}
-			load, distinct, err := benchEvents(txs, *events, sim.apiURL, secret)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(w, "events: TRANSACTION_CREATED and TRANSACTION_SETTLED of %d distinct existing transactions, signed with BANKMIRROR_WEBHOOK_SECRET\n", distinct)
+	// The mirror every daemon round starts from: a completed full sync,
+	// as a running daemon has.
+	template := filepath.Join(o.Dir, "template.db")
+	if err := syncTemplate(ctx, env.Log, cfg, template); err != nil {
+		return err
+	}
+	txs, err := sim.transactions(ctx)
+	if err != nil {
+		return err
+	}
+	load, distinct, err := benchEvents(txs, o.Events, sim.apiURL, secret)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "events: TRANSACTION_CREATED and TRANSACTION_SETTLED of %d distinct existing transactions, signed with BANKMIRROR_WEBHOOK_SECRET\n", distinct)
 
-			bare, err := startServer(ctx, "127.0.0.1:0", bareWebhookHandler(cfg.WebhookPath, []byte(secret)))
+	bareURL, stopBare, err := env.Serve(ctx, "127.0.0.1:0", bareWebhookHandler(cfg.WebhookPath, []byte(secret)))
+	if err != nil {
+		return err
+	}
+	defer stopBare()
+
+	type row struct {
+		bare, daemon, ratio []float64
+		p50, p99            []float64
+		catchUp             []time.Duration
+		behind              []string
+		peak, barePeak      float64
+	}
+	rows := make([]row, len(o.Concurrency))
+	for ci, c := range o.Concurrency {
+		r := &rows[ci]
+		for round := 1; round <= o.Rounds; round++ {
+			resetPeakRSS()
+			b, err := driveWebhooks(ctx, bareURL, cfg.WebhookPath, load, c)
+			if err != nil {
+				return fmt.Errorf("bare handler: %w", err)
+			}
+			r.barePeak = max(r.barePeak, procMiB("VmHWM"))
+			db := filepath.Join(o.Dir, fmt.Sprintf("receiver-c%d-%d.db", c, round))
+			if err := copyFile(db, template); err != nil {
+				return err
+			}
+			vars := benchChildEnv(env.Environ, user, map[string]string{"API_URL": sim.apiURL, "TOKEN": sim.token, "DB": db,
+				"LISTEN": listen, "ADMIN_LISTEN": admin, "WEBHOOK_SECRET": secret, "LOG_LEVEL": "warn"}, o.MemLimit)
+			d, err := env.daemonRound(ctx, vars, db, listen, cfg.WebhookPath, load, c, o.CatchUp)
+			removeDB(db)
 			if err != nil {
 				return err
 			}
-			defer func() { _ = bare.Shutdown(shutdownGrace) }()
-
-			type row struct {
-				bare, daemon, ratio []float64
-				p50, p99            []float64
-				catchUp             []time.Duration
-				behind              []string
-				peak, barePeak      float64
+			r.bare, r.daemon, r.ratio = append(r.bare, b.rate()), append(r.daemon, d.rate()), append(r.ratio, d.rate()/b.rate())
+			r.p50, r.p99 = append(r.p50, benchMs(d.pct(50))), append(r.p99, benchMs(d.pct(99)))
+			r.peak = max(r.peak, d.peak)
+			caught := fmt.Sprintf("all applied %.0f ms after the last ack", benchMs(d.catchUp))
+			if d.pending > 0 {
+				caught = fmt.Sprintf("%d of %d NOT applied %s after the last ack", d.pending, d.stored, o.CatchUp)
+				r.behind = append(r.behind, fmt.Sprintf("%d/%d", d.pending, d.stored))
+			} else {
+				r.catchUp = append(r.catchUp, d.catchUp)
 			}
-			rows := make([]row, len(conc))
-			for ci, c := range conc {
-				r := &rows[ci]
-				for round := 1; round <= *rounds; round++ {
-					resetPeakRSS()
-					b, err := driveWebhooks(ctx, bare.URL(), cfg.WebhookPath, load, c)
-					if err != nil {
-						return fmt.Errorf("bare handler: %w", err)
-					}
-					r.barePeak = max(r.barePeak, procMiB("VmHWM"))
-					db := filepath.Join(*dir, fmt.Sprintf("receiver-c%d-%d.db", c, round))
-					if err := copyFile(db, template); err != nil {
-						return err
-					}
-					env := benchChildEnv(a.environ, user, map[string]string{"API_URL": sim.apiURL, "TOKEN": sim.token, "DB": db,
-						"LISTEN": listen, "ADMIN_LISTEN": admin, "WEBHOOK_SECRET": secret, "LOG_LEVEL": "warn"}, *memLimit)
-					d, err := daemonRound(ctx, env, db, listen, cfg.WebhookPath, load, c, *catchUp)
-					removeDB(db)
-					if err != nil {
-						return err
-					}
-					r.bare, r.daemon, r.ratio = append(r.bare, b.rate()), append(r.daemon, d.rate()), append(r.ratio, d.rate()/b.rate())
-					r.p50, r.p99 = append(r.p50, benchMs(d.pct(50))), append(r.p99, benchMs(d.pct(99)))
-					r.peak = max(r.peak, d.peak)
-					caught := fmt.Sprintf("all applied %.0f ms after the last ack", benchMs(d.catchUp))
-					if d.pending > 0 {
-						caught = fmt.Sprintf("%d of %d NOT applied %s after the last ack", d.pending, d.stored, *catchUp)
-						r.behind = append(r.behind, fmt.Sprintf("%d/%d", d.pending, d.stored))
-					} else {
-						r.catchUp = append(r.catchUp, d.catchUp)
-					}
-					fmt.Fprintf(w, "c=%d round %d: bare %.0f acks/s (p50 %.2f ms, p99 %.2f ms); daemon %.0f acks/s (p50 %.2f ms, p99 %.2f ms), %.2fx; %s; %s; peak RSS %.0f MiB\n",
-						c, round, b.rate(), benchMs(b.pct(50)), benchMs(b.pct(99)), d.rate(), benchMs(d.pct(50)), benchMs(d.pct(99)),
-						d.rate()/b.rate(), d.refused(), caught, d.peak)
-				}
+			fmt.Fprintf(w, "c=%d round %d: bare %.0f acks/s (p50 %.2f ms, p99 %.2f ms); daemon %.0f acks/s (p50 %.2f ms, p99 %.2f ms), %.2fx; %s; %s; peak RSS %.0f MiB\n",
+				c, round, b.rate(), benchMs(b.pct(50)), benchMs(b.pct(99)), d.rate(), benchMs(d.pct(50)), benchMs(d.pct(99)),
+				d.rate()/b.rate(), d.refused(), caught, d.peak)
+		}
+	}
+	fmt.Fprintf(w, "\n| concurrency | bare acks/s | daemon acks/s | ratio | daemon p50 | daemon p99 | worker done after last ack | peak RSS (bare) |\n|---|---|---|---|---|---|---|---|\n")
+	for ci, c := range o.Concurrency {
+		r := rows[ci]
+		done := "-"
+		if len(r.catchUp) > 0 {
+			ds := make([]float64, len(r.catchUp))
+			for i, d := range r.catchUp {
+				ds[i] = benchMs(d)
 			}
-			fmt.Fprintf(w, "\n| concurrency | bare acks/s | daemon acks/s | ratio | daemon p50 | daemon p99 | worker done after last ack | peak RSS (bare) |\n|---|---|---|---|---|---|---|---|\n")
-			for ci, c := range conc {
-				r := rows[ci]
-				done := "-"
-				if len(r.catchUp) > 0 {
-					ds := make([]float64, len(r.catchUp))
-					for i, d := range r.catchUp {
-						ds[i] = benchMs(d)
-					}
-					done = fmt.Sprintf("%.0f ms", median(ds))
-				}
-				if len(r.behind) > 0 {
-					done += fmt.Sprintf(" (%d of %d rounds NOT caught up after %s: %s pending)", len(r.behind), *rounds, *catchUp, strings.Join(r.behind, ", "))
-				}
-				fmt.Fprintf(w, "| %d | %.0f/s | %.0f/s | %.2fx | %.2f ms | %.2f ms | %s | %.0f MiB (%.0f MiB) |\n",
-					c, median(r.bare), median(r.daemon), median(r.ratio), median(r.p50), median(r.p99), done, r.peak, r.barePeak)
-			}
-			fmt.Fprintf(w, "\nmedians of %d rounds; peak RSS is the daemon's own (bankmirror serve in a child process, GOMEMLIMIT=%s, VmHWM); in brackets this process's during the bare rounds, with the load generator\n", *rounds, *memLimit)
-			return nil
-		})}
+			done = fmt.Sprintf("%.0f ms", median(ds))
+		}
+		if len(r.behind) > 0 {
+			done += fmt.Sprintf(" (%d of %d rounds NOT caught up after %s: %s pending)", len(r.behind), o.Rounds, o.CatchUp, strings.Join(r.behind, ", "))
+		}
+		fmt.Fprintf(w, "| %d | %.0f/s | %.0f/s | %.2fx | %.2f ms | %.2f ms | %s | %.0f MiB (%.0f MiB) |\n",
+			c, median(r.bare), median(r.daemon), median(r.ratio), median(r.p50), median(r.p99), done, r.peak, r.barePeak)
+	}
+	fmt.Fprintf(w, "\nmedians of %d rounds; peak RSS is the daemon's own (bankmirror serve in a child process, GOMEMLIMIT=%s, VmHWM); in brackets this process's during the bare rounds, with the load generator\n", o.Rounds, o.MemLimit)
+	return nil
 }
 
-// benchTemplate writes a mirror of the whole simulated bank to path, with
+// syncTemplate writes a mirror of the whole simulated bank to path, with
 // a client built as the daemon builds it.
-func benchTemplate(ctx context.Context, a *app, cfg Config, path string) error {
+func syncTemplate(ctx context.Context, log zerolog.Logger, cfg Config, path string) error {
 	st, err := store.Open(ctx, path)
 	if err != nil {
 		return err
 	}
-	client := daemonClient(cfg, a.log)
-	if _, err := sync.New(client, st, a.log, sync.Options{}).Full(ctx); err != nil {
+	client := daemonClient(cfg, log)
+	if _, err := sync.New(client, st, log, sync.Options{}).Full(ctx); err != nil {
 		st.Close()
 		return fmt.Errorf("sync the starting mirror: %w", err)
 	}
@@ -391,13 +382,13 @@ type daemonResult struct {
 	peak            float64       // VmHWM during the round, MiB
 }
 
-// daemonRound runs `bankmirror serve` in a child process, with env (the
+// daemonRound runs `bankmirror serve` in a child process, with vars (the
 // defaults, the bench's settings and the unit's GOMEMLIMIT) on the mirror
 // at db, waits for its start-up sync, sends load to its webhook and waits
 // up to catchUp after the last acknowledgement for its worker to have
 // applied every stored event. In a child process, the daemon's memory
 // limit and peak RSS are its own, not shared with the load generator.
-func daemonRound(ctx context.Context, env []string, db, listen, path string, load webhookLoad, c int, catchUp time.Duration) (daemonResult, error) {
+func (env Env) daemonRound(ctx context.Context, vars []string, db, listen, path string, load webhookLoad, c int, catchUp time.Duration) (daemonResult, error) {
 	ro, err := store.OpenReadOnlyDB(ctx, db)
 	if err != nil {
 		return daemonResult{}, err
@@ -411,7 +402,7 @@ func daemonRound(ctx context.Context, env []string, db, listen, path string, loa
 	if err != nil {
 		return daemonResult{}, fmt.Errorf("read sync runs: %w", err)
 	}
-	child, err := startServeChild(ctx, env)
+	child, err := env.startServeChild(ctx, vars)
 	if err != nil {
 		return daemonResult{}, err
 	}

@@ -1,0 +1,402 @@
+// Package bench runs bankmirror's whole-system benchmarks (`bankmirror
+// bench`), each beside a baseline measured in the same run: a full sync
+// (Sync), the webhook receiver with its worker (Receiver), a burst of
+// webhook events (Burst), an idle daemon (Idle) and the export of a large
+// mirror (Export). The command parses the flags and wires in, through Env,
+// what only it has: its own binary and the daemon.
+package bench
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	json "github.com/goccy/go-json"
+	"github.com/rs/zerolog"
+
+	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/store"
+	"github.com/bankmirror/bankmirror/internal/sync"
+)
+
+// Env is what the benchmarks need from the command that runs them.
+type Env struct {
+	Stdout, Stderr io.Writer
+	// Environ is the process's environment: the BANKMIRROR_* variables the
+	// user set are measured with (and printed beside the figures).
+	Environ map[string]string
+	Log     zerolog.Logger
+	// Command returns the command running `bankmirror args...` in a child
+	// process: the simulated bank, serve, webhook register, the export
+	// benchmark's mirror generator.
+	Command func(ctx context.Context, args ...string) (*exec.Cmd, error)
+	// LoadConfig reads the daemon's configuration from environ's
+	// BANKMIRROR_* variables, as the daemon does.
+	LoadConfig func(environ map[string]string) (Config, error)
+	// StartDaemon opens the daemon in this process, as `serve` runs it,
+	// with the configuration environ gives, calling hooks.
+	StartDaemon func(ctx context.Context, environ map[string]string, hooks Hooks) (Daemon, error)
+	// Serve serves h on addr as the daemon's public listener is served,
+	// until stop.
+	Serve func(ctx context.Context, addr string, h http.Handler) (url string, stop func(), err error)
+}
+
+// Config is what the benchmarks read of the daemon's configuration.
+type Config struct {
+	APIURL, Token     string
+	RequestsPerHour   int
+	BudgetReserve     int
+	WebhookPath       string
+	SyncSchedule      string
+	ReconcileSchedule string
+}
+
+// Hooks are called by a daemon StartDaemon opens.
+type Hooks struct {
+	// OnEventsStored: webhook events were stored, durably (ids).
+	OnEventsStored func(ids []string)
+	// OnEventApplied: the worker applied an event.
+	OnEventApplied func(store.InboxEvent, store.Change)
+}
+
+// Daemon is the daemon running in this process.
+type Daemon interface {
+	// InitialSyncDone is closed when the start-up sync has ended.
+	InitialSyncDone() <-chan struct{}
+	// URL is the base URL of its public listener.
+	URL() string
+	Bank() *bank.Client
+	Store() *store.Store
+	Close() error
+}
+
+// SyncOptions are bench sync's settings.
+type SyncOptions struct {
+	Transactions int           // in the simulated bank
+	Rounds       int           // of (sync, baseline), alternated
+	Dir          string        // for the databases; "" makes a temporary one
+	Stall        time.Duration // give up when a sync makes no progress for this long
+	CPUProfile   string        // file of a CPU profile of the first sync, or ""
+}
+
+// Sync measures a full sync of the simulated bank end to end, with the
+// client built as the daemon builds it (default settings: the request
+// budget on) against a simulator that reports ample headroom, beside a
+// baseline measured in the same run: decoding the same pages and inserting
+// the same rows with one prepared statement and one transaction per page.
+// Rounds alternate the two, each into a fresh database, and the median
+// ratio is reported, since these machines are noisy. The simulator runs in
+// a child process, and the first round's sync runs before any baseline, so
+// the peak RSS reported is the sync's own.
+func Sync(ctx context.Context, env Env, o SyncOptions) error {
+	n, rounds, dir := o.Transactions, o.Rounds, o.Dir
+	sim, done, err := env.setup(ctx, &dir, n)
+	if err != nil {
+		return err
+	}
+	defer done()
+	cfg, user, err := env.config(map[string]string{"API_URL": sim.apiURL, "TOKEN": sim.token})
+	if err != nil {
+		return err
+	}
+	w := env.Stdout
+	fmt.Fprintf(w, "bench sync: full sync of %d simulated transactions, %d rounds (simulator in a child process at %s, reporting %s requests/hour of headroom)\n",
+		n, rounds, sim.apiURL, benchHeadroom[1])
+	fmt.Fprintln(w, settingsLine(user))
+	fmt.Fprintf(w, "repeat: bankmirror bench sync --transactions %d --rounds %d\n", n, rounds)
+
+	pagesFile := filepath.Join(dir, "pages.bin")
+	var ratios, rates, bases []float64
+	var first sync.Result
+	var peak float64
+	var rss []string
+	peakReset := false
+	for round := 1; round <= rounds; round++ {
+		// A fresh client per round, as a freshly started daemon has.
+		client := daemonClient(cfg, env.Log)
+		var marks []int
+		if round == 1 {
+			marks = []int{n / 4, n / 2, 3 * n / 4, n}
+			peakReset = resetPeakRSS()
+		}
+		progress := func(p sync.Progress) {
+			for len(marks) > 0 && p.Transactions >= marks[0] {
+				if marks[0] == n {
+					// The listing is complete: what follows (deletions,
+					// tags, attachments) is measured by the end figures.
+					rss = append(rss, fmt.Sprintf("listed: %.0f MiB (peak so far %.0f MiB)", procMiB("VmRSS"), procMiB("VmHWM")))
+				} else {
+					rss = append(rss, fmt.Sprintf("%d tx: %.0f MiB", marks[0], procMiB("VmRSS")))
+				}
+				marks = marks[1:]
+			}
+		}
+		path := filepath.Join(dir, fmt.Sprintf("sync-%d.db", round))
+		res, err := benchSync(ctx, client, path, env.Log, progress, o.Stall, cfg.RequestsPerHour, round == 1, o.CPUProfile)
+		if err != nil {
+			return fmt.Errorf("round %d: %w", round, err)
+		}
+		if round == 1 {
+			first, peak = res, procMiB("VmHWM")
+			rss = append(rss, fmt.Sprintf("end: %.0f MiB", procMiB("VmRSS")))
+			// The baseline's pages, fetched once, untimed, kept on disk
+			// so that a million transactions fit.
+			if err := fetchPages(ctx, sim.token, client.TransactionsURL(bank.TransactionFilter{}), pagesFile); err != nil {
+				return err
+			}
+		}
+		baseRows, baseDur, err := baseline(ctx, filepath.Join(dir, fmt.Sprintf("baseline-%d.db", round)), pagesFile)
+		if err != nil {
+			return err
+		}
+		for _, p := range []string{path, filepath.Join(dir, fmt.Sprintf("baseline-%d.db", round))} {
+			removeDB(p) // keep the disk use of a million-transaction run flat
+		}
+		base := float64(baseRows) / baseDur.Seconds()
+		e2e := float64(res.Listed) / res.Duration.Seconds()
+		ratios, rates, bases = append(ratios, e2e/base), append(rates, e2e), append(bases, base)
+		fmt.Fprintf(w, "round %d: baseline (decode + 1 prepared INSERT, 1 tx/page) %.0f rows/s; bankmirror full sync (HTTP + decode + upsert + history) %.0f tx/s in %.1fs; ratio %.2fx\n",
+			round, base, e2e, res.Duration.Seconds(), e2e/base)
+	}
+	floor := (first.Listed+99)/100 + 4
+	fmt.Fprintf(w, "\n| rounds | baseline median | bankmirror median | median ratio | requests (floor) | peak RSS |\n|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "| %d | %.0f rows/s | %.0f tx/s | %.2fx | %d (%d, +%.1f%%) | %.0f MiB |\n\n", rounds,
+		median(bases), median(rates), median(ratios), first.Requests, floor,
+		100*float64(int(first.Requests)-floor)/float64(floor), peak)
+	fmt.Fprintf(w, "median: %.0f tx/s, %.2fx the baseline\n", median(rates), median(ratios))
+	fmt.Fprintf(w, "requests: %d (floor %d, +%.1f%%)\n", first.Requests, floor, 100*float64(int(first.Requests)-floor)/float64(floor))
+	what := "peak RSS of the first sync"
+	if !peakReset {
+		what = "peak RSS of the process up to the end of the first sync"
+	}
+	fmt.Fprintf(w, "%s: %.0f MiB (RSS at %s)\n", what, peak, strings.Join(rss, ", "))
+	return nil
+}
+
+// benchDir makes *dir a temporary directory when it is empty; cleanup
+// removes it.
+func benchDir(dir *string) (cleanup func(), err error) {
+	if *dir != "" {
+		return func() {}, os.MkdirAll(*dir, 0o700)
+	}
+	d, err := os.MkdirTemp("", "bankmirror-bench-")
+	if err != nil {
+		return nil, fmt.Errorf("bench dir: %w", err)
+	}
+	*dir = d
+	return func() { os.RemoveAll(d) }, nil
+}
+
+// setup prepares a benchmark's directory (benchDir) and starts the
+// simulated bank with n transactions in a child process; done stops the
+// bank and removes a temporary directory.
+func (env Env) setup(ctx context.Context, dir *string, n int, simArgs ...string) (sim *benchSim, done func(), err error) {
+	cleanup, err := benchDir(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	if sim, err = env.startSim(ctx, n, simArgs...); err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	return sim, func() { sim.stop(); cleanup() }, nil
+}
+
+// removeDB removes an SQLite file and its WAL and shared-memory files.
+func removeDB(path string) {
+	for _, suffix := range []string{"", "-wal", "-shm", ".sync-lock", ".heal-lock"} {
+		_ = os.Remove(path + suffix)
+	}
+}
+
+// benchSync runs one full sync into a fresh mirror at path. It gives up
+// when the sync makes no progress for stall (today's default request cap
+// makes a large sync wait for the next hour).
+func benchSync(ctx context.Context, client *bank.Client, path string, log zerolog.Logger, progress func(sync.Progress),
+	stall time.Duration, perHour int, profile bool, cpuProfile string) (sync.Result, error) {
+	st, err := store.Open(ctx, path)
+	if err != nil {
+		return sync.Result{}, err
+	}
+	defer st.Close()
+	var last atomic.Int64
+	var listed, pages atomic.Int64
+	last.Store(time.Now().UnixNano())
+	s := sync.New(client, st, log, sync.Options{OnProgress: func(p sync.Progress) {
+		last.Store(time.Now().UnixNano())
+		listed.Store(int64(p.Transactions))
+		pages.Store(int64(p.Pages))
+		progress(p)
+	}})
+	if profile {
+		stopProfile, err := startCPUProfile(cpuProfile)
+		if err != nil {
+			return sync.Result{}, err
+		}
+		defer stopProfile()
+	}
+	sctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	go func() {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-sctx.Done():
+				return
+			case <-t.C:
+				if idle := time.Since(time.Unix(0, last.Load())); idle > stall {
+					cancel(fmt.Errorf("no progress for %s after %d transactions in %d pages and %d requests: "+
+						"the client is probably waiting for its request budget (BANKMIRROR_REQUESTS_PER_HOUR=%d, 0 = no cap; see the log above)",
+						idle.Round(time.Second), listed.Load(), pages.Load(), client.Requests(), perHour))
+					return
+				}
+			}
+		}
+	}()
+	res, err := s.Full(sctx)
+	if err != nil && context.Cause(sctx) != nil && ctx.Err() == nil {
+		return res, context.Cause(sctx)
+	}
+	return res, err
+}
+
+// fetchPages downloads every page's body, following links.next, into
+// path: each body after its length (8 bytes, big-endian).
+func fetchPages(ctx context.Context, token, first, path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("baseline fetch: %w", err)
+	}
+	bw := bufio.NewWriter(f)
+	for next := first; next != ""; {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, next, nil)
+		if err != nil {
+			f.Close()
+			return fmt.Errorf("baseline fetch: %w", err)
+		}
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			f.Close()
+			return fmt.Errorf("baseline fetch: %w", err)
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK {
+			f.Close()
+			return fmt.Errorf("baseline fetch: status %d: %w", resp.StatusCode, err)
+		}
+		_ = binary.Write(bw, binary.BigEndian, uint64(len(body)))
+		_, _ = bw.Write(body)
+		var links struct {
+			Links struct {
+				Next *string `json:"next"`
+			} `json:"links"`
+		}
+		if err := json.Unmarshal(body, &links); err != nil {
+			f.Close()
+			return fmt.Errorf("baseline fetch: %w", err)
+		}
+		next = ""
+		if links.Links.Next != nil {
+			next = *links.Links.Next
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("baseline fetch: %w", err)
+	}
+	return f.Close()
+}
+
+// baseline decodes the pages stored in pagesFile and inserts each
+// transaction's main columns and raw JSON with one prepared statement, one
+// transaction per page, into a fresh database with the mirror's pragmas.
+// Reading a page from the file is not timed.
+func baseline(ctx context.Context, path, pagesFile string) (int, time.Duration, error) {
+	f, err := os.Open(pagesFile)
+	if err != nil {
+		return 0, 0, fmt.Errorf("baseline: %w", err)
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, 1<<20)
+	db, err := sql.Open("sqlite3", "file:"+path+"?_journal_mode=WAL&_synchronous=FULL&_busy_timeout=5000&_txlock=immediate")
+	if err != nil {
+		return 0, 0, fmt.Errorf("baseline: %w", err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	if _, err := db.ExecContext(ctx, `CREATE TABLE t (id TEXT PRIMARY KEY, account_id TEXT, status TEXT, description TEXT,
+		amount_value TEXT, amount_base_units INTEGER, created_at TEXT, settled_at TEXT, category_id TEXT, raw TEXT) STRICT`); err != nil {
+		return 0, 0, fmt.Errorf("baseline: %w", err)
+	}
+	var elapsed time.Duration
+	rows := 0
+	var body []byte
+	for {
+		var size uint64
+		if err := binary.Read(br, binary.BigEndian, &size); err == io.EOF {
+			break
+		} else if err != nil {
+			return 0, 0, fmt.Errorf("baseline read: %w", err)
+		}
+		body = slices.Grow(body[:0], int(size))[:size]
+		if _, err := io.ReadFull(br, body); err != nil {
+			return 0, 0, fmt.Errorf("baseline read: %w", err)
+		}
+		start := time.Now()
+		n, err := baselinePage(ctx, db, body)
+		if err != nil {
+			return 0, 0, err
+		}
+		elapsed += time.Since(start)
+		rows += n
+	}
+	return rows, elapsed, nil
+}
+
+// baselinePage decodes one page and inserts its rows in one transaction.
+func baselinePage(ctx context.Context, db *sql.DB, body []byte) (int, error) {
+	var page struct {
+		Data []json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal(body, &page); err != nil {
+		return 0, fmt.Errorf("baseline decode: %w", err)
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("baseline: %w", err)
+	}
+	defer func() { _ = tx.Rollback() }() // after Commit: a no-op
+	stmt, err := tx.PrepareContext(ctx, "INSERT INTO t VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+	if err != nil {
+		return 0, fmt.Errorf("baseline: %w", err)
+	}
+	defer stmt.Close()
+	for _, raw := range page.Data {
+		t, err := bank.ParseTransaction(raw)
+		if err != nil {
+			return 0, fmt.Errorf("baseline decode: %w", err)
+		}
+		if _, err := stmt.ExecContext(ctx, t.ID, t.AccountID, t.Status, t.Description, t.Amount.Value,
+			t.Amount.ValueInBaseUnits, t.CreatedAt, t.SettledAt, t.CategoryID, string(raw)); err != nil {
+			return 0, fmt.Errorf("baseline insert: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("baseline commit: %w", err)
+	}
+	return len(page.Data), nil
+}
