@@ -33,6 +33,7 @@ bench:
 	go run $(TAGS) ./cmd/bankmirror bench idle
 	go run $(TAGS) ./cmd/bankmirror bench export
 	go run $(TAGS) ./cmd/bankmirror bench bucket
+	go run $(TAGS) ./cmd/bankmirror bench ui
 	go test $(TAGS) -run '^$$' -bench . -benchtime 3000x ./internal/receiver
 	go test $(TAGS) -run '^$$' -bench EventVisibility -benchtime 1x ./cmd/bankmirror
 

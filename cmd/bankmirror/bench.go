@@ -22,10 +22,10 @@ import (
 // bench.
 func (a *app) benchCommand() *cli.Command {
 	return &cli.Command{Name: "bench", Default: "sync",
-		Summary: "whole-system benchmarks against same-run baselines: sync, receiver, burst, idle, export, bucket",
+		Summary: "whole-system benchmarks against same-run baselines: sync, receiver, burst, idle, export, bucket, ui",
 		Commands: []*cli.Command{
 			a.benchSyncMode(), a.benchReceiverMode(), a.benchBurstMode(), a.benchIdleMode(), a.benchExportMode(),
-			a.benchBucketMode(),
+			a.benchBucketMode(), a.benchUIMode(),
 		}}
 }
 

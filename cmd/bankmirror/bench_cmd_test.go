@@ -56,6 +56,10 @@ func TestBenchModes(t *testing.T) {
 			"repeat: bankmirror bench bucket --transactions 500 --limit 200", "the reserve was not reached in the first bucket",
 			"| 500 | ",
 		}},
+		{"ui", []string{"bench", "ui", "--transactions", "2000", "--rounds", "1", "--requests", "2"}, []string{
+			"repeat: bankmirror bench ui --transactions 2000 --rounds 1 --requests 2", "mirror: 2000 transactions generated",
+			"round 1: overview p50", "| overview (/) | 2 |", "| search (/transactions?q=) | 10 |", "ui process RSS: peak",
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -42,13 +42,17 @@ func parsePages() (map[string]*template.Template, error) {
 }
 
 // render writes page name with data, whole or (on a template error) not
-// at all.
-func (h *Handler) render(w http.ResponseWriter, status int, name string, data any) {
+// at all, with the time the server took in its Server-Timing header
+// (`bankmirror bench ui` reads it; a browser's developer tools show it).
+func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, name string, data any) {
 	var buf bytes.Buffer
 	if err := h.pages[name].Execute(&buf, data); err != nil {
 		h.log.Error().Err(err).Str(logfield.Page, name).Msg("dashboard: render failed")
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
+	}
+	if start, ok := r.Context().Value(startKey{}).(time.Time); ok {
+		w.Header().Set("Server-Timing", fmt.Sprintf("app;dur=%.3f", float64(time.Since(start).Microseconds())/1000))
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.WriteHeader(status)
@@ -70,7 +74,7 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 	default:
 		h.log.Error().Err(err).Str(logfield.Page, r.URL.Path).Msg("dashboard: page failed")
 	}
-	h.render(w, status, "error", struct{ Title, Message string }{http.StatusText(status), msg})
+	h.render(w, r, status, "error", struct{ Title, Message string }{http.StatusText(status), msg})
 }
 
 // badInput is a request parameter the page refuses.
@@ -156,7 +160,7 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request) {
 	if h.o.Status != nil {
 		d.Health = h.healthLine(ctx)
 	}
-	h.render(w, http.StatusOK, "overview", d)
+	h.render(w, r, http.StatusOK, "overview", d)
 }
 
 func categoryLabel(c store.CategorySpending) string {
@@ -343,7 +347,7 @@ func (h *Handler) transactions(w http.ResponseWriter, r *http.Request) {
 		d.CSV = "/transactions.csv?" + e.Encode()
 		d.XLSX = "/transactions.xlsx?" + e.Encode()
 	}
-	h.render(w, http.StatusOK, "transactions", d)
+	h.render(w, r, http.StatusOK, "transactions", d)
 }
 
 func cloneValues(v url.Values) url.Values {
@@ -391,7 +395,7 @@ func (h *Handler) transaction(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	h.render(w, http.StatusOK, "transaction", struct {
+	h.render(w, r, http.StatusOK, "transaction", struct {
 		Title string
 		T     store.TxDetail
 	}{d.Description, d})
@@ -540,7 +544,7 @@ func (h *Handler) categories(w http.ResponseWriter, r *http.Request) {
 	for _, t := range totals {
 		all += t
 	}
-	h.render(w, http.StatusOK, "categories", struct {
+	h.render(w, r, http.StatusOK, "categories", struct {
 		Title  string
 		Months []string
 		Rows   []*catRow
@@ -563,7 +567,7 @@ func (h *Handler) recurring(w http.ResponseWriter, r *http.Request) {
 	for _, p := range list {
 		total += p.Monthly
 	}
-	h.render(w, http.StatusOK, "recurring", struct {
+	h.render(w, r, http.StatusOK, "recurring", struct {
 		Title         string
 		From, To      string
 		List          []payee

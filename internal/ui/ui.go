@@ -176,6 +176,7 @@ func securityHeaders(w http.ResponseWriter) {
 // ServeHTTP checks the token (the query's, the login form's or the
 // cookie's) and serves the page.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	r = r.WithContext(context.WithValue(r.Context(), startKey{}, time.Now()))
 	securityHeaders(w)
 	if strings.HasPrefix(r.URL.Path, "/static/") {
 		w.Header().Set("Cache-Control", "max-age=3600")
@@ -228,6 +229,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, r.URL.RequestURI(), http.StatusSeeOther)
 }
 
+// startKey holds the time a request arrived in its context.
+type startKey struct{}
+
 // localPath is next if it is a path of this server (the login form's
 // return address), else "/".
 func localPath(next string) (path, rawQuery string) {
@@ -256,7 +260,7 @@ func (h *Handler) login(w http.ResponseWriter, r *http.Request, status int, msg 
 	if r.URL.RawQuery != "" {
 		next += "?" + r.URL.RawQuery
 	}
-	h.render(w, status, "login", struct {
+	h.render(w, r, status, "login", struct {
 		Title, Message, Next string
 	}{"Sign in", msg, next})
 }
