@@ -68,7 +68,8 @@ echo "check-release: tarballs"
 for arch in amd64 arm64; do
 	name="bankmirror_${version}_linux_$arch"
 	want=$(printf "$name/%s\n" "" CHANGELOG.md LICENSE README.md bankmirror bankmirror.1 bankmirror.service \
-		completions/ completions/_bankmirror completions/bankmirror.bash completions/bankmirror.fish)
+		completions/ completions/_bankmirror completions/bankmirror.bash completions/bankmirror.fish \
+		docs/ $(cd docs && ls -- *.md *.png | sed 's|^|docs/|'))
 	diff <(sort <<<"$want") <(tar -tzf "dist/$name.tar.gz" | sort) || fail "$name.tar.gz holds other files than these"
 	tar -xzf "dist/$name.tar.gz" -C "$scratch"
 	check_binary "$arch" "$scratch/$name/bankmirror"
@@ -87,6 +88,8 @@ paths=(
 	"-rw-r--r-- root/root ./usr/share/man/man1/bankmirror.1.gz"
 	"-rw-r--r-- root/root ./usr/share/doc/bankmirror/copyright"
 	"-rw-r--r-- root/root ./usr/share/doc/bankmirror/changelog.gz"
+	"-rw-r--r-- root/root ./usr/share/doc/bankmirror/docs/design.md"
+	"-rw-r--r-- root/root ./usr/share/doc/bankmirror/docs/dashboard.png"
 )
 for arch in amd64 arm64; do
 	deb="dist/bankmirror_${version}_$arch.deb"

@@ -104,9 +104,10 @@ glibc() {
 tarball() { # ARCH
 	local name="bankmirror_${version}_linux_$1"
 	local dir="$work/tar/$name"
-	mkdir -p "$dir/completions"
+	mkdir -p "$dir/completions" "$dir/docs"
 	install -m 0755 "$work/$1/bankmirror" "$dir/bankmirror"
 	install -m 0644 LICENSE README.md CHANGELOG.md systemd/bankmirror.service "$gen/bankmirror.1" "$dir/"
+	install -m 0644 docs/*.md docs/*.png "$dir/docs/"
 	install -m 0644 "$gen/completion.bash" "$dir/completions/bankmirror.bash"
 	install -m 0644 "$gen/completion.zsh" "$dir/completions/_bankmirror"
 	install -m 0644 "$gen/completion.fish" "$dir/completions/bankmirror.fish"
@@ -125,6 +126,8 @@ deb() { # ARCH
 	gzip -9 -n <"$gen/bankmirror.1" >"$stage/bankmirror.1.gz"
 	gzip -9 -n <CHANGELOG.md >"$stage/changelog.gz"
 	gzip -9 -n <README.md >"$stage/README.md.gz"
+	mkdir -p "$stage/docs"
+	install -m 0644 docs/*.md docs/*.png "$stage/docs/"
 	go run ./internal/tools/copyright -binary "$stage/bankmirror" \
 		-modcache "$(go env GOMODCACHE)" -goroot "$(go env GOROOT)" >"$stage/copyright"
 	STAGE="$stage" VERSION="$version" ARCH="$1" GLIBC_MIN="$(glibc "$1")" \
