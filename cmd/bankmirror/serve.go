@@ -26,6 +26,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/store"
 	"github.com/bankmirror/bankmirror/internal/sync"
 	"github.com/bankmirror/bankmirror/internal/systemd"
+	"github.com/bankmirror/bankmirror/internal/ui"
 	"github.com/bankmirror/bankmirror/internal/webhooks"
 )
 
@@ -94,6 +95,10 @@ type Main struct {
 	// adminExposed is the admin listener's address when it is bound beyond
 	// loopback, set before the reporter starts.
 	adminExposed string
+
+	// dashboard serves dash on BANKMIRROR_UI_LISTEN; both nil without it.
+	dashboard *httpserver.Server
+	dash      *ui.Handler
 
 	bgCtx  context.Context    // lives until Close: the worker, syncs, loops
 	cancel context.CancelFunc // ends bgCtx
@@ -263,6 +268,11 @@ func (m *Main) Open(ctx context.Context) error {
 				"spreadsheet feed are reachable from other machines; set BANKMIRROR_ADMIN_LISTEN to 127.0.0.1:PORT unless that is meant")
 		}
 	}
+	if m.Config.UIListen != "" {
+		if err := m.openDashboard(ctx); err != nil {
+			return err
+		}
+	}
 	// The report says where the admin listener is bound: it starts after.
 	m.bg.Go(func() { health.RunReporter(bgCtx, m.Store, 2*time.Second, m.report, m.Log) })
 	return nil
@@ -402,7 +412,7 @@ func (m *Main) stopServing(grace time.Duration) []error {
 	var mu gosync.Mutex
 	var errs []error
 	var wg gosync.WaitGroup
-	for _, srv := range []*httpserver.Server{m.admin, m.http} {
+	for _, srv := range []*httpserver.Server{m.admin, m.http, m.dashboard} {
 		if srv == nil {
 			continue
 		}
@@ -416,6 +426,9 @@ func (m *Main) stopServing(grace time.Duration) []error {
 	wg.Wait()
 	if m.feed != nil {
 		m.feed.Close()
+	}
+	if m.dash != nil {
+		m.dash.Close()
 	}
 	if m.Receiver != nil {
 		if err := m.Receiver.Close(); err != nil && !errors.Is(err, receiver.ErrClosed) {

@@ -85,7 +85,7 @@ func (a *app) status(ctx context.Context, asJSON bool) error {
 		return &exitCode{exitFailing}
 	}
 	defer st.Close()
-	s, err := health.GatherStatus(ctx, st, a.statusOptions())
+	s, err := health.GatherStatus(ctx, st, statusOptions(a.cfg))
 	if err != nil {
 		s.Level, s.Reason = health.Failing, err.Error()
 	}
@@ -110,12 +110,12 @@ func (a *app) status(ctx context.Context, asJSON bool) error {
 	}
 }
 
-// statusOptions are the rules status applies, which the dashboard's
-// health line applies too.
-func (a *app) statusOptions() health.StatusOptions {
+// statusOptions are the rules status applies with the configuration c,
+// which the dashboard's health line applies too.
+func statusOptions(c Config) health.StatusOptions {
 	return health.StatusOptions{
-		MaxAttempts: a.cfg.EventMaxAttempts,
-		Rules:       health.Rules{StaleAfter: a.cfg.StaleAfter},
+		MaxAttempts: c.EventMaxAttempts,
+		Rules:       health.Rules{StaleAfter: c.StaleAfter},
 		PIDAlive:    pidAlive,
 	}
 }

@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
+	"github.com/bankmirror/bankmirror/internal/admin"
 	"github.com/bankmirror/bankmirror/internal/cli"
 	"github.com/bankmirror/bankmirror/internal/health"
 	"github.com/bankmirror/bankmirror/internal/httpserver"
+	"github.com/bankmirror/bankmirror/internal/logfield"
 	"github.com/bankmirror/bankmirror/internal/store"
 	"github.com/bankmirror/bankmirror/internal/ui"
 )
@@ -68,6 +71,45 @@ the dashboard runs beside the daemon and never writes.`,
 		})}
 }
 
+// openDashboard serves the dashboard of the daemon's mirror on
+// BANKMIRROR_UI_LISTEN, guarded by BANKMIRROR_UI_TOKEN (required: a random
+// token printed by a daemon would be lost in its log).
+func (m *Main) openDashboard(ctx context.Context) error {
+	if m.Config.UIToken == "" {
+		return &configError{envPrefix + "UI_LISTEN", errors.New("serve's dashboard needs a token: set BANKMIRROR_UI_TOKEN or BANKMIRROR_UI_TOKEN_FILE")}
+	}
+	loc, err := loadZone(m.Config.Timezone)
+	if err != nil {
+		return &configError{envPrefix + "TIMEZONE", err}
+	}
+	h, err := ui.New(m.Store, ui.Options{Token: m.Config.UIToken, Location: loc, Export: m.Store.Reader(), Log: m.Log,
+		Status: func(ctx context.Context) (health.Status, error) {
+			return health.GatherStatus(ctx, m.Store, statusOptions(m.Config))
+		}})
+	if err != nil {
+		return err
+	}
+	if m.dashboard, err = httpserver.Start(ctx, "dashboard", m.Config.UIListen, httpserver.New(h), httpserver.LimitListener(0)); err != nil {
+		return err
+	}
+	m.dash = h
+	addr := strings.TrimPrefix(m.dashboard.URL(), "http://")
+	m.Log.Info().Str(logfield.UIListen, addr).Msg("dashboard serving")
+	if admin.Exposed(addr) {
+		m.Log.Warn().Str(logfield.UIListen, addr).Msg("the dashboard is bound beyond loopback over plain HTTP: its token and cookie " +
+			"cross the network in clear; put it behind a TLS proxy or set BANKMIRROR_UI_LISTEN to 127.0.0.1:PORT unless that is meant")
+	}
+	return nil
+}
+
+// DashboardURL is the base URL of serve's dashboard, "" when it is off.
+func (m *Main) DashboardURL() string {
+	if m.dashboard == nil {
+		return ""
+	}
+	return m.dashboard.URL()
+}
+
 // dashboard is the dashboard of the mirror st (opened read-only, or the
 // daemon's store) guarded by token.
 func (a *app) dashboard(st *store.Store, token string) (*ui.Handler, error) {
@@ -77,6 +119,6 @@ func (a *app) dashboard(st *store.Store, token string) (*ui.Handler, error) {
 	}
 	return ui.New(st, ui.Options{Token: token, Location: loc, Export: st.Reader(), Log: a.log,
 		Status: func(ctx context.Context) (health.Status, error) {
-			return health.GatherStatus(ctx, st, a.statusOptions())
+			return health.GatherStatus(ctx, st, statusOptions(a.cfg))
 		}})
 }

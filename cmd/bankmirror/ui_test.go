@@ -3,13 +3,21 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/bankmirror/bankmirror/internal/mirrortest"
 )
 
 // TestCLIUIServesTheMirror: `ui` prints one line with the address and a
@@ -90,4 +98,54 @@ func writeTemp(t *testing.T, content string) string {
 	p := filepath.Join(t.TempDir(), "f")
 	must(t, os.WriteFile(p, []byte(content), 0o600))
 	return p
+}
+
+// TestServeDashboard: with BANKMIRROR_UI_LISTEN set, serve serves the
+// dashboard of its own mirror there, for BANKMIRROR_UI_TOKEN only; without
+// a token it refuses to start, naming the variable.
+func TestServeDashboard(t *testing.T) {
+	const token = "7c1e9a3f5b2d4086e1c7a9f3b5d20486"
+	b := newBank(t, 150)
+	cfg := testConfig(t, b)
+	cfg.UIListen, cfg.UIToken = "127.0.0.1:0", token
+	m, _ := startMain(t, cfg)
+	base := m.DashboardURL()
+	if !strings.HasPrefix(base, "http://127.0.0.1:") {
+		t.Fatalf("dashboard at %q", base)
+	}
+	resp, err := http.Get(base + "/")
+	must(t, err)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("without the token: %s, want 401", resp.Status)
+	}
+	jar, _ := cookiejar.New(nil)
+	resp, err = (&http.Client{Jar: jar}).Get(base + "/?token=" + token)
+	must(t, err)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("with the token: %s", resp.Status)
+	}
+	match := regexp.MustCompile(`(?s)id="this-month".*?data-cents="(-?\d+)"`).FindSubmatch(body)
+	if match == nil {
+		t.Fatal("no this-month total on the overview")
+	}
+	loc, err := loadZone(cfg.Timezone)
+	must(t, err)
+	want := mirrortest.Int(t, m.Store.Reader(), "SELECT coalesce(sum(total_spent_base_units), 0) FROM v_monthly_spending WHERE month = ?",
+		time.Now().In(loc).Format("2006-01"))
+	if got, _ := strconv.Atoi(string(match[1])); got != want {
+		t.Errorf("serve's overview says %d cents this month, v_monthly_spending %d", got, want)
+	}
+
+	cfg2 := testConfig(t, b)
+	cfg2.UIListen = "127.0.0.1:0"
+	m2 := NewMain(cfg2, zerolog.Nop())
+	err = m2.Open(t.Context())
+	_ = m2.Close()
+	var ce *configError
+	if !errors.As(err, &ce) || ce.Var != "BANKMIRROR_UI_LISTEN" || !strings.Contains(err.Error(), "BANKMIRROR_UI_TOKEN") {
+		t.Errorf("serve with a dashboard and no token: %v, want a configuration error naming both variables", err)
+	}
 }

@@ -76,6 +76,8 @@ const (
 	Listen = "listen"
 	// AdminListen is the admin listener's address.
 	AdminListen = "admin_listen"
+	// UIListen is the dashboard's address (serve's BANKMIRROR_UI_LISTEN).
+	UIListen = "ui_listen"
 	// WebhookPath is the webhook's path on the public listener.
 	WebhookPath = "webhook_path"
 	// Path is a file's path.
