@@ -27,8 +27,8 @@ func TestCLIEventsRetry(t *testing.T) {
 	must(t, err)
 	ctx := context.Background()
 	_, err = st.InsertEvents(ctx, []store.InboxEvent{
-		{ID: "ev-stuck", EventType: sync.EventCreated, WebhookID: "w", TransactionID: "tx-1", CreatedAt: "2026-01-01T10:00:00+11:00", Body: "{}"},
-		{ID: "ev-fine", EventType: sync.EventCreated, WebhookID: "w", TransactionID: "tx-2", CreatedAt: "2026-01-01T10:00:00+11:00", Body: "{}"},
+		{ID: "ev-stuck", EventType: bank.EventTransactionCreated, WebhookID: "w", TransactionID: "tx-1", CreatedAt: "2026-01-01T10:00:00+11:00", Body: "{}"},
+		{ID: "ev-fine", EventType: bank.EventTransactionCreated, WebhookID: "w", TransactionID: "tx-2", CreatedAt: "2026-01-01T10:00:00+11:00", Body: "{}"},
 	})
 	must(t, err)
 	cause := errors.New("decode transaction: missing id")

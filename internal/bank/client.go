@@ -122,7 +122,7 @@ func WithRateLimitBackoff(base, maxWait time.Duration) Option {
 // connection errors. 429 answers are not counted. Default 8.
 func WithMaxAttempts(n int) Option { return func(c *Client) { c.maxAttempts = n } }
 
-// WithPageSize sets page[size] of list requests. Default 100.
+// WithPageSize sets page[size] of list requests (PageSize). Default 100.
 func WithPageSize(n int) Option { return func(c *Client) { c.pageSize = n } }
 
 // New returns a client for baseURL (DefaultBaseURL if empty) that
@@ -175,6 +175,10 @@ func New(baseURL, token string, opts ...Option) *Client {
 
 // Budget is what the client knows of the bank's request budget now.
 func (c *Client) Budget() BudgetState { return c.budget.state() }
+
+// PageSize is the number of resources the client asks for per page of a
+// listing (WithPageSize).
+func (c *Client) PageSize() int { return c.pageSize }
 
 func defaultHTTPClient() *http.Client {
 	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
@@ -421,26 +425,30 @@ func retryableTransport(err error, idempotent bool) bool {
 	return true
 }
 
-// fullJitter is a random wait in [0, min(max, base*2^(n-1))].
+// fullJitter is a random wait in [0, Backoff(base, maxWait, n)].
 func fullJitter(base, maxWait time.Duration, n int) time.Duration {
-	d := capped(base, maxWait, n)
+	d := Backoff(base, maxWait, n)
 	if d <= 0 {
 		return 0
 	}
 	return rand.N(d + 1) //nolint:gosec // jitter needs no secrecy
 }
 
-// equalJitter is a wait in [d/2, d] with d = min(max, base*2^(n-1)), so a
-// rate-limited client never probes again at once.
+// equalJitter is a wait in [d/2, d] with d = Backoff(base, maxWait, n),
+// so a rate-limited client never probes again at once.
 func equalJitter(base, maxWait time.Duration, n int) time.Duration {
-	d := capped(base, maxWait, n)
+	d := Backoff(base, maxWait, n)
 	if d <= 1 {
 		return d
 	}
 	return d/2 + rand.N(d/2+1) //nolint:gosec // jitter needs no secrecy
 }
 
-func capped(base, maxWait time.Duration, n int) time.Duration {
+// Backoff is the delay after the nth failure in a row: base, doubling with
+// each failure, at most maxWait (0 when base is not positive). The
+// client's retries draw a random wait below it; the event worker waits it
+// whole.
+func Backoff(base, maxWait time.Duration, n int) time.Duration {
 	if base <= 0 {
 		return 0
 	}

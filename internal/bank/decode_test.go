@@ -246,16 +246,16 @@ func TestBackoffBounds(t *testing.T) {
 		if d := fullJitter(500, 30000, n); d < 0 || d > 30000 {
 			t.Fatalf("fullJitter n=%d = %v", n, d)
 		}
-		want := capped(1000, 60000, n)
+		want := Backoff(1000, 60000, n)
 		if d := equalJitter(1000, 60000, n); d < want/2 || d > want {
 			t.Fatalf("equalJitter n=%d = %v, want in [%v,%v]", n, d, want/2, want)
 		}
 	}
-	if got := capped(500, 30000, 3); got != 2000 {
-		t.Errorf("capped(500,30000,3) = %v", got)
+	if got := Backoff(500, 30000, 3); got != 2000 {
+		t.Errorf("Backoff(500,30000,3) = %v", got)
 	}
-	if got := capped(500, 30000, 40); got != 30000 {
-		t.Errorf("capped(500,30000,40) = %v", got)
+	if got := Backoff(500, 30000, 40); got != 30000 {
+		t.Errorf("Backoff(500,30000,40) = %v", got)
 	}
 }
 

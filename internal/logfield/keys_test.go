@@ -29,9 +29,7 @@ const (
 // pending are files, relative to the module's root, whose keys are still
 // literals because they were being reworked when the others were named;
 // each goes from this list when its keys are.
-var pending = map[string]bool{
-	"internal/sync/worker.go": true,
-}
+var pending = map[string]bool{}
 
 // listedPackage is what `go list -json` says of a package.
 type listedPackage struct {

@@ -406,15 +406,7 @@ func (r *Receiver) authenticate(ctx context.Context, body []byte, sig signatures
 		// The decoder's message names fields and values, never the body.
 		return store.InboxEvent{}, refusal{reason: ReasonMalformed, status: http.StatusBadRequest, cause: err, authentic: true}
 	}
-	return store.InboxEvent{
-		ID:            e.ID,
-		EventType:     e.EventType,
-		WebhookID:     e.WebhookID,
-		TransactionID: e.TransactionID,
-		CreatedAt:     e.CreatedAt,
-		Source:        store.SourceWebhook,
-		Body:          string(body),
-	}, refusal{}
+	return store.NewInboxEvent(e, store.SourceWebhook, string(body)), refusal{}
 }
 
 // refuse answers a refused request, reports it to OnRefused and to the

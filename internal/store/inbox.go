@@ -31,6 +31,21 @@ const (
 	SourceDeliveryLog = "delivery_log"
 )
 
+// NewInboxEvent is the inbox row of e, a webhook event parsed from body,
+// which came from source (SourceWebhook: delivered to the receiver;
+// SourceDeliveryLog: recovered from the bank's delivery logs).
+func NewInboxEvent(e bank.WebhookEvent, source, body string) InboxEvent {
+	return InboxEvent{
+		ID:            e.ID,
+		EventType:     e.EventType,
+		WebhookID:     e.WebhookID,
+		TransactionID: e.TransactionID,
+		CreatedAt:     e.CreatedAt,
+		Source:        source,
+		Body:          body,
+	}
+}
+
 // InsertEvents stores events in one transaction. An event id already in the
 // inbox is left as it is, so a redelivered event is stored once. It returns
 // the ids that were new. When it returns nil the commit is durable

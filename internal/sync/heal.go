@@ -199,19 +199,11 @@ func (h *Healer) storePage(ctx context.Context, webhookID string, logs []bank.De
 			continue // retries of one event carry the same body
 		}
 		seen[e.ID] = true
-		hookID := e.WebhookID
-		if hookID == "" {
-			hookID = webhookID
+		ev := store.NewInboxEvent(e, store.SourceDeliveryLog, l.RequestBody)
+		if ev.WebhookID == "" {
+			ev.WebhookID = webhookID // the webhook whose logs hold it
 		}
-		evs = append(evs, store.InboxEvent{
-			ID:            e.ID,
-			EventType:     e.EventType,
-			WebhookID:     hookID,
-			TransactionID: e.TransactionID,
-			CreatedAt:     e.CreatedAt,
-			Source:        store.SourceDeliveryLog,
-			Body:          l.RequestBody,
-		})
+		evs = append(evs, ev)
 	}
 	if len(evs) > 0 {
 		inserted, err = h.store.InsertEvents(ctx, evs)

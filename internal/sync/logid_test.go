@@ -62,7 +62,7 @@ func TestWorkerLogsNoOverlongID(t *testing.T) {
 			t.Error(err)
 		}
 	}()
-	if _, err := st.InsertEvents(ctx, []store.InboxEvent{inboxEvent(longID, sync.EventCreated, nulTx)}); err != nil {
+	if _, err := st.InsertEvents(ctx, []store.InboxEvent{inboxEvent(longID, bank.EventTransactionCreated, nulTx)}); err != nil {
 		t.Fatal(err)
 	}
 	w.Notify()

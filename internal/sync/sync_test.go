@@ -389,9 +389,9 @@ func TestFullSyncMarksCoveredEventsProcessed(t *testing.T) {
 	ctx := context.Background()
 	id := e.sim.AddTransaction(simulator.NewTransaction{Description: "Before the sync", AmountBaseUnits: -100})
 	_, err := e.store.InsertEvents(ctx, []store.InboxEvent{
-		{ID: "ev-1", EventType: sync.EventCreated, WebhookID: "w", TransactionID: id, CreatedAt: "2026-01-01T10:00:00+11:00", Body: "{}"},
-		{ID: "ev-stuck", EventType: sync.EventSettled, WebhookID: "w", TransactionID: "gone", CreatedAt: "2026-01-01T10:00:00+11:00", Body: "{}"},
-		{ID: "ev-ping", EventType: sync.EventPing, WebhookID: "w", CreatedAt: "2026-01-01T10:00:00+11:00", Body: "{}"},
+		{ID: "ev-1", EventType: bank.EventTransactionCreated, WebhookID: "w", TransactionID: id, CreatedAt: "2026-01-01T10:00:00+11:00", Body: "{}"},
+		{ID: "ev-stuck", EventType: bank.EventTransactionSettled, WebhookID: "w", TransactionID: "gone", CreatedAt: "2026-01-01T10:00:00+11:00", Body: "{}"},
+		{ID: "ev-ping", EventType: bank.EventPing, WebhookID: "w", CreatedAt: "2026-01-01T10:00:00+11:00", Body: "{}"},
 	})
 	must(t, err)
 	for range 3 {
@@ -427,7 +427,7 @@ func TestClockSteppedBackMidListingDeletesNothingLive(t *testing.T) {
 		must(t, err)
 		_, err = e.store.UpsertTransactions(ctx, []bank.Transaction{tx})
 		must(t, err)
-		_, err = e.store.InsertEvents(ctx, []store.InboxEvent{{ID: "ev-during", EventType: sync.EventSettled, WebhookID: "w",
+		_, err = e.store.InsertEvents(ctx, []store.InboxEvent{{ID: "ev-during", EventType: bank.EventTransactionSettled, WebhookID: "w",
 			TransactionID: liveID, CreatedAt: "2026-01-01T10:00:00+11:00", Body: "{}"}})
 		must(t, err)
 	}}

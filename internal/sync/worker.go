@@ -35,6 +35,8 @@ type workerBank interface {
 	TransactionsPageSparse(ctx context.Context, pageURL string, want func(id string) bool) (bank.Page[bank.Transaction], error)
 	Account(ctx context.Context, id string) (bank.Account, error)
 	Accounts(ctx context.Context) ([]bank.Account, error)
+	// PageSize is the transactions in a page of a listing.
+	PageSize() int
 	tokenGate
 }
 
@@ -47,14 +49,6 @@ var _ workerBank = (*bank.Client)(nil)
 type tokenGate interface {
 	TokenRejected() (rejected bool, replaced <-chan struct{})
 }
-
-// Webhook event types.
-const (
-	EventCreated = "TRANSACTION_CREATED"
-	EventSettled = "TRANSACTION_SETTLED"
-	EventDeleted = "TRANSACTION_DELETED"
-	EventPing    = "PING"
-)
 
 // WorkerOptions tune a Worker. Zero values take the defaults.
 type WorkerOptions struct {
@@ -183,7 +177,7 @@ func NewWorker(b workerBank, in eventInbox, log zerolog.Logger, opts WorkerOptio
 	opts.defaults()
 	return &Worker{
 		bank: b, inbox: in, opts: opts, now: time.Now,
-		log:    log.With().Str("component", "worker").Logger(),
+		log:    log.With().Str(logfield.Component, "worker").Logger(),
 		wake:   make(chan struct{}, 1),
 		direct: rate.NewLimiter(opts.DirectRate, opts.DirectBurst),
 		dirty:  map[string]bool{},
@@ -219,12 +213,12 @@ func (w *Worker) Run(ctx context.Context) error {
 		n, err := w.inbox.MakeStaleWaitsDue(ctx, w.opts.RetryMax)
 		if err == nil {
 			if n > 0 {
-				w.log.Info().Int64("events", n).Msg("events whose wait was stale are due now")
+				w.log.Info().Int64(logfield.Events, n).Msg("events whose wait was stale are due now")
 			}
 			break
 		}
-		w.log.Error().Err(err).Int("attempt", attempt).Msg("make stale event waits due")
-		if !sleepCtx(ctx, backoff(w.opts.RetryBase, w.opts.RetryMax, attempt)) {
+		w.log.Error().Err(err).Int(logfield.Attempt, attempt).Msg("make stale event waits due")
+		if !sleepCtx(ctx, bank.Backoff(w.opts.RetryBase, w.opts.RetryMax, attempt)) {
 			return ctx.Err()
 		}
 	}
@@ -311,7 +305,7 @@ func (w *Worker) apply(ctx context.Context, evs []store.InboxEvent, ids []string
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			w.log.Debug().Err(err).Int("events", len(evs)).Msg("round stopped; its events wait for the next start")
+			w.log.Debug().Err(err).Int(logfield.Events, len(evs)).Msg("round stopped; its events wait for the next start")
 			return
 		}
 		w.bankFailed(err)
@@ -341,7 +335,7 @@ func (w *Worker) apply(ctx context.Context, evs []store.InboxEvent, ids []string
 	out, err := w.inbox.ApplyEvents(actx, batch)
 	if err != nil {
 		if ctx.Err() != nil {
-			w.log.Debug().Err(err).Int("events", len(evs)).Msg("round stopped; its events wait for the next start")
+			w.log.Debug().Err(err).Int(logfield.Events, len(evs)).Msg("round stopped; its events wait for the next start")
 			return
 		}
 		w.databaseFailed(err)
@@ -354,15 +348,15 @@ func (w *Worker) apply(ctx context.Context, evs []store.InboxEvent, ids []string
 			continue
 		}
 		c := out.Changes[e.TransactionID]
-		w.log.Debug().Str("event_id", bank.LogID(e.ID)).Str("event_type", e.EventType).Str("transaction_id", bank.LogID(e.TransactionID)).
-			Str("change", string(c)).Msg("event applied")
+		w.log.Debug().Str(logfield.EventID, bank.LogID(e.ID)).Str(logfield.EventType, e.EventType).Str(logfield.TransactionID, bank.LogID(e.TransactionID)).
+			Str(logfield.Change, string(c)).Msg("event applied")
 		if w.opts.OnApplied != nil {
 			w.opts.OnApplied(e, c)
 		}
 	}
 	w.recordFailures(actx, failedEvs, res.failed)
-	w.log.Debug().Int("events", len(evs)).Int("transactions", len(ids)).Bool("listed", !direct).
-		Int("upserted", len(batch.Upserts)).Int("deleted", len(batch.Deletes)).Msg("round applied")
+	w.log.Debug().Int(logfield.Events, len(evs)).Int(logfield.Transactions, len(ids)).Bool(logfield.Listed, !direct).
+		Int(logfield.Upserted, len(batch.Upserts)).Int(logfield.Deleted, len(batch.Deletes)).Msg("round applied")
 }
 
 // resolution is what a round learned of its transactions.
@@ -403,7 +397,7 @@ func (w *Worker) list(ctx context.Context, evs []store.InboxEvent, ids []string,
 	// fetching them one by one.
 	if oldest, ok := oldestKnown(known); ok && oldest.Before(since) {
 		wider := oldest.Add(-w.opts.Margin)
-		if n, err := w.inbox.CountCreatedSince(ctx, wider); err == nil && n/pageSize+1 < len(ids)/2 {
+		if n, err := w.inbox.CountCreatedSince(ctx, wider); err == nil && n/w.bank.PageSize()+1 < len(ids)/2 {
 			since = wider
 		}
 	}
@@ -411,22 +405,33 @@ func (w *Worker) list(ctx context.Context, evs []store.InboxEvent, ids []string,
 	for _, id := range ids {
 		want[id] = true
 	}
-	covered, err := w.listPages(ctx, w.bank.TransactionsURL(bank.TransactionFilter{Since: since}), want, ids, res)
+	covered, ok, err := w.listPages(ctx, w.bank.TransactionsURL(bank.TransactionFilter{Since: since}), since, want, ids, res)
 	if err != nil {
 		return err
 	}
-	if covered.IsZero() {
-		covered = since
+	if ok {
+		w.confirmGone(evs, known, covered, ids, res)
 	}
-	// A row mirrored before the listing began (every row in known: it was
-	// read before the first page was asked for, so no clock is consulted),
-	// created inside the range the listing covered, and absent from it, is
-	// gone at the bank. So is one
-	// never mirrored that the bank announced deleted, if its event falls in
-	// that range: the listing confirms the announcement.
+	if len(res.unresolved(ids)) > w.opts.ListAbove {
+		held := w.bank.TransactionsURL(bank.TransactionFilter{Status: "HELD"})
+		if _, _, err := w.listPages(ctx, held, time.Time{}, want, ids, res); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// confirmGone marks gone the unresolved transactions that a listing
+// complete from covered on shows deleted. A row mirrored before the
+// listing began (every row in known: it was read before the first page
+// was asked for, so no clock is consulted), created inside that range,
+// and absent from it, is gone at the bank. So is one never mirrored that
+// the bank announced deleted, if its event falls in that range: the
+// listing confirms the announcement.
+func (w *Worker) confirmGone(evs []store.InboxEvent, known map[string]store.KnownTransaction, covered time.Time, ids []string, res *resolution) {
 	deletedAt := map[string]time.Time{}
 	for _, e := range evs {
-		if e.EventType == EventDeleted {
+		if e.EventType == bank.EventTransactionDeleted {
 			if at, err := time.Parse(time.RFC3339, e.CreatedAt); err == nil {
 				deletedAt[e.TransactionID] = at
 			}
@@ -445,31 +450,29 @@ func (w *Worker) list(ctx context.Context, evs []store.InboxEvent, ids []string,
 			}
 		}
 	}
-	if len(res.unresolved(ids)) > w.opts.ListAbove {
-		if _, err := w.listPages(ctx, w.bank.TransactionsURL(bank.TransactionFilter{Status: "HELD"}), want, ids, res); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // listPages follows a listing, keeping the wanted transactions it meets.
-// It returns the createdAt from which on the listing is complete: the
-// zero time when it reached its end, else the oldest createdAt seen (rows
-// at that instant may continue on the next page, so they are not counted).
-func (w *Worker) listPages(ctx context.Context, first string, want map[string]bool, ids []string, res *resolution) (time.Time, error) {
+// It reports the createdAt from which on the listing is complete: from,
+// when it reached its end; else just after the oldest createdAt it saw
+// (rows at that instant may continue on the next page). When it stopped
+// before seeing any transaction (its first page refused: a 4xx, a page
+// that cannot be decoded) it vouches for nothing: ok is false.
+func (w *Worker) listPages(ctx context.Context, first string, from time.Time, want map[string]bool, ids []string,
+	res *resolution) (covered time.Time, ok bool, err error) {
 	pages := 0
 	var oldest time.Time
+	stopped := func() (time.Time, bool, error) { return oldest.Add(time.Nanosecond), !oldest.IsZero(), nil }
 	page := func(ctx context.Context, pageURL string) (bank.Page[bank.Transaction], error) {
 		return w.bank.TransactionsPageSparse(ctx, pageURL, func(id string) bool { return want[id] })
 	}
 	for p, err := range bank.Pages(ctx, first, page) {
 		if err != nil {
 			if bank.Unavailable(err) {
-				return time.Time{}, err
+				return time.Time{}, false, err
 			}
 			w.log.Warn().Err(err).Msg("listing for webhook events failed; fetching one by one")
-			return oldest.Add(time.Nanosecond), nil
+			return stopped()
 		}
 		pages++
 		for _, t := range p.Data {
@@ -481,10 +484,10 @@ func (w *Worker) listPages(ctx context.Context, first string, want map[string]bo
 			}
 		}
 		if p.Next != "" && pages >= len(res.unresolved(ids)) {
-			return oldest.Add(time.Nanosecond), nil // GETs are now cheaper
+			return stopped() // GETs are now cheaper
 		}
 	}
-	return time.Time{}, nil
+	return from, true, nil
 }
 
 // fetch GETs each id, a few at a time. A 404 confirms a deletion. The
@@ -532,7 +535,7 @@ func (w *Worker) recordFailures(ctx context.Context, evs []store.InboxEvent, fai
 	for _, e := range evs {
 		cause := failed[e.TransactionID]
 		e.Attempts++
-		retry := w.now().Add(backoff(w.opts.RetryBase, w.opts.RetryMax, e.Attempts))
+		retry := w.now().Add(bank.Backoff(w.opts.RetryBase, w.opts.RetryMax, e.Attempts))
 		if err := w.inbox.FailEvents(ctx, []string{e.ID}, cause, retry); err != nil {
 			w.databaseFailed(err)
 			return
@@ -541,8 +544,8 @@ func (w *Worker) recordFailures(ctx context.Context, evs []store.InboxEvent, fai
 		if e.Attempts >= w.opts.MaxAttempts {
 			ev = w.log.Error() //nolint:zerologlint // sent below
 		}
-		ev.Err(cause).Str("event_id", bank.LogID(e.ID)).Str("transaction_id", bank.LogID(e.TransactionID)).Int("attempts", e.Attempts).
-			Time("retry_at", retry).Msg("event not applied")
+		ev.Err(cause).Str(logfield.EventID, bank.LogID(e.ID)).Str(logfield.TransactionID, bank.LogID(e.TransactionID)).Int(logfield.Attempts, e.Attempts).
+			Time(logfield.RetryAt, retry).Msg("event not applied")
 		if w.opts.OnFailed != nil {
 			w.opts.OnFailed(e, cause)
 		}
@@ -693,7 +696,7 @@ func transactionIDs(evs []store.InboxEvent) []string {
 	var ids []string
 	for _, e := range evs {
 		switch e.EventType {
-		case EventCreated, EventSettled, EventDeleted:
+		case bank.EventTransactionCreated, bank.EventTransactionSettled, bank.EventTransactionDeleted:
 		default:
 			continue
 		}
@@ -704,9 +707,6 @@ func transactionIDs(evs []store.InboxEvent) []string {
 	}
 	return ids
 }
-
-// pageSize is the transactions in a page of a listing.
-const pageSize = 100
 
 // oldestKnown is the earliest createdAt among mirrored transactions.
 func oldestKnown(known map[string]store.KnownTransaction) (time.Time, bool) {
@@ -748,7 +748,7 @@ type failureBackoff struct {
 
 func (f *failureBackoff) failed(now time.Time) (time.Duration, bool) {
 	f.failures++
-	d := backoff(f.base, f.max, f.failures)
+	d := bank.Backoff(f.base, f.max, f.failures)
 	f.until = now.Add(d)
 	return d, f.failures == 1
 }
@@ -769,15 +769,6 @@ func (f *failureBackoff) succeeded(clear func(func(*WorkerState))) {
 	if clear != nil {
 		clear(func(s *WorkerState) { *s = WorkerState{} })
 	}
-}
-
-// backoff is the delay before attempt n+1: base doubling per attempt, capped.
-func backoff(base, maxDelay time.Duration, attempt int) time.Duration {
-	d := base
-	for i := 1; i < attempt && d < maxDelay; i++ {
-		d *= 2
-	}
-	return min(d, maxDelay)
 }
 
 // sleepCtx waits d; false when ctx ended first.

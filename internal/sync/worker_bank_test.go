@@ -168,7 +168,7 @@ func (le *liveEnv) burst(t *testing.T, rng *rand.Rand, created int) ([]store.Inb
 	var held []string
 	for i := range created {
 		id := le.sim.AddTransaction(simulator.NewTransaction{Held: i%2 == 0})
-		evs = append(evs, le.event(sync.EventCreated, id))
+		evs = append(evs, le.event(bank.EventTransactionCreated, id))
 		touched[id] = true
 		if i%2 == 0 {
 			held = append(held, id)
@@ -178,14 +178,14 @@ func (le *liveEnv) burst(t *testing.T, rng *rand.Rand, created int) ([]store.Inb
 		switch i % 4 {
 		case 0, 1:
 			must(t, le.sim.Settle(id))
-			evs = append(evs, le.event(sync.EventSettled, id))
+			evs = append(evs, le.event(bank.EventTransactionSettled, id))
 		case 2:
 			must(t, le.sim.Delete(id))
-			evs = append(evs, le.event(sync.EventDeleted, id))
+			evs = append(evs, le.event(bank.EventTransactionDeleted, id))
 		case 3:
 			repl, err := le.sim.SettleAsReplacement(id)
 			must(t, err)
-			evs = append(evs, le.event(sync.EventDeleted, id), le.event(sync.EventCreated, repl))
+			evs = append(evs, le.event(bank.EventTransactionDeleted, id), le.event(bank.EventTransactionCreated, repl))
 			touched[repl] = true
 		}
 	}
@@ -229,16 +229,16 @@ func TestWorkerTrickleFetchesEachAndConfirmsDeletions(t *testing.T) {
 	le.full(t)
 	le.start(t, sync.WorkerOptions{}, zerolog.Nop())
 	live := le.sim.AddTransaction(simulator.NewTransaction{Held: true})
-	le.deliver(t, []store.InboxEvent{le.event(sync.EventCreated, live)})
+	le.deliver(t, []store.InboxEvent{le.event(bank.EventTransactionCreated, live)})
 	le.caughtUp(t)
 	// A forged or mistaken DELETED for a live transaction.
-	le.deliver(t, []store.InboxEvent{le.event(sync.EventDeleted, live)})
+	le.deliver(t, []store.InboxEvent{le.event(bank.EventTransactionDeleted, live)})
 	le.caughtUp(t)
 	if n := le.count(t, "SELECT count(*) FROM transactions WHERE id = ?", live); n != 1 {
 		t.Fatal("a DELETED event removed a transaction the bank still has")
 	}
 	must(t, le.sim.Delete(live))
-	le.deliver(t, []store.InboxEvent{le.event(sync.EventDeleted, live)})
+	le.deliver(t, []store.InboxEvent{le.event(bank.EventTransactionDeleted, live)})
 	le.caughtUp(t)
 	if n := le.count(t, "SELECT count(*) FROM transactions WHERE id = ?", live); n != 0 {
 		t.Fatal("a confirmed deletion was not applied")
@@ -273,7 +273,7 @@ func TestWorkerOutageLeavesNoEventStuck(t *testing.T) {
 	le.sim.SetFaults(simulator.Faults{ErrorRate: 1})
 	var evs []store.InboxEvent
 	for range 5 {
-		evs = append(evs, le.event(sync.EventCreated, le.sim.AddTransaction(simulator.NewTransaction{})))
+		evs = append(evs, le.event(bank.EventTransactionCreated, le.sim.AddTransaction(simulator.NewTransaction{})))
 	}
 	le.deliver(t, evs)
 	for range maxAttempts + 3 {
@@ -315,7 +315,7 @@ func TestWorkerWaitsForANewTokenAfter401(t *testing.T) {
 	le.sim.RevokeToken()
 	var evs []store.InboxEvent
 	for range 5 {
-		evs = append(evs, le.event(sync.EventCreated, le.sim.AddTransaction(simulator.NewTransaction{})))
+		evs = append(evs, le.event(bank.EventTransactionCreated, le.sim.AddTransaction(simulator.NewTransaction{})))
 	}
 	le.deliver(t, evs)
 	deadline := time.After(30 * time.Second)
@@ -327,7 +327,7 @@ func TestWorkerWaitsForANewTokenAfter401(t *testing.T) {
 		}
 	}
 	// More events arrive, and the worker is woken: it sends nothing.
-	le.deliver(t, []store.InboxEvent{le.event(sync.EventCreated, le.sim.AddTransaction(simulator.NewTransaction{}))})
+	le.deliver(t, []store.InboxEvent{le.event(bank.EventTransactionCreated, le.sim.AddTransaction(simulator.NewTransaction{}))})
 	if rejected, _ := le.client.TokenRejected(); !rejected {
 		t.Fatal("client does not hold the token as rejected")
 	}
@@ -393,7 +393,7 @@ func TestBackfillAcrossBucketsLeavesRoomForLiveEvents(t *testing.T) {
 	}
 	var evs []store.InboxEvent
 	for range 3 {
-		evs = append(evs, le.event(sync.EventCreated, le.sim.AddTransaction(simulator.NewTransaction{})))
+		evs = append(evs, le.event(bank.EventTransactionCreated, le.sim.AddTransaction(simulator.NewTransaction{})))
 	}
 	le.deliver(t, evs)
 	for range evs {
@@ -445,7 +445,7 @@ func TestWorkerListsBackForOldTransactions(t *testing.T) {
 	var evs []store.InboxEvent
 	snap := le.sim.Snapshot()
 	for i := 0; i < len(snap.Transactions); i += 3 {
-		evs = append(evs, le.event(sync.EventSettled, snap.Transactions[i].ID))
+		evs = append(evs, le.event(bank.EventTransactionSettled, snap.Transactions[i].ID))
 	}
 	le.deliver(t, evs)
 	le.caughtUp(t)

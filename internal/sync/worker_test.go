@@ -30,6 +30,9 @@ type fakeBank struct {
 	calls           int
 }
 
+// PageSize is the client's default.
+func (f *fakeBank) PageSize() int { return 100 }
+
 func (f *fakeBank) TokenRejected() (bool, <-chan struct{}) {
 	if f.TokenRejectedFn == nil {
 		return false, nil
@@ -166,16 +169,16 @@ func TestWorkerAppliesEachEventType(t *testing.T) {
 	obs := newObserved()
 	w, _ := startWorker(t, fb, st, sync.WorkerOptions{OnApplied: obs.onApplied})
 	if _, err := st.InsertEvents(ctx, []store.InboxEvent{
-		inboxEvent("e1", sync.EventCreated, "t-new"),
-		inboxEvent("e2", sync.EventDeleted, "t-del"),
-		inboxEvent("e3", sync.EventSettled, "t-gone"),
-		inboxEvent("e4", sync.EventPing, ""),
+		inboxEvent("e1", bank.EventTransactionCreated, "t-new"),
+		inboxEvent("e2", bank.EventTransactionDeleted, "t-del"),
+		inboxEvent("e3", bank.EventTransactionSettled, "t-gone"),
+		inboxEvent("e4", bank.EventPing, ""),
 	}); err != nil {
 		t.Fatal(err)
 	}
 	w.Notify()
 	obs.waitFor(t, "e1", "e2", "e3", "e4")
-	if _, err := st.InsertEvents(ctx, []store.InboxEvent{inboxEvent("e5", sync.EventDeleted, "t-live")}); err != nil {
+	if _, err := st.InsertEvents(ctx, []store.InboxEvent{inboxEvent("e5", bank.EventTransactionDeleted, "t-live")}); err != nil {
 		t.Fatal(err)
 	}
 	w.Notify()
@@ -230,8 +233,8 @@ func TestWorkerRetriesTransientFailuresThenLeavesTheEvent(t *testing.T) {
 			}
 		}})
 	if _, err := st.InsertEvents(ctx, []store.InboxEvent{
-		inboxEvent("e-flaky", sync.EventCreated, "t-flaky"),
-		inboxEvent("e-broken", sync.EventCreated, "t-broken"),
+		inboxEvent("e-flaky", bank.EventTransactionCreated, "t-flaky"),
+		inboxEvent("e-broken", bank.EventTransactionCreated, "t-broken"),
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +270,7 @@ func TestWorkerRetriesTransientFailuresThenLeavesTheEvent(t *testing.T) {
 func TestWorkerResumesClaimedEventsAfterRestart(t *testing.T) {
 	st := openStore(t)
 	ctx := context.Background()
-	if _, err := st.InsertEvents(ctx, []store.InboxEvent{inboxEvent("e1", sync.EventCreated, "t1")}); err != nil {
+	if _, err := st.InsertEvents(ctx, []store.InboxEvent{inboxEvent("e1", bank.EventTransactionCreated, "t1")}); err != nil {
 		t.Fatal(err)
 	}
 	// The dead process's claim: an hour's wait.
@@ -292,8 +295,8 @@ func TestWorkerResumesClaimedEventsAfterRestart(t *testing.T) {
 func TestWorkerRestartKeepsAnEventsOwnBackoff(t *testing.T) {
 	st := openStore(t)
 	ctx := context.Background()
-	if _, err := st.InsertEvents(ctx, []store.InboxEvent{inboxEvent("e-backoff", sync.EventCreated, "t1"),
-		inboxEvent("e-clock", sync.EventCreated, "t2")}); err != nil {
+	if _, err := st.InsertEvents(ctx, []store.InboxEvent{inboxEvent("e-backoff", bank.EventTransactionCreated, "t1"),
+		inboxEvent("e-clock", bank.EventTransactionCreated, "t2")}); err != nil {
 		t.Fatal(err)
 	}
 	const retryMax = 10 * time.Minute
@@ -364,7 +367,7 @@ func TestWorkerBacksOffWhileTheDatabaseIsFull(t *testing.T) {
 	go func() { defer close(done); _ = w.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })
 
-	if _, err := st.InsertEvents(context.Background(), []store.InboxEvent{inboxEvent("e1", sync.EventCreated, "t1")}); err != nil {
+	if _, err := st.InsertEvents(context.Background(), []store.InboxEvent{inboxEvent("e1", bank.EventTransactionCreated, "t1")}); err != nil {
 		t.Fatal(err)
 	}
 	w.Notify()
@@ -404,7 +407,7 @@ func TestWorkerStopsWithinItsGraceWhileTheBankHangs(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- w.Run(ctx) }()
-	if _, err := st.InsertEvents(ctx, []store.InboxEvent{inboxEvent("e1", sync.EventCreated, "t1")}); err != nil {
+	if _, err := st.InsertEvents(ctx, []store.InboxEvent{inboxEvent("e1", bank.EventTransactionCreated, "t1")}); err != nil {
 		t.Fatal(err)
 	}
 	w.Notify()
@@ -442,7 +445,7 @@ func TestWorkerCommitsARoundTheBankAnswersWithinTheGrace(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- w.Run(ctx) }()
-	if _, err := st.InsertEvents(ctx, []store.InboxEvent{inboxEvent("e1", sync.EventCreated, "t1")}); err != nil {
+	if _, err := st.InsertEvents(ctx, []store.InboxEvent{inboxEvent("e1", bank.EventTransactionCreated, "t1")}); err != nil {
 		t.Fatal(err)
 	}
 	w.Notify()
@@ -498,7 +501,7 @@ func TestWorkerWaitsForANewTokenWhileTheTokenIsRejected(t *testing.T) {
 	tok := &tokenState{rejected: true, replaced: make(chan struct{}), asked: make(chan struct{}, 1)}
 	fb := &fakeBank{TokenRejectedFn: tok.TokenRejected,
 		TransactionFn: func(_ context.Context, id string) (bank.Transaction, error) { return txFor(id, "SETTLED"), nil }}
-	if _, err := st.InsertEvents(context.Background(), []store.InboxEvent{inboxEvent("e1", sync.EventCreated, "t1")}); err != nil {
+	if _, err := st.InsertEvents(context.Background(), []store.InboxEvent{inboxEvent("e1", bank.EventTransactionCreated, "t1")}); err != nil {
 		t.Fatal(err)
 	}
 	obs := newObserved()
@@ -528,5 +531,136 @@ func TestWorkerWaitsForANewTokenWhileTheTokenIsRejected(t *testing.T) {
 	obs.waitFor(t, "e1")
 	if st := w.State(); st.Paused || st.Unauthorized {
 		t.Errorf("worker state %+v after a new token: want it running", st)
+	}
+}
+
+// listingBank is a fake bank whose listings answer, in one page, the
+// wanted transactions it holds, with pages of the size it says; it
+// records the filters of the listings it was asked for.
+type listingBank struct {
+	fakeBank
+	pageSize int
+	txs      map[string]bank.Transaction
+	filters  []bank.TransactionFilter // under fakeBank.mu
+}
+
+func (b *listingBank) PageSize() int { return b.pageSize }
+
+func (b *listingBank) TransactionsURL(f bank.TransactionFilter) string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.filters = append(b.filters, f)
+	return "http://bank.invalid/transactions"
+}
+
+func (b *listingBank) TransactionsPageSparse(_ context.Context, _ string, want func(string) bool) (bank.Page[bank.Transaction], error) {
+	var p bank.Page[bank.Transaction]
+	for id, t := range b.txs {
+		if want(id) {
+			p.Data = append(p.Data, t)
+		}
+	}
+	return p, nil
+}
+
+// Events about old transactions widen the round's listing back to them
+// only when that takes fewer pages, of the client's size, than fetching
+// them one by one would take requests.
+func TestWorkerListsBackByTheClientsPageSize(t *testing.T) {
+	for _, c := range []struct {
+		pageSize int
+		wider    bool
+	}{{100, true}, {10, false}} {
+		t.Run(fmt.Sprint("page size ", c.pageSize), func(t *testing.T) {
+			st := openStore(t)
+			ctx := context.Background()
+			// 100 transactions mirrored, months older than the events
+			// about the oldest 10 of them.
+			oldest := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
+			b := &listingBank{pageSize: c.pageSize, txs: map[string]bank.Transaction{}}
+			var mirrored []bank.Transaction
+			var evs []store.InboxEvent
+			for i := range 100 {
+				tx := txFor(fmt.Sprintf("t%03d", i), "SETTLED")
+				tx.CreatedAt = oldest.Add(time.Duration(i) * time.Hour).Format(time.RFC3339)
+				mirrored = append(mirrored, tx)
+				if i < 10 {
+					b.txs[tx.ID] = tx
+					evs = append(evs, inboxEvent(fmt.Sprintf("e%d", i), bank.EventTransactionSettled, tx.ID))
+				}
+			}
+			if _, err := st.UpsertTransactions(ctx, mirrored); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := st.InsertEvents(ctx, evs); err != nil {
+				t.Fatal(err)
+			}
+			obs := newObserved()
+			w := sync.NewWorker(b, st, zerolog.Nop(), sync.WorkerOptions{OnApplied: obs.onApplied})
+			wctx, cancel := context.WithCancel(ctx)
+			done := make(chan error, 1)
+			go func() { done <- w.Run(wctx) }()
+			obs.waitFor(t, "e0", "e1", "e2", "e3", "e4", "e5", "e6", "e7", "e8", "e9")
+			cancel()
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			b.mu.Lock()
+			defer b.mu.Unlock()
+			if len(b.filters) == 0 {
+				t.Fatal("the round did not list")
+			}
+			if wider := b.filters[0].Since.Before(oldest.Add(time.Minute)); wider != c.wider {
+				t.Errorf("listing since %v: widened to the old transactions = %v, want %v", b.filters[0].Since, wider, c.wider)
+			}
+		})
+	}
+}
+
+// refusedListing is a listingBank whose listings are refused (a 400).
+type refusedListing struct{ listingBank }
+
+func (b *refusedListing) TransactionsPageSparse(context.Context, string, func(string) bool) (bank.Page[bank.Transaction], error) {
+	return bank.Page[bank.Transaction]{}, fmt.Errorf("list: %w", &bank.APIError{StatusCode: 400})
+}
+
+// A round whose listing is refused before its first page confirms no
+// deletion: it fetches its transactions one by one instead.
+func TestWorkerDeletesNothingOnARefusedListing(t *testing.T) {
+	st := openStore(t)
+	ctx := context.Background()
+	b := &refusedListing{listingBank{pageSize: 100}}
+	b.TransactionFn = func(_ context.Context, id string) (bank.Transaction, error) { return txFor(id, "SETTLED"), nil }
+	var txs []bank.Transaction
+	var evs []store.InboxEvent
+	var ids []string
+	for i := range 6 {
+		txs = append(txs, txFor(fmt.Sprintf("t%d", i), "HELD"))
+		evs = append(evs, inboxEvent(fmt.Sprintf("e%d", i), bank.EventTransactionSettled, txs[i].ID))
+		ids = append(ids, evs[i].ID)
+	}
+	if _, err := st.UpsertTransactions(ctx, txs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.InsertEvents(ctx, evs); err != nil {
+		t.Fatal(err)
+	}
+	obs := newObserved()
+	w := sync.NewWorker(b, st, zerolog.Nop(), sync.WorkerOptions{OnApplied: obs.onApplied})
+	wctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- w.Run(wctx) }()
+	obs.waitFor(t, ids...)
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	for id, c := range obs.applied {
+		if c != store.Settled {
+			t.Errorf("event %s applied as %q, want %q", id, c, store.Settled)
+		}
+	}
+	if n := mirrortest.Int(t, st.Reader(), "SELECT count(*) FROM transactions WHERE status = 'SETTLED'"); n != len(txs) {
+		t.Errorf("%d of %d transactions in the mirror, settled", n, len(txs))
 	}
 }
