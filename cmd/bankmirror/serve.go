@@ -151,13 +151,51 @@ func (m *Main) Run(ctx context.Context) error {
 	return m.Close()
 }
 
-// Open opens the store, binds the listener and starts every part.
+// Open opens the store, binds the listeners and starts every part, in
+// steps: the parts are made first, then started, so that a listener that
+// cannot bind stops the daemon before it syncs.
 func (m *Main) Open(ctx context.Context) error {
 	var err error
 	if m.Store, err = store.Open(ctx, m.Config.DB, m.Config.storeOptions(m.Log)...); err != nil {
 		return openMirrorError(m.Config.DB, err)
 	}
 	m.openHealth()
+	m.openBank()
+	m.openSync()
+	if err := m.openReceiver(ctx); err != nil {
+		return err
+	}
+	m.bgCtx, m.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	if err := m.startEvents(m.bgCtx); err != nil {
+		return err
+	}
+	// The public listener faces the internet: its connections are capped.
+	// Its only route is the receiver's POST on the webhook path.
+	limit := httpserver.LimitListener(httpserver.DefaultMaxConns)
+	if m.http, err = startServer(ctx, m.Config.Listen, m.Receiver.Handler(), limit); err != nil {
+		return err
+	}
+	if err := m.Schedule.Start(m.bgCtx); err != nil {
+		return err
+	}
+	m.bg.Go(func() { m.Health.Run(m.bgCtx) })
+	if err := m.openAdmin(ctx); err != nil {
+		return err
+	}
+	if m.Config.UIListen != "" {
+		if err := m.openDashboard(ctx); err != nil {
+			return err
+		}
+	}
+	// The report says where the admin listener is bound: it starts after.
+	m.bg.Go(func() { health.RunReporter(m.bgCtx, m.Store, 2*time.Second, m.report, m.Log) })
+	return nil
+}
+
+// openBank makes the bank client, which reports its answers and its
+// token's state to the metrics and the health monitor, and the receipts
+// downloader when BANKMIRROR_ATTACHMENTS_DIR is set.
+func (m *Main) openBank() {
 	m.Bank = bank.New(m.Config.APIURL, m.Config.Token, bank.WithHourlyBudget(m.Config.RequestsPerHour),
 		bank.WithReserve(m.Config.BudgetReserve), bank.WithLogger(m.Log),
 		bank.WithResponseObserver(m.Metrics.BankResponse), bank.WithTokenObserver(m.Health.TokenChanged))
@@ -165,82 +203,102 @@ func (m *Main) Open(ctx context.Context) error {
 		m.Receipts = receipts.New(m.Bank, m.Store, m.Log, receipts.Options{Dir: m.Config.AttachmentsDir,
 			MaxBytes: m.Config.AttachmentsMaxBytes, APIURL: m.Config.APIURL, OnPass: m.OnReceipts})
 	}
-	m.Syncer = sync.New(m.Bank, m.Store, m.Log, sync.Options{Overlap: m.Config.SyncOverlap, StopGrace: workGrace, OnProgress: func(p sync.Progress) {
-		m.progress.Store(&p)
-		if m.SyncProgress != nil {
-			m.SyncProgress(p)
-		}
-	}, AfterRun: func(sync.Result, error) {
-		// A finished run's progress must not show as the next one's.
-		m.progress.Store(nil)
-		m.receiptsSeen()
-	}})
+}
+
+// openSync makes the syncer, the healer, the event worker and the
+// schedule that runs them, each stopping within its share of the stop
+// budget.
+func (m *Main) openSync() {
+	m.Syncer = sync.New(m.Bank, m.Store, m.Log, sync.Options{Overlap: m.Config.SyncOverlap, StopGrace: workGrace,
+		OnProgress: m.syncProgressed, AfterRun: m.syncEnded})
 	m.Healer = sync.NewHealer(m.Bank, m.Store, m.Log, sync.HealerOptions{StopGrace: workGrace})
 	m.Worker = sync.NewWorker(m.Bank, m.Store, m.Log, sync.WorkerOptions{
 		Concurrency: m.Config.WorkerConcurrency, MaxAttempts: m.Config.EventMaxAttempts, StopGrace: workGrace,
-		OnApplied: func(e store.InboxEvent, c store.Change) {
-			m.receiptsSeen()
-			m.Metrics.Applied()
-			if m.OnEventApplied != nil {
-				m.OnEventApplied(e, c)
-			}
-		},
+		OnApplied: m.eventApplied,
 	})
-	// The keys that authenticate deliveries: every registered webhook's
-	// secret (and a deleted one's for an hour), the secret of a webhook
-	// made elsewhere (BANKMIRROR_WEBHOOK_SECRET), and whether a
-	// registration is storing a new secret. The receiver uses them from
-	// memory; a signature that matches no secret reloads them only after a
-	// commit (a registration from another process): strangers cost no read.
-	m.keys = webhooks.NewSecretCache(m.Store, []byte(m.Config.WebhookSecret), 2*time.Second, m.Log)
-	if err := m.keys.Load(ctx); err != nil {
-		return fmt.Errorf("load webhook secrets: %w", err)
-	}
-	m.Receiver = receiver.New(m.Store, receiver.Config{
-		Path: m.Config.WebhookPath,
-		Keys: m.keys,
-		Notify: func(ids []string) {
-			m.Metrics.Received(len(ids))
-			if m.OnEventsStored != nil {
-				m.OnEventsStored(ids)
-			}
-			m.Worker.Notify()
-		},
-		OnRefused: m.Metrics.Refused,
-		Log:       m.Log,
-	})
-
-	bgCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	m.bgCtx, m.cancel = bgCtx, cancel
-	if err := m.Receiver.Start(bgCtx); err != nil {
-		return fmt.Errorf("start receiver: %w", err)
-	}
-	m.bg.Go(func() { m.keys.Run(bgCtx) })
-	if m.Receipts != nil {
-		m.bg.Go(func() { m.Receipts.Run(bgCtx) })
-	}
-	m.bg.Go(func() {
-		if err := m.Worker.Run(bgCtx); err != nil && !errors.Is(err, context.Canceled) {
-			m.Log.Error().Err(err).Msg("worker stopped")
-		}
-	})
-
-	// The public listener's routes are the receiver's (only POST on the
-	// webhook path); the admin listener's are admin.Handler's.
-	// It faces the internet: its connections are capped.
-	limit := httpserver.LimitListener(httpserver.DefaultMaxConns)
-	if m.http, err = startServer(ctx, m.Config.Listen, m.Receiver.Handler(), limit); err != nil {
-		return err
-	}
-
 	m.Schedule = sync.NewSchedule(m.Syncer, m.Healer, m.Worker, m.Store, sync.ScheduleConfig{
 		Sync: m.Config.SyncSchedule, Reconcile: m.Config.ReconcileSchedule, InboxRetention: m.Config.InboxRetention,
 		OnRun: m.Metrics.SyncRun, StartupDone: m.InitialSyncDone,
 	}, m.Log)
-	if err := m.Schedule.Start(bgCtx); err != nil {
-		return err
+}
+
+// syncProgressed keeps a sync's progress for the daemon's report and
+// passes it on to SyncProgress.
+func (m *Main) syncProgressed(p sync.Progress) {
+	m.progress.Store(&p)
+	if m.SyncProgress != nil {
+		m.SyncProgress(p)
 	}
-	m.bg.Go(func() { m.Health.Run(bgCtx) })
+}
+
+// syncEnded forgets the progress of the run that ended, so that it does
+// not show as the next one's, and wakes the receipts downloader.
+func (m *Main) syncEnded(sync.Result, error) {
+	m.progress.Store(nil)
+	m.receiptsSeen()
+}
+
+// eventApplied counts an event the worker applied, wakes the receipts
+// downloader and passes the event on to OnEventApplied.
+func (m *Main) eventApplied(e store.InboxEvent, c store.Change) {
+	m.receiptsSeen()
+	m.Metrics.Applied()
+	if m.OnEventApplied != nil {
+		m.OnEventApplied(e, c)
+	}
+}
+
+// openReceiver loads the keys that authenticate deliveries and makes the
+// receiver. The keys are every registered webhook's secret (and a deleted
+// one's for an hour), the secret of a webhook made elsewhere
+// (BANKMIRROR_WEBHOOK_SECRET), and whether a registration is storing a new
+// secret. The receiver uses them from memory; a signature that matches no
+// secret reloads them only after a commit (a registration from another
+// process): strangers cost no read.
+func (m *Main) openReceiver(ctx context.Context) error {
+	m.keys = webhooks.NewSecretCache(m.Store, []byte(m.Config.WebhookSecret), 2*time.Second, m.Log)
+	if err := m.keys.Load(ctx); err != nil {
+		return fmt.Errorf("load webhook secrets: %w", err)
+	}
+	m.Receiver = receiver.New(m.Store, receiver.Config{Path: m.Config.WebhookPath, Keys: m.keys, Notify: m.eventsStored,
+		OnRefused: m.Metrics.Refused, Log: m.Log})
+	return nil
+}
+
+// eventsStored counts new events, durable in the inbox, passes their ids
+// on to OnEventsStored and wakes the worker.
+func (m *Main) eventsStored(ids []string) {
+	m.Metrics.Received(len(ids))
+	if m.OnEventsStored != nil {
+		m.OnEventsStored(ids)
+	}
+	m.Worker.Notify()
+}
+
+// startEvents starts, until ctx ends, what takes and applies webhook
+// events: the receiver's writer, the secrets' watcher, the worker, and the
+// receipts downloader if any.
+func (m *Main) startEvents(ctx context.Context) error {
+	if err := m.Receiver.Start(ctx); err != nil {
+		return fmt.Errorf("start receiver: %w", err)
+	}
+	m.bg.Go(func() { m.keys.Run(ctx) })
+	if m.Receipts != nil {
+		m.bg.Go(func() { m.Receipts.Run(ctx) })
+	}
+	m.bg.Go(func() {
+		if err := m.Worker.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
+			m.Log.Error().Err(err).Msg("worker stopped")
+		}
+	})
+	return nil
+}
+
+// openAdmin binds the admin listener (unless BANKMIRROR_ADMIN_LISTEN is
+// off) with its routes (admin.Handler) and the spreadsheet feed when
+// BANKMIRROR_EXPORT_TOKEN is set, and warns when it is bound beyond
+// loopback.
+func (m *Main) openAdmin(ctx context.Context) error {
 	var extra []admin.Routes
 	if m.Config.ExportToken != "" {
 		loc, err := loadZone(m.Config.Timezone)
@@ -258,23 +316,18 @@ func (m *Main) Open(ctx context.Context) error {
 			m.Log.Warn().Msg("BANKMIRROR_EXPORT_TOKEN is set but the admin listener is off: no spreadsheet feed")
 		}
 	}
-	if m.Config.AdminListen != adminOff {
-		if m.admin, err = admin.Listen(ctx, m.Config.AdminListen, admin.Handler(m.Health, m.Metrics, extra...)); err != nil {
-			return err
-		}
-		if addr := strings.TrimPrefix(m.admin.URL(), "http://"); admin.Exposed(addr) {
-			m.adminExposed = addr
-			m.Log.Warn().Str(logfield.AdminListen, addr).Msg("the admin listener is bound beyond loopback: /metrics, /readyz and the " +
-				"spreadsheet feed are reachable from other machines; set BANKMIRROR_ADMIN_LISTEN to 127.0.0.1:PORT unless that is meant")
-		}
+	if m.Config.AdminListen == adminOff {
+		return nil
 	}
-	if m.Config.UIListen != "" {
-		if err := m.openDashboard(ctx); err != nil {
-			return err
-		}
+	var err error
+	if m.admin, err = admin.Listen(ctx, m.Config.AdminListen, admin.Handler(m.Health, m.Metrics, extra...)); err != nil {
+		return err
 	}
-	// The report says where the admin listener is bound: it starts after.
-	m.bg.Go(func() { health.RunReporter(bgCtx, m.Store, 2*time.Second, m.report, m.Log) })
+	if addr := strings.TrimPrefix(m.admin.URL(), "http://"); admin.Exposed(addr) {
+		m.adminExposed = addr
+		m.Log.Warn().Str(logfield.AdminListen, addr).Msg("the admin listener is bound beyond loopback: /metrics, /readyz and the " +
+			"spreadsheet feed are reachable from other machines; set BANKMIRROR_ADMIN_LISTEN to 127.0.0.1:PORT unless that is meant")
+	}
 	return nil
 }
 

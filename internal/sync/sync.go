@@ -385,9 +385,6 @@ func (s *Syncer) consume(ctx context.Context, kind, first string, floor time.Tim
 		return nil
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	start, lastLog := s.now(), s.now()
-	eta := etaEstimator{top: start, floor: floor}
-	listed := 0
 	q := newByteQueue(maxQueuedBytes)
 	pages := s.prefetch(ctx, first, q)
 	// The fetcher is stopped and waited for: no request of this listing
@@ -398,6 +395,7 @@ func (s *Syncer) consume(ctx context.Context, kind, first string, floor time.Tim
 			// The fetcher closes the channel when it returns.
 		}
 	}()
+	progress := s.newProgress(kind, floor)
 	for f := range pages {
 		batch, n, held, fetchErr := drain(f, pages)
 		if n == 0 {
@@ -410,32 +408,55 @@ func (s *Syncer) consume(ctx context.Context, kind, first string, floor time.Tim
 		}
 		r.Upserted += int64(res.Changed())
 		r.Pages += n
-		listed += len(batch.Data)
 		r.Listed += len(batch.Data)
-		now := s.now()
-		p := Progress{Kind: kind, Pages: r.Pages, Transactions: listed, Elapsed: now.Sub(start), Covered: -1}
-		if len(batch.Data) > 0 {
-			p.Covered, p.ETA = eta.update(now, batch.Data[len(batch.Data)-1].CreatedAt)
-		}
-		if s.opts.OnProgress != nil {
-			s.opts.OnProgress(p)
-		}
-		if now.Sub(lastLog) >= s.opts.LogEvery {
-			lastLog = now
-			ev := s.log.Info().Int(logfield.Pages, p.Pages).Int(logfield.Transactions, p.Transactions).Float64(logfield.PerSecond, p.Rate())
-			if p.ETA > 0 {
-				ev = ev.Dur(logfield.ETA, p.ETA.Round(time.Second))
-			}
-			if st := s.bank.Budget(); st.Known {
-				ev = ev.Int(logfield.BudgetRemaining, st.Remaining)
-			}
-			ev.Msg("sync progress")
-		}
+		progress.written(r.Pages, batch.Data)
 		if fetchErr != nil {
 			return fetchErr
 		}
 	}
 	return ctx.Err()
+}
+
+// progressReport tells OnProgress and, every LogEvery, the log how a
+// listing goes.
+type progressReport struct {
+	s              *Syncer
+	kind           string
+	start, lastLog time.Time
+	eta            etaEstimator
+	listed         int
+}
+
+func (s *Syncer) newProgress(kind string, floor time.Time) *progressReport {
+	now := s.now()
+	return &progressReport{s: s, kind: kind, start: now, lastLog: now, eta: etaEstimator{top: now, floor: floor}}
+}
+
+// written reports that txs, newest first, were written, the run's pages
+// having reached pages.
+func (pr *progressReport) written(pages int, txs []bank.Transaction) {
+	s := pr.s
+	pr.listed += len(txs)
+	now := s.now()
+	p := Progress{Kind: pr.kind, Pages: pages, Transactions: pr.listed, Elapsed: now.Sub(pr.start), Covered: -1}
+	if len(txs) > 0 {
+		p.Covered, p.ETA = pr.eta.update(now, txs[len(txs)-1].CreatedAt)
+	}
+	if s.opts.OnProgress != nil {
+		s.opts.OnProgress(p)
+	}
+	if now.Sub(pr.lastLog) < s.opts.LogEvery {
+		return
+	}
+	pr.lastLog = now
+	ev := s.log.Info().Int(logfield.Pages, p.Pages).Int(logfield.Transactions, p.Transactions).Float64(logfield.PerSecond, p.Rate())
+	if p.ETA > 0 {
+		ev = ev.Dur(logfield.ETA, p.ETA.Round(time.Second))
+	}
+	if st := s.bank.Budget(); st.Known {
+		ev = ev.Int(logfield.BudgetRemaining, st.Remaining)
+	}
+	ev.Msg("sync progress")
 }
 
 // etaEstimator measures a newest-first listing's progress by the dates it

@@ -295,20 +295,18 @@ func (w *Worker) apply(ctx context.Context, evs []store.InboxEvent, ids []string
 	actx, cancel := context.WithTimeout(actx, roundTimeout)
 	defer cancel()
 	actx = bank.WithLane(actx, bank.LaneWebhook)
-	res := resolution{found: map[string]bank.Transaction{}, gone: map[string]bool{}, failed: map[string]error{}}
-	var err error
-	if !direct {
-		err = w.list(actx, evs, ids, &res)
-	}
-	if err == nil {
-		err = w.fetch(actx, res.unresolved(ids), &res)
-	}
-	if err != nil {
-		if ctx.Err() != nil {
-			w.log.Debug().Err(err).Int(logfield.Events, len(evs)).Msg("round stopped; its events wait for the next start")
-			return
+	stopped := func(err error) bool {
+		if ctx.Err() == nil {
+			return false
 		}
-		w.bankFailed(err)
+		w.log.Debug().Err(err).Int(logfield.Events, len(evs)).Msg("round stopped; its events wait for the next start")
+		return true
+	}
+	res, err := w.resolve(actx, evs, ids, direct)
+	if err != nil {
+		if !stopped(err) {
+			w.bankFailed(err)
+		}
 		return
 	}
 	if w.paused.failures > 0 {
@@ -316,35 +314,18 @@ func (w *Worker) apply(ctx context.Context, evs []store.InboxEvent, ids []string
 	}
 	w.paused.succeeded(w.setState)
 
-	batch := store.EventBatch{}
-	for _, id := range ids {
-		if t, ok := res.found[id]; ok {
-			batch.Upserts = append(batch.Upserts, t)
-		} else if res.gone[id] {
-			batch.Deletes = append(batch.Deletes, id)
-		}
-	}
-	var failedEvs []store.InboxEvent
-	for _, e := range evs {
-		if _, bad := res.failed[e.TransactionID]; bad && e.TransactionID != "" {
-			failedEvs = append(failedEvs, e)
-			continue
-		}
-		batch.Events = append(batch.Events, e.ID)
-	}
+	batch, failed := res.batch(evs, ids)
 	out, err := w.inbox.ApplyEvents(actx, batch)
 	if err != nil {
-		if ctx.Err() != nil {
-			w.log.Debug().Err(err).Int(logfield.Events, len(evs)).Msg("round stopped; its events wait for the next start")
-			return
+		if !stopped(err) {
+			w.databaseFailed(err)
 		}
-		w.databaseFailed(err)
 		return
 	}
 	w.dbDown.succeeded(nil)
 	w.markDirty(out.Accounts)
 	for _, e := range evs {
-		if _, bad := res.failed[e.TransactionID]; bad && e.TransactionID != "" {
+		if res.failedOwn(e) {
 			continue
 		}
 		c := out.Changes[e.TransactionID]
@@ -354,9 +335,26 @@ func (w *Worker) apply(ctx context.Context, evs []store.InboxEvent, ids []string
 			w.opts.OnApplied(e, c)
 		}
 	}
-	w.recordFailures(actx, failedEvs, res.failed)
+	w.recordFailures(actx, failed, res.failed)
 	w.log.Debug().Int(logfield.Events, len(evs)).Int(logfield.Transactions, len(ids)).Bool(logfield.Listed, !direct).
 		Int(logfield.Upserted, len(batch.Upserts)).Int(logfield.Deleted, len(batch.Deletes)).Msg("round applied")
+}
+
+// resolve learns the current state of the round's transactions: from
+// listings unless the round is direct, then by fetching each transaction
+// still unresolved. It returns the first failure of the bank or the
+// network.
+func (w *Worker) resolve(ctx context.Context, evs []store.InboxEvent, ids []string, direct bool) (*resolution, error) {
+	res := &resolution{found: map[string]bank.Transaction{}, gone: map[string]bool{}, failed: map[string]error{}}
+	if !direct {
+		if err := w.list(ctx, evs, ids, res); err != nil {
+			return nil, err
+		}
+	}
+	if err := w.fetch(ctx, res.unresolved(ids), res); err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // resolution is what a round learned of its transactions.
@@ -364,6 +362,36 @@ type resolution struct {
 	found  map[string]bank.Transaction
 	gone   map[string]bool  // confirmed deleted: a 404, or absent from a listing that covered it
 	failed map[string]error // the transaction's own failure (not the bank's)
+}
+
+// failedOwn reports whether e's transaction failed on its own: e is not
+// applied, and counts an attempt.
+func (r *resolution) failedOwn(e store.InboxEvent) bool {
+	_, bad := r.failed[e.TransactionID]
+	return bad && e.TransactionID != ""
+}
+
+// batch is the round's commit: the transactions found are upserted, those
+// gone deleted, and every event applied but those whose transaction
+// failed on its own, which it returns.
+func (r *resolution) batch(evs []store.InboxEvent, ids []string) (store.EventBatch, []store.InboxEvent) {
+	var b store.EventBatch
+	for _, id := range ids {
+		if t, ok := r.found[id]; ok {
+			b.Upserts = append(b.Upserts, t)
+		} else if r.gone[id] {
+			b.Deletes = append(b.Deletes, id)
+		}
+	}
+	var failed []store.InboxEvent
+	for _, e := range evs {
+		if r.failedOwn(e) {
+			failed = append(failed, e)
+			continue
+		}
+		b.Events = append(b.Events, e.ID)
+	}
+	return b, failed
 }
 
 func (r *resolution) unresolved(ids []string) []string {
