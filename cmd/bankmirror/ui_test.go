@@ -53,7 +53,7 @@ func TestCLIUIServesTheMirror(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "Spent in") {
 		t.Errorf("the printed link: %s, want the overview", resp.Status)
 	}
-	base := link[:strings.Index(link, "/?")]
+	base, _, _ := strings.Cut(link, "/?")
 	resp, err = http.Get(base + "/")
 	if err != nil {
 		t.Fatal(err)

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -217,27 +216,34 @@ type uiQuery struct {
 
 func drainQueries(ctx context.Context, db *sql.DB, qs ...uiQuery) error {
 	for _, q := range qs {
-		rows, err := db.QueryContext(ctx, q.sql, q.args...)
-		if err != nil {
-			return fmt.Errorf("bare query: %w", err)
-		}
-		cols, _ := rows.Columns()
-		vals := make([]any, len(cols))
-		for i := range vals {
-			vals[i] = new(any)
-		}
-		for rows.Next() {
-			if err := rows.Scan(vals...); err != nil {
-				rows.Close()
-				return err
-			}
-		}
-		err = errors.Join(rows.Err(), rows.Close())
-		if err != nil {
+		if err := drainQuery(ctx, db, q); err != nil {
 			return fmt.Errorf("bare query: %w", err)
 		}
 	}
 	return nil
+}
+
+// drainQuery runs q and reads every row.
+func drainQuery(ctx context.Context, db *sql.DB, q uiQuery) error {
+	rows, err := db.QueryContext(ctx, q.sql, q.args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return err
+	}
+	vals := make([]any, len(cols))
+	for i := range vals {
+		vals[i] = new(any)
+	}
+	for rows.Next() {
+		if err := rows.Scan(vals...); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }
 
 func timedCall(f func() error) (time.Duration, error) {

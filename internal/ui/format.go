@@ -13,18 +13,16 @@ func money(cents int64) string { return moneyIn(cents, "AUD") }
 
 // moneyIn is cents in currency: $ for AUD, the ISO code before others.
 func moneyIn(cents int64, currency string) string {
-	sign := ""
-	u := uint64(cents)
+	sign, whole, frac := "", cents/100, cents%100
 	if cents < 0 {
-		sign, u = "−", uint64(-cents)
+		sign, whole, frac = "−", -whole, -frac
 	}
-	whole := health.Thousands(int64(u / 100))
-	frac := strconv.FormatUint(u%100+100, 10)[1:]
+	cents2 := strconv.FormatInt(frac+100, 10)[1:]
 	unit := "$"
 	if currency != "" && currency != "AUD" {
 		unit = currency + " "
 	}
-	return sign + unit + whole + "." + frac
+	return sign + unit + health.Thousands(whole) + "." + cents2
 }
 
 // monthName is "March 2026" for "2026-03" (the text itself if it is no

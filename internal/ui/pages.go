@@ -29,7 +29,7 @@ var pageNames = []string{"login", "error", "overview", "transactions", "transact
 
 func parsePages() (map[string]*template.Template, error) {
 	funcs := template.FuncMap{"money": money, "moneyIn": moneyIn, "monthName": monthName, "shortMonth": shortMonth,
-		"plural": plural, "thousands": func(n int64) string { return health.Thousands(n) }}
+		"plural": plural}
 	out := map[string]*template.Template{}
 	for _, name := range pageNames {
 		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/"+name+".html")

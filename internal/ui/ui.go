@@ -224,7 +224,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.login(w, r, http.StatusUnauthorized, "That token is not this dashboard's.")
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: string(h.session), Path: "/",
+	// Secure only over TLS: the dashboard is plain HTTP on loopback, where a
+	// browser would not send a Secure cookie back.
+	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: string(h.session), Path: "/", //nolint:gosec // see above
 		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
 	http.Redirect(w, r, r.URL.RequestURI(), http.StatusSeeOther)
 }

@@ -325,8 +325,8 @@ func TestOverviewTotalsEqualTheView(t *testing.T) {
 		t.Error("the test mirror has no spending in either month: the comparison proves nothing")
 	}
 	// The category table of this month sums to the month's total.
-	table := body[strings.Index(body, `id="categories-table"`):]
-	table = table[:strings.Index(table, "</table>")]
+	_, table, _ := strings.Cut(body, `id="categories-table"`)
+	table, _, _ = strings.Cut(table, "</table>")
 	var sum int64
 	for _, m := range regexp.MustCompile(`data-cents="(-?\d+)"`).FindAllStringSubmatch(table, -1) {
 		n, _ := strconv.ParseInt(m[1], 10, 64)
