@@ -263,9 +263,9 @@ func (s *Store) NeedsFullSync(ctx context.Context) (bool, error) {
 // A first full listing into an empty mirror (a bulk load) writes a
 // 'created' history row for every transaction. Their index on
 // transaction_id (transaction_history_tx) is keyed at random, so keeping it
-// up to date row by row rewrites most of its pages at every commit: at
-// 100,000 transactions a third of the sync's disk writes and a fifth of its
-// time. BeginListing drops it for a bulk load, and it is built once, from
+// up to date row by row rewrites most of its pages at every commit, a large
+// share of a bulk load's disk writes and time (docs/performance.md, Full
+// sync). BeginListing drops it for a bulk load, and it is built once, from
 // sorted keys, when the listing finishes or fails, or when the mirror is
 // next opened (after a crash). Only user queries of a transaction's history
 // and FinishListing read through it; nothing the daemon writes needs it.
