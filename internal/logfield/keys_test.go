@@ -26,11 +26,6 @@ const (
 	zerologPath  = "github.com/rs/zerolog"
 )
 
-// pending are files, relative to the module's root, whose keys are still
-// literals because they were being reworked when the others were named;
-// each goes from this list when its keys are.
-var pending = map[string]bool{}
-
 // listedPackage is what `go list -json` says of a package.
 type listedPackage struct {
 	ImportPath      string
@@ -48,7 +43,7 @@ type listedPackage struct {
 // command's export data), so only calls of zerolog's Event and Context
 // methods count, not a flag set's Int("name", ...).
 func TestLogKeysAreNamedHere(t *testing.T) {
-	root, pkgs := listModule(t)
+	pkgs := listModule(t)
 	exports := map[string]string{}
 	for _, p := range pkgs {
 		exports[p.ImportPath] = p.Export
@@ -85,9 +80,6 @@ func TestLogKeysAreNamedHere(t *testing.T) {
 		}
 		checked++
 		for _, f := range files {
-			if rel, err := filepath.Rel(root, fset.Position(f.Pos()).Filename); err == nil && pending[filepath.ToSlash(rel)] {
-				continue
-			}
 			for _, bad := range literalKeys(f, info) {
 				t.Errorf("%s: log key %s is not a logfield constant", fset.Position(bad.Pos()), types.ExprString(bad))
 			}
@@ -163,9 +155,9 @@ func constOf(info *types.Info, expr ast.Expr) *types.Const {
 	return c
 }
 
-// listModule returns the module's root, and its packages and their
-// dependencies with export data.
-func listModule(t *testing.T) (string, []listedPackage) {
+// listModule lists the module's packages and their dependencies, with
+// export data, from the module's root.
+func listModule(t *testing.T) []listedPackage {
 	t.Helper()
 	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
 	if err != nil {
@@ -196,5 +188,5 @@ func listModule(t *testing.T) (string, []listedPackage) {
 		}
 		pkgs = append(pkgs, p)
 	}
-	return root, pkgs
+	return pkgs
 }
