@@ -12,17 +12,27 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"testing"
 	"time"
 
 	"github.com/bankmirror/bankmirror/internal/simulator"
 )
 
+// TB is the part of testing.TB the helpers use. Declaring it here keeps
+// the testing package out of the binary, which links this package's
+// comparisons through the benchmarks.
+type TB interface {
+	Helper()
+	Error(args ...any)
+	Errorf(format string, args ...any)
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+}
+
 // AssertEqualsTruth checks that the mirror read through db holds exactly the
 // simulator's live transactions, each byte for byte as the bank renders it
 // at baseURL, with its status, category and tags, and the same accounts and
 // categories.
-func AssertEqualsTruth(t testing.TB, sim *simulator.Bank, db *sql.DB, baseURL string) {
+func AssertEqualsTruth(t TB, sim *simulator.Bank, db *sql.DB, baseURL string) {
 	t.Helper()
 	snap := sim.Snapshot()
 	truth := make([]Rendering, len(snap.Transactions))
@@ -57,7 +67,7 @@ func AssertEqualsTruth(t testing.TB, sim *simulator.Bank, db *sql.DB, baseURL st
 }
 
 // Strings runs a query whose rows are one string each.
-func Strings(t testing.TB, db *sql.DB, q string, args ...any) []string {
+func Strings(t TB, db *sql.DB, q string, args ...any) []string {
 	t.Helper()
 	rows, err := db.Query(q, args...)
 	if err != nil {
@@ -79,7 +89,7 @@ func Strings(t testing.TB, db *sql.DB, q string, args ...any) []string {
 }
 
 // Int runs a query returning one integer.
-func Int(t testing.TB, db *sql.DB, q string, args ...any) int {
+func Int(t TB, db *sql.DB, q string, args ...any) int {
 	t.Helper()
 	var n int
 	if err := db.QueryRow(q, args...).Scan(&n); err != nil {
@@ -184,7 +194,7 @@ var rowColumns = []struct{ column, path, kind string }{
 }
 
 // ReadTransactions reads every mirrored transaction by id.
-func ReadTransactions(t testing.TB, db *sql.DB) map[string]Row {
+func ReadTransactions(t TB, db *sql.DB) map[string]Row {
 	t.Helper()
 	cols := make([]string, len(rowColumns))
 	for i, c := range rowColumns {
@@ -374,7 +384,7 @@ func show(v any) string {
 // creation time), the category tree, the tags in use, and every attachment
 // (owner, creation time, file type; the download link is temporary). It
 // returns one line per difference, each naming what differs.
-func TruthDiffs(t testing.TB, sim *simulator.Bank, db *sql.DB, baseURL string) []string {
+func TruthDiffs(t TB, sim *simulator.Bank, db *sql.DB, baseURL string) []string {
 	t.Helper()
 	snap := sim.Snapshot()
 	var diffs []string
@@ -467,7 +477,7 @@ func TruthDiffs(t testing.TB, sim *simulator.Bank, db *sql.DB, baseURL string) [
 
 // AccountDiffs compares the mirror's accounts with the bank's, field by
 // field, balances included.
-func AccountDiffs(t testing.TB, snap simulator.Snapshot, db *sql.DB) []string {
+func AccountDiffs(t TB, snap simulator.Snapshot, db *sql.DB) []string {
 	t.Helper()
 	diffs, err := CompareAccounts(context.Background(), db, snap.Accounts)
 	if err != nil {
