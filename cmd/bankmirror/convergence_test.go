@@ -36,7 +36,7 @@ import (
 	bmsync "github.com/bankmirror/bankmirror/internal/sync"
 )
 
-// The randomized convergence test of the whole daemon (issue 6): random
+// The randomized convergence test of the whole daemon: random
 // histories at the simulated bank against random webhook delivery and
 // restarts of the daemon mid-stream, each run ending with the mirror
 // compared to the simulator's own truth, field by field, in phases that

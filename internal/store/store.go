@@ -264,11 +264,10 @@ func dsn(uri sqliteURI, readOnly bool) string {
 	return dsnCache(uri, false, -writerCacheKiB)
 }
 
-// The page caches. The writer's is full through a sync; 4 MB was as fast
-// as 8 MB at 100,000 and at 1,000,000 transactions (median 0.81x against
-// 0.79x in alternating runs; 0.78x at a million), for 2 MiB less RSS, and
-// 32 MB was no faster than 8. A reader's fills only as far as its queries
-// read.
+// The page caches. The writer's is full through a sync, and a larger one
+// makes a full sync no faster while it adds to the daemon's RSS
+// (docs/performance.md, Full sync). A reader's fills only as far as its
+// queries read.
 const (
 	writerCacheKiB = 4000
 	readerCacheKiB = 8000
