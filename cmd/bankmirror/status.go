@@ -27,6 +27,9 @@ func (a *app) pingCommand() *cli.Command {
 // pingTimeout bounds ping from start to answer, retries included.
 var pingTimeout = 10 * time.Second
 
+// pingAttempts is how often ping tries a bank that fails at once.
+const pingAttempts = 3
+
 func (a *app) ping(ctx context.Context, _ []string) error {
 	if err := a.cfg.requireToken(); err != nil {
 		return err
@@ -39,8 +42,10 @@ func (a *app) ping(ctx context.Context, _ []string) error {
 	if log.GetLevel() > zerolog.DebugLevel {
 		log = zerolog.Nop()
 	}
+	// A person waits for the answer: a refused connection or an unknown
+	// host is tried pingAttempts times, not the daemon's eight.
 	client := bank.New(a.cfg.APIURL, a.cfg.Token, bank.WithHourlyBudget(a.cfg.RequestsPerHour),
-		bank.WithReserve(a.cfg.BudgetReserve), bank.WithLogger(log))
+		bank.WithReserve(a.cfg.BudgetReserve), bank.WithLogger(log), bank.WithMaxAttempts(pingAttempts))
 	p, err := client.Ping(ctx)
 	if err != nil && (bank.Outage(err) || errors.Is(err, context.DeadlineExceeded)) {
 		return fmt.Errorf("ping %s: the bank or the network failed (gave up within %s): %s", redactURL(a.cfg.APIURL), pingTimeout, bank.Cause(err))
