@@ -366,7 +366,7 @@ func TestWorkerWaitsForANewTokenAfter401(t *testing.T) {
 // most a handful of 429s, and the mirror ends exact.
 func TestBackfillAcrossBucketsLeavesRoomForLiveEvents(t *testing.T) {
 	const limit, reserve = 20, 6
-	bucket := time.Second
+	bucket := 5 * time.Second // long enough that the sync reaches the reserve inside its first bucket on a loaded machine
 	rc := &requestCounter{}
 	waiting := make(chan struct{}, 1)
 	le := newLiveEnv(t, 2500, rc, simulator.RateLimit{Limit: limit, Bucket: bucket},
