@@ -101,8 +101,8 @@ func (s *Store) startListing(ctx context.Context, tx *sql.Tx, l *Listing, firstU
 		return fmt.Errorf("start listing: %w", err)
 	}
 	if l.StartSeq == 0 {
-		// An empty mirror: this listing is a bulk load.
-		if err := dropHistoryIndex(ctx, tx); err != nil {
+		// An empty mirror: this listing is a bulk load (bulkload.go).
+		if err := dropBulkDeferred(ctx, tx); err != nil {
 			return fmt.Errorf("start listing: %w", err)
 		}
 	}
@@ -165,8 +165,9 @@ func (s *Store) FinishListing(ctx context.Context, l *Listing) (deleted []string
 	if l.NextURL != "" {
 		return nil, fmt.Errorf("finish listing %s: pages remain", l.Name)
 	}
-	// The deletion pass below reads the history by transaction_id.
-	if err := s.restoreHistoryIndex(ctx); err != nil {
+	// The deletion pass below reads the history by transaction_id, and
+	// its deletions reach the search index through its triggers.
+	if err := s.restoreBulkDeferred(ctx); err != nil {
 		return nil, err
 	}
 	err = s.InTx(ctx, func(tx *sql.Tx) error {
@@ -231,10 +232,11 @@ func (s *Store) FinishListing(ctx context.Context, l *Listing) (deleted []string
 }
 
 // ListingFailed counts a failed attempt at the listing; the checkpoint stays.
-// A bulk load's history index is built now, so that queries of the history
-// stay fast until the listing is resumed (which then keeps the index).
+// What a bulk load dropped (bulkload.go) is made again now, so that
+// search and queries of the history work until the listing is resumed
+// (which then keeps them).
 func (s *Store) ListingFailed(ctx context.Context, name string) error {
-	if err := s.restoreHistoryIndex(ctx); err != nil {
+	if err := s.restoreBulkDeferred(ctx); err != nil {
 		return err
 	}
 	return s.InTx(ctx, func(tx *sql.Tx) error {

@@ -227,7 +227,7 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		_ = s.db.Close()
 		return nil, err
 	}
-	if err := s.restoreHistoryIndexIdle(ctx); err != nil {
+	if err := s.restoreBulkDeferredIdle(ctx); err != nil {
 		_ = s.db.Close()
 		return nil, err
 	}

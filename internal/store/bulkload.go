@@ -1,0 +1,218 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/bankmirror/bankmirror"
+)
+
+// A first full listing into an empty mirror (a bulk load) writes every
+// transaction once, with a 'created' history row. Three things kept up to
+// date row by row cost it a large share of its disk writes and time
+// (docs/performance.md, Full sync):
+//
+//   - transaction_history_tx, the history's index on transaction_id, keyed
+//     at random, so that most of its pages are rewritten at every commit;
+//   - transactions_search (FTS5), which the triggers of search.sql fill
+//     with every write to transactions and transaction_tags;
+//   - transactions_month_money, the monthly views' index.
+//
+// BeginListing drops the indexes and the search triggers for a bulk load,
+// in the transaction that starts it, and they are made again, the indexes
+// from sorted keys and the search index from the table in one pass, when
+// the listing finishes or fails, or when the mirror is next opened (after a
+// crash). Until then a search finds nothing. Nothing the daemon writes
+// reads them; FinishListing's deletion pass reads the history index, and
+// runs after they are back.
+//
+// Their statements are schema.sql's and search.sql's own, read from the
+// embedded files, so that each is written once.
+
+// historyIndex is the history's index on transaction_id.
+const historyIndex = "transaction_history_tx"
+
+// monthIndex is the index of what the monthly views read.
+const monthIndex = "transactions_month_money"
+
+// deferredObject is a schema object a bulk load drops.
+type deferredObject struct {
+	kind string // "index" or "trigger", as in sqlite_schema.type
+	name string
+	sql  string // the CREATE statement, from the embedded schema
+}
+
+var (
+	// historyIndexSQL is the history index's statement in schema.sql.
+	historyIndexSQL = sqlStatement(bankmirror.Schema, "CREATE INDEX IF NOT EXISTS "+historyIndex+" ")
+
+	// bulkDeferred is what a bulk load runs without: the two indexes and
+	// every trigger of search.sql (each fills transactions_search).
+	bulkDeferred = append([]deferredObject{
+		{"index", historyIndex, historyIndexSQL},
+		{"index", monthIndex, sqlStatement(searchIndex, "CREATE INDEX IF NOT EXISTS "+monthIndex+" ")},
+	}, searchTriggers()...)
+
+	// searchRebuild fills transactions_search anew from transactions and
+	// transaction_tags: search.sql's own statements, which do it for an
+	// existing mirror.
+	searchRebuild = []string{
+		sqlStatement(searchIndex, "DELETE FROM transactions_search;"),
+		sqlStatement(searchIndex, "INSERT INTO transactions_search "),
+	}
+)
+
+// triggerName is the name of a trigger statement of search.sql.
+var triggerName = regexp.MustCompile(`(?m)^CREATE TRIGGER IF NOT EXISTS (\w+) `)
+
+// searchTriggers is every trigger of search.sql.
+func searchTriggers() []deferredObject {
+	var out []deferredObject
+	for _, m := range triggerName.FindAllStringSubmatch(searchIndex, -1) {
+		out = append(out, deferredObject{"trigger", m[1], sqlStatement(searchIndex, m[0])})
+	}
+	if len(out) == 0 {
+		panic("store: search.sql has no trigger")
+	}
+	return out
+}
+
+// sqlStatement returns the statement of src that starts a line with
+// prefix, without its semicolon: up to the first one, or, for a trigger,
+// up to the END that closes its body.
+func sqlStatement(src, prefix string) string {
+	i := strings.Index("\n"+src, "\n"+prefix)
+	if i < 0 {
+		panic("store: no statement " + prefix)
+	}
+	stmt := src[i:]
+	end := ";"
+	if strings.HasPrefix(prefix, "CREATE TRIGGER ") {
+		end = "\nEND;"
+	}
+	j := strings.Index(stmt, end)
+	if j < 0 {
+		panic("store: statement " + prefix + " does not end")
+	}
+	return stmt[:j+len(end)-1]
+}
+
+// dropBulkDeferred drops, in tx, what a bulk load runs without.
+func dropBulkDeferred(ctx context.Context, tx *sql.Tx) error {
+	for _, o := range bulkDeferred {
+		if _, err := tx.ExecContext(ctx, "DROP "+strings.ToUpper(o.kind)+" IF EXISTS "+o.name); err != nil {
+			return fmt.Errorf("drop %s %s: %w", o.kind, o.name, err)
+		}
+	}
+	return nil
+}
+
+// restoreBulkDeferredIdle is restoreBulkDeferred unless a sync is running
+// (in another process: the daemon's first sync, while a command such as
+// `bankmirror webhook register` opens the mirror). That sync makes them
+// itself when it ends or fails, and making them now would hold the write
+// lock, and the daemon's writer with it, for as long as that takes.
+func (s *Store) restoreBulkDeferredIdle(ctx context.Context) error {
+	// Almost always all there: then no lock file is touched.
+	if missing, err := missingBulkDeferred(ctx, s.db); err != nil || len(missing) == 0 {
+		return err
+	}
+	unlock, err := s.LockSync()
+	if errors.Is(err, ErrSyncRunning) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return s.restoreBulkDeferred(ctx)
+}
+
+// restoreBulkDeferred makes again, in one transaction, whatever a bulk
+// load dropped, and fills the search index anew if a search trigger was
+// missing: every write the triggers missed is in the table it reads, and
+// none can come between. SQLite's sorter may hold as many bytes as the page
+// cache, on top of it, so both are kept small meanwhile.
+func (s *Store) restoreBulkDeferred(ctx context.Context) error {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("restore bulk load indexes: %w", err)
+	}
+	defer conn.Close()
+	missing, err := missingBulkDeferred(ctx, conn)
+	if err != nil || len(missing) == 0 {
+		return err
+	}
+	if _, err := conn.ExecContext(ctx, "PRAGMA cache_size = -1024"); err != nil {
+		return fmt.Errorf("restore bulk load indexes: %w", err)
+	}
+	err = restoreInTx(ctx, conn, missing)
+	if _, rerr := conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA cache_size = -%d", writerCacheKiB)); rerr != nil && err == nil {
+		err = rerr
+	}
+	if err != nil {
+		return fmt.Errorf("restore bulk load indexes: %w", err)
+	}
+	return nil
+}
+
+// restoreInTx makes the missing objects, and the search index if a
+// trigger is among them, in one transaction on conn.
+func restoreInTx(ctx context.Context, conn *sql.Conn, missing []deferredObject) (err error) {
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			_ = tx.Rollback()
+		}
+	}()
+	rebuild := false
+	for _, o := range missing {
+		if _, err := tx.ExecContext(ctx, o.sql); err != nil {
+			return fmt.Errorf("%s %s: %w", o.kind, o.name, err)
+		}
+		rebuild = rebuild || o.kind == "trigger"
+	}
+	if rebuild {
+		for _, q := range searchRebuild {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("fill transactions_search: %w", err)
+			}
+		}
+	}
+	return tx.Commit()
+}
+
+// missingBulkDeferred returns the objects of bulkDeferred that are not in
+// the schema.
+func missingBulkDeferred(ctx context.Context, q querier) ([]deferredObject, error) {
+	rows, err := q.QueryContext(ctx, "SELECT type, name FROM sqlite_schema WHERE type IN ('index', 'trigger')")
+	if err != nil {
+		return nil, fmt.Errorf("look for the bulk load's indexes: %w", err)
+	}
+	defer rows.Close()
+	have := map[[2]string]bool{}
+	for rows.Next() {
+		var kind, name string
+		if err := rows.Scan(&kind, &name); err != nil {
+			return nil, fmt.Errorf("look for the bulk load's indexes: %w", err)
+		}
+		have[[2]string{kind, name}] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("look for the bulk load's indexes: %w", err)
+	}
+	var missing []deferredObject
+	for _, o := range bulkDeferred {
+		if !have[[2]string{o.kind, o.name}] {
+			missing = append(missing, o)
+		}
+	}
+	return missing, nil
+}
