@@ -13,6 +13,11 @@
 --   WHERE transactions_search MATCH 'coffee';
 --
 -- Words are matched without case or accents (unicode61, remove_diacritics 2).
+--
+-- A first sync into an empty mirror runs without the triggers and
+-- transactions_month_money, and makes them again, and fills the index
+-- anew, with this file's own statements (bulkload.go reads each by the
+-- line it starts).
 CREATE VIRTUAL TABLE IF NOT EXISTS transactions_search USING fts5(
     description, message, note, raw_text, tags,
     tokenize = 'unicode61 remove_diacritics 2'
