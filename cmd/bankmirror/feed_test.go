@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/bankmirror/bankmirror/internal/export"
 	"github.com/bankmirror/bankmirror/internal/mirrortest"
 	"github.com/bankmirror/bankmirror/internal/throttle"
 )
@@ -94,8 +95,8 @@ func TestServeFeedCountsAndThrottlesRefusals(t *testing.T) {
 		return resp
 	}
 	fams := scrape(t, m)
-	if f := fams["bankmirror_export_requests_refused_total"]; f == nil || len(f.Metric) != 3 || value(fams, f.GetName()) != 0 {
-		t.Fatalf("before any request: %v, want three reasons at zero", f)
+	if f := fams["bankmirror_export_requests_refused_total"]; f == nil || len(f.Metric) != len(export.RefusalReasons()) || value(fams, f.GetName()) != 0 {
+		t.Fatalf("before any request: %v, want every reason at zero", f)
 	}
 	for i := range throttle.DefaultBurst {
 		if resp := get("127.0.0.1", "wrong-token-0123456789"); resp.StatusCode != http.StatusUnauthorized {

@@ -64,7 +64,7 @@ func NewMetrics(src StateSource) *Metrics {
 			Help: "HTTP requests sent to the bank (retries included), by status code; code=\"error\" is no answer (timeout, connection)."}, []string{"code"}),
 	}
 	m.feed = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "bankmirror_export_requests_refused_total",
-		Help: "Requests to the export feed refused before any query, by reason (no_token, wrong_token, throttled)."}, []string{"reason"})
+		Help: "Requests to the export feed refused before any query, by reason (no_token, wrong_token, throttled, cross_site)."}, []string{"reason"})
 	m.bankOK = m.bank.WithLabelValues("200")
 	b := buildinfo.Get()
 	build := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "bankmirror_build_info",

@@ -18,6 +18,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/bankmirror/bankmirror/internal/httpserver"
 	"github.com/bankmirror/bankmirror/internal/logfield"
 	"github.com/bankmirror/bankmirror/internal/refusals"
 	"github.com/bankmirror/bankmirror/internal/throttle"
@@ -33,11 +34,17 @@ const (
 	// RefusedThrottled: the client's address failed too often lately; its
 	// token is not even looked at (429 with Retry-After).
 	RefusedThrottled = "throttled"
+	// RefusedCrossSite: a browser sent the request for another site's
+	// page (Sec-Fetch-Site or Origin say so): 403, its token not looked at
+	// and nothing counted against the address.
+	RefusedCrossSite = "cross_site"
 )
 
 // RefusalReasons is every reason OnRefused is called with, so that a
 // metric can start each at zero.
-func RefusalReasons() []string { return []string{RefusedNoToken, RefusedWrongToken, RefusedThrottled} }
+func RefusalReasons() []string {
+	return []string{RefusedNoToken, RefusedWrongToken, RefusedThrottled, RefusedCrossSite}
+}
 
 // FeedPrefix is where the feed is served: FeedPrefix + "v_transactions.csv".
 const FeedPrefix = "/export/"
@@ -135,6 +142,13 @@ func (f *Feed) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
 	client := clientAddr(r)
+	if httpserver.CrossSite(r) {
+		// Another site's page made a browser ask: refused unheard and not
+		// counted against the address, or any page could lock it out.
+		f.refuse(client, RefusedCrossSite, http.StatusForbidden)
+		http.Error(w, "forbidden: the feed does not answer requests made for another site's page", http.StatusForbidden)
+		return
+	}
 	key := throttle.Key(client)
 	if wait := f.throttle.Wait(key); wait > 0 {
 		h.Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))

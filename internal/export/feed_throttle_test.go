@@ -136,7 +136,7 @@ func TestFeedThrottlesFailingAddresses(t *testing.T) {
 	s.mu.Lock()
 	logs := s.logs.String()
 	s.mu.Unlock()
-	for _, r := range export.RefusalReasons() {
+	for _, r := range []string{export.RefusedNoToken, export.RefusedWrongToken, export.RefusedThrottled} {
 		if n := strings.Count(logs, `"reason":"`+r+`"`); n != 1 {
 			t.Errorf("%d log lines for %s, want one (the rest summarised):\n%s", n, r, logs)
 		}
@@ -159,5 +159,75 @@ func TestFeedThrottlesFailingAddresses(t *testing.T) {
 	}
 	if n := feed.Tracked(); n != 8 {
 		t.Errorf("the throttle remembers %d addresses after 40 strangers, want its cap of 8", n)
+	}
+}
+
+// Requests a browser sends for another site's page (Sec-Fetch-Site
+// cross-site or same-site, an Origin not the feed's host) get 403 and
+// count nothing against the address: however many, the right token from a
+// program (no Sec-Fetch-Site) or from the address bar (none) still gets in.
+func TestFeedRefusesCrossSiteRequestsUncounted(t *testing.T) {
+	db := openMirror(t)
+	var mu gosync.Mutex
+	counts := map[string]int{}
+	s := newFeedServer(t, func(log zerolog.Logger) *export.Feed {
+		f, err := export.NewFeed(db, feedToken, export.FeedOptions{Log: log, Throttle: throttle.Options{Burst: 2, Every: time.Hour},
+			OnRefused: func(r string) {
+				mu.Lock()
+				counts[r]++
+				mu.Unlock()
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	})
+	url := s.URL + "/export/v_ledger.csv?since=2026-01"
+	ask := func(token string, hdr ...string) int {
+		t.Helper()
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, url+"&token="+token, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i+1 < len(hdr); i += 2 {
+			req.Header.Set(hdr[i], hdr[i+1])
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return resp.StatusCode
+	}
+	crossSite := [][]string{
+		{"Sec-Fetch-Site", "cross-site"},
+		{"Sec-Fetch-Site", "same-site"},
+		{"Origin", "https://evil.example"},
+		{"Origin", "null"},
+		{"Sec-Fetch-Site", "cross-site", "Origin", "https://evil.example"},
+	}
+	for round := range 3 {
+		for _, hdr := range crossSite {
+			for _, token := range []string{"wrong-token-0123456789", feedToken} {
+				if code := ask(token, hdr...); code != http.StatusForbidden {
+					t.Fatalf("round %d, %v, token %q: status %d, want 403", round, hdr, token, code)
+				}
+			}
+		}
+	}
+	if code := ask(feedToken); code != http.StatusOK {
+		t.Errorf("a program with the right token after 30 cross-site tries: status %d, want 200", code)
+	}
+	if code := ask(feedToken, "Sec-Fetch-Site", "none"); code != http.StatusOK {
+		t.Errorf("the address bar with the right token: status %d, want 200", code)
+	}
+	if code := ask(feedToken, "Sec-Fetch-Site", "same-origin", "Origin", s.URL); code != http.StatusOK {
+		t.Errorf("the feed's own origin with the right token: status %d, want 200", code)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if want := fmt.Sprint(map[string]int{export.RefusedCrossSite: 30}); fmt.Sprint(counts) != want {
+		t.Errorf("refusals counted %v, want %s", counts, want)
 	}
 }

@@ -35,6 +35,7 @@ import (
 
 	"github.com/bankmirror/bankmirror/internal/export"
 	"github.com/bankmirror/bankmirror/internal/health"
+	"github.com/bankmirror/bankmirror/internal/httpserver"
 	"github.com/bankmirror/bankmirror/internal/logfield"
 	"github.com/bankmirror/bankmirror/internal/refusals"
 	"github.com/bankmirror/bankmirror/internal/store"
@@ -65,6 +66,9 @@ type Mirror interface {
 const (
 	RefusedWrongToken = "wrong_token"
 	RefusedThrottled  = "throttled"
+	// RefusedCrossSite: a token sent by the browser for another site's
+	// page (403); it is neither checked nor counted against the address.
+	RefusedCrossSite = "cross_site"
 )
 
 // TokenParam is the query parameter that carries the token.
@@ -137,7 +141,7 @@ func New(m Mirror, o Options) (*Handler, error) {
 	h := &Handler{m: m, o: o, session: []byte(hex.EncodeToString(mac.Sum(nil))), tokenSum: sha256.Sum256([]byte(o.Token)),
 		throttle: throttle.New(o.Throttle), log: log,
 		refused: refusals.New(refusals.Options{Log: log, Level: zerolog.InfoLevel, Every: o.RefusedLogInterval,
-			Reasons: []string{RefusedWrongToken, RefusedThrottled}, Message: "dashboard requests refused since the last report"})}
+			Reasons: []string{RefusedWrongToken, RefusedThrottled, RefusedCrossSite}, Message: "dashboard requests refused since the last report"})}
 	var err error
 	if h.pages, err = parsePages(); err != nil {
 		return nil, err
@@ -210,6 +214,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	client := export.ClientAddr(r)
+	if httpserver.CrossSite(r) {
+		// Another site made the browser send this token: refused unheard,
+		// and not counted, or any page could lock the user out.
+		h.refuse(client, RefusedCrossSite)
+		h.login(w, r, http.StatusForbidden, "That link came from another site: paste it into the address bar, or enter the token here.")
+		return
+	}
 	key := throttle.Key(client)
 	if wait := h.throttle.Wait(key); wait > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))

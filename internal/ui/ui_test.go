@@ -273,6 +273,77 @@ func TestWrongTokensAreThrottled(t *testing.T) {
 	}
 }
 
+// A token another site makes the browser send (a form posted to /login,
+// ?token= in an <img>) is refused with 403, not checked and not counted:
+// however many, the user's own link (Sec-Fetch-Site none or absent) still
+// opens the dashboard.
+func TestCrossSiteTokensRefusedUncounted(t *testing.T) {
+	var refused []string
+	d := newDashboard(t, func(o *ui.Options) {
+		o.Throttle = throttle.Options{Burst: 2, Every: time.Hour}
+		o.OnRefused = func(r string) { refused = append(refused, r) }
+	})
+	send := func(method, token string, hdr ...string) *http.Response {
+		t.Helper()
+		var req *http.Request
+		var err error
+		if method == http.MethodPost {
+			req, err = http.NewRequestWithContext(t.Context(), method, d.url+"/login", strings.NewReader(url.Values{"token": {token}}.Encode()))
+			if err == nil {
+				req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			}
+		} else {
+			req, err = http.NewRequestWithContext(t.Context(), method, d.url+"/?token="+token, nil)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i+1 < len(hdr); i += 2 {
+			req.Header.Set(hdr[i], hdr[i+1])
+		}
+		resp, err := noRedirects().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	crossSite := [][]string{
+		{"Sec-Fetch-Site", "cross-site"},
+		{"Sec-Fetch-Site", "same-site"},
+		{"Origin", "https://evil.example"},
+		{"Origin", "null"},
+	}
+	for _, method := range []string{http.MethodGet, http.MethodPost} {
+		for _, hdr := range crossSite {
+			for _, token := range []string{"wrong-token-0123456789", testToken} {
+				resp := send(method, token, hdr...)
+				if resp.StatusCode != http.StatusForbidden || len(resp.Cookies()) != 0 {
+					t.Errorf("%s %v token %q: %s with %d cookies, want 403 and none", method, hdr, token, resp.Status, len(resp.Cookies()))
+				}
+			}
+		}
+	}
+	for _, hdr := range [][]string{nil, {"Sec-Fetch-Site", "none"}} {
+		if resp := send(http.MethodGet, testToken, hdr...); resp.StatusCode != http.StatusSeeOther || len(resp.Cookies()) != 1 {
+			t.Errorf("the printed link (%v) after 16 cross-site tries: %s, want 303 with the cookie", hdr, resp.Status)
+		}
+	}
+	host := strings.TrimPrefix(d.url, "http://")
+	if resp := send(http.MethodPost, testToken, "Sec-Fetch-Site", "same-origin", "Origin", "http://"+host); resp.StatusCode != http.StatusSeeOther {
+		t.Errorf("the dashboard's own login form: %s, want 303", resp.Status)
+	}
+	for _, r := range refused {
+		if r != ui.RefusedCrossSite {
+			t.Fatalf("refusals %v: want only %s", refused, ui.RefusedCrossSite)
+		}
+	}
+	if len(refused) != 16 {
+		t.Errorf("%d refusals counted, want 16", len(refused))
+	}
+}
+
 func TestWeakTokenRefused(t *testing.T) {
 	st, err := store.OpenReadOnly(context.Background(), mirrorPath)
 	if err != nil {

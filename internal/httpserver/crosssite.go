@@ -1,0 +1,35 @@
+package httpserver
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// CrossSite reports whether a browser sent r on behalf of another site: its
+// Sec-Fetch-Site is "cross-site" or "same-site", or it carries an Origin
+// that is not r's own host. Such a request cannot be the user's own: a
+// page elsewhere made the browser send it (a form, an <img>, a script),
+// and a handler that checks tokens refuses it before counting a failure,
+// so that other sites cannot spend the user's allowance of wrong tokens.
+//
+// A link opened from the address bar, a bookmark or another program
+// (Sec-Fetch-Site: none) and clients that are not browsers (no
+// Sec-Fetch-Site, no Origin: curl, spreadsheets) are not cross-site.
+// http.CrossOriginProtection applies the same rule to unsafe methods only;
+// a token in a GET's query needs it too.
+func CrossSite(r *http.Request) bool {
+	switch strings.ToLower(r.Header.Get("Sec-Fetch-Site")) {
+	case "cross-site", "same-site":
+		return true
+	}
+	origin := r.Header.Values("Origin")
+	if len(origin) == 0 {
+		return false
+	}
+	if len(origin) > 1 {
+		return true
+	}
+	u, err := url.Parse(origin[0])
+	return err != nil || u.Host == "" || !strings.EqualFold(u.Host, r.Host)
+}
