@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"mime"
-	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -264,22 +263,12 @@ func (f *Feed) refuse(client netip.Addr, reason string, status int) {
 		Msg("export feed request refused; more refusals for this reason are counted and summarised once per interval")
 }
 
-// ClientAddr is the address the request comes from, as the feed sees it
-// (clientAddr), for other handlers that throttle by address.
-func ClientAddr(r *http.Request) netip.Addr { return clientAddr(r) }
-
 // clientAddr is the address the request comes from: the peer's or, when
 // the peer is on loopback (a reverse proxy on this machine), the last
 // address in X-Forwarded-For, which that proxy appended. Anything else in
 // the header is the client's to choose and is ignored.
 func clientAddr(r *http.Request) netip.Addr {
-	peer, err := netip.ParseAddrPort(r.RemoteAddr)
-	if err != nil {
-		host, _, _ := net.SplitHostPort(r.RemoteAddr)
-		a, _ := netip.ParseAddr(host)
-		return a.Unmap()
-	}
-	addr := peer.Addr().Unmap()
+	addr := httpserver.PeerAddr(r)
 	if !addr.IsLoopback() {
 		return addr
 	}

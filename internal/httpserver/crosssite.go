@@ -1,7 +1,9 @@
 package httpserver
 
 import (
+	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 )
@@ -32,4 +34,15 @@ func CrossSite(r *http.Request) bool {
 	}
 	u, err := url.Parse(origin[0])
 	return err != nil || u.Host == "" || !strings.EqualFold(u.Host, r.Host)
+}
+
+// PeerAddr is the address of r's TCP peer, whatever the request's headers
+// say (an invalid Addr if RemoteAddr is not an address).
+func PeerAddr(r *http.Request) netip.Addr {
+	if ap, err := netip.ParseAddrPort(r.RemoteAddr); err == nil {
+		return ap.Addr().Unmap()
+	}
+	host, _, _ := net.SplitHostPort(r.RemoteAddr)
+	a, _ := netip.ParseAddr(host)
+	return a.Unmap()
 }

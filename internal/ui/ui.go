@@ -213,7 +213,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.login(w, r, http.StatusUnauthorized, "")
 		return
 	}
-	client := export.ClientAddr(r)
+	// The TCP peer, never X-Forwarded-For: the dashboard has no proxy of
+	// its own, and any local process could name itself anything there.
+	client := httpserver.PeerAddr(r)
 	if httpserver.CrossSite(r) {
 		// Another site made the browser send this token: refused unheard,
 		// and not counted, or any page could lock the user out.

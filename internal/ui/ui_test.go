@@ -344,6 +344,34 @@ func TestCrossSiteTokensRefusedUncounted(t *testing.T) {
 	}
 }
 
+// The dashboard throttles the TCP peer: a client that names itself
+// another address in X-Forwarded-For at each try is still one address.
+func TestThrottleIgnoresForwardedFor(t *testing.T) {
+	d := newDashboard(t, func(o *ui.Options) { o.Throttle = throttle.Options{Burst: 3, Every: time.Hour} })
+	try := func(token, fwd string) int {
+		t.Helper()
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, d.url+"/?token="+token, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("X-Forwarded-For", fwd)
+		resp, err := noRedirects().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for i := range 3 {
+		if code := try("wrong-token-"+strconv.Itoa(i), "198.51.100."+strconv.Itoa(i)); code != http.StatusUnauthorized {
+			t.Fatalf("wrong token %d: %d, want 401", i, code)
+		}
+	}
+	if code := try("wrong-token-x", "203.0.113.77"); code != http.StatusTooManyRequests {
+		t.Errorf("a fourth wrong token under a new X-Forwarded-For: %d, want 429 (the peer is throttled)", code)
+	}
+}
+
 func TestWeakTokenRefused(t *testing.T) {
 	st, err := store.OpenReadOnly(context.Background(), mirrorPath)
 	if err != nil {
