@@ -53,7 +53,7 @@ the dashboard runs beside the daemon and never writes.`,
 				return err
 			}
 			defer h.Close()
-			srv, err := httpserver.Start(ctx, "dashboard", addr, httpserver.New(h), httpserver.LimitListener(0))
+			srv, err := httpserver.Start(ctx, "dashboard", addr, httpserver.New(httpserver.LoopbackHosts(h, addr)), httpserver.LimitListener(0))
 			if err != nil {
 				return err
 			}
@@ -89,7 +89,8 @@ func (m *Main) openDashboard(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if m.dashboard, err = httpserver.Start(ctx, "dashboard", m.Config.UIListen, httpserver.New(h), httpserver.LimitListener(0)); err != nil {
+	if m.dashboard, err = httpserver.Start(ctx, "dashboard", m.Config.UIListen,
+		httpserver.New(httpserver.LoopbackHosts(h, m.Config.UIListen)), httpserver.LimitListener(0)); err != nil {
 		return err
 	}
 	m.dash = h

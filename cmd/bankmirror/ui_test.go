@@ -54,6 +54,7 @@ func TestCLIUIServesTheMirror(t *testing.T) {
 		t.Errorf("the printed link: %s, want the overview", resp.Status)
 	}
 	base, _, _ := strings.Cut(link, "/?")
+	wantMisdirected(t, base)
 	resp, err = http.Get(base + "/")
 	if err != nil {
 		t.Fatal(err)
@@ -113,6 +114,7 @@ func TestServeDashboard(t *testing.T) {
 	if !strings.HasPrefix(base, "http://127.0.0.1:") {
 		t.Fatalf("dashboard at %q", base)
 	}
+	wantMisdirected(t, base)
 	resp, err := http.Get(base + "/")
 	must(t, err)
 	resp.Body.Close()
@@ -147,5 +149,21 @@ func TestServeDashboard(t *testing.T) {
 	var ce *configError
 	if !errors.As(err, &ce) || ce.Var != "BANKMIRROR_UI_LISTEN" || !strings.Contains(err.Error(), "BANKMIRROR_UI_TOKEN") {
 		t.Errorf("serve with a dashboard and no token: %v, want a configuration error naming both variables", err)
+	}
+}
+
+// wantMisdirected asks the dashboard at base (bound to loopback) with the
+// token link under another Host, as a page whose name was rebound to
+// 127.0.0.1 would: 421, and no cookie.
+func wantMisdirected(t *testing.T, base string) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, base+"/", nil)
+	must(t, err)
+	req.Host = "evil.example" + base[strings.LastIndexByte(base, ':'):]
+	resp, err := http.DefaultClient.Do(req)
+	must(t, err)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMisdirectedRequest || len(resp.Cookies()) != 0 {
+		t.Errorf("the dashboard under Host %s: %s, want 421", req.Host, resp.Status)
 	}
 }

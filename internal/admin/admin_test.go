@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -172,5 +173,39 @@ func TestBuildInfoMetric(t *testing.T) {
 	}
 	if labels["sqlite"] == "" || !strings.HasPrefix(labels["goversion"], "go") {
 		t.Errorf("labels = %v", labels)
+	}
+}
+
+// The admin listener bound to loopback answers 421 to a request naming
+// another host (a page of evil.example whose name now resolves to
+// 127.0.0.1) and serves /metrics to one naming a loopback host.
+func TestListenRefusesForeignHost(t *testing.T) {
+	now := time.Now()
+	good := snapshot(health.Facts{Now: now, Probed: true, LastSync: now.Add(-time.Minute)})
+	srv, err := Listen(t.Context(), "127.0.0.1:0", Handler(checker{good}, NewMetrics(StateSource{Health: func(context.Context) health.Snapshot { return good }})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = srv.Shutdown(time.Second) }()
+	port := srv.URL()[strings.LastIndexByte(srv.URL(), ':'):]
+	for host, want := range map[string]int{"evil.example": http.StatusMisdirectedRequest, "evil.example" + port: http.StatusMisdirectedRequest,
+		"127.0.0.1" + port: http.StatusOK, "localhost" + port: http.StatusOK} {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL()+"/metrics", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Host = host
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("Host %s: %d, want %d", host, resp.StatusCode, want)
+		}
+		if want != http.StatusOK && (len(b) > 200 || strings.Contains(string(b), "bankmirror_")) {
+			t.Errorf("Host %s: the refusal's body is %d bytes with metrics in it", host, len(b))
+		}
 	}
 }
