@@ -20,6 +20,10 @@ import (
 // BANKMIRROR_UI_LISTEN.
 const defaultUIListen = "127.0.0.1:8083"
 
+// exposedDashboard is the warning for a dashboard bound beyond loopback.
+const exposedDashboard = "the dashboard is bound beyond loopback over plain HTTP: its token and cookie " +
+	"cross the network in clear; put it behind a TLS proxy or set BANKMIRROR_UI_LISTEN to 127.0.0.1:PORT unless that is meant"
+
 func (a *app) uiCommand() *cli.Command {
 	fs := newFlags("ui")
 	listen := fs.String("listen", "", "`ADDR` to serve the dashboard on (default: BANKMIRROR_UI_LISTEN if set, else "+defaultUIListen+")")
@@ -57,10 +61,13 @@ the dashboard runs beside the daemon and never writes.`,
 			if err != nil {
 				return err
 			}
+			if bound := strings.TrimPrefix(srv.URL(), "http://"); admin.Exposed(bound) {
+				fmt.Fprintf(a.stderr, "bankmirror: warning: dashboard on %s: %s\n", bound, exposedDashboard)
+			}
 			if random {
-				fmt.Fprintf(a.stdout, "dashboard: %s/?%s=%s\n", srv.URL(), ui.TokenParam, token)
+				fmt.Fprintf(a.stdout, "dashboard: %s/?%s=%s\n", srv.LocalURL(), ui.TokenParam, token)
 			} else {
-				fmt.Fprintf(a.stdout, "dashboard: %s/ (the token is BANKMIRROR_UI_TOKEN's)\n", srv.URL())
+				fmt.Fprintf(a.stdout, "dashboard: %s/ (the token is BANKMIRROR_UI_TOKEN's)\n", srv.LocalURL())
 			}
 			select {
 			case <-ctx.Done():
@@ -97,8 +104,7 @@ func (m *Main) openDashboard(ctx context.Context) error {
 	addr := strings.TrimPrefix(m.dashboard.URL(), "http://")
 	m.Log.Info().Str(logfield.UIListen, addr).Msg("dashboard serving")
 	if admin.Exposed(addr) {
-		m.Log.Warn().Str(logfield.UIListen, addr).Msg("the dashboard is bound beyond loopback over plain HTTP: its token and cookie " +
-			"cross the network in clear; put it behind a TLS proxy or set BANKMIRROR_UI_LISTEN to 127.0.0.1:PORT unless that is meant")
+		m.Log.Warn().Str(logfield.UIListen, addr).Msg(exposedDashboard)
 	}
 	return nil
 }

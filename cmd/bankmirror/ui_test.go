@@ -43,6 +43,9 @@ func TestCLIUIServesTheMirror(t *testing.T) {
 	if !ok || !strings.HasPrefix(link, "http://127.0.0.1:") || !strings.Contains(link, "/?token=") || len(link[strings.Index(link, "token=")+6:]) != 32 {
 		t.Fatalf("ui printed %q, want dashboard: http://127.0.0.1:PORT/?token=<32 hex digits>", line)
 	}
+	if stderr.String() != "" {
+		t.Errorf("ui on loopback wrote to stderr: %q", stderr.String())
+	}
 	jar, _ := cookiejar.New(nil)
 	resp, err := (&http.Client{Jar: jar}).Get(link)
 	if err != nil {
@@ -62,6 +65,47 @@ func TestCLIUIServesTheMirror(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("without the token: %s, want 401", resp.Status)
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Errorf("ui exited %d: %s", code, stderr.String())
+	}
+}
+
+// TestCLIUIOnAllAddresses: `ui --listen 0.0.0.0:0` warns on stderr, as
+// serve does, that the dashboard is exposed, and prints a link a browser
+// can open (127.0.0.1, not 0.0.0.0), which serves the overview.
+func TestCLIUIOnAllAddresses(t *testing.T) {
+	db := syntheticMirror(t, 50)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	pr, pw := io.Pipe()
+	var stderr cliBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"ui", "--listen", "0.0.0.0:0"}, map[string]string{"BANKMIRROR_DB": db}, pw, &stderr)
+		pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no line from ui: %v (stderr: %s)", err, stderr.String())
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	link, ok := strings.CutPrefix(strings.TrimSpace(line), "dashboard: ")
+	if !ok || !strings.HasPrefix(link, "http://127.0.0.1:") || !strings.Contains(link, "/?token=") {
+		t.Errorf("ui on 0.0.0.0 printed %q, want a link to http://127.0.0.1:PORT/?token=", line)
+	}
+	if !strings.Contains(stderr.String(), "warning: dashboard on ") || !strings.Contains(stderr.String(), "beyond loopback over plain HTTP") {
+		t.Errorf("ui on 0.0.0.0 did not warn on stderr: %q", stderr.String())
+	}
+	jar, _ := cookiejar.New(nil)
+	resp, err := (&http.Client{Jar: jar}).Get(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("the printed link: %s, want 200", resp.Status)
 	}
 	cancel()
 	if code := <-done; code != 0 {

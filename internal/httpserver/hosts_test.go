@@ -62,6 +62,9 @@ func TestLoopbackHostsThroughAServer(t *testing.T) {
 		}
 		port := srv.URL()[strings.LastIndexByte(srv.URL(), ':'):]
 		base := "http://127.0.0.1" + port
+		if srv.LocalURL() != base {
+			t.Errorf("bound at %s (%s): LocalURL %q, want %q", c.bind, srv.URL(), srv.LocalURL(), base)
+		}
 		if code, body := ask(base, "evil.example"+port); code != c.evilStatus || len(body) > 200 {
 			t.Errorf("bound at %s, Host evil.example: %d (%d bytes), want %d with a small body", c.bind, code, len(body), c.evilStatus)
 		}

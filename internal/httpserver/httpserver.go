@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
+	"strings"
 	"time"
 
 	"golang.org/x/net/netutil"
@@ -102,6 +104,19 @@ func Start(ctx context.Context, name, addr string, srv *http.Server, wrap ...fun
 
 // URL is the listener's base URL.
 func (s *Server) URL() string { return s.url }
+
+// LocalURL is URL for a link to open on this machine: an unspecified host
+// ("0.0.0.0", "[::]", which a browser cannot open) becomes 127.0.0.1.
+func (s *Server) LocalURL() string {
+	host, port, err := net.SplitHostPort(strings.TrimPrefix(s.url, "http://"))
+	if err != nil {
+		return s.url
+	}
+	if ip, err := netip.ParseAddr(host); err == nil && ip.IsUnspecified() {
+		return "http://" + net.JoinHostPort("127.0.0.1", port)
+	}
+	return s.url
+}
 
 // Stopped is closed when the server stopped serving; Err then says why.
 func (s *Server) Stopped() <-chan struct{} { return s.done }
