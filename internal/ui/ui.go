@@ -241,17 +241,22 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// browser would not send a Secure cookie back.
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: string(h.session), Path: "/", //nolint:gosec // see above
 		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
-	http.Redirect(w, r, r.URL.RequestURI(), http.StatusSeeOther)
+	// Only to a path of this server: a request for //evil.example/ must not
+	// send the browser, now signed in, elsewhere.
+	path, rawQuery := localPath(r.URL.RequestURI())
+	http.Redirect(w, r, (&url.URL{Path: path, RawQuery: rawQuery}).String(), http.StatusSeeOther)
 }
 
 // startKey holds the time a request arrived in its context.
 type startKey struct{}
 
 // localPath is next if it is a path of this server (the login form's
-// return address), else "/".
+// return address, the URL a token came with), else "/": never another
+// host, nor "/\\host", which browsers read as "//host".
 func localPath(next string) (path, rawQuery string) {
 	u, err := url.Parse(next)
-	if err != nil || u.Scheme != "" || u.Host != "" || !strings.HasPrefix(u.Path, "/") || strings.HasPrefix(u.Path, "//") {
+	if err != nil || u.Scheme != "" || u.Host != "" || !strings.HasPrefix(u.Path, "/") ||
+		strings.HasPrefix(u.Path, "//") || strings.HasPrefix(u.Path, "/\\") {
 		return "/", ""
 	}
 	return u.Path, u.RawQuery

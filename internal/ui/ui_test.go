@@ -208,6 +208,27 @@ func TestTokenLinkSetsCookieAndDropsToken(t *testing.T) {
 	}
 }
 
+// The redirect after the token is exchanged stays on this server: a link
+// to //evil.example/?token=RIGHT does not send the browser there.
+func TestTokenRedirectStaysLocal(t *testing.T) {
+	d := newDashboard(t)
+	for path, want := range map[string]string{
+		"//evil.example/":           "/",
+		"/%5Cevil.example/":         "/",
+		"/transactions?q=caf%C3%A9": "/transactions?q=caf%C3%A9",
+		"/transactions/a%20b":       "/transactions/a%20b",
+	} {
+		sep := "?"
+		if strings.Contains(path, "?") {
+			sep = "&"
+		}
+		code, h, _ := get(t, noRedirects(), d.url+path+sep+"token="+testToken)
+		if code != http.StatusSeeOther || h.Get("Location") != want {
+			t.Errorf("token link at %s: %d to %q, want 303 to %q", path, code, h.Get("Location"), want)
+		}
+	}
+}
+
 func TestWithoutTokenNoData(t *testing.T) {
 	d := newDashboard(t)
 	for _, path := range []string{"/", "/transactions", "/transactions/" + scriptID, "/categories", "/recurring", "/transactions.csv"} {
