@@ -90,6 +90,7 @@ func (m *Main) openDashboard(ctx context.Context) error {
 		return &configError{envPrefix + "TIMEZONE", err}
 	}
 	h, err := ui.New(m.Store, ui.Options{Token: m.Config.UIToken, Location: loc, Export: m.Store.Reader(), Log: m.Log,
+		AttachmentsDir: m.Config.AttachmentsDir,
 		Status: func(ctx context.Context) (health.Status, error) {
 			return health.GatherStatus(ctx, m.Store, statusOptions(m.Config))
 		}})
@@ -124,7 +125,7 @@ func (a *app) dashboard(st *store.Store, token string) (*ui.Handler, error) {
 	if err != nil {
 		return nil, &configError{envPrefix + "TIMEZONE", err}
 	}
-	return ui.New(st, ui.Options{Token: token, Location: loc, Export: st.Reader(), Log: a.log,
+	return ui.New(st, ui.Options{Token: token, Location: loc, Export: st.Reader(), Log: a.log, AttachmentsDir: a.cfg.AttachmentsDir,
 		Status: func(ctx context.Context) (health.Status, error) {
 			return health.GatherStatus(ctx, st, statusOptions(a.cfg))
 		}})

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -69,6 +70,8 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 		status, msg = http.StatusBadRequest, bad.Error()
 	case errors.Is(err, store.ErrNotFound):
 		status, msg = http.StatusNotFound, "The mirror has no such transaction."
+	case errors.Is(err, errNoReceipt):
+		status, msg = http.StatusNotFound, "No receipt of this transaction is kept where the dashboard reads them (BANKMIRROR_ATTACHMENTS_DIR)."
 	case r.Context().Err() != nil:
 		return
 	default:
@@ -401,11 +404,22 @@ func (h *Handler) transaction(w http.ResponseWriter, r *http.Request) {
 	}{d.Description, d})
 }
 
-// receiptTypes are the kinds of receipt shown in the browser; any other
-// file is downloaded.
-var receiptTypes = map[string]bool{"image/jpeg": true, "image/png": true, "image/gif": true, "image/webp": true, "application/pdf": true}
+// imageTypes are the receipts shown in the browser, inside a sandbox; a
+// PDF (which Chromium does not render in a sandboxed document) and any
+// other file are downloaded.
+var imageTypes = map[string]bool{"image/jpeg": true, "image/png": true, "image/gif": true, "image/webp": true}
 
-// receipt serves the kept file of a transaction's receipt.
+// receiptName is the shape of a kept receipt's file name (receipts' save):
+// its content's SHA-256 and a short extension.
+var receiptName = regexp.MustCompile(`^[0-9a-f]{64}\.[a-z0-9]{1,8}$`)
+
+// errNoReceipt: the transaction has no kept receipt the dashboard may
+// serve.
+var errNoReceipt = errors.New("no receipt kept")
+
+// receipt serves the kept file of a transaction's receipt: only a file
+// named as receipts names them, directly in the attachments directory (not
+// a link), whatever directory the mirror's local_path names.
 func (h *Handler) receipt(w http.ResponseWriter, r *http.Request) {
 	d, err := h.m.TransactionDetail(r.Context(), r.PathValue("id"))
 	if err == nil && d.ReceiptPath == "" {
@@ -415,27 +429,63 @@ func (h *Handler) receipt(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	f, err := os.Open(d.ReceiptPath)
+	f, err := h.openReceipt(d.ReceiptPath)
 	if err != nil {
-		h.fail(w, r, fmt.Errorf("receipt of %s: %w", d.ID, err))
+		h.log.Warn().Err(err).Str(logfield.TransactionID, d.ID).Msg("dashboard: receipt refused")
+		h.fail(w, r, errNoReceipt)
 		return
 	}
 	defer f.Close()
 	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() {
-		h.fail(w, r, fmt.Errorf("receipt of %s: not a regular file", d.ID))
+	if err != nil {
+		h.fail(w, r, fmt.Errorf("receipt of %s: %w", d.ID, err))
 		return
 	}
 	hd := w.Header()
 	// A receipt is the bank's file, not ours: it runs nothing here.
 	hd.Set("Content-Security-Policy", "sandbox; default-src 'none'; img-src 'self'; style-src 'unsafe-inline'")
 	ctype, disposition := d.ReceiptType, "inline"
-	if !receiptTypes[ctype] {
+	switch {
+	case ctype == "application/pdf":
+		disposition = "attachment"
+	case !imageTypes[ctype]:
 		ctype, disposition = "application/octet-stream", "attachment"
 	}
 	hd.Set("Content-Type", ctype)
 	hd.Set("Content-Disposition", mime.FormatMediaType(disposition, map[string]string{"filename": "receipt-" + d.AttachmentID + extOf(ctype)}))
 	http.ServeContent(w, r, "", st.ModTime(), f)
+}
+
+// openReceipt opens the kept file stored as path: its base name, checked,
+// in the attachments directory, through os.Root (nothing outside it), and
+// refused if it is a symbolic link or not a regular file.
+func (h *Handler) openReceipt(path string) (*os.File, error) {
+	if h.o.AttachmentsDir == "" {
+		return nil, errors.New("no attachments directory (BANKMIRROR_ATTACHMENTS_DIR) set")
+	}
+	name := filepath.Base(path)
+	if !receiptName.MatchString(name) {
+		return nil, fmt.Errorf("stored file name %q is not a receipt's", name)
+	}
+	root, err := os.OpenRoot(h.o.AttachmentsDir)
+	if err != nil {
+		return nil, fmt.Errorf("attachments directory: %w", err)
+	}
+	defer root.Close()
+	if fi, err := root.Lstat(name); err != nil {
+		return nil, fmt.Errorf("receipt file: %w", err)
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("receipt file %s is not a regular file (%s)", name, fi.Mode().Type())
+	}
+	f, err := root.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("receipt file: %w", err)
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		_ = f.Close()
+		return nil, fmt.Errorf("receipt file %s is not a regular file", name)
+	}
+	return f, nil
 }
 
 func extOf(ctype string) string {

@@ -90,6 +90,9 @@ type Options struct {
 	// Export, if set, is the read-only pool the exporter reads for the
 	// CSV and XLSX links of the transactions list.
 	Export *sql.DB
+	// AttachmentsDir is where receipts' files are kept
+	// (BANKMIRROR_ATTACHMENTS_DIR); empty, no receipt is served.
+	AttachmentsDir string
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 	// OnRefused, if set, is called for each wrong token and each throttled
