@@ -6,8 +6,9 @@
 // Content-Security-Policy is 'self').
 //
 // Every page needs the token: given once as ?token=TOKEN (the printed
-// link), it is exchanged for an HttpOnly, SameSite=Strict cookie and the
-// browser is sent to the URL without it; without either a page shows a
+// link), it is exchanged for an HttpOnly, SameSite=Strict cookie, good
+// for SessionLifetime in this process only, and the browser is sent to
+// the URL without it; without either a page shows a
 // small form asking for it, and no data.
 package ui
 
@@ -108,16 +109,16 @@ type Options struct {
 
 // Handler serves the dashboard.
 type Handler struct {
-	m         Mirror
-	o         Options
-	session   []byte // the cookie's value: an HMAC of the token
-	tokenSum  [sha256.Size]byte
-	pages     map[string]*template.Template
-	mux       *http.ServeMux
-	throttle  *throttle.Table
-	refused   *refusals.Log
-	log       zerolog.Logger
-	staticSub http.Handler
+	m          Mirror
+	o          Options
+	sessionKey []byte // random per process: a restart ends every session
+	tokenSum   [sha256.Size]byte
+	pages      map[string]*template.Template
+	mux        *http.ServeMux
+	throttle   *throttle.Table
+	refused    *refusals.Log
+	log        zerolog.Logger
+	staticSub  http.Handler
 }
 
 // NewToken returns a random token of 128 bits, as 32 hex digits.
@@ -139,9 +140,9 @@ func New(m Mirror, o Options) (*Handler, error) {
 		o.Now = time.Now
 	}
 	log := o.Log.With().Str(logfield.Component, "ui").Logger()
-	mac := hmac.New(sha256.New, []byte(o.Token))
-	mac.Write([]byte("bankmirror ui session"))
-	h := &Handler{m: m, o: o, session: []byte(hex.EncodeToString(mac.Sum(nil))), tokenSum: sha256.Sum256([]byte(o.Token)),
+	key := make([]byte, 32)
+	_, _ = rand.Read(key) // never fails (crypto/rand panics rather)
+	h := &Handler{m: m, o: o, sessionKey: key, tokenSum: sha256.Sum256([]byte(o.Token)),
 		throttle: throttle.New(o.Throttle), log: log,
 		refused: refusals.New(refusals.Options{Log: log, Level: zerolog.InfoLevel, Every: o.RefusedLogInterval,
 			Reasons: []string{RefusedWrongToken, RefusedThrottled, RefusedCrossSite}, Message: "dashboard requests refused since the last report"})}
@@ -209,7 +210,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		token = r.PostForm.Get(TokenParam)
 		r.URL.Path, r.URL.RawQuery = localPath(r.PostForm.Get("next"))
 	default:
-		if c, err := r.Cookie(cookieName); err == nil && subtle.ConstantTimeCompare([]byte(c.Value), h.session) == 1 {
+		if c, err := r.Cookie(cookieName); err == nil && h.validSession(c.Value) {
 			h.mux.ServeHTTP(w, r)
 			return
 		}
@@ -242,12 +243,44 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// Secure only over TLS: the dashboard is plain HTTP on loopback, where a
 	// browser would not send a Secure cookie back.
-	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: string(h.session), Path: "/", //nolint:gosec // see above
+	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: h.newSession(), Path: "/", MaxAge: int(SessionLifetime / time.Second), //nolint:gosec // see above
 		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
 	// Only to a path of this server: a request for //evil.example/ must not
 	// send the browser, now signed in, elsewhere.
 	path, rawQuery := localPath(r.URL.RequestURI())
 	http.Redirect(w, r, (&url.URL{Path: path, RawQuery: rawQuery}).String(), http.StatusSeeOther)
+}
+
+// SessionLifetime is how long the cookie a token is exchanged for lasts
+// (in the browser, and as checked here); a restart ends it sooner.
+const SessionLifetime = 7 * 24 * time.Hour
+
+// newSession is a cookie's value: when it expires (Unix seconds) and an
+// HMAC of that and the token under the process's random key.
+func (h *Handler) newSession() string {
+	exp := strconv.FormatInt(h.o.Now().Add(SessionLifetime).Unix(), 10)
+	return exp + "." + h.sessionMAC(exp)
+}
+
+func (h *Handler) sessionMAC(exp string) string {
+	mac := hmac.New(sha256.New, h.sessionKey)
+	mac.Write([]byte("bankmirror ui session\x00"))
+	mac.Write(h.tokenSum[:])
+	mac.Write([]byte(exp))
+	return hex.EncodeToString(mac.Sum(nil))
+}
+
+// validSession reports whether v is a cookie of this process, unexpired.
+func (h *Handler) validSession(v string) bool {
+	exp, sum, ok := strings.Cut(v, ".")
+	if !ok || len(exp) > 20 {
+		return false
+	}
+	if subtle.ConstantTimeCompare([]byte(sum), []byte(h.sessionMAC(exp))) != 1 {
+		return false
+	}
+	t, err := strconv.ParseInt(exp, 10, 64)
+	return err == nil && h.o.Now().Unix() < t
 }
 
 // startKey holds the time a request arrived in its context.

@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	gosync "sync"
 	"testing"
 	"time"
 
@@ -226,6 +227,59 @@ func TestTokenRedirectStaysLocal(t *testing.T) {
 		if code != http.StatusSeeOther || h.Get("Location") != want {
 			t.Errorf("token link at %s: %d to %q, want 303 to %q", path, code, h.Get("Location"), want)
 		}
+	}
+}
+
+// The cookie lasts SessionLifetime (Max-Age, and checked here), and only
+// in the process that made it: a dashboard started again with the same
+// token, a cookie past its time or one with its time changed get the form.
+func TestSessionCookieExpiresAndEndsWithTheProcess(t *testing.T) {
+	var mu gosync.Mutex
+	now := simNow
+	clock := func(o *ui.Options) {
+		o.Now = func() time.Time {
+			mu.Lock()
+			defer mu.Unlock()
+			return now
+		}
+	}
+	d, again := newDashboard(t, clock), newDashboard(t, clock)
+	_, h, _ := get(t, noRedirects(), d.url+"/?token="+testToken)
+	cookies := (&http.Response{Header: h}).Cookies()
+	if len(cookies) != 1 || cookies[0].MaxAge != int(ui.SessionLifetime/time.Second) || ui.SessionLifetime != 7*24*time.Hour {
+		t.Fatalf("cookie %+v: want one with Max-Age of 7 days", cookies)
+	}
+	c := cookies[0]
+	with := func(base, value string) int {
+		t.Helper()
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, base+"/", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.AddCookie(&http.Cookie{Name: c.Name, Value: value})
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := with(d.url, c.Value); code != http.StatusOK {
+		t.Fatalf("the cookie in its own process: %d, want 200", code)
+	}
+	if code := with(again.url, c.Value); code != http.StatusUnauthorized {
+		t.Errorf("the cookie in another process with the same token: %d, want 401", code)
+	}
+	exp, sum, _ := strings.Cut(c.Value, ".")
+	later, _ := strconv.ParseInt(exp, 10, 64)
+	if code := with(d.url, strconv.FormatInt(later+365*24*3600, 10)+"."+sum); code != http.StatusUnauthorized {
+		t.Errorf("the cookie with its expiry moved a year on: %d, want 401", code)
+	}
+	mu.Lock()
+	now = now.Add(ui.SessionLifetime)
+	mu.Unlock()
+	if code := with(d.url, c.Value); code != http.StatusUnauthorized {
+		t.Errorf("the cookie after 7 days: %d, want 401", code)
 	}
 }
 
