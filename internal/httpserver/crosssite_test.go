@@ -23,7 +23,10 @@ func TestCrossSite(t *testing.T) {
 		{[]string{"Origin", "https://evil.example"}, true},
 		{[]string{"Origin", "http://127.0.0.1:9999"}, true},
 		{[]string{"Origin", "null"}, true},
-		{[]string{"Sec-Fetch-Site", "none", "Origin", "http://localhost:8083"}, true},
+		// A proxy in front passes another Host: the browser's own word wins.
+		{[]string{"Sec-Fetch-Site", "same-origin", "Origin", "https://dash.example.com"}, false},
+		{[]string{"Sec-Fetch-Site", "cross-site", "Origin", "http://127.0.0.1:8083"}, true},
+		{[]string{"Origin", "http://localhost:8083"}, true},
 	} {
 		r := httptest.NewRequest(http.MethodGet, "http://127.0.0.1:8083/?token=x", nil)
 		for i := 0; i+1 < len(c.hdr); i += 2 {

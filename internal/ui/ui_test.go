@@ -409,6 +409,9 @@ func TestCrossSiteTokensRefusedUncounted(t *testing.T) {
 	if resp := send(http.MethodPost, testToken, "Sec-Fetch-Site", "same-origin", "Origin", "http://"+host); resp.StatusCode != http.StatusSeeOther {
 		t.Errorf("the dashboard's own login form: %s, want 303", resp.Status)
 	}
+	if resp := send(http.MethodPost, testToken, "Sec-Fetch-Site", "same-origin", "Origin", "https://dash.example.com"); resp.StatusCode != http.StatusSeeOther {
+		t.Errorf("the login form behind a TLS proxy (its Origin not the Host passed on): %s, want 303", resp.Status)
+	}
 	for _, r := range refused {
 		if r != ui.RefusedCrossSite {
 			t.Fatalf("refusals %v: want only %s", refused, ui.RefusedCrossSite)
