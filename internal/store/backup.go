@@ -36,8 +36,8 @@ type BackupResult struct {
 // other connections and processes go on writing: VACUUM INTO reads one
 // snapshot (a read transaction, which in WAL mode blocks no writer), so the
 // copy holds exactly the transactions committed when it began. The copy is
-// written to a temporary file beside dest, synced, then moved into place:
-// dest never holds a partial copy.
+// written to a temporary file in a private directory beside dest, synced,
+// then moved into place: dest never holds a partial copy.
 func (s *Store) Backup(ctx context.Context, dest string, opts BackupOptions) (BackupResult, error) {
 	res := BackupResult{Path: dest}
 	if err := s.checkBackupDest(dest, opts.Force); err != nil {
@@ -112,22 +112,26 @@ func (s *Store) checkBackupDest(dest string, force bool) error {
 }
 
 // vacuumInto writes a consistent copy of the mirror, read through db in
-// one snapshot (VACUUM INTO), to a new temporary file beside dest, mode
-// 0600, synced, and returns its name and size; commitFile moves it to dest.
-// remove deletes what is left of it (nothing once moved), and is set even
-// on error.
+// one snapshot (VACUUM INTO), to a new file, mode 0600, synced, and returns
+// its name and size; commitFile moves it to dest. The file is made in a new
+// private directory (mode 0700) beside dest, on dest's filesystem: SQLite
+// creates the copy's rollback journal beside the copy without O_EXCL, so in
+// a shared directory such as /tmp another user could otherwise plant the
+// journal's name first and have SQLite write into a file they own. remove
+// deletes that directory and what is left in it, and is set even on error.
 func vacuumInto(ctx context.Context, db *sql.DB, dest string) (tmp string, size int64, remove func(), err error) {
 	remove = func() {}
-	f, err := os.CreateTemp(filepath.Dir(dest), filepath.Base(dest)+".tmp-*") // mode 0600
+	dir, err := os.MkdirTemp(filepath.Dir(dest), filepath.Base(dest)+".tmp-*") // mode 0700
 	if err != nil {
-		return "", 0, remove, fmt.Errorf("create backup file: %w", err)
+		return "", 0, remove, fmt.Errorf("create backup directory: %w", err)
 	}
-	tmp = f.Name()
+	remove = func() { _ = os.RemoveAll(dir) }
+	tmp = filepath.Join(dir, filepath.Base(dest))
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return tmp, 0, remove, fmt.Errorf("create backup file: %w", err)
+	}
 	_ = f.Close()
-	remove = func() {
-		_ = os.Remove(tmp)
-		_ = os.Remove(tmp + "-journal")
-	}
 	uri, err := fileURI(tmp)
 	if err != nil {
 		return tmp, 0, remove, err

@@ -25,7 +25,8 @@ func MigrationBackupPath(dbPath string, v int) string {
 }
 
 // migrationBackupName matches, after the mirror's file name, a copy kept
-// before a migration and the temporary file of one a crash left behind.
+// before a migration and the temporary directory of one a crash left
+// behind (or, from older versions, its temporary file and journal).
 var migrationBackupName = regexp.MustCompile(`^\.pre-v[0-9]+(\.tmp-[0-9]+(-journal)?)?$`)
 
 // backupBeforeMigrate copies the mirror, at schema version v, to
@@ -67,8 +68,9 @@ func (s *Store) backupBeforeMigrate(ctx context.Context, v int) error {
 }
 
 // removeMigrationBackups removes every copy kept before a migration of the
-// mirror at dbPath, and their temporary files, but keep. A symbolic link
-// among them is removed, never followed.
+// mirror at dbPath, and their temporary directories and files, but keep.
+// A symbolic link among them is removed, never followed (os.RemoveAll
+// removes a link itself).
 func removeMigrationBackups(dbPath, keep string) error {
 	dir, base := filepath.Split(dbPath)
 	if dir == "" {
@@ -85,7 +87,7 @@ func removeMigrationBackups(dbPath, keep string) error {
 		if !ok || !migrationBackupName.MatchString(rest) || name == filepath.Base(keep) {
 			continue
 		}
-		if err := os.Remove(filepath.Join(dir, name)); err != nil {
+		if err := os.RemoveAll(filepath.Join(dir, name)); err != nil {
 			return fmt.Errorf("remove older copy: %w", err)
 		}
 		removed = true

@@ -292,9 +292,10 @@ func mapsEqual(a, b map[string][]string) bool {
 }
 
 // Only the newest copy is kept: copies of older versions, and the temporary
-// file of one a crash left, are removed (a link among them as a link, its
-// target untouched); a stale copy of the same version is replaced; files
-// that only look alike stay.
+// directory (or, from older versions, file and journal) of one a crash
+// left, are removed (a link among them as a link, its target untouched); a
+// stale copy of the same version is replaced; files that only look alike
+// stay.
 func TestMigrationBackupKeepsOnlyTheNewest(t *testing.T) {
 	v := store.SchemaVersion() - 1
 	path := store.LoadFixture(t, v)
@@ -310,6 +311,20 @@ func TestMigrationBackupKeepsOnlyTheNewest(t *testing.T) {
 	}
 	write("bankmirror.db.pre-v1", "an older copy")
 	write("bankmirror.db.pre-v2.tmp-12345", "a crashed copy")
+	write("bankmirror.db.pre-v2.tmp-12345-journal", "its journal")
+	crashed := filepath.Join(dir, "bankmirror.db.pre-v2.tmp-67890")
+	if err := os.Mkdir(crashed, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	write("bankmirror.db.pre-v2.tmp-67890/bankmirror.db.pre-v2", "a crashed copy")
+	write("bankmirror.db.pre-v2.tmp-67890/bankmirror.db.pre-v2-journal", "its journal")
+	outsideDir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outsideDir, "precious"), []byte("not a mirror"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outsideDir, filepath.Join(dir, "bankmirror.db.pre-v4.tmp-222")); err != nil {
+		t.Fatal(err)
+	}
 	write(fmt.Sprintf("bankmirror.db.pre-v%d", v), "a stale copy of this version")
 	if err := os.Symlink(outside, filepath.Join(dir, "bankmirror.db.pre-v3")); err != nil {
 		t.Fatal(err)
@@ -334,8 +349,10 @@ func TestMigrationBackupKeepsOnlyTheNewest(t *testing.T) {
 	if got := userVersion(t, openRaw(t, backup)); got != v {
 		t.Errorf("the copy is version %d, want %d", got, v)
 	}
-	if b, err := os.ReadFile(outside); err != nil || string(b) != "not a mirror" {
-		t.Errorf("a removed link's target: %q, %v", b, err)
+	for _, f := range []string{outside, filepath.Join(outsideDir, "precious")} {
+		if b, err := os.ReadFile(f); err != nil || string(b) != "not a mirror" {
+			t.Errorf("a removed link's target %s: %q, %v", f, b, err)
+		}
 	}
 	for _, name := range keep {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
