@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -189,19 +190,19 @@ func printStatus(w io.Writer, db string, c clock, s health.Status) {
 	if d.AdminExposed != "" {
 		fmt.Fprintf(w, "admin listener: on %s, beyond loopback: /metrics, /readyz and the spreadsheet feed are reachable from other machines (BANKMIRROR_ADMIN_LISTEN)\n", d.AdminExposed)
 	}
-	fmt.Fprint(w, "last successful:")
+	var last []string
 	for _, kind := range []string{health.KindIncremental, health.KindFull, health.KindHeal} {
 		r, ok := s.Syncs[kind]
 		switch {
 		case ok:
-			fmt.Fprintf(w, " %s %s ago (%s);", kind, health.Age(time.Duration(r.Age*float64(time.Second))), c.at(r.At))
+			last = append(last, fmt.Sprintf("%s %s ago (%s)", kind, health.Age(time.Duration(r.Age*float64(time.Second))), c.at(r.At)))
 		case kind == health.KindHeal && s.Webhooks == 0:
-			fmt.Fprintf(w, " %s: no webhook registered;", kind)
+			last = append(last, kind+": no webhook registered")
 		default:
-			fmt.Fprintf(w, " %s never;", kind)
+			last = append(last, kind+" never")
 		}
 	}
-	fmt.Fprintln(w)
+	fmt.Fprintf(w, "last successful: %s\n", strings.Join(last, "; "))
 	switch t := s.Token; {
 	case !t.Known:
 		fmt.Fprintln(w, "token: unknown (no daemon report)")
