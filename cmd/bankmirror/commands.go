@@ -154,6 +154,9 @@ func envVars() []cli.Var {
 	t := reflect.TypeFor[Config]()
 	for i := range t.NumField() {
 		f := t.Field(i)
+		if !f.IsExported() {
+			continue // not read from the environment
+		}
 		key, _, _ := strings.Cut(f.Tag.Get("env"), ",")
 		def, ok := f.Tag.Lookup("envDefault")
 		if !ok {

@@ -84,6 +84,17 @@ type Config struct {
 	UIToken     string `env:"UI_TOKEN" secret:"true"`
 	UITokenFile string `env:"UI_TOKEN_FILE,file" secret:"true"`
 	UIListen    string `env:"UI_LISTEN"`
+
+	// secretFrom names, for each secret set (by its variable without the
+	// _FILE), where its value came from; config prints it.
+	secretFrom secretSources
+}
+
+// secretSources is where each secret of a Config came from: "" when it is
+// not set, else a description naming the variable, file or credential
+// (never the value).
+type secretSources struct {
+	Token, WebhookSecret, ExportToken, UIToken string
 }
 
 // adminOff is Config.AdminListen when the admin listener is disabled.
@@ -191,14 +202,22 @@ func loadConfig(environ map[string]string) (Config, error) {
 		return c, err
 	}
 	c.TokenFile = ""
+	if c.Token != "" {
+		c.secretFrom.Token = tokenSource(environ)
+	}
 	if v, set := environ[envPrefix+"ADMIN_LISTEN"]; (set && strings.TrimSpace(v) == "") || strings.EqualFold(c.AdminListen, adminOff) {
 		c.AdminListen = adminOff
 	}
 	c.MigrationBackup = strings.ToLower(strings.TrimSpace(c.MigrationBackup))
+	webhookVar := envPrefix + "WEBHOOK_SECRET"
 	if c.WebhookSecretFile != "" {
 		c.WebhookSecret = c.WebhookSecretFile
+		webhookVar += "_FILE"
 	}
 	c.WebhookSecret = strings.TrimSpace(c.WebhookSecret)
+	if c.WebhookSecret != "" {
+		c.secretFrom.WebhookSecret = varSource(environ, webhookVar)
+	}
 	c.WebhookSecretFile = ""
 	if c.AttachmentsDir != "" {
 		dir, err := filepath.Abs(c.AttachmentsDir)
@@ -214,6 +233,9 @@ func loadConfig(environ map[string]string) (Config, error) {
 	}
 	c.ExportToken = strings.TrimSpace(c.ExportToken)
 	c.ExportTokenFile = ""
+	if c.ExportToken != "" {
+		c.secretFrom.ExportToken = varSource(environ, exportVar)
+	}
 	uiVar := envPrefix + "UI_TOKEN"
 	if c.UITokenFile != "" {
 		c.UIToken = c.UITokenFile
@@ -221,6 +243,9 @@ func loadConfig(environ map[string]string) (Config, error) {
 	}
 	c.UIToken = strings.TrimSpace(c.UIToken)
 	c.UITokenFile = ""
+	if c.UIToken != "" {
+		c.secretFrom.UIToken = varSource(environ, uiVar)
+	}
 	if err := c.validate(); err != nil {
 		return c, err
 	}
@@ -389,6 +414,28 @@ func loadToken(environ map[string]string) (string, error) {
 		}
 	}
 	return "", nil
+}
+
+// tokenSource says where loadToken took a token it found from: the same
+// order, the file, the variable, then the systemd credential.
+func tokenSource(environ map[string]string) string {
+	switch {
+	case environ[envPrefix+"TOKEN_FILE"] != "":
+		return varSource(environ, envPrefix+"TOKEN_FILE")
+	case environ[envPrefix+"TOKEN"] != "":
+		return varSource(environ, envPrefix+"TOKEN")
+	}
+	return "the systemd credential " + filepath.Join(environ["CREDENTIALS_DIRECTORY"], tokenCredential)
+}
+
+// varSource describes variable name as a secret's source: a _FILE
+// variable with the file it names, any other by its name alone, since its
+// value is the secret.
+func varSource(environ map[string]string, name string) string {
+	if strings.HasSuffix(name, "_FILE") {
+		return name + "=" + environ[name]
+	}
+	return name
 }
 
 // checkToken trims v and refuses control characters (a line break inside,

@@ -106,6 +106,7 @@ func TestConfigExplicitValues(t *testing.T) {
 		WorkerConcurrency: 1, EventMaxAttempts: 3, AttachmentsDir: "/srv/receipts", AttachmentsMaxBytes: 1000,
 		Timezone: "Australia/Perth", MigrationBackup: "off",
 		AdminListen: "127.0.0.1:9100", StaleAfter: 30 * time.Minute,
+		secretFrom: secretSources{Token: "BANKMIRROR_TOKEN", WebhookSecret: "BANKMIRROR_WEBHOOK_SECRET"},
 	}
 	if got != want {
 		t.Errorf("config =\n%+v\nwant\n%+v", got, want)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,6 +17,7 @@ func TestConfigCommandRedactsSecrets(t *testing.T) {
 		"BANKMIRROR_TOKEN":          "tok-SHOULD-NOT-APPEAR",
 		"BANKMIRROR_WEBHOOK_SECRET": "whsec-SHOULD-NOT-APPEAR",
 		"BANKMIRROR_LISTEN":         "127.0.0.1:9999",
+		"BANKMIRROR_ADMIN_LISTEN":   "off",
 	}
 	if code := run(context.Background(), []string{"config"}, env, &out, &errOut); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut.String())
@@ -24,13 +26,89 @@ func TestConfigCommandRedactsSecrets(t *testing.T) {
 	if strings.Contains(s, "SHOULD-NOT-APPEAR") {
 		t.Fatalf("a secret was printed:\n%s", s)
 	}
-	for _, want := range []string{"BANKMIRROR_TOKEN", "(set, redacted)", "BANKMIRROR_LISTEN", "127.0.0.1:9999", "BANKMIRROR_SYNC_SCHEDULE", "@every 30m"} {
-		if !strings.Contains(s, want) {
-			t.Errorf("output lacks %q:\n%s", want, s)
-		}
-	}
+	absDB, err := filepath.Abs("bankmirror.db")
+	must(t, err)
+	wantConfigLines(t, s, map[string]string{
+		"BANKMIRROR_TOKEN":          "(set, redacted)",
+		"BANKMIRROR_WEBHOOK_SECRET": "(set, redacted)",
+		"BANKMIRROR_EXPORT_TOKEN":   "(not set: the spreadsheet feed is off)",
+		"BANKMIRROR_UI_TOKEN":       "(not set: ui makes a random one at each start)",
+		"BANKMIRROR_LISTEN":         "127.0.0.1:9999",
+		"BANKMIRROR_SYNC_SCHEDULE":  "@every 30m",
+		// Standard error is a buffer here, not a terminal.
+		"BANKMIRROR_LOG_FORMAT":        "json (auto: standard error is not a terminal)",
+		"BANKMIRROR_UI_LISTEN":         "(off: serve has no dashboard; ui defaults to " + defaultUIListen + ")",
+		"BANKMIRROR_ADMIN_LISTEN":      "(off)",
+		"BANKMIRROR_DB":                "bankmirror.db (" + absDB + ")",
+		"BANKMIRROR_ATTACHMENTS_DIR":   "(off: receipts keep only their links)",
+		"BANKMIRROR_REQUESTS_PER_HOUR": "0 (no cap of our own: the bank's budget)",
+	})
 	if strings.Contains(s, "TOKEN_FILE") {
 		t.Errorf("TOKEN_FILE listed separately:\n%s", s)
+	}
+}
+
+// config says which file or credential each secret came from, naming the
+// file and never showing the secret; values set explicitly are shown as set.
+func TestConfigCommandSecretSources(t *testing.T) {
+	dir := t.TempDir()
+	secrets := map[string]string{
+		"TOKEN":          "tok-file-SHOULD-NOT-APPEAR",
+		"WEBHOOK_SECRET": "whsec-file-SHOULD-NOT-APPEAR",
+		"EXPORT_TOKEN":   "exp-Q7vK2mX9pL4rT8wZ-SHOULD-NOT-APPEAR",
+		"UI_TOKEN":       "ui-H3nB8cV1xR6yD5qJ-SHOULD-NOT-APPEAR",
+	}
+	env := map[string]string{
+		"BANKMIRROR_LOG_FORMAT":      "console",
+		"BANKMIRROR_UI_LISTEN":       "127.0.0.1:9998",
+		"BANKMIRROR_INBOX_RETENTION": "0",
+		"STATE_DIRECTORY":            dir + ":/elsewhere",
+	}
+	want := map[string]string{
+		"BANKMIRROR_LOG_FORMAT":      "console",
+		"BANKMIRROR_UI_LISTEN":       "127.0.0.1:9998",
+		"BANKMIRROR_INBOX_RETENTION": "0s (kept forever)",
+		"BANKMIRROR_DB":              filepath.Join(dir, "bankmirror.db"),
+	}
+	for name, secret := range secrets {
+		path := filepath.Join(dir, strings.ToLower(name))
+		must(t, os.WriteFile(path, []byte(secret+"\n"), 0o600))
+		env["BANKMIRROR_"+name+"_FILE"] = path
+		// The file wins over the variable, which is not shown either.
+		env["BANKMIRROR_"+name] = "var-" + secret
+		want["BANKMIRROR_"+name] = "(from BANKMIRROR_" + name + "_FILE=" + path + ", redacted)"
+	}
+	r := runCLI(t, env, "config")
+	wantCode(t, r, 0)
+	noLeak(t, r, "SHOULD-NOT-APPEAR")
+	wantConfigLines(t, r.stdout, want)
+
+	// Without the variables, the token is the systemd credential.
+	creds := filepath.Join(dir, "creds")
+	must(t, os.Mkdir(creds, 0o700))
+	must(t, os.WriteFile(filepath.Join(creds, "token"), []byte(secrets["TOKEN"]), 0o600))
+	r = runCLI(t, map[string]string{"CREDENTIALS_DIRECTORY": creds}, "config")
+	wantCode(t, r, 0)
+	noLeak(t, r, "SHOULD-NOT-APPEAR")
+	wantConfigLines(t, r.stdout, map[string]string{
+		"BANKMIRROR_TOKEN":          "(from the systemd credential " + filepath.Join(creds, "token") + ", redacted)",
+		"BANKMIRROR_WEBHOOK_SECRET": "(not set)",
+	})
+}
+
+// wantConfigLines fails the test unless config's output s has, for each
+// variable of want, the line of that variable with that value.
+func wantConfigLines(t *testing.T, s string, want map[string]string) {
+	t.Helper()
+	got := map[string]string{}
+	for line := range strings.Lines(s) {
+		name, val, _ := strings.Cut(strings.TrimRight(line, "\n"), " ")
+		got[name] = strings.TrimSpace(val)
+	}
+	for name, w := range want {
+		if got[name] != w {
+			t.Errorf("config shows %s as %q, want %q:\n%s", name, got[name], w, s)
+		}
 	}
 }
 

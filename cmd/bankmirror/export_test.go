@@ -249,7 +249,9 @@ func TestConfigExportToken(t *testing.T) {
 	r = runCLI(t, map[string]string{"BANKMIRROR_EXPORT_TOKEN_FILE": file}, "config")
 	wantCode(t, r, 0)
 	noLeak(t, r, tok)
-	if !strings.Contains(r.stdout, "BANKMIRROR_EXPORT_TOKEN") || strings.Contains(r.stdout, "EXPORT_TOKEN_FILE") {
-		t.Errorf("config output:\n%s", r.stdout)
+	// One line, naming the file the token came from.
+	wantConfigLines(t, r.stdout, map[string]string{"BANKMIRROR_EXPORT_TOKEN": "(from BANKMIRROR_EXPORT_TOKEN_FILE=" + file + ", redacted)"})
+	if strings.Contains(r.stdout, "\nBANKMIRROR_EXPORT_TOKEN_FILE") {
+		t.Errorf("BANKMIRROR_EXPORT_TOKEN_FILE listed separately:\n%s", r.stdout)
 	}
 }
