@@ -169,10 +169,15 @@ func (m *Main) Open(ctx context.Context) error {
 	if err := m.startEvents(m.bgCtx); err != nil {
 		return err
 	}
-	// The public listener faces the internet: its connections are capped.
+	// The public listener faces the internet: its connections are capped,
+	// in all and per source, so that one peer cannot crowd out the bank.
+	// Loopback peers are exempt: a reverse proxy on this host brings every
+	// client from 127.0.0.1 or ::1, and its own per-client limits apply.
 	// Its only route is the receiver's POST on the webhook path.
+	perSource := httpserver.PerSourceLimit(httpserver.DefaultMaxConnsPerSource, httpserver.PerSourceOptions{
+		OnRefused: func() { m.Metrics.Refused(receiver.ReasonSourceConnections) }})
 	limit := httpserver.LimitListener(httpserver.DefaultMaxConns)
-	if m.http, err = startServer(ctx, m.Config.Listen, m.Receiver.Handler(), limit); err != nil {
+	if m.http, err = startServer(ctx, m.Config.Listen, m.Receiver.Handler(), perSource, limit); err != nil {
 		return err
 	}
 	if err := m.Schedule.Start(m.bgCtx); err != nil {

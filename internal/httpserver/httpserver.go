@@ -4,7 +4,8 @@
 // connections still open are cut. The daemon's public and admin
 // listeners, the demo's and the simulator's banks all run on one. New
 // makes a server with the limits a listener strangers can reach needs,
-// and LimitListener caps its connections.
+// LimitListener caps its connections and PerSourceLimit those of one
+// source.
 package httpserver
 
 import (

@@ -43,6 +43,12 @@ const (
 	// ReasonUnavailable: the secrets or the store failed, or the receiver
 	// is stopping (503: the bank retries).
 	ReasonUnavailable = "unavailable"
+	// ReasonSourceConnections: not a request but a connection, closed by
+	// the public listener as soon as it was accepted because its source
+	// (an IPv4 address, an IPv6 /64) already held its share of
+	// connections (httpserver.PerSourceLimit). The receiver never sees it;
+	// the daemon counts it with the others.
+	ReasonSourceConnections = "source_connections"
 )
 
 // reasons is every reason, in the order of the checks.
@@ -50,6 +56,7 @@ var reasons = []string{
 	ReasonPath, ReasonMethod, ReasonSignatureMissing, ReasonSignatureMalformed,
 	ReasonBodyTooLarge, ReasonBodyTimeout, ReasonBodyIncomplete, ReasonSignatureInvalid,
 	ReasonRegistering, ReasonMalformed, ReasonOverloaded, ReasonUnavailable,
+	ReasonSourceConnections,
 }
 
 // Reasons returns every reason OnRefused can be called with, so that
