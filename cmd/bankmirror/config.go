@@ -209,16 +209,7 @@ func loadConfig(environ map[string]string) (Config, error) {
 		c.AdminListen = adminOff
 	}
 	c.MigrationBackup = strings.ToLower(strings.TrimSpace(c.MigrationBackup))
-	webhookVar := envPrefix + "WEBHOOK_SECRET"
-	if c.WebhookSecretFile != "" {
-		c.WebhookSecret = c.WebhookSecretFile
-		webhookVar += "_FILE"
-	}
-	c.WebhookSecret = strings.TrimSpace(c.WebhookSecret)
-	if c.WebhookSecret != "" {
-		c.secretFrom.WebhookSecret = varSource(environ, webhookVar)
-	}
-	c.WebhookSecretFile = ""
+	c.secretFrom.WebhookSecret, _ = fileSecret(environ, "WEBHOOK_SECRET", &c.WebhookSecret, &c.WebhookSecretFile)
 	if c.AttachmentsDir != "" {
 		dir, err := filepath.Abs(c.AttachmentsDir)
 		if err != nil {
@@ -226,26 +217,9 @@ func loadConfig(environ map[string]string) (Config, error) {
 		}
 		c.AttachmentsDir = dir
 	}
-	exportVar := envPrefix + "EXPORT_TOKEN"
-	if c.ExportTokenFile != "" {
-		c.ExportToken = c.ExportTokenFile
-		exportVar += "_FILE"
-	}
-	c.ExportToken = strings.TrimSpace(c.ExportToken)
-	c.ExportTokenFile = ""
-	if c.ExportToken != "" {
-		c.secretFrom.ExportToken = varSource(environ, exportVar)
-	}
-	uiVar := envPrefix + "UI_TOKEN"
-	if c.UITokenFile != "" {
-		c.UIToken = c.UITokenFile
-		uiVar += "_FILE"
-	}
-	c.UIToken = strings.TrimSpace(c.UIToken)
-	c.UITokenFile = ""
-	if c.UIToken != "" {
-		c.secretFrom.UIToken = varSource(environ, uiVar)
-	}
+	var exportVar, uiVar string
+	c.secretFrom.ExportToken, exportVar = fileSecret(environ, "EXPORT_TOKEN", &c.ExportToken, &c.ExportTokenFile)
+	c.secretFrom.UIToken, uiVar = fileSecret(environ, "UI_TOKEN", &c.UIToken, &c.UITokenFile)
 	if err := c.validate(); err != nil {
 		return c, err
 	}
@@ -431,6 +405,24 @@ func tokenSource(environ map[string]string) string {
 // varSource describes variable name as a secret's source: a _FILE
 // variable with the file it names, any other by its name alone, since its
 // value is the secret.
+// fileSecret settles a secret that has a _FILE variant (the env library
+// has read the file into *file): the file wins, the value is trimmed, and
+// *file is cleared. It returns where a set secret came from (varSource;
+// "" when unset) and the variable that gave it, for errors.
+func fileSecret(environ map[string]string, setting string, value, file *string) (source, name string) {
+	name = envPrefix + setting
+	if *file != "" {
+		*value = *file
+		name += "_FILE"
+	}
+	*value = strings.TrimSpace(*value)
+	*file = ""
+	if *value != "" {
+		source = varSource(environ, name)
+	}
+	return source, name
+}
+
 func varSource(environ map[string]string, name string) string {
 	if strings.HasSuffix(name, "_FILE") {
 		return name + "=" + environ[name]
