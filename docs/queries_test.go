@@ -20,9 +20,9 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/replica"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 	"github.com/bankmirror/bankmirror/internal/store"
-	"github.com/bankmirror/bankmirror/internal/sync"
 )
 
 var (
@@ -216,7 +216,7 @@ func cookbookMirror(t *testing.T) *sql.DB {
 	}
 	t.Cleanup(func() { st.Close() })
 	categorisePaybacks(ctx, t, client)
-	syncer := sync.New(client, st, zerolog.Nop(), sync.Options{Overlap: 3 * time.Hour})
+	syncer := replica.New(client, st, zerolog.Nop(), replica.Options{Overlap: 3 * time.Hour})
 	if _, err := syncer.Full(ctx); err != nil {
 		t.Fatal(err)
 	}

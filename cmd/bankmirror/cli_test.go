@@ -16,7 +16,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	gosync "sync"
+	"sync"
 	"testing"
 	"time"
 
@@ -36,7 +36,7 @@ const cliToken = "SECRET-TOKEN-123"
 // cliBuffer is a bytes.Buffer safe for the concurrent writes of a command
 // whose goroutines log (an *os.File is; a bytes.Buffer is not).
 type cliBuffer struct {
-	mu gosync.Mutex
+	mu sync.Mutex
 	b  bytes.Buffer
 }
 

@@ -22,7 +22,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	gosync "sync"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -31,9 +31,9 @@ import (
 
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/mirrortest"
+	"github.com/bankmirror/bankmirror/internal/replica"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 	"github.com/bankmirror/bankmirror/internal/store"
-	bmsync "github.com/bankmirror/bankmirror/internal/sync"
 )
 
 // The randomized convergence test of the whole daemon: random
@@ -222,7 +222,7 @@ type convergence struct {
 	versions map[string]map[string]bool // every rendering the bank ever had of the id
 
 	// Bookkeeping of the daemon.
-	appliedMu  gosync.Mutex
+	appliedMu  sync.Mutex
 	applied    map[string]int // event id -> times the worker applied it
 	restarts   int
 	replays    int
@@ -337,8 +337,8 @@ func runConvergence(t *testing.T, seed uint64) {
 func (c *convergence) start() {
 	c.t.Helper()
 	m := NewMain(c.cfg, zerolog.Nop())
-	m.SyncProgress = func(p bmsync.Progress) {
-		if p.Kind == bmsync.KindFull {
+	m.SyncProgress = func(p replica.Progress) {
+		if p.Kind == replica.KindFull {
 			select {
 			case c.fullPage <- struct{}{}:
 			default:
@@ -1106,7 +1106,7 @@ func latencyProxy(t *testing.T, apiURL string, maxDelay time.Duration, seed uint
 	t.Helper()
 	upstream, err := url.Parse(apiURL)
 	must(t, err)
-	var mu gosync.Mutex
+	var mu sync.Mutex
 	rng := mrand.New(mrand.NewPCG(seed, 0x1a7e))
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -1151,7 +1151,7 @@ func latencyProxy(t *testing.T, apiURL string, maxDelay time.Duration, seed uint
 // is closed: network latency after the bank took its snapshot.
 type slowAfterRender struct {
 	match    func(*http.Request) bool
-	once     gosync.Once
+	once     sync.Once
 	rendered chan struct{}
 	release  chan struct{}
 }
@@ -1194,14 +1194,14 @@ func TestStaleFetchAfterDeletionDoesNotResurrect(t *testing.T) {
 	id := b.sim.AddTransaction(simulator.NewTransaction{Description: "Hotel deposit", AmountBaseUnits: -20000, Held: true})
 	slow := newSlowAfterRender(func(r *http.Request) bool { return strings.HasSuffix(r.URL.Path, "/transactions/"+id) })
 	client := bank.New(b.apiURL, b.sim.Token(), bank.WithHourlyBudget(0), bank.WithHTTPClient(&http.Client{Transport: slow}))
-	s := bmsync.New(client, st, zerolog.Nop(), bmsync.Options{})
+	s := replica.New(client, st, zerolog.Nop(), replica.Options{})
 	if _, err := s.Full(ctx); err != nil {
 		t.Fatal(err)
 	}
 
 	// A sync re-checks the hold (as reconcileHeld does) ...
 	done := make(chan error, 1)
-	go func() { done <- s.Refetch(ctx, id, &bmsync.Result{}) }()
+	go func() { done <- s.Refetch(ctx, id, &replica.Result{}) }()
 	<-slow.rendered
 	// ... the bank has answered "HELD", then deletes the hold, and the
 	// worker applies its TRANSACTION_DELETED before that answer arrives.
@@ -1253,7 +1253,7 @@ func TestStaleListingAfterSettlementDoesNotRevert(t *testing.T) {
 	slow := newSlowAfterRender(func(r *http.Request) bool {
 		return strings.HasSuffix(r.URL.Path, "/transactions") && r.URL.Query().Get("filter[status]") == "HELD"
 	})
-	if _, err := bmsync.New(b.client, st, zerolog.Nop(), bmsync.Options{}).Full(ctx); err != nil {
+	if _, err := replica.New(b.client, st, zerolog.Nop(), replica.Options{}).Full(ctx); err != nil {
 		t.Fatal(err)
 	}
 
@@ -1261,7 +1261,7 @@ func TestStaleListingAfterSettlementDoesNotRevert(t *testing.T) {
 	slowClient := bank.New(b.apiURL, b.sim.Token(), bank.WithHourlyBudget(0), bank.WithHTTPClient(&http.Client{Transport: slow}))
 	done := make(chan error, 1)
 	go func() {
-		_, err := bmsync.New(slowClient, st, zerolog.Nop(), bmsync.Options{}).Incremental(ctx)
+		_, err := replica.New(slowClient, st, zerolog.Nop(), replica.Options{}).Incremental(ctx)
 		done <- err
 	}()
 	<-slow.rendered

@@ -16,7 +16,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	gosync "sync"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -365,7 +365,7 @@ type activity struct {
 	sim  *simulator.Bank
 	ops  atomic.Int64 // operations done (= events emitted)
 	stop chan struct{}
-	once gosync.Once
+	once sync.Once
 	done chan struct{}
 }
 
@@ -424,7 +424,7 @@ func (a *activity) finished() bool {
 
 // syncBuffer is a bytes.Buffer safe for concurrent writers.
 type syncBuffer struct {
-	mu gosync.Mutex
+	mu sync.Mutex
 	b  bytes.Buffer
 }
 

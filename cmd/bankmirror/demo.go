@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	gosync "sync"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -204,7 +204,7 @@ func markDemo(ctx context.Context, path string) error {
 // eventPrinter shows webhook events as the daemon stores and applies them.
 type eventPrinter struct {
 	w        io.Writer
-	mu       gosync.Mutex
+	mu       sync.Mutex
 	ackAt    map[string]time.Time
 	nApplied int
 	changed  chan struct{}

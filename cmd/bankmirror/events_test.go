@@ -13,9 +13,9 @@ import (
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/health"
 	"github.com/bankmirror/bankmirror/internal/mirrortest"
+	"github.com/bankmirror/bankmirror/internal/replica"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 	"github.com/bankmirror/bankmirror/internal/store"
-	"github.com/bankmirror/bankmirror/internal/sync"
 )
 
 // A stuck event is listed by `events stuck`, requeued by `events retry`
@@ -76,8 +76,8 @@ func TestCLIStatusShowsTheDaemonReport(t *testing.T) {
 	must(t, st.PutState(context.Background(), health.ReportKey, health.Report{PID: 42,
 		Budget: bank.BudgetState{Known: true, Remaining: 50, Reserve: 50, Waiting: true, WaitUntil: time.Now().Add(time.Hour),
 			WaitReason: "keeping the reserve for webhook refetches"},
-		Worker: sync.WorkerState{Paused: true, PausedUntil: time.Now().Add(time.Minute), PauseCause: "bank api: status 503"},
-		Sync:   &sync.Progress{Kind: "full", Pages: 9, Transactions: 900, Covered: 0.25, ETA: 3 * time.Minute},
+		Worker: replica.WorkerState{Paused: true, PausedUntil: time.Now().Add(time.Minute), PauseCause: "bank api: status 503"},
+		Sync:   &replica.Progress{Kind: "full", Pages: 9, Transactions: 900, Covered: 0.25, ETA: 3 * time.Minute},
 	}))
 	must(t, st.Close())
 	// The first sync is running: DEGRADED (exit 1), with the details.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	gosync "sync"
+	"sync"
 	"testing"
 	"time"
 
@@ -112,7 +112,7 @@ func BenchmarkEventVisibility(b *testing.B) {
 // visibility records, per event, when the bank emitted it, when it was
 // stored and when it was applied.
 type visibility struct {
-	mu        gosync.Mutex
+	mu        sync.Mutex
 	want      int
 	emitted   map[string]time.Time // by transaction id
 	storedAt  map[string]time.Time // by event id

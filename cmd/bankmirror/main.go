@@ -10,7 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-	gosync "sync"
+	"sync"
 	"syscall"
 
 	"github.com/rs/zerolog"
@@ -131,7 +131,7 @@ func isTerminal(w io.Writer) bool {
 
 // lockedWriter serialises writes from several goroutines.
 type lockedWriter struct {
-	mu gosync.Mutex
+	mu sync.Mutex
 	w  io.Writer
 }
 

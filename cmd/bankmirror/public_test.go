@@ -13,7 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	gosync "sync"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -92,11 +92,11 @@ func TestPublicEndpointUnderAttack(t *testing.T) {
 	client := &http.Client{Transport: tr, Timeout: time.Minute}
 	var (
 		started, answered atomic.Int64
-		mu                gosync.Mutex
+		mu                sync.Mutex
 		statuses          = map[int]int{}
 		transportErrors   int
 		genuineDone       = make(chan struct{})
-		wg                gosync.WaitGroup
+		wg                sync.WaitGroup
 	)
 	finished := func() bool {
 		select {

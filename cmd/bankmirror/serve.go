@@ -7,7 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-	gosync "sync"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -23,8 +23,8 @@ import (
 	"github.com/bankmirror/bankmirror/internal/logfield"
 	"github.com/bankmirror/bankmirror/internal/receipts"
 	"github.com/bankmirror/bankmirror/internal/receiver"
+	"github.com/bankmirror/bankmirror/internal/replica"
 	"github.com/bankmirror/bankmirror/internal/store"
-	"github.com/bankmirror/bankmirror/internal/sync"
 	"github.com/bankmirror/bankmirror/internal/systemd"
 	"github.com/bankmirror/bankmirror/internal/ui"
 	"github.com/bankmirror/bankmirror/internal/webhooks"
@@ -67,7 +67,7 @@ type Main struct {
 	// receipts downloader.
 	OnReceipts func(receipts.Result, error)
 	// SyncProgress, if set before Open, receives the progress of syncs.
-	SyncProgress func(sync.Progress)
+	SyncProgress func(replica.Progress)
 	// InitialSyncDone is closed when the start-up sync (if any) is over.
 	InitialSyncDone chan struct{}
 	// Environ is the environment the token is read from again on a
@@ -80,10 +80,10 @@ type Main struct {
 	Bank     *bank.Client
 	Receiver *receiver.Receiver
 	keys     *webhooks.SecretCache
-	Worker   *sync.Worker
-	Syncer   *sync.Syncer
-	Healer   *sync.Healer
-	Schedule *sync.Schedule
+	Worker   *replica.Worker
+	Syncer   *replica.Syncer
+	Healer   *replica.Healer
+	Schedule *replica.Schedule
 	Receipts *receipts.Fetcher // nil unless BANKMIRROR_ATTACHMENTS_DIR is set
 	Health   *health.Monitor
 	Metrics  *admin.Metrics
@@ -102,9 +102,9 @@ type Main struct {
 
 	bgCtx  context.Context    // lives until Close: the worker, syncs, loops
 	cancel context.CancelFunc // ends bgCtx
-	bg     gosync.WaitGroup
+	bg     sync.WaitGroup
 	// progress is the last progress of a sync, for the daemon's report.
-	progress atomic.Pointer[sync.Progress]
+	progress atomic.Pointer[replica.Progress]
 }
 
 // NewMain returns a daemon for cfg; Open starts it.
@@ -214,14 +214,14 @@ func (m *Main) openBank() {
 // schedule that runs them, each stopping within its share of the stop
 // budget.
 func (m *Main) openSync() {
-	m.Syncer = sync.New(m.Bank, m.Store, m.Log, sync.Options{Overlap: m.Config.SyncOverlap, StopGrace: workGrace,
+	m.Syncer = replica.New(m.Bank, m.Store, m.Log, replica.Options{Overlap: m.Config.SyncOverlap, StopGrace: workGrace,
 		OnProgress: m.syncProgressed, AfterRun: m.syncEnded})
-	m.Healer = sync.NewHealer(m.Bank, m.Store, m.Log, sync.HealerOptions{StopGrace: workGrace})
-	m.Worker = sync.NewWorker(m.Bank, m.Store, m.Log, sync.WorkerOptions{
+	m.Healer = replica.NewHealer(m.Bank, m.Store, m.Log, replica.HealerOptions{StopGrace: workGrace})
+	m.Worker = replica.NewWorker(m.Bank, m.Store, m.Log, replica.WorkerOptions{
 		Concurrency: m.Config.WorkerConcurrency, MaxAttempts: m.Config.EventMaxAttempts, StopGrace: workGrace,
 		OnApplied: m.eventApplied,
 	})
-	m.Schedule = sync.NewSchedule(m.Syncer, m.Healer, m.Worker, m.Store, sync.ScheduleConfig{
+	m.Schedule = replica.NewSchedule(m.Syncer, m.Healer, m.Worker, m.Store, replica.ScheduleConfig{
 		Sync: m.Config.SyncSchedule, Reconcile: m.Config.ReconcileSchedule, InboxRetention: m.Config.InboxRetention,
 		OnRun: m.Metrics.SyncRun, StartupDone: m.InitialSyncDone,
 	}, m.Log)
@@ -229,7 +229,7 @@ func (m *Main) openSync() {
 
 // syncProgressed keeps a sync's progress for the daemon's report and
 // passes it on to SyncProgress.
-func (m *Main) syncProgressed(p sync.Progress) {
+func (m *Main) syncProgressed(p replica.Progress) {
 	m.progress.Store(&p)
 	if m.SyncProgress != nil {
 		m.SyncProgress(p)
@@ -238,7 +238,7 @@ func (m *Main) syncProgressed(p sync.Progress) {
 
 // syncEnded forgets the progress of the run that ended, so that it does
 // not show as the next one's, and wakes the receipts downloader.
-func (m *Main) syncEnded(sync.Result, error) {
+func (m *Main) syncEnded(replica.Result, error) {
 	m.progress.Store(nil)
 	m.receiptsSeen()
 }
@@ -467,9 +467,9 @@ func (m *Main) Close() error {
 // stopServing stops both listeners, waiting up to grace for requests in
 // flight, then the receiver's writer.
 func (m *Main) stopServing(grace time.Duration) []error {
-	var mu gosync.Mutex
+	var mu sync.Mutex
 	var errs []error
-	var wg gosync.WaitGroup
+	var wg sync.WaitGroup
 	for _, srv := range []*httpserver.Server{m.admin, m.http, m.dashboard} {
 		if srv == nil {
 			continue

@@ -19,9 +19,9 @@ import (
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/mirrortest"
 	"github.com/bankmirror/bankmirror/internal/receipts"
+	"github.com/bankmirror/bankmirror/internal/replica"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 	"github.com/bankmirror/bankmirror/internal/store"
-	"github.com/bankmirror/bankmirror/internal/sync"
 )
 
 // bankEnv is a simulated bank on loopback.
@@ -295,7 +295,7 @@ func TestServeResumesAnInterruptedFirstSync(t *testing.T) {
 	// A slow bank keeps the writer ahead, so the sync stops mid-listing.
 	b.sim.SetFaults(simulator.Faults{Latency: 20 * time.Millisecond})
 	ctx, cancel := context.WithCancel(context.Background())
-	s := sync.New(b.client, st, zerolog.Nop(), sync.Options{OnProgress: func(p sync.Progress) {
+	s := replica.New(b.client, st, zerolog.Nop(), replica.Options{OnProgress: func(p replica.Progress) {
 		if p.Pages >= 2 {
 			cancel()
 		}

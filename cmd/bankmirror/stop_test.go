@@ -13,7 +13,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	gosync "sync"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -37,7 +37,7 @@ type hangingProxy struct {
 	listed    atomic.Int64
 	hanging   atomic.Bool
 
-	mu      gosync.Mutex
+	mu      sync.Mutex
 	held    map[*http.Request]bool
 	changed chan struct{} // closed and replaced whenever held changes
 	release chan struct{} // closed when the proxy forwards again

@@ -5,14 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	gosync "sync"
+	"sync"
 	"time"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/cli"
 	"github.com/bankmirror/bankmirror/internal/receipts"
+	"github.com/bankmirror/bankmirror/internal/replica"
 	"github.com/bankmirror/bankmirror/internal/store"
-	"github.com/bankmirror/bankmirror/internal/sync"
 )
 
 func (a *app) syncCommand() *cli.Command {
@@ -59,8 +59,8 @@ func (a *app) receipts(client receipts.Bank, st *store.Store) *receipts.Fetcher 
 }
 
 // runSync runs one sync with a live progress line when stderr is a terminal.
-func runSync(ctx context.Context, a *app, client sync.Bank, st *store.Store, full bool) (sync.Result, error) {
-	opts := sync.Options{Overlap: a.cfg.SyncOverlap}
+func runSync(ctx context.Context, a *app, client replica.Bank, st *store.Store, full bool) (replica.Result, error) {
+	opts := replica.Options{Overlap: a.cfg.SyncOverlap}
 	var pl *progressLine
 	stopWatch := func() {}
 	if isTerminal(a.stderr) {
@@ -73,8 +73,8 @@ func runSync(ctx context.Context, a *app, client sync.Bank, st *store.Store, ful
 		go func() { defer close(done); pl.watchBudget(tctx, client.Budget) }()
 		stopWatch = func() { cancel(); <-done }
 	}
-	s := sync.New(client, st, a.log, opts)
-	var res sync.Result
+	s := replica.New(client, st, a.log, opts)
+	var res replica.Result
 	var err error
 	if full {
 		res, err = s.Full(ctx)
@@ -86,7 +86,7 @@ func runSync(ctx context.Context, a *app, client sync.Bank, st *store.Store, ful
 	return res, err
 }
 
-func printResult(w io.Writer, r sync.Result) {
+func printResult(w io.Writer, r replica.Result) {
 	resumed := ""
 	if r.Resumed {
 		resumed = " (resumed)"
@@ -97,14 +97,14 @@ func printResult(w io.Writer, r sync.Result) {
 
 // progressLine redraws one status line on a terminal.
 type progressLine struct {
-	mu    gosync.Mutex
+	mu    sync.Mutex
 	w     io.Writer
 	last  time.Time
 	shown bool
-	pr    sync.Progress
+	pr    replica.Progress
 }
 
-func (p *progressLine) show(pr sync.Progress) {
+func (p *progressLine) show(pr replica.Progress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.pr = pr

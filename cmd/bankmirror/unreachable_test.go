@@ -13,8 +13,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/replica"
 	"github.com/bankmirror/bankmirror/internal/store"
-	"github.com/bankmirror/bankmirror/internal/sync"
 )
 
 // stoppedBank is the API URL of a bank that is down: a loopback port
@@ -92,7 +92,7 @@ func TestCLIStatusAfterBankUnreachable(t *testing.T) {
 	down := bank.New(stoppedBank(t), cliToken, bank.WithHourlyBudget(0),
 		bank.WithBackoff(time.Millisecond, 4*time.Millisecond), bank.WithMaxAttempts(2))
 	for range 2 {
-		if _, err := sync.New(down, st, zerolog.Nop(), sync.Options{}).Incremental(t.Context()); !bank.Outage(err) {
+		if _, err := replica.New(down, st, zerolog.Nop(), replica.Options{}).Incremental(t.Context()); !bank.Outage(err) {
 			t.Fatalf("sync against a stopped bank: %v", err)
 		}
 	}
@@ -110,7 +110,7 @@ func TestCLIStatusAfterBankUnreachable(t *testing.T) {
 	}
 	r = runCLI(t, env, "status", "--json")
 	var got struct {
-		BankOutage *sync.Outage `json:"bank_outage"`
+		BankOutage *replica.Outage `json:"bank_outage"`
 		Checks     []struct{ Name, Level string }
 	}
 	must(t, json.Unmarshal([]byte(r.stdout), &got))

@@ -8,8 +8,8 @@ import (
 
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/cli"
+	"github.com/bankmirror/bankmirror/internal/replica"
 	"github.com/bankmirror/bankmirror/internal/store"
-	"github.com/bankmirror/bankmirror/internal/sync"
 	"github.com/bankmirror/bankmirror/internal/webhooks"
 )
 
@@ -91,7 +91,7 @@ func (w *webhookCmd) open(ctx context.Context) error {
 // tests with a running daemon).
 func (w *webhookCmd) use(st *store.Store, b *bank.Client) {
 	w.st, w.bank = st, b
-	w.hooks = webhooks.New(b, st, sync.NewHealer(b, st, w.log, sync.HealerOptions{}), w.log)
+	w.hooks = webhooks.New(b, st, replica.NewHealer(b, st, w.log, replica.HealerOptions{}), w.log)
 }
 
 func (w *webhookCmd) close() {

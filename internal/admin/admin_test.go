@@ -18,7 +18,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/buildinfo"
 	"github.com/bankmirror/bankmirror/internal/health"
-	"github.com/bankmirror/bankmirror/internal/sync"
+	"github.com/bankmirror/bankmirror/internal/replica"
 )
 
 type checker struct{ s health.Snapshot }
@@ -76,7 +76,7 @@ func TestReadyzFormats(t *testing.T) {
 func TestMetricsExposition(t *testing.T) {
 	now := time.Now()
 	good := snapshot(health.Facts{Now: now, Probed: true, LastSync: now.Add(-time.Minute), Pending: 2, OldestPending: now.Add(-time.Minute),
-		BankOutage: sync.Outage{Since: now.Add(-time.Hour), Syncs: 3}})
+		BankOutage: replica.Outage{Since: now.Add(-time.Hour), Syncs: 3}})
 	m := NewMetrics(StateSource{
 		Health: func(context.Context) health.Snapshot { return good },
 		Budget: func() bank.BudgetState { return bank.BudgetState{Known: true, Remaining: 321} },

@@ -26,8 +26,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/replica"
 	"github.com/bankmirror/bankmirror/internal/store"
-	"github.com/bankmirror/bankmirror/internal/sync"
 )
 
 // Env is what the benchmarks need from the command that runs them.
@@ -118,7 +118,7 @@ func Sync(ctx context.Context, env Env, o SyncOptions) error {
 
 	pagesFile := filepath.Join(dir, "pages.bin")
 	var ratios, rates, bases []float64
-	var first sync.Result
+	var first replica.Result
 	var peak float64
 	var rss []string
 	peakReset := false
@@ -130,7 +130,7 @@ func Sync(ctx context.Context, env Env, o SyncOptions) error {
 			marks = []int{n / 4, n / 2, 3 * n / 4, n}
 			peakReset = resetPeakRSS()
 		}
-		progress := func(p sync.Progress) {
+		progress := func(p replica.Progress) {
 			for len(marks) > 0 && p.Transactions >= marks[0] {
 				if marks[0] == n {
 					// The listing is complete: what follows (deletions,
@@ -223,17 +223,17 @@ func removeDB(path string) {
 // benchSync runs one full sync into a fresh mirror at path. It gives up
 // when the sync makes no progress for stall (today's default request cap
 // makes a large sync wait for the next hour).
-func benchSync(ctx context.Context, client *bank.Client, path string, log zerolog.Logger, progress func(sync.Progress),
-	stall time.Duration, perHour int, profile bool, cpuProfile string) (sync.Result, error) {
+func benchSync(ctx context.Context, client *bank.Client, path string, log zerolog.Logger, progress func(replica.Progress),
+	stall time.Duration, perHour int, profile bool, cpuProfile string) (replica.Result, error) {
 	st, err := store.Open(ctx, path)
 	if err != nil {
-		return sync.Result{}, err
+		return replica.Result{}, err
 	}
 	defer st.Close()
 	var last atomic.Int64
 	var listed, pages atomic.Int64
 	last.Store(time.Now().UnixNano())
-	s := sync.New(client, st, log, sync.Options{OnProgress: func(p sync.Progress) {
+	s := replica.New(client, st, log, replica.Options{OnProgress: func(p replica.Progress) {
 		last.Store(time.Now().UnixNano())
 		listed.Store(int64(p.Transactions))
 		pages.Store(int64(p.Pages))
@@ -242,7 +242,7 @@ func benchSync(ctx context.Context, client *bank.Client, path string, log zerolo
 	if profile {
 		stopProfile, err := startCPUProfile(cpuProfile)
 		if err != nil {
-			return sync.Result{}, err
+			return replica.Result{}, err
 		}
 		defer stopProfile()
 	}

@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	gosync "sync"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -78,7 +78,7 @@ func Bucket(ctx context.Context, env Env, o BucketOptions) error {
 		return err
 	}
 
-	var mu gosync.Mutex
+	var mu sync.Mutex
 	applied := map[string]time.Time{} // transaction id -> first applied
 	hooks := Hooks{OnEventApplied: func(e store.InboxEvent, _ store.Change) {
 		mu.Lock()
@@ -317,7 +317,7 @@ type bankLog struct {
 	target atomic.Pointer[url.URL]
 	stop   func()
 
-	mu   gosync.Mutex
+	mu   sync.Mutex
 	reqs []loggedRequest
 }
 

@@ -15,16 +15,16 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	gosync "sync"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	json "github.com/goccy/go-json"
 	"github.com/rs/zerolog"
 
+	"github.com/bankmirror/bankmirror/internal/replica"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 	"github.com/bankmirror/bankmirror/internal/store"
-	"github.com/bankmirror/bankmirror/internal/sync"
 )
 
 // ReceiverOptions are bench receiver's settings.
@@ -173,7 +173,7 @@ func syncTemplate(ctx context.Context, log zerolog.Logger, cfg Config, path stri
 		return err
 	}
 	client := daemonClient(cfg, log)
-	if _, err := sync.New(client, st, log, sync.Options{}).Full(ctx); err != nil {
+	if _, err := replica.New(client, st, log, replica.Options{}).Full(ctx); err != nil {
 		st.Close()
 		return fmt.Errorf("sync the starting mirror: %w", err)
 	}
@@ -305,13 +305,13 @@ func driveWebhooks(ctx context.Context, baseURL, path string, load webhookLoad, 
 	defer tr.CloseIdleConnections()
 	hc := &http.Client{Transport: tr, Timeout: time.Minute}
 	url := baseURL + path
-	var wg gosync.WaitGroup
+	var wg sync.WaitGroup
 
 	n := len(load.bodies)
 	lat := make([]time.Duration, n)
 	status := make([]int, n)
 	var next atomic.Int64
-	var mu gosync.Mutex
+	var mu sync.Mutex
 	var firstErr error
 	var last atomic.Int64
 	start := time.Now()

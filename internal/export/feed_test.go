@@ -10,7 +10,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
-	gosync "sync"
+	"sync"
 	"testing"
 	"time"
 
@@ -27,7 +27,7 @@ const feedToken = "feed-token-0123456789abcdef"
 // the URL of every request after the handler ran, as an access log would.
 type feedServer struct {
 	*httptest.Server
-	mu   gosync.Mutex
+	mu   sync.Mutex
 	seen []string
 	logs bytes.Buffer
 }
@@ -49,7 +49,7 @@ func newFeedServer(t *testing.T, feed func(log zerolog.Logger) *export.Feed) *fe
 
 type lockedBuffer struct {
 	b  *bytes.Buffer
-	mu *gosync.Mutex
+	mu *sync.Mutex
 }
 
 func (l *lockedBuffer) Write(p []byte) (int, error) {

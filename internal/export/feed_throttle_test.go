@@ -6,7 +6,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	gosync "sync"
+	"sync"
 	"testing"
 	"time"
 
@@ -18,7 +18,7 @@ import (
 
 // clock is a settable clock for the throttle.
 type clock struct {
-	mu gosync.Mutex
+	mu sync.Mutex
 	t  time.Time
 }
 
@@ -74,7 +74,7 @@ func feedGet(t *testing.T, c *http.Client, url, bearer, fwd string) (int, http.H
 func TestFeedThrottlesFailingAddresses(t *testing.T) {
 	db := openMirror(t)
 	clk := &clock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
-	var mu gosync.Mutex
+	var mu sync.Mutex
 	counts := map[string]int{}
 	var feed *export.Feed
 	s := newFeedServer(t, func(log zerolog.Logger) *export.Feed {
@@ -168,7 +168,7 @@ func TestFeedThrottlesFailingAddresses(t *testing.T) {
 // program (no Sec-Fetch-Site) or from the address bar (none) still gets in.
 func TestFeedRefusesCrossSiteRequestsUncounted(t *testing.T) {
 	db := openMirror(t)
-	var mu gosync.Mutex
+	var mu sync.Mutex
 	counts := map[string]int{}
 	s := newFeedServer(t, func(log zerolog.Logger) *export.Feed {
 		f, err := export.NewFeed(db, feedToken, export.FeedOptions{Log: log, Throttle: throttle.Options{Burst: 2, Every: time.Hour},

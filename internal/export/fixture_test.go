@@ -13,9 +13,9 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/replica"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 	"github.com/bankmirror/bankmirror/internal/store"
-	"github.com/bankmirror/bankmirror/internal/sync"
 )
 
 // mirrorPath is a mirror of the simulated bank, made once by a real full
@@ -84,7 +84,7 @@ func buildMirror(path string) error {
 		return err
 	}
 	defer st.Close()
-	if _, err := sync.New(client, st, zerolog.Nop(), sync.Options{}).Full(ctx); err != nil {
+	if _, err := replica.New(client, st, zerolog.Nop(), replica.Options{}).Full(ctx); err != nil {
 		return err
 	}
 	err = st.InTx(ctx, func(tx *sql.Tx) error {

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bankmirror/bankmirror/internal/sync"
+	"github.com/bankmirror/bankmirror/internal/replica"
 )
 
 // Level is how bad a check's finding is.
@@ -112,7 +112,7 @@ type Facts struct {
 	UndeliveredWindow time.Duration
 	// BankOutage, when its Syncs is above 0, is the syncs that failed in
 	// a row because the bank or the network did.
-	BankOutage sync.Outage
+	BankOutage replica.Outage
 }
 
 // Daemon is what `bankmirror status` knows of the daemon.
@@ -220,9 +220,9 @@ func LastSyncs(n int) string {
 // readOutage reads the bank outage the syncs recorded (none: zero).
 func readOutage(ctx context.Context, st interface {
 	GetState(ctx context.Context, key string, v any) (time.Time, bool, error)
-}) (sync.Outage, error) {
-	var o sync.Outage
-	_, _, err := st.GetState(ctx, sync.OutageKey, &o)
+}) (replica.Outage, error) {
+	var o replica.Outage
+	_, _, err := st.GetState(ctx, replica.OutageKey, &o)
 	return o, err
 }
 

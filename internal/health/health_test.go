@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
-	"github.com/bankmirror/bankmirror/internal/sync"
+	"github.com/bankmirror/bankmirror/internal/replica"
 )
 
 func TestEvaluateRules(t *testing.T) {
@@ -39,10 +39,10 @@ func TestEvaluateRules(t *testing.T) {
 		{"daemon gone", func(f *Facts) { f.Daemon = &Daemon{Reported: true, ReportAge: time.Hour, PID: 7} }, Degraded, true, "not running (last report 1h ago"},
 		// Not a readiness check: the sync check ages the mirror.
 		{"bank down (status only)", func(f *Facts) {
-			f.BankOutage = sync.Outage{Since: now.Add(-25 * time.Minute), Syncs: 2, LastError: "dial tcp 127.0.0.1:9: connect: connection refused"}
+			f.BankOutage = replica.Outage{Since: now.Add(-25 * time.Minute), Syncs: 2, LastError: "dial tcp 127.0.0.1:9: connect: connection refused"}
 		}, Degraded, true, "bank: the last 2 syncs could not reach the bank, since 2026-03-01 11:35:00 UTC (25m ago): dial tcp 127.0.0.1:9: connect: connection refused"},
 		{"bank down, mirror stale", func(f *Facts) {
-			f.LastSync, f.BankOutage = now.Add(-3*time.Hour), sync.Outage{Since: now.Add(-3 * time.Hour), Syncs: 1, LastError: "x"}
+			f.LastSync, f.BankOutage = now.Add(-3*time.Hour), replica.Outage{Since: now.Add(-3 * time.Hour), Syncs: 1, LastError: "x"}
 		}, Degraded, false, "bank: the last sync could not reach the bank"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -82,7 +82,7 @@ func TestStatusLine(t *testing.T) {
 	if got, want := StatusLine(s, bank.TokenState{Rejected: true}, now), "token rejected by the bank: waiting for a new token (systemctl reload)"; got != want {
 		t.Errorf("line = %q, want %q", got, want)
 	}
-	s.Facts.BankOutage = sync.Outage{Since: now.Add(-40 * time.Minute), Syncs: 2}
+	s.Facts.BankOutage = replica.Outage{Since: now.Add(-40 * time.Minute), Syncs: 2}
 	if got, want := StatusLine(s, bank.TokenState{}, now), "mirroring: 123,456 transactions, last sync 3m ago, 0 pending, bank unreachable for 40m"; got != want {
 		t.Errorf("line = %q, want %q", got, want)
 	}

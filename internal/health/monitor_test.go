@@ -5,13 +5,13 @@ import (
 	"errors"
 	"path/filepath"
 	"strings"
-	gosync "sync"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	bmsync "github.com/bankmirror/bankmirror/internal/replica"
 	"github.com/bankmirror/bankmirror/internal/store"
-	bmsync "github.com/bankmirror/bankmirror/internal/sync"
 )
 
 // countingStore is a real store that counts its write probes and can be
@@ -32,7 +32,7 @@ func (c *countingStore) ProbeWrite(ctx context.Context) error {
 
 // clock is a settable clock.
 type clock struct {
-	mu gosync.Mutex
+	mu sync.Mutex
 	t  time.Time
 }
 
@@ -61,7 +61,7 @@ func TestCheckSharesAProbeWithinMaxAge(t *testing.T) {
 	m := NewMonitor(MonitorConfig{Store: cs, Rules: Rules{StaleAfter: time.Hour}, Now: clk.now})
 
 	const n = 50
-	var wg gosync.WaitGroup
+	var wg sync.WaitGroup
 	snaps := make([]Snapshot, n)
 	for i := range n {
 		wg.Go(func() { snaps[i] = m.Check(t.Context()) })

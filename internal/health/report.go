@@ -8,8 +8,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/replica"
 	"github.com/bankmirror/bankmirror/internal/store"
-	"github.com/bankmirror/bankmirror/internal/sync"
 )
 
 // ReportKey is the daemon_state key of the daemon's report.
@@ -17,11 +17,11 @@ const ReportKey = "daemon"
 
 // Report is what a running daemon says of itself, for `bankmirror status`.
 type Report struct {
-	PID    int              `json:"pid"`
-	Budget bank.BudgetState `json:"budget"`
-	Worker sync.WorkerState `json:"worker"`
-	Sync   *sync.Progress   `json:"sync,omitempty"` // the sync in progress, if any
-	Token  bank.TokenState  `json:"token"`
+	PID    int                 `json:"pid"`
+	Budget bank.BudgetState    `json:"budget"`
+	Worker replica.WorkerState `json:"worker"`
+	Sync   *replica.Progress   `json:"sync,omitempty"` // the sync in progress, if any
+	Token  bank.TokenState     `json:"token"`
 	// DatabaseError is the last write probe's failure, "" when it passed.
 	DatabaseError string `json:"database_error,omitempty"`
 	// Stopped is set by the daemon's last report when it shuts down.

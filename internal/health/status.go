@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/replica"
 	"github.com/bankmirror/bankmirror/internal/store"
-	"github.com/bankmirror/bankmirror/internal/sync"
 )
 
 // statusStore is what `bankmirror status` reads (a read-only store).
@@ -46,10 +46,10 @@ type Status struct {
 
 	Daemon     DaemonStatus          `json:"daemon"`
 	Syncs      map[string]SyncStatus `json:"last_successful"`
-	Syncing    *sync.Progress        `json:"sync_in_progress,omitempty"`
+	Syncing    *replica.Progress     `json:"sync_in_progress,omitempty"`
 	Token      TokenStatus           `json:"token"`
 	Budget     *bank.BudgetState     `json:"budget,omitempty"`
-	Worker     *sync.WorkerState     `json:"worker,omitempty"`
+	Worker     *replica.WorkerState  `json:"worker,omitempty"`
 	Inbox      InboxStatus           `json:"inbox"`
 	Deliveries DeliveriesStatus      `json:"undeliverable"`
 	OldestHeld *HeldStatus           `json:"oldest_held"`
@@ -57,8 +57,8 @@ type Status struct {
 	Runs       []store.Run           `json:"recent_runs"`
 	// BankOutage is the syncs that failed in a row because the bank or
 	// the network did, absent when the last sync did not.
-	BankOutage *sync.Outage `json:"bank_outage,omitempty"`
-	Webhooks   int          `json:"webhooks"`
+	BankOutage *replica.Outage `json:"bank_outage,omitempty"`
+	Webhooks   int             `json:"webhooks"`
 }
 
 // DaemonStatus is what the daemon last reported of itself.

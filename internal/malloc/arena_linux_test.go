@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	gosync "sync"
+	"sync"
 	"testing"
 
 	"github.com/bankmirror/bankmirror/internal/store"
@@ -24,7 +24,7 @@ func TestSQLiteAllocatesFromOneMallocArena(t *testing.T) {
 	// Connections used from several OS threads at once: by default each
 	// thread would get an arena of its own.
 	dir := t.TempDir()
-	var wg gosync.WaitGroup
+	var wg sync.WaitGroup
 	errs := make(chan error, 8)
 	for i := range 8 {
 		wg.Go(func() {

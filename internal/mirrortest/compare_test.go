@@ -11,9 +11,9 @@ import (
 
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/mirrortest"
+	"github.com/bankmirror/bankmirror/internal/replica"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 	"github.com/bankmirror/bankmirror/internal/store"
-	"github.com/bankmirror/bankmirror/internal/sync"
 )
 
 // An exact mirror compares equal; each kind of difference is counted and
@@ -29,7 +29,7 @@ func TestCompareTransactionsAndAccounts(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	if _, err := sync.New(bank.New(baseURL, sim.Token()), st, zerolog.Nop(), sync.Options{}).Full(ctx); err != nil {
+	if _, err := replica.New(bank.New(baseURL, sim.Token()), st, zerolog.Nop(), replica.Options{}).Full(ctx); err != nil {
 		t.Fatal(err)
 	}
 	snap := sim.Snapshot()

@@ -21,9 +21,9 @@ import (
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/mirrortest"
 	"github.com/bankmirror/bankmirror/internal/receipts"
+	"github.com/bankmirror/bankmirror/internal/replica"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 	"github.com/bankmirror/bankmirror/internal/store"
-	"github.com/bankmirror/bankmirror/internal/sync"
 )
 
 type env struct {
@@ -151,7 +151,7 @@ func (e *env) assertOnDisk(t *testing.T) {
 func TestFullSyncThenEveryReceiptOnDisk(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	_, err := sync.New(e.client, e.store, zerolog.Nop(), sync.Options{}).Full(ctx)
+	_, err := replica.New(e.client, e.store, zerolog.Nop(), replica.Options{}).Full(ctx)
 	must(t, err)
 	r, err := e.fetcher(receipts.Options{}).Fetch(ctx)
 	must(t, err)
@@ -176,7 +176,7 @@ func TestFullSyncThenEveryReceiptOnDisk(t *testing.T) {
 func TestExpiredLinkIsRenewedOnce(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	_, err := sync.New(e.client, e.store, zerolog.Nop(), sync.Options{}).Full(ctx)
+	_, err := replica.New(e.client, e.store, zerolog.Nop(), replica.Options{}).Full(ctx)
 	must(t, err)
 	e.sim.SetClock(e.sim.Now().Add(time.Hour), false)
 	r, err := e.fetcher(receipts.Options{}).Fetch(ctx)
@@ -197,7 +197,7 @@ func TestExpiredLinkIsRenewedOnce(t *testing.T) {
 func TestAttachmentsNamedByTransactionsAreFetched(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	_, err := sync.New(e.client, e.store, zerolog.Nop(), sync.Options{}).Incremental(ctx)
+	_, err := replica.New(e.client, e.store, zerolog.Nop(), replica.Options{}).Incremental(ctx)
 	must(t, err)
 	must(t, e.store.ReplaceAttachments(ctx, nil)) // as if never listed
 	if n := mirrortest.Int(t, e.store.Reader(), "SELECT count(*) FROM attachments"); n != 0 {
@@ -218,7 +218,7 @@ func TestAttachmentsNamedByTransactionsAreFetched(t *testing.T) {
 func TestFileAboveTheLimitIsRefused(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	_, err := sync.New(e.client, e.store, zerolog.Nop(), sync.Options{}).Full(ctx)
+	_, err := replica.New(e.client, e.store, zerolog.Nop(), replica.Options{}).Full(ctx)
 	must(t, err)
 	n := len(e.sim.Snapshot().Attachments)
 	f := e.fetcher(receipts.Options{MaxBytes: 16})
@@ -250,7 +250,7 @@ func TestFileAboveTheLimitIsRefused(t *testing.T) {
 func TestWrongContentTypeIsRefused(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	_, err := sync.New(e.client, e.store, zerolog.Nop(), sync.Options{}).Full(ctx)
+	_, err := replica.New(e.client, e.store, zerolog.Nop(), replica.Options{}).Full(ctx)
 	must(t, err)
 	must(t, storeExec(e, "UPDATE attachments SET file_url = ?", e.origin+"/test/html"))
 	r, err := e.fetcher(receipts.Options{}).Fetch(ctx)
@@ -277,7 +277,7 @@ func storeExec(e *env, q string, args ...any) error {
 func TestNetworkFailureKeepsTheSignatureOut(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	_, err := sync.New(e.client, e.store, zerolog.Nop(), sync.Options{}).Full(ctx)
+	_, err := replica.New(e.client, e.store, zerolog.Nop(), replica.Options{}).Full(ctx)
 	must(t, err)
 	dead := httptest.NewServer(http.NotFoundHandler())
 	deadURL := dead.URL
@@ -329,7 +329,7 @@ func newOtherService(t *testing.T, tls bool) *otherService {
 func TestBadLinksCountAgainstTheirFileOnly(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	_, err := sync.New(e.client, e.store, zerolog.Nop(), sync.Options{}).Full(ctx)
+	_, err := replica.New(e.client, e.store, zerolog.Nop(), replica.Options{}).Full(ctx)
 	must(t, err)
 	plain, secure := newOtherService(t, false), newOtherService(t, true)
 	securePort := secure.URL[strings.LastIndex(secure.URL, ":")+1:]

@@ -16,7 +16,7 @@
 // its connections capped by httpserver.LimitListener.
 //
 // The receiver only records events; applying them is the worker's job
-// (internal/sync), which the receiver wakes through Config.Notify. The two
+// (internal/replica), which the receiver wakes through Config.Notify. The two
 // packages do not import each other.
 package receiver
 

@@ -8,7 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	gosync "sync"
+	"sync"
 	"testing"
 	"time"
 
@@ -16,9 +16,9 @@ import (
 
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/mirrortest"
+	"github.com/bankmirror/bankmirror/internal/replica"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 	"github.com/bankmirror/bankmirror/internal/store"
-	"github.com/bankmirror/bankmirror/internal/sync"
 )
 
 func ids(t *testing.T, db *sql.DB) map[string]bool {
@@ -51,8 +51,8 @@ func TestBackupDuringFullSync(t *testing.T) {
 	// with the sync writing pages 4 and 5 meanwhile.
 	reached := make(chan struct{})
 	backedUp := make(chan struct{})
-	var once gosync.Once
-	syncer := sync.New(client, st, zerolog.Nop(), sync.Options{OnProgress: func(p sync.Progress) {
+	var once sync.Once
+	syncer := replica.New(client, st, zerolog.Nop(), replica.Options{OnProgress: func(p replica.Progress) {
 		if p.Pages >= 3 {
 			once.Do(func() { close(reached) })
 		}

@@ -4,10 +4,10 @@ package store
 
 import (
 	"context"
-	gosync "sync"
+	"sync"
 )
 
-var syncLock, healLock, migrateLock gosync.Mutex
+var syncLock, healLock, migrateLock sync.Mutex
 
 // LockSync takes the mirror's sync lock. Without flock it only excludes
 // syncs within this process.

@@ -11,16 +11,16 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	gosync "sync"
+	"sync"
 	"testing"
 
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/mirrortest"
+	"github.com/bankmirror/bankmirror/internal/replica"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 	"github.com/bankmirror/bankmirror/internal/store"
-	"github.com/bankmirror/bankmirror/internal/sync"
 )
 
 func userVersion(t *testing.T, db *sql.DB) int {
@@ -87,7 +87,7 @@ func backups(t *testing.T, path string) []string {
 
 // syncedLog is a zerolog writer that several goroutines may share.
 type syncedLog struct {
-	mu  gosync.Mutex
+	mu  sync.Mutex
 	buf bytes.Buffer
 }
 
@@ -257,7 +257,7 @@ func TestMigrateEveryEarlierVersion(t *testing.T) {
 			srv := httptest.NewServer(sim.Handler())
 			defer srv.Close()
 			client := bank.New(srv.URL+"/api/v1", sim.Token(), bank.WithHourlyBudget(0))
-			res, err := sync.New(client, st, zerolog.Nop(), sync.Options{}).Full(ctx)
+			res, err := replica.New(client, st, zerolog.Nop(), replica.Options{}).Full(ctx)
 			if err != nil {
 				t.Fatalf("full sync of the migrated mirror: %v", err)
 			}
@@ -439,7 +439,7 @@ func TestConcurrentOpensCopyOnce(t *testing.T) {
 	var log syncedLog
 	const n = 4
 	errs := make(chan error, n)
-	var start gosync.WaitGroup
+	var start sync.WaitGroup
 	start.Add(1)
 	for range n {
 		go func() {

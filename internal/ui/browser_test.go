@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	gosync "sync"
+	"sync"
 	"testing"
 	"time"
 
@@ -69,7 +69,7 @@ func TestBrowser(t *testing.T) {
 	ctx, cancelTime := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancelTime()
 
-	var mu gosync.Mutex
+	var mu sync.Mutex
 	var requests []string
 	if err := chromedp.Listen(ctx, func(ev any) {
 		if e, ok := ev.(*network.EventRequestWillBeSent); ok {

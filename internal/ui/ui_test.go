@@ -15,7 +15,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	gosync "sync"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,9 +23,9 @@ import (
 
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/health"
+	"github.com/bankmirror/bankmirror/internal/replica"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 	"github.com/bankmirror/bankmirror/internal/store"
-	"github.com/bankmirror/bankmirror/internal/sync"
 	"github.com/bankmirror/bankmirror/internal/throttle"
 	"github.com/bankmirror/bankmirror/internal/ui"
 )
@@ -103,7 +103,7 @@ func buildMirror(path string) error {
 	}
 	defer st.Close()
 	client := bank.New(srv.URL+"/api/v1", sim.Token(), bank.WithHourlyBudget(0))
-	if _, err := sync.New(client, st, zerolog.Nop(), sync.Options{}).Full(ctx); err != nil {
+	if _, err := replica.New(client, st, zerolog.Nop(), replica.Options{}).Full(ctx); err != nil {
 		return err
 	}
 	mirrorPath = path
@@ -234,7 +234,7 @@ func TestTokenRedirectStaysLocal(t *testing.T) {
 // in the process that made it: a dashboard started again with the same
 // token, a cookie past its time or one with its time changed get the form.
 func TestSessionCookieExpiresAndEndsWithTheProcess(t *testing.T) {
-	var mu gosync.Mutex
+	var mu sync.Mutex
 	now := simNow
 	clock := func(o *ui.Options) {
 		o.Now = func() time.Time {

@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	gosync "sync"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -89,7 +89,7 @@ func post(h http.Handler, body, secret []byte) int {
 // keySource is the store's side of a SecretCache: the secrets it would
 // read, whether a registration is under way, and how often it was read.
 type keySource struct {
-	mu          gosync.Mutex
+	mu          sync.Mutex
 	secrets     [][]byte
 	registering bool
 	loads       atomic.Int64

@@ -14,8 +14,8 @@ import (
 
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/logfield"
+	"github.com/bankmirror/bankmirror/internal/replica"
 	"github.com/bankmirror/bankmirror/internal/store"
-	"github.com/bankmirror/bankmirror/internal/sync"
 )
 
 // MaxWebhooks is the bank's limit on webhooks.
@@ -38,15 +38,15 @@ type Store interface {
 	MarkWebhookDeleted(ctx context.Context, id string) error
 }
 
-// Healer recovers undelivered events from the delivery logs (sync.Healer).
+// Healer recovers undelivered events from the delivery logs (replica.Healer).
 type Healer interface {
-	Heal(ctx context.Context) (sync.HealResult, error)
+	Heal(ctx context.Context) (replica.HealResult, error)
 }
 
 var (
 	_ Bank   = (*bank.Client)(nil)
 	_ Store  = (*store.Store)(nil)
-	_ Healer = (*sync.Healer)(nil)
+	_ Healer = (*replica.Healer)(nil)
 )
 
 // ErrTooMany is returned by Register when the bank holds MaxWebhooks

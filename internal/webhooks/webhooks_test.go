@@ -13,9 +13,9 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/replica"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 	"github.com/bankmirror/bankmirror/internal/store"
-	"github.com/bankmirror/bankmirror/internal/sync"
 	"github.com/bankmirror/bankmirror/internal/webhooks"
 )
 
@@ -37,7 +37,7 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	return &env{sim: sim, store: st, m: webhooks.New(client, st, sync.NewHealer(client, st, zerolog.Nop(), sync.HealerOptions{}), zerolog.Nop())}
+	return &env{sim: sim, store: st, m: webhooks.New(client, st, replica.NewHealer(client, st, zerolog.Nop(), replica.HealerOptions{}), zerolog.Nop())}
 }
 
 func (e *env) secrets(t *testing.T) []string {

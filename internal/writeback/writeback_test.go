@@ -15,9 +15,9 @@ import (
 
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/mirrortest"
+	"github.com/bankmirror/bankmirror/internal/replica"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 	"github.com/bankmirror/bankmirror/internal/store"
-	"github.com/bankmirror/bankmirror/internal/sync"
 	"github.com/bankmirror/bankmirror/internal/writeback"
 )
 
@@ -49,7 +49,7 @@ func newEnv(t *testing.T, n int, opts ...bank.Option) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	if _, err := sync.New(client, st, zerolog.Nop(), sync.Options{}).Full(context.Background()); err != nil {
+	if _, err := replica.New(client, st, zerolog.Nop(), replica.Options{}).Full(context.Background()); err != nil {
 		t.Fatalf("full sync: %v", err)
 	}
 	return &env{sim: sim, baseURL: base, client: client, store: st, w: writeback.New(client, st, zerolog.Nop())}
@@ -271,7 +271,7 @@ func TestRemoveALongLabelTheBankHas(t *testing.T) {
 	if err := e.sim.SetTags(tx.ID, []string{long}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sync.New(e.client, e.store, zerolog.Nop(), sync.Options{}).Full(context.Background()); err != nil {
+	if _, err := replica.New(e.client, e.store, zerolog.Nop(), replica.Options{}).Full(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.run(t, writeback.AddTags, writeback.Row{TxID: tx.ID, Value: long}); !errors.Is(err, writeback.ErrInvalid) {

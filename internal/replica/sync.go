@@ -1,14 +1,14 @@
 // Package sync keeps the mirror equal to the bank: full listings with
 // checkpoints and reconciliation, cheap incremental passes, and (elsewhere in
 // this package) the webhook event worker and the schedule.
-package sync
+package replica
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"slices"
-	gosync "sync"
+	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -539,15 +539,15 @@ func pageBytes(p bank.Page[bank.Transaction]) int {
 
 // byteQueue bounds the bytes in flight between a producer and a consumer.
 type byteQueue struct {
-	mu    gosync.Mutex
-	cond  *gosync.Cond
+	mu    sync.Mutex
+	cond  *sync.Cond
 	limit int
 	used  int
 }
 
 func newByteQueue(limit int) *byteQueue {
 	q := &byteQueue{limit: limit}
-	q.cond = gosync.NewCond(&q.mu)
+	q.cond = sync.NewCond(&q.mu)
 	return q
 }
 

@@ -1,4 +1,4 @@
-package sync_test
+package replica_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
-	"github.com/bankmirror/bankmirror/internal/sync"
+	"github.com/bankmirror/bankmirror/internal/replica"
 )
 
 // Syncs that fail because the bank is down are recorded as an outage,
@@ -20,10 +20,10 @@ func TestOutageRecordedUntilASyncSucceeds(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(t, 50)
 	e.full(t)
-	outage := func() sync.Outage {
+	outage := func() replica.Outage {
 		t.Helper()
-		var o sync.Outage
-		if _, _, err := e.store.GetState(ctx, sync.OutageKey, &o); err != nil {
+		var o replica.Outage
+		if _, _, err := e.store.GetState(ctx, replica.OutageKey, &o); err != nil {
 			t.Fatal(err)
 		}
 		return o
@@ -37,8 +37,8 @@ func TestOutageRecordedUntilASyncSucceeds(t *testing.T) {
 	must(t, err)
 	addr := ln.Addr().String()
 	must(t, ln.Close())
-	down := sync.New(bank.New("http://"+addr+"/api/v1", e.sim.Token(), bank.WithHourlyBudget(0),
-		bank.WithBackoff(time.Millisecond, 4*time.Millisecond), bank.WithMaxAttempts(2)), e.store, zerolog.Nop(), sync.Options{})
+	down := replica.New(bank.New("http://"+addr+"/api/v1", e.sim.Token(), bank.WithHourlyBudget(0),
+		bank.WithBackoff(time.Millisecond, 4*time.Millisecond), bank.WithMaxAttempts(2)), e.store, zerolog.Nop(), replica.Options{})
 	before := time.Now().UTC()
 	for range 2 {
 		if _, err := down.Incremental(ctx); !bank.Outage(err) {

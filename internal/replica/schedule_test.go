@@ -1,4 +1,4 @@
-package sync_test
+package replica_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
-	"github.com/bankmirror/bankmirror/internal/sync"
+	"github.com/bankmirror/bankmirror/internal/replica"
 )
 
 // gatedClient is the bank client with a token the test rejects and
@@ -32,9 +32,9 @@ func TestScheduleWaitsForANewTokenThenSyncs(t *testing.T) {
 	tok := &tokenState{rejected: true, replaced: make(chan struct{}), asked: make(chan struct{}, 1)}
 	client := gatedClient{Client: e.client, tok: tok}
 	runs := make(chan string, 10)
-	s := sync.NewSchedule(sync.New(client, e.store, zerolog.Nop(), sync.Options{}),
-		sync.NewHealer(client, e.store, zerolog.Nop(), sync.HealerOptions{}), nobody{}, e.store,
-		sync.ScheduleConfig{Sync: "@every 1000h", Reconcile: "@every 1000h",
+	s := replica.NewSchedule(replica.New(client, e.store, zerolog.Nop(), replica.Options{}),
+		replica.NewHealer(client, e.store, zerolog.Nop(), replica.HealerOptions{}), nobody{}, e.store,
+		replica.ScheduleConfig{Sync: "@every 1000h", Reconcile: "@every 1000h",
 			OnRun: func(kind string, _ time.Duration, err error) {
 				if err != nil {
 					t.Errorf("%s: %v", kind, err)
@@ -57,14 +57,14 @@ func TestScheduleWaitsForANewTokenThenSyncs(t *testing.T) {
 	tok.replace()
 	select {
 	case kind := <-runs:
-		if kind != sync.KindFull {
-			t.Errorf("first run after a new token: %s, want %s (the mirror has never been synced)", kind, sync.KindFull)
+		if kind != replica.KindFull {
+			t.Errorf("first run after a new token: %s, want %s (the mirror has never been synced)", kind, replica.KindFull)
 		}
 	case <-time.After(60 * time.Second):
 		t.Fatal("no sync after a new token")
 	}
-	if kind := <-runs; kind != sync.KindHeal {
-		t.Errorf("after the sync: %s, want %s", kind, sync.KindHeal)
+	if kind := <-runs; kind != replica.KindHeal {
+		t.Errorf("after the sync: %s, want %s", kind, replica.KindHeal)
 	}
 	e.assertMirrorEqualsTruth(t)
 }

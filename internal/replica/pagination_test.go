@@ -1,4 +1,4 @@
-package sync_test
+package replica_test
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
-	gosync "sync"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -15,9 +15,9 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/replica"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 	"github.com/bankmirror/bankmirror/internal/store"
-	"github.com/bankmirror/bankmirror/internal/sync"
 )
 
 // loopingBank serves the simulator on loopback; while loop is set, the
@@ -27,7 +27,7 @@ type loopingBank struct {
 	srv  *httptest.Server
 	loop atomic.Bool
 
-	mu       gosync.Mutex
+	mu       sync.Mutex
 	first    string // the first page's URL, as requested
 	requests int    // every request while loop is set
 	txPages  int    // transaction listing requests while loop is set
@@ -105,7 +105,7 @@ func TestLoopingListingStopsAndDeletesNothing(t *testing.T) {
 	must(t, sim.Delete(held[0]))
 
 	lb.loop.Store(true)
-	_, err = e.syncer(sync.Options{}).Full(context.Background())
+	_, err = e.syncer(replica.Options{}).Full(context.Background())
 	lb.loop.Store(false)
 	if !errors.Is(err, bank.ErrPageLoop) {
 		t.Fatalf("full sync over a looping listing: err = %v, want ErrPageLoop", err)
@@ -168,7 +168,7 @@ func TestLoopingDeliveryLogsStopTheHeal(t *testing.T) {
 	he.addTransactions(3) // 6 entries: 3 pages
 	he.waitDeliveries(t)
 	b := &loopingLogs{Client: he.client}
-	_, err := sync.NewHealer(b, he.store, zerolog.Nop(), sync.HealerOptions{}).Heal(context.Background())
+	_, err := replica.NewHealer(b, he.store, zerolog.Nop(), replica.HealerOptions{}).Heal(context.Background())
 	if !errors.Is(err, bank.ErrPageLoop) {
 		t.Fatalf("heal over looping logs: err = %v, want ErrPageLoop", err)
 	}

@@ -1,11 +1,11 @@
-package sync
+package replica
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"runtime/debug"
-	gosync "sync"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -57,9 +57,9 @@ type Schedule struct {
 	now    func() time.Time
 
 	cron    *cron.Cron
-	mu      gosync.Mutex // held while a sync runs
+	mu      sync.Mutex // held while a sync runs
 	running atomic.Bool
-	bg      gosync.WaitGroup
+	bg      sync.WaitGroup
 	// StartupDone is closed when the start-up sync is over.
 	StartupDone chan struct{}
 }

@@ -1,9 +1,9 @@
-package sync
+package replica
 
 import (
 	"context"
 	"errors"
-	gosync "sync"
+	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -158,7 +158,7 @@ type Worker struct {
 	paused    failureBackoff // the bank or the network is unavailable
 	dbDown    failureBackoff // the database cannot be read or written
 
-	mu          gosync.Mutex
+	mu          sync.Mutex
 	dirty       map[string]bool // accounts whose balances to refresh
 	nextBalance time.Time
 	state       WorkerState
@@ -527,10 +527,10 @@ func (w *Worker) fetch(ctx context.Context, ids []string, res *resolution) error
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var mu gosync.Mutex
+	var mu sync.Mutex
 	var firstErr error
 	sem := make(chan struct{}, w.opts.Concurrency)
-	var wg gosync.WaitGroup
+	var wg sync.WaitGroup
 	for _, id := range ids {
 		sem <- struct{}{}
 		wg.Go(func() {

@@ -1,8 +1,8 @@
-package sync
+package replica
 
 import (
 	"context"
-	gosync "sync"
+	"sync"
 	"time"
 )
 
@@ -19,7 +19,7 @@ const DefaultStopGrace = 5 * time.Second
 // resumes from its checkpoint.
 func afterStop(ctx context.Context, grace time.Duration) (context.Context, context.CancelFunc) {
 	after, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	var mu gosync.Mutex
+	var mu sync.Mutex
 	var timer *time.Timer
 	stop := context.AfterFunc(ctx, func() {
 		mu.Lock()

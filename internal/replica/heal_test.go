@@ -1,4 +1,4 @@
-package sync_test
+package replica_test
 
 import (
 	"bytes"
@@ -15,9 +15,9 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/replica"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 	"github.com/bankmirror/bankmirror/internal/store"
-	"github.com/bankmirror/bankmirror/internal/sync"
 )
 
 // healEnv is a simulator whose webhook deliveries give up fast (2 attempts,
@@ -91,9 +91,9 @@ func (he *healEnv) waitDeliveries(t *testing.T) {
 func (he *healEnv) heal(t *testing.T, b interface {
 	WebhookLogsURL(id string) string
 	WebhookLogsPage(ctx context.Context, pageURL string) (bank.Page[bank.DeliveryLog], error)
-}) sync.HealResult {
+}) replica.HealResult {
 	t.Helper()
-	r, err := sync.NewHealer(b, he.store, zerolog.Nop(), sync.HealerOptions{}).Heal(context.Background())
+	r, err := replica.NewHealer(b, he.store, zerolog.Nop(), replica.HealerOptions{}).Heal(context.Background())
 	if err != nil {
 		t.Fatalf("heal: %v", err)
 	}
@@ -149,7 +149,7 @@ func eventIDs(evs []simulator.EventInfo) []string {
 func TestHealRecoversEventsTheReceiverMissed(t *testing.T) {
 	he := newHealEnv(t, 0)
 	ctx := context.Background()
-	if _, err := sync.New(he.client, he.store, zerolog.Nop(), sync.Options{}).Full(ctx); err != nil {
+	if _, err := replica.New(he.client, he.store, zerolog.Nop(), replica.Options{}).Full(ctx); err != nil {
 		t.Fatal(err)
 	}
 	var held []string
@@ -212,7 +212,7 @@ func TestHealRecoversEventsTheReceiverMissed(t *testing.T) {
 
 	// The worker applies the recovered events.
 	applied := make(chan string, 4*len(events))
-	w := sync.NewWorker(he.client, he.store, zerolog.Nop(), sync.WorkerOptions{
+	w := replica.NewWorker(he.client, he.store, zerolog.Nop(), replica.WorkerOptions{
 		RetryBase: time.Millisecond, RetryMax: 10 * time.Millisecond,
 		OnApplied: func(e store.InboxEvent, _ store.Change) { applied <- e.ID },
 	})
@@ -371,7 +371,7 @@ func TestHealAfterAnInterruptedHealWalksEveryPage(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	r, err := sync.NewHealer(&cancellingBank{Client: he.client, cancel: cancel}, he.store, zerolog.Nop(), sync.HealerOptions{}).Heal(ctx)
+	r, err := replica.NewHealer(&cancellingBank{Client: he.client, cancel: cancel}, he.store, zerolog.Nop(), replica.HealerOptions{}).Heal(ctx)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("interrupted heal: err = %v, want context.Canceled", err)
 	}
@@ -464,7 +464,7 @@ func TestHealSkipsUnparsableBodiesWithoutLoggingThem(t *testing.T) {
 	log := zerolog.New(&buf).Level(zerolog.DebugLevel)
 	b := tamperingBank{Client: he.client, eventID: events[0].ID, body: `{"data": not json ` + marker}
 
-	r, err := sync.NewHealer(b, he.store, log, sync.HealerOptions{}).Heal(context.Background())
+	r, err := replica.NewHealer(b, he.store, log, replica.HealerOptions{}).Heal(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package sync_test
+package replica_test
 
 import (
 	"bytes"
@@ -16,9 +16,9 @@ import (
 
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/mirrortest"
+	"github.com/bankmirror/bankmirror/internal/replica"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 	"github.com/bankmirror/bankmirror/internal/store"
-	"github.com/bankmirror/bankmirror/internal/sync"
 )
 
 // ampleBudget makes the bank report X-RateLimit-Remaining with headroom,
@@ -49,22 +49,22 @@ func newEnv(t *testing.T, n int, opts ...store.Option) *env {
 	return &env{sim: sim, baseURL: base, client: client, store: st}
 }
 
-func (e *env) syncer(opts sync.Options) *sync.Syncer {
-	return sync.New(e.client, e.store, zerolog.Nop(), opts)
+func (e *env) syncer(opts replica.Options) *replica.Syncer {
+	return replica.New(e.client, e.store, zerolog.Nop(), opts)
 }
 
-func (e *env) full(t *testing.T) sync.Result {
+func (e *env) full(t *testing.T) replica.Result {
 	t.Helper()
-	r, err := e.syncer(sync.Options{}).Full(context.Background())
+	r, err := e.syncer(replica.Options{}).Full(context.Background())
 	if err != nil {
 		t.Fatalf("full sync: %v", err)
 	}
 	return r
 }
 
-func (e *env) incremental(t *testing.T) sync.Result {
+func (e *env) incremental(t *testing.T) replica.Result {
 	t.Helper()
-	r, err := e.syncer(sync.Options{}).Incremental(context.Background())
+	r, err := e.syncer(replica.Options{}).Incremental(context.Background())
 	if err != nil {
 		t.Fatalf("incremental sync: %v", err)
 	}
@@ -234,7 +234,7 @@ func TestKilledFullSyncResumes(t *testing.T) {
 	// stored one at a time and the sync can be stopped after the fifth.
 	e.sim.SetFaults(simulator.Faults{Latency: 20 * time.Millisecond})
 	ctx, cancel := context.WithCancel(context.Background())
-	s := e.syncer(sync.Options{OnProgress: func(p sync.Progress) {
+	s := e.syncer(replica.Options{OnProgress: func(p replica.Progress) {
 		if p.Pages >= 5 {
 			cancel()
 		}
@@ -283,7 +283,7 @@ func TestFaultsDoNotChangeTheResult(t *testing.T) {
 func TestIncrementalOnEmptyMirrorRunsFull(t *testing.T) {
 	e := newEnv(t, 200)
 	r := e.incremental(t)
-	if r.Kind != sync.KindFull {
+	if r.Kind != replica.KindFull {
 		t.Errorf("kind = %s, want full", r.Kind)
 	}
 	e.assertMirrorEqualsTruth(t)
@@ -292,7 +292,7 @@ func TestIncrementalOnEmptyMirrorRunsFull(t *testing.T) {
 func TestUnauthorizedTokenFailsTheRunAndChangesNothing(t *testing.T) {
 	e := newEnv(t, 100)
 	bad := bank.New(e.baseURL, "wrong-token", bank.WithHourlyBudget(0))
-	_, err := sync.New(bad, e.store, zerolog.Nop(), sync.Options{}).Full(context.Background())
+	_, err := replica.New(bad, e.store, zerolog.Nop(), replica.Options{}).Full(context.Background())
 	if !errors.Is(err, bank.ErrUnauthorized) {
 		t.Fatalf("err = %v, want ErrUnauthorized", err)
 	}
@@ -315,7 +315,7 @@ func TestFetchFailureMidListingFailsTheRunThenResumes(t *testing.T) {
 	e := newEnv(t, 900)
 	// A slow bank keeps the writer ahead, so the failure lands mid-listing.
 	e.sim.SetFaults(simulator.Faults{Latency: 20 * time.Millisecond})
-	s := e.syncer(sync.Options{OnProgress: func(p sync.Progress) {
+	s := e.syncer(replica.Options{OnProgress: func(p replica.Progress) {
 		if p.Pages >= 2 {
 			e.sim.SetFaults(simulator.Faults{ErrorRate: 1})
 		}
@@ -343,10 +343,10 @@ func TestConcurrentSyncIsRefused(t *testing.T) {
 	e := newEnv(t, 300)
 	var second error
 	tried := false
-	s := e.syncer(sync.Options{OnProgress: func(p sync.Progress) {
+	s := e.syncer(replica.Options{OnProgress: func(p replica.Progress) {
 		if !tried {
 			tried = true
-			_, second = e.syncer(sync.Options{}).Full(context.Background())
+			_, second = e.syncer(replica.Options{}).Full(context.Background())
 		}
 	}})
 	if _, err := s.Full(context.Background()); err != nil {
@@ -416,7 +416,7 @@ func TestClockSteppedBackMidListingDeletesNothingLive(t *testing.T) {
 	ctx := context.Background()
 	var liveID string
 	stepped := false
-	opts := sync.Options{OnProgress: func(p sync.Progress) {
+	opts := replica.Options{OnProgress: func(p replica.Progress) {
 		if stepped {
 			return
 		}
@@ -465,7 +465,7 @@ func TestSyncProgressShowsTheBudgetLeft(t *testing.T) {
 	e := newEnv(t, 300)
 	var logs bytes.Buffer
 	client := budgetClient{Client: e.client, budget: bank.BudgetState{Known: true, Remaining: 742}}
-	if _, err := sync.New(client, e.store, zerolog.New(&logs), sync.Options{LogEvery: time.Nanosecond}).Full(context.Background()); err != nil {
+	if _, err := replica.New(client, e.store, zerolog.New(&logs), replica.Options{LogEvery: time.Nanosecond}).Full(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(logs.String(), `"budget_remaining":742`) {

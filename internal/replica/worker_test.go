@@ -1,4 +1,4 @@
-package sync_test
+package replica_test
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	gosync "sync"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -16,13 +16,13 @@ import (
 
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/mirrortest"
+	"github.com/bankmirror/bankmirror/internal/replica"
 	"github.com/bankmirror/bankmirror/internal/store"
-	"github.com/bankmirror/bankmirror/internal/sync"
 )
 
 // fakeBank is a hand-written fake of the worker's bank.
 type fakeBank struct {
-	mu            gosync.Mutex
+	mu            sync.Mutex
 	TransactionFn func(ctx context.Context, id string) (bank.Transaction, error)
 	// TokenRejectedFn, if set, says whether the bank rejected the token
 	// (nil: it accepts it).
@@ -90,7 +90,7 @@ func inboxEvent(id, typ, txID string) store.InboxEvent {
 // runWorker runs w until every id in want has been applied or marked as
 // failed the given number of times, then stops it.
 type observed struct {
-	mu      gosync.Mutex
+	mu      sync.Mutex
 	applied map[string]store.Change
 	ch      chan struct{}
 }
@@ -129,9 +129,9 @@ func (o *observed) waitFor(t *testing.T, ids ...string) {
 	}
 }
 
-func startWorker(t *testing.T, b *fakeBank, st *store.Store, opts sync.WorkerOptions) (*sync.Worker, func()) {
+func startWorker(t *testing.T, b *fakeBank, st *store.Store, opts replica.WorkerOptions) (*replica.Worker, func()) {
 	t.Helper()
-	w := sync.NewWorker(b, st, zerolog.Nop(), opts)
+	w := replica.NewWorker(b, st, zerolog.Nop(), opts)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -167,7 +167,7 @@ func TestWorkerAppliesEachEventType(t *testing.T) {
 		return bank.Transaction{}, fmt.Errorf("unexpected fetch of %s: %w", id, bank.ErrBadRequest)
 	}}
 	obs := newObserved()
-	w, _ := startWorker(t, fb, st, sync.WorkerOptions{OnApplied: obs.onApplied})
+	w, _ := startWorker(t, fb, st, replica.WorkerOptions{OnApplied: obs.onApplied})
 	if _, err := st.InsertEvents(ctx, []store.InboxEvent{
 		inboxEvent("e1", bank.EventTransactionCreated, "t-new"),
 		inboxEvent("e2", bank.EventTransactionDeleted, "t-del"),
@@ -209,7 +209,7 @@ func TestWorkerRetriesTransientFailuresThenLeavesTheEvent(t *testing.T) {
 	st := openStore(t)
 	ctx := context.Background()
 	failures := 2
-	var mu gosync.Mutex
+	var mu sync.Mutex
 	fb := &fakeBank{TransactionFn: func(_ context.Context, id string) (bank.Transaction, error) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -225,7 +225,7 @@ func TestWorkerRetriesTransientFailuresThenLeavesTheEvent(t *testing.T) {
 	obs := newObserved()
 	const maxAttempts = 3
 	lastFailure := make(chan struct{})
-	w, stop := startWorker(t, fb, st, sync.WorkerOptions{OnApplied: obs.onApplied, MaxAttempts: maxAttempts,
+	w, stop := startWorker(t, fb, st, replica.WorkerOptions{OnApplied: obs.onApplied, MaxAttempts: maxAttempts,
 		RetryBase: time.Millisecond, RetryMax: 2 * time.Millisecond,
 		OnFailed: func(e store.InboxEvent, _ error) {
 			if e.ID == "e-broken" && e.Attempts == maxAttempts {
@@ -282,7 +282,7 @@ func TestWorkerResumesClaimedEventsAfterRestart(t *testing.T) {
 	}
 	fb := &fakeBank{TransactionFn: func(_ context.Context, id string) (bank.Transaction, error) { return txFor(id, "SETTLED"), nil }}
 	obs := newObserved()
-	startWorker(t, fb, st, sync.WorkerOptions{OnApplied: obs.onApplied})
+	startWorker(t, fb, st, replica.WorkerOptions{OnApplied: obs.onApplied})
 	obs.waitFor(t, "e1")
 	if n := mirrortest.Int(t, st.Reader(), "SELECT count(*) FROM transactions WHERE id = 't1'"); n != 1 {
 		t.Errorf("transaction not applied after restart")
@@ -312,7 +312,7 @@ func TestWorkerRestartKeepsAnEventsOwnBackoff(t *testing.T) {
 	before := waitOf()
 	fb := &fakeBank{TransactionFn: func(_ context.Context, id string) (bank.Transaction, error) { return txFor(id, "SETTLED"), nil }}
 	obs := newObserved()
-	startWorker(t, fb, st, sync.WorkerOptions{OnApplied: obs.onApplied, RetryMax: retryMax})
+	startWorker(t, fb, st, replica.WorkerOptions{OnApplied: obs.onApplied, RetryMax: retryMax})
 	obs.waitFor(t, "e-clock")
 	obs.mu.Lock()
 	_, applied := obs.applied["e-backoff"]
@@ -361,7 +361,7 @@ func TestWorkerBacksOffWhileTheDatabaseIsFull(t *testing.T) {
 	}))
 	fb := &fakeBank{TransactionFn: func(_ context.Context, id string) (bank.Transaction, error) { return txFor(id, "SETTLED"), nil }}
 	obs := newObserved()
-	w := sync.NewWorker(fb, disk, logger, sync.WorkerOptions{OnApplied: obs.onApplied, RetryBase: time.Millisecond, RetryMax: 4 * time.Millisecond})
+	w := replica.NewWorker(fb, disk, logger, replica.WorkerOptions{OnApplied: obs.onApplied, RetryBase: time.Millisecond, RetryMax: 4 * time.Millisecond})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = w.Run(ctx) }()
@@ -402,7 +402,7 @@ func TestWorkerStopsWithinItsGraceWhileTheBankHangs(t *testing.T) {
 		<-ctx.Done() // the bank answers nothing
 		return bank.Transaction{}, fmt.Errorf("get: %w", ctx.Err())
 	}}
-	w := sync.NewWorker(fb, st, zerolog.Nop(), sync.WorkerOptions{StopGrace: time.Millisecond})
+	w := replica.NewWorker(fb, st, zerolog.Nop(), replica.WorkerOptions{StopGrace: time.Millisecond})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
@@ -440,7 +440,7 @@ func TestWorkerCommitsARoundTheBankAnswersWithinTheGrace(t *testing.T) {
 		return txFor(id, "SETTLED"), nil
 	}}
 	obs := newObserved()
-	w := sync.NewWorker(fb, st, zerolog.Nop(), sync.WorkerOptions{OnApplied: obs.onApplied, StopGrace: time.Hour})
+	w := replica.NewWorker(fb, st, zerolog.Nop(), replica.WorkerOptions{OnApplied: obs.onApplied, StopGrace: time.Hour})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
@@ -466,7 +466,7 @@ func TestWorkerCommitsARoundTheBankAnswersWithinTheGrace(t *testing.T) {
 // tokenState is a fake bank's token: rejected or not, and a channel closed
 // when a new one is given.
 type tokenState struct {
-	mu       gosync.Mutex
+	mu       sync.Mutex
 	rejected bool
 	replaced chan struct{}
 	asked    chan struct{} // receives when the worker finds the token rejected
@@ -505,7 +505,7 @@ func TestWorkerWaitsForANewTokenWhileTheTokenIsRejected(t *testing.T) {
 		t.Fatal(err)
 	}
 	obs := newObserved()
-	w, _ := startWorker(t, fb, st, sync.WorkerOptions{OnApplied: obs.onApplied})
+	w, _ := startWorker(t, fb, st, replica.WorkerOptions{OnApplied: obs.onApplied})
 	<-tok.asked
 	deadline := time.After(30 * time.Second)
 	for !w.State().Unauthorized {
@@ -596,7 +596,7 @@ func TestWorkerListsBackByTheClientsPageSize(t *testing.T) {
 				t.Fatal(err)
 			}
 			obs := newObserved()
-			w := sync.NewWorker(b, st, zerolog.Nop(), sync.WorkerOptions{OnApplied: obs.onApplied})
+			w := replica.NewWorker(b, st, zerolog.Nop(), replica.WorkerOptions{OnApplied: obs.onApplied})
 			wctx, cancel := context.WithCancel(ctx)
 			done := make(chan error, 1)
 			go func() { done <- w.Run(wctx) }()
@@ -646,7 +646,7 @@ func TestWorkerDeletesNothingOnARefusedListing(t *testing.T) {
 		t.Fatal(err)
 	}
 	obs := newObserved()
-	w := sync.NewWorker(b, st, zerolog.Nop(), sync.WorkerOptions{OnApplied: obs.onApplied})
+	w := replica.NewWorker(b, st, zerolog.Nop(), replica.WorkerOptions{OnApplied: obs.onApplied})
 	wctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- w.Run(wctx) }()

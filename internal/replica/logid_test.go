@@ -1,24 +1,24 @@
-package sync_test
+package replica_test
 
 import (
 	"bytes"
 	"context"
 	"fmt"
 	"strings"
-	gosync "sync"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/replica"
 	"github.com/bankmirror/bankmirror/internal/store"
-	"github.com/bankmirror/bankmirror/internal/sync"
 )
 
 // syncBuffer is a log destination safe for the worker's goroutines.
 type syncBuffer struct {
-	mu  gosync.Mutex
+	mu  sync.Mutex
 	buf bytes.Buffer
 }
 
@@ -47,7 +47,7 @@ func TestWorkerLogsNoOverlongID(t *testing.T) {
 	}}
 	failed := make(chan struct{}, 1)
 	var logs syncBuffer
-	w := sync.NewWorker(fb, st, zerolog.New(&logs), sync.WorkerOptions{MaxAttempts: 1,
+	w := replica.NewWorker(fb, st, zerolog.New(&logs), replica.WorkerOptions{MaxAttempts: 1,
 		OnFailed: func(store.InboxEvent, error) {
 			select {
 			case failed <- struct{}{}:

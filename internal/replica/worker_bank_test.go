@@ -1,4 +1,4 @@
-package sync_test
+package replica_test
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	gosync "sync"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -15,9 +15,9 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/replica"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 	"github.com/bankmirror/bankmirror/internal/store"
-	"github.com/bankmirror/bankmirror/internal/sync"
 )
 
 // liveEnv is the simulated bank, a mirror fully synced from it and a
@@ -25,7 +25,7 @@ import (
 // (storing each event in the inbox) is played by the test.
 type liveEnv struct {
 	*env
-	worker *sync.Worker
+	worker *replica.Worker
 	idle   chan struct{}
 	seq    atomic.Int64
 }
@@ -33,7 +33,7 @@ type liveEnv struct {
 // requestCounter counts the bank's answers by route and status, and when
 // each arrived, in front of the simulator's handler.
 type requestCounter struct {
-	mu     gosync.Mutex
+	mu     sync.Mutex
 	counts map[string]int
 	times  []time.Time
 }
@@ -100,7 +100,7 @@ func newLiveEnv(t *testing.T, n int, rc *requestCounter, rl simulator.RateLimit,
 }
 
 // start runs a worker with opts, logging to log, until the test ends.
-func (le *liveEnv) start(t *testing.T, opts sync.WorkerOptions, log zerolog.Logger) {
+func (le *liveEnv) start(t *testing.T, opts replica.WorkerOptions, log zerolog.Logger) {
 	t.Helper()
 	opts.OnIdle = func() {
 		select {
@@ -108,7 +108,7 @@ func (le *liveEnv) start(t *testing.T, opts sync.WorkerOptions, log zerolog.Logg
 		default:
 		}
 	}
-	le.worker = sync.NewWorker(le.client, le.store, log, opts)
+	le.worker = replica.NewWorker(le.client, le.store, log, opts)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -203,7 +203,7 @@ func TestWorkerCoalescesABurst(t *testing.T) {
 	rc := &requestCounter{}
 	le := newLiveEnv(t, 400, rc, simulator.RateLimit{})
 	le.full(t)
-	le.start(t, sync.WorkerOptions{}, zerolog.Nop())
+	le.start(t, replica.WorkerOptions{}, zerolog.Nop())
 	_, before := rc.snapshot()
 	evs, touched := le.burst(t, rand.New(rand.NewPCG(1, 2)), 300)
 	le.deliver(t, evs)
@@ -227,7 +227,7 @@ func TestWorkerTrickleFetchesEachAndConfirmsDeletions(t *testing.T) {
 	rc := &requestCounter{}
 	le := newLiveEnv(t, 200, rc, simulator.RateLimit{})
 	le.full(t)
-	le.start(t, sync.WorkerOptions{}, zerolog.Nop())
+	le.start(t, replica.WorkerOptions{}, zerolog.Nop())
 	live := le.sim.AddTransaction(simulator.NewTransaction{Held: true})
 	le.deliver(t, []store.InboxEvent{le.event(bank.EventTransactionCreated, live)})
 	le.caughtUp(t)
@@ -268,7 +268,7 @@ func TestWorkerOutageLeavesNoEventStuck(t *testing.T) {
 			}
 		}
 	}))
-	le.start(t, sync.WorkerOptions{MaxAttempts: maxAttempts, RetryBase: time.Millisecond, RetryMax: 5 * time.Millisecond}, logger)
+	le.start(t, replica.WorkerOptions{MaxAttempts: maxAttempts, RetryBase: time.Millisecond, RetryMax: 5 * time.Millisecond}, logger)
 
 	le.sim.SetFaults(simulator.Faults{ErrorRate: 1})
 	var evs []store.InboxEvent
@@ -310,7 +310,7 @@ func TestWorkerWaitsForANewTokenAfter401(t *testing.T) {
 	rc := &requestCounter{}
 	le := newLiveEnv(t, 200, rc, simulator.RateLimit{})
 	le.full(t)
-	le.start(t, sync.WorkerOptions{MaxAttempts: maxAttempts, RetryBase: time.Millisecond, RetryMax: 5 * time.Millisecond}, zerolog.Nop())
+	le.start(t, replica.WorkerOptions{MaxAttempts: maxAttempts, RetryBase: time.Millisecond, RetryMax: 5 * time.Millisecond}, zerolog.Nop())
 
 	le.sim.RevokeToken()
 	var evs []store.InboxEvent
@@ -380,10 +380,10 @@ func TestBackfillAcrossBucketsLeavesRoomForLiveEvents(t *testing.T) {
 			}
 		}))
 	applied := make(chan string, 16)
-	le.start(t, sync.WorkerOptions{OnApplied: func(e store.InboxEvent, _ store.Change) { applied <- e.ID }}, zerolog.Nop())
+	le.start(t, replica.WorkerOptions{OnApplied: func(e store.InboxEvent, _ store.Change) { applied <- e.ID }}, zerolog.Nop())
 
 	syncDone := make(chan error, 1)
-	go func() { _, err := le.syncer(sync.Options{}).Full(context.Background()); syncDone <- err }()
+	go func() { _, err := le.syncer(replica.Options{}).Full(context.Background()); syncDone <- err }()
 	select {
 	case <-waiting:
 	case err := <-syncDone:
@@ -440,7 +440,7 @@ func TestWorkerListsBackForOldTransactions(t *testing.T) {
 	rc := &requestCounter{}
 	le := newLiveEnv(t, 400, rc, simulator.RateLimit{})
 	le.full(t)
-	le.start(t, sync.WorkerOptions{}, zerolog.Nop())
+	le.start(t, replica.WorkerOptions{}, zerolog.Nop())
 	_, before := rc.snapshot()
 	var evs []store.InboxEvent
 	snap := le.sim.Snapshot()
