@@ -33,6 +33,12 @@ var spendingOffsets string
 //go:embed search.sql
 var searchIndex string
 
+// householdTables is the migration that adds the household: people,
+// account_people, accounts.gone_at and webhooks.person (household.sql).
+//
+//go:embed household.sql
+var householdTables string
+
 // DefaultTimeZone is the zone of the customer's local dates when none is
 // configured: the zone of the bank's own timestamps.
 const DefaultTimeZone = "Australia/Melbourne"

@@ -108,6 +108,11 @@ var migrations = []migration{
 	// message, note, raw text and tags kept by triggers, and an index of
 	// what the monthly views read (search.sql).
 	{sql: searchIndex},
+	// 11: a household in one mirror: people, which of them see which
+	// account (account_people), accounts no token lists any more
+	// (accounts.gone_at) and whose token registered a webhook
+	// (webhooks.person). household.sql.
+	{sql: householdTables},
 }
 
 // TimeLayout is how the store writes its own timestamps (observed_at,
