@@ -214,6 +214,9 @@ var malformedConfigs = []struct {
 	{"BANKMIRROR_MIGRATION_BACKUP", "maybe", true},
 	{"BANKMIRROR_STALE_AFTER", "0", false},
 	{"BANKMIRROR_STALE_AFTER", "soon", false},
+	{"BANKMIRROR_POLL_INTERVAL", "-1m", false},
+	{"BANKMIRROR_POLL_INTERVAL", "5s", false},
+	{"BANKMIRROR_PERSON", "Alex", true},
 }
 
 func malformedEnv(name, value string) map[string]string {
