@@ -107,11 +107,15 @@ func (k *keySource) setRegistering(on bool) {
 	k.registering = on
 }
 
-func (k *keySource) load(context.Context) (keys, error) {
+func (k *keySource) load(_ context.Context, people map[string]bool) (*keys, error) {
 	k.loads.Add(1)
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	return keys{secrets: slices.Clone(k.secrets), registering: k.registering}, nil
+	all := make([]store.WebhookKey, len(k.secrets))
+	for i, s := range k.secrets {
+		all[i] = store.WebhookKey{WebhookID: fmt.Sprintf("wh-%d", i), Secret: slices.Clone(s)}
+	}
+	return newKeys(all, nil, people, k.registering), nil
 }
 
 func cachedReceiver(t *testing.T, src *keySource, minGap time.Duration) http.Handler {
@@ -239,9 +243,9 @@ type countingStore struct {
 	loads atomic.Int64
 }
 
-func (c *countingStore) WebhookSecrets(ctx context.Context) ([][]byte, error) {
+func (c *countingStore) WebhookKeys(ctx context.Context) ([]store.WebhookKey, error) {
 	c.loads.Add(1)
-	return c.Store.WebhookSecrets(ctx)
+	return c.Store.WebhookKeys(ctx)
 }
 
 // The store-backed cache tells a commit from another process by the
