@@ -81,11 +81,11 @@ type Household struct {
 	store  Store
 	mirror *store.Store // the store as the syncer sees it
 	log    zerolog.Logger
-	opts  Options
+	opts   Options
 
 	mu      sync.Mutex
-	members []*member      // by name
-	changed chan struct{}  // closed and replaced by SetPeople
+	members []*member         // by name
+	changed chan struct{}     // closed and replaced by SetPeople
 	hooks   map[string]string // webhook id -> person
 	hooksAt time.Time
 	states  map[string]string // person -> token state last recorded
