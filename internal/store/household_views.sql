@@ -41,6 +41,11 @@
 -- needs re-pairing while the household is one person: the triggers do
 -- nothing then.
 
+-- 1 while the person's last listing of accounts had the account; 0 for a
+-- row kept as history: the account no token lists any more keeps the rows
+-- of those who last saw it (and is gone, accounts.gone_at).
+ALTER TABLE account_people ADD COLUMN listed INTEGER NOT NULL DEFAULT 1;
+
 -- The other side of the household transfer this transaction is part of;
 -- NULL for any other transaction.
 ALTER TABLE transactions ADD COLUMN household_transfer_id TEXT;
@@ -59,6 +64,9 @@ SELECT
     -- the names of the people whose tokens list the account, sorted, joined with ','; NULL when none is recorded
     (SELECT group_concat(person, ',') FROM (SELECT person FROM account_people ap WHERE ap.account_id = a.id ORDER BY person)) AS people,
     (SELECT count(*) FROM account_people ap WHERE ap.account_id = a.id) AS people_count,
+    -- those of them whose token lists it now (listed, and not removed): the tokens to list it through
+    (SELECT group_concat(person, ',') FROM (SELECT ap.person FROM account_people ap JOIN people p ON p.name = ap.person
+        WHERE ap.account_id = a.id AND ap.listed AND p.removed_at IS NULL ORDER BY ap.person)) AS listed_by,
     (SELECT max(seen_at) FROM account_people ap WHERE ap.account_id = a.id) AS seen_at, -- the last listing that had it
     a.gone_at                                   -- when no token listed it any more; NULL while one does
 FROM accounts a;
