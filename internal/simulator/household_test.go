@@ -393,3 +393,80 @@ func TestHouseholdWebhooks(t *testing.T) {
 		})
 	}
 }
+
+func TestHouseholdControlAPI(t *testing.T) {
+	e := newHousehold(t, Options{Seed: 6, Empty: true})
+	c := newCtl(t, e)
+	b := e.bank
+	people := c.must(http.StatusOK, http.MethodGet, "/people", nil)
+	if attr(people, "jointAccountId") != b.JointAccount() || len(people["data"].([]any)) != 2 {
+		t.Fatalf("people %v", people)
+	}
+	sam := people["data"].([]any)[1].(map[string]any)
+	if sam["name"] != "sam" || sam["displayName"] != "Sam" || sam["token"] != b.PersonToken("sam") || sam["customerId"] == "" {
+		t.Errorf("sam %v", sam)
+	}
+	// A purchase as sam on the joint account, and a payment sam -> alex.
+	created := c.must(http.StatusCreated, http.MethodPost, "/transactions",
+		map[string]any{"person": "sam", "accountId": b.JointAccount(), "description": "IKEA", "amountBaseUnits": -12900, "held": true})
+	id := created["ids"].([]any)[0].(string)
+	if tx := e.getAs("alex", "/transactions/"+id); attr(tx, "data", "attributes", "performingCustomer", "displayName") != "Sam" {
+		t.Errorf("purchase as sam: %v", tx)
+	}
+	c.must(http.StatusOK, http.MethodPost, "/transactions/"+id+"/settle", nil)
+	paid := c.must(http.StatusCreated, http.MethodPost, "/payments",
+		map[string]any{"from": "sam", "to": "alex", "amountBaseUnits": 6450, "message": "Half the IKEA run", "lag": "2s"})
+	pair := paid["ids"].([]any)
+	out := e.getAs("sam", "/transactions/"+pair[0].(string))
+	in := e.getAs("alex", "/transactions/"+pair[1].(string))
+	if attr(out, "data", "attributes", "amount", "valueInBaseUnits") != float64(-6450) || attr(in, "data", "attributes", "amount", "valueInBaseUnits") != float64(6450) ||
+		attr(out, "data", "relationships", "transferAccount", "data") != nil || attr(in, "data", "relationships", "transferAccount", "data") != nil ||
+		attr(out, "data", "attributes", "description") != "Alex Jones" || attr(in, "data", "attributes", "description") != "Sam Smith" {
+		t.Errorf("payment:\n%v\n%v", out, in)
+	}
+	outAt, _ := time.Parse(time.RFC3339, attr(out, "data", "attributes", "createdAt").(string))
+	inAt, _ := time.Parse(time.RFC3339, attr(in, "data", "attributes", "createdAt").(string))
+	if inAt.Sub(outAt) != 2*time.Second {
+		t.Errorf("payment out at %v, in at %v", outAt, inAt)
+	}
+	c.must(http.StatusUnprocessableEntity, http.MethodPost, "/payments", map[string]any{"from": "sam", "to": "kim", "amountBaseUnits": 1})
+	c.must(http.StatusUnprocessableEntity, http.MethodPost, "/transactions", map[string]any{"person": "sam", "accountId": b.PersonAccounts("alex")[0]})
+	c.must(http.StatusUnprocessableEntity, http.MethodPut, "/transactions/"+id+"/tags", map[string]any{"tags": []string{"x"}})
+	// Revoke and restore sam's token.
+	samToken := b.PersonToken("sam")
+	c.must(http.StatusNoContent, http.MethodPost, "/people/sam/token/revoke", nil)
+	if r := e.do(http.MethodGet, "/util/ping", nil, "Authorization", "Bearer "+samToken); r.status != http.StatusUnauthorized {
+		t.Errorf("revoked sam: %d", r.status)
+	}
+	e.getAs("alex", "/util/ping")
+	if got := c.must(http.StatusOK, http.MethodPost, "/people/sam/token/restore", nil); got["token"] != samToken {
+		t.Errorf("restore: %v", got)
+	}
+	e.getAs("sam", "/util/ping")
+	c.must(http.StatusNotFound, http.MethodPost, "/people/kim/token/revoke", nil)
+	rotated := c.must(http.StatusOK, http.MethodPost, "/people/alex/token/rotate", map[string]any{"token": "alex-2"})
+	if rotated["token"] != "alex-2" || b.PersonToken("alex") != "alex-2" {
+		t.Errorf("rotate: %v", rotated)
+	}
+	// Per-person request counts: sam's 401 is nobody's.
+	counts := c.must(http.StatusOK, http.MethodGet, "/requests?person=sam", nil)
+	var n float64
+	for _, it := range counts["data"].([]any) {
+		n += it.(map[string]any)["count"].(float64)
+	}
+	if sp, _ := b.PersonOf("sam"); n != 2 || sp.Requests != 2 {
+		t.Errorf("sam's requests %v (%d), want 2", counts, sp.Requests)
+	}
+	c.must(http.StatusNotFound, http.MethodGet, "/requests?person=kim", nil)
+	accounts := c.must(http.StatusOK, http.MethodGet, "/accounts", nil)
+	for _, it := range accounts["data"].([]any) {
+		a := it.(map[string]any)
+		want := 1
+		if a["id"] == b.JointAccount() {
+			want = 2
+		}
+		if got := len(a["people"].([]any)); got != want {
+			t.Errorf("account %v seen by %v", a["id"], a["people"])
+		}
+	}
+}

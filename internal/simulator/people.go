@@ -225,6 +225,18 @@ func (b *Bank) PersonAccounts(name string) []string {
 	return slices.Clone(p.own)
 }
 
+// AccountPeople lists the names of the people who see the account, in
+// Options.People order.
+func (b *Bank) AccountPeople(accountID string) []string {
+	out := []string{}
+	for _, p := range b.people {
+		if p.canSee(accountID) {
+			out = append(out, p.name)
+		}
+	}
+	return out
+}
+
 // JointAccount is the id of the 2Up joint account every person sees.
 func (b *Bank) JointAccount() string { return b.jointAccount }
 
