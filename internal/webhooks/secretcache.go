@@ -89,8 +89,8 @@ type SecretCache struct {
 	keys       atomic.Pointer[keys]
 	mu         sync.Mutex      // serialises loads
 	people     map[string]bool // the people configured; nil: any
-	loadedMark string     // mark taken before the last successful load
-	missLoaded time.Time  // when Miss last reloaded
+	loadedMark string          // mark taken before the last successful load
+	missLoaded time.Time       // when Miss last reloaded
 	lastErr    string
 }
 
