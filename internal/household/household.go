@@ -31,11 +31,13 @@ type Person struct {
 
 // Store is what the household needs of the store.
 type Store interface {
-	NamePerson(ctx context.Context, name string, only bool) error
-	RemovePeopleExcept(ctx context.Context, names []string) error
-	SetTokenState(ctx context.Context, person, state, refusal string, synced bool) error
-	RecordAccountListings(ctx context.Context, listed map[string][]string, unanswered []string) ([]string, error)
-	HouseholdAccounts(ctx context.Context) ([]store.HouseholdAccount, error)
+	UpsertPerson(ctx context.Context, p store.PersonUpdate) error
+	PersonSynced(ctx context.Context, name string) error
+	People(ctx context.Context) ([]store.Person, error)
+	ClaimSingleTokenMirror(ctx context.Context, person string) (bool, error)
+	RecordPersonAccounts(ctx context.Context, person string, accountIDs []string) error
+	AccountsWithPeople(ctx context.Context) ([]store.AccountPeople, error)
+	LearnDisplayNames(ctx context.Context) ([]string, error)
 	OtherPeopleSeen(ctx context.Context, person string) (bool, error)
 	AccountEdgesOf(ctx context.Context, account string) (store.AccountEdges, error)
 	HeldTransactionAccounts(ctx context.Context) (map[string]string, error)
@@ -101,8 +103,8 @@ func New(st *store.Store, log zerolog.Logger, opts Options) *Household {
 }
 
 // SetPeople makes people the household: a new person gets a client, a
-// person whose token changed gives it to their client (whose rejection,
-// if any, is then forgotten), a person no longer in people is dropped
+// person whose token changed, or was rejected, gives it to their client
+// (whose rejection is then forgotten), a person no longer in people is dropped
 // (their history stays). It records the people in the mirror; a
 // household of one whose mirror knew no person names the webhooks
 // registered before households after them.
@@ -127,6 +129,13 @@ func (h *Household) SetPeople(ctx context.Context, people []Person) error {
 			m = &member{name: m.name, token: p.Token, client: m.client}
 			m.client.SetToken(p.Token)
 			changed = true
+		default:
+			if rejected, _ := m.client.TokenRejected(); rejected {
+				// Read again after a refusal (a token restored at the
+				// bank): it is tried again, as a new one would be.
+				m.client.SetToken(p.Token)
+				changed = true
+			}
 		}
 		next = append(next, m)
 	}
@@ -138,18 +147,34 @@ func (h *Household) SetPeople(ctx context.Context, people []Person) error {
 	}
 	h.mu.Unlock()
 
-	names := make([]string, len(next))
-	for i, m := range next {
-		names[i] = m.name
-	}
 	var errs []error
-	for _, n := range names {
-		if err := h.store.NamePerson(ctx, n, len(names) == 1); err != nil {
+	present := map[string]bool{}
+	for _, m := range next {
+		present[m.name] = true
+		if err := h.store.UpsertPerson(ctx, store.PersonUpdate{Name: m.name}); err != nil {
 			errs = append(errs, err)
 		}
 	}
-	if err := h.store.RemovePeopleExcept(ctx, names); err != nil {
+	if len(next) == 1 {
+		// A mirror of one token from before households becomes this
+		// person's: their accounts and webhooks, nothing fetched again.
+		if claimed, err := h.store.ClaimSingleTokenMirror(ctx, next[0].name); err != nil {
+			errs = append(errs, err)
+		} else if claimed {
+			h.log.Info().Str(logfield.Person, next[0].name).Msg("the mirror of one token is now a household of one")
+		}
+	}
+	recorded, err := h.store.People(ctx)
+	if err != nil {
 		errs = append(errs, err)
+	}
+	for _, p := range recorded {
+		if !present[p.Name] && p.RemovedAt == "" {
+			if err := h.store.UpsertPerson(ctx, store.PersonUpdate{Name: p.Name, Removed: true}); err != nil {
+				errs = append(errs, err)
+			}
+			h.log.Info().Str(logfield.Person, p.Name).Msg("person removed from the household; their history stays")
+		}
 	}
 	if changed && h.opts.OnChange != nil {
 		h.opts.OnChange()

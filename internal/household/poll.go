@@ -38,7 +38,7 @@ func (h *Household) Poll(ctx context.Context) (PollResult, error) {
 	if len(ms) == 0 {
 		return pr, nil
 	}
-	accounts, err := h.store.HouseholdAccounts(ctx)
+	accounts, err := h.store.AccountsWithPeople(ctx)
 	if err != nil {
 		return pr, err
 	}
@@ -47,22 +47,14 @@ func (h *Household) Poll(ctx context.Context) (PollResult, error) {
 	ctx = bank.WithLane(ctx, bank.LaneWebhook)
 	var errs []error
 	for _, a := range accounts {
-		if a.Ownership != "JOINT" || a.Gone {
+		if a.OwnershipType != "JOINT" || a.GoneAt != "" {
 			continue
 		}
-		var cands []*member
-		for _, m := range ms {
-			for _, p := range a.People {
-				if p == m.name {
-					cands = append(cands, m)
-				}
-			}
-		}
-		cands = byHeadroom(cands)
+		cands := byHeadroom(seeing(ms, a.ListedBy))
 		if len(cands) == 0 {
 			continue // no token sees it now: the syncs say so
 		}
-		edges, err := h.store.AccountEdgesOf(ctx, a.ID)
+		edges, err := h.store.AccountEdgesOf(ctx, a.AccountID)
 		if err != nil {
 			return pr, err
 		}
@@ -80,26 +72,26 @@ func (h *Household) Poll(ctx context.Context) (PollResult, error) {
 		}
 		var heldIDs []string
 		for id, acc := range held {
-			if acc == a.ID {
+			if acc == a.AccountID {
 				heldIDs = append(heldIDs, id)
 			}
 		}
 		pr.Accounts++
 		for _, m := range cands {
 			req0 := m.client.Requests()
-			r, err := s.PollAccount(ctx, m.client, a.ID, since, heldIDs)
+			r, err := s.PollAccount(ctx, m.client, a.AccountID, since, heldIDs)
 			pr.Requests += m.client.Requests() - req0
 			pr.Upserted += r.Upserted
 			pr.Deleted += r.Deleted
 			if h.opts.OnPoll != nil {
-				h.opts.OnPoll(a.ID, m.name, r, err)
+				h.opts.OnPoll(a.AccountID, m.name, r, err)
 			}
 			if errors.Is(err, bank.ErrUnauthorized) {
 				h.recordToken(context.WithoutCancel(ctx), m, false)
 				continue // the other token polls it
 			}
 			if err != nil {
-				errs = append(errs, fmt.Errorf("poll joint account %s through %s: %w", a.ID, m.name, err))
+				errs = append(errs, fmt.Errorf("poll joint account %s through %s: %w", a.AccountID, m.name, err))
 			}
 			break
 		}

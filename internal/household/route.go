@@ -2,6 +2,7 @@ package household
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
@@ -61,26 +62,19 @@ func (h *Household) HealBank(person string) replica.HealBank {
 // that sees it and has budget left, and stores them. The worker's
 // WorkerOptions.RefreshBalances.
 func (h *Household) RefreshBalances(ctx context.Context, ids []string) error {
-	known, err := h.store.HouseholdAccounts(ctx)
+	known, err := h.store.AccountsWithPeople(ctx)
 	if err != nil {
 		return err
 	}
 	people := map[string][]string{}
 	for _, a := range known {
-		people[a.ID] = a.People
+		people[a.AccountID] = a.ListedBy
 	}
 	ms := h.snapshot()
 	var accounts []bank.Account
 	var firstErr error
 	for _, id := range ids {
-		var cands []*member
-		for _, m := range ms {
-			for _, p := range people[id] {
-				if p == m.name {
-					cands = append(cands, m)
-				}
-			}
-		}
+		cands := seeing(ms, people[id])
 		if len(cands) == 0 && len(ms) > 0 {
 			cands = ms[:1] // not listed yet: the first person's event
 		}
@@ -104,4 +98,15 @@ func (h *Household) RefreshBalances(ctx context.Context, ids []string) error {
 		return firstErr
 	}
 	return nil
+}
+
+// seeing is the members among ms named in names.
+func seeing(ms []*member, names []string) []*member {
+	var out []*member
+	for _, m := range ms {
+		if slices.Contains(names, m.name) {
+			out = append(out, m)
+		}
+	}
+	return out
 }

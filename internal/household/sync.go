@@ -59,9 +59,7 @@ func (h *Household) singleOptions(m *member) replica.Options {
 		for i, a := range accounts {
 			ids[i] = a.ID
 		}
-		gone, err := h.store.RecordAccountListings(ctx, map[string][]string{m.name: ids}, nil)
-		h.logGone(gone)
-		return err
+		return h.store.RecordPersonAccounts(ctx, m.name, ids)
 	}
 	return opts
 }
@@ -250,15 +248,13 @@ func (h *Household) listAccounts(ctx context.Context, s *replica.Syncer, ms []*m
 	if err := s.StoreAccounts(ctx, all); err != nil {
 		return nil, err
 	}
-	var failed []string
-	for _, m := range l.failed {
-		failed = append(failed, m.name)
+	// A person whose token did not answer keeps what was recorded of
+	// them: their accounts are not gone.
+	for _, m := range l.answered {
+		if err := h.store.RecordPersonAccounts(ctx, m.name, listed[m.name]); err != nil {
+			return nil, err
+		}
 	}
-	gone, err := h.store.RecordAccountListings(ctx, listed, failed)
-	if err != nil {
-		return nil, err
-	}
-	h.logGone(gone)
 	return l, nil
 }
 
@@ -306,12 +302,12 @@ func (h *Household) listed(ctx context.Context) (map[string]bool, error) {
 		return nil, err
 	}
 	if !ok {
-		accounts, err := h.store.HouseholdAccounts(ctx)
+		accounts, err := h.store.AccountsWithPeople(ctx)
 		if err != nil {
 			return nil, err
 		}
 		for _, a := range accounts {
-			ids = append(ids, a.ID)
+			ids = append(ids, a.AccountID)
 		}
 		if err := h.store.PutState(ctx, listedKey, ids); err != nil {
 			return nil, err
@@ -344,11 +340,18 @@ func (h *Household) addListed(ctx context.Context, ids []string) error {
 }
 
 // afterRun records each person's token state after a run: rejected, or
-// accepted (and synced, when the run succeeded).
+// accepted (and synced, when the run succeeded); after a success, the
+// display names learned from each person's own transactions.
 func (h *Household) afterRun(ctx context.Context, ms []*member, runErr error) {
 	ctx = context.WithoutCancel(ctx)
 	for _, m := range ms {
 		h.recordToken(ctx, m, runErr == nil)
+	}
+	if runErr != nil {
+		return
+	}
+	if _, err := h.store.LearnDisplayNames(ctx); err != nil {
+		h.log.Warn().Err(err).Msg("learn display names")
 	}
 }
 
@@ -369,13 +372,11 @@ func (h *Household) recordToken(ctx context.Context, m *member, synced bool) {
 	if state != was && state == store.TokenRevoked {
 		h.log.Error().Str(logfield.Person, m.name).Msg("the bank rejected this person's token: their accounts wait for a new one (SIGHUP reads it); the others' go on")
 	}
-	if err := h.store.SetTokenState(ctx, m.name, state, refusal, synced && !st.Rejected); err != nil {
-		h.log.Warn().Err(err).Str(logfield.Person, m.name).Msg("record token state")
+	err := h.store.UpsertPerson(ctx, store.PersonUpdate{Name: m.name, TokenState: state, TokenError: refusal})
+	if err == nil && synced && !st.Rejected {
+		err = h.store.PersonSynced(ctx, m.name)
 	}
-}
-
-func (h *Household) logGone(ids []string) {
-	for _, id := range ids {
-		h.log.Info().Str(logfield.AccountID, id).Msg("no token lists the account any more; it keeps its history and is marked gone")
+	if err != nil {
+		h.log.Warn().Err(err).Str(logfield.Person, m.name).Msg("record token state")
 	}
 }
