@@ -97,4 +97,3 @@ func (s *Store) WebhookPeople(ctx context.Context) (map[string]string, error) {
 	}
 	return out, nil
 }
-
