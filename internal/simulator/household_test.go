@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -468,5 +469,43 @@ func TestHouseholdControlAPI(t *testing.T) {
 		if got := len(a["people"].([]any)); got != want {
 			t.Errorf("account %v seen by %v", a["id"], a["people"])
 		}
+	}
+}
+
+// --live in a household: every change keeps each account's balance the
+// sum of its transactions and leaves the joint account untagged.
+func TestHouseholdLive(t *testing.T) {
+	e := newHousehold(t, Options{Seed: 8, Transactions: 100})
+	b := e.bank
+	kinds := map[string]int{}
+	for range 300 {
+		change := b.LiveStep()
+		kind, _, _ := strings.Cut(change, " ")
+		kinds[kind]++
+	}
+	if kinds["purchase"] == 0 || kinds["payment"] == 0 || kinds["settle"] == 0 {
+		t.Errorf("changes %v", kinds)
+	}
+	s := b.Snapshot()
+	sums := map[string]int64{}
+	performers := map[string]bool{}
+	for _, tx := range s.Transactions {
+		sums[tx.AccountID] += tx.Amount.ValueInBaseUnits
+		if tx.AccountID == b.JointAccount() {
+			if len(tx.Tags) != 0 {
+				t.Errorf("joint transaction %s tagged %v", tx.ID, tx.Tags)
+			}
+			if tx.PerformingCustomer != nil {
+				performers[*tx.PerformingCustomer] = true
+			}
+		}
+	}
+	for _, a := range s.Accounts {
+		if a.Balance.ValueInBaseUnits != a.OpeningBalance.ValueInBaseUnits+sums[a.ID] {
+			t.Errorf("%s: balance %d, opening %d + %d", a.DisplayName, a.Balance.ValueInBaseUnits, a.OpeningBalance.ValueInBaseUnits, sums[a.ID])
+		}
+	}
+	if !performers["Alex"] || !performers["Sam"] {
+		t.Errorf("joint performers %v", performers)
 	}
 }
