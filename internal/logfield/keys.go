@@ -31,6 +31,8 @@ const (
 	Person = "person"
 	// AccountID is a bank account's id.
 	AccountID = "account_id"
+	// People counts the people of a household.
+	People = "people"
 	// Accounts counts accounts.
 	Accounts = "accounts"
 	// Listing is the name of a listing's checkpoint (sync_state.name).
