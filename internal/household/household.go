@@ -81,7 +81,8 @@ type member struct {
 // it, and the store's sync lock across processes).
 type Household struct {
 	store  Store
-	mirror *store.Store // the store as the syncer sees it
+	mirror *store.Store   // the store as the syncer sees it
+	base   zerolog.Logger // the syncers' (which name their component)
 	log    zerolog.Logger
 	opts   Options
 
@@ -98,13 +99,13 @@ func New(st *store.Store, log zerolog.Logger, opts Options) *Household {
 	if opts.PollOverlap <= 0 {
 		opts.PollOverlap = time.Minute
 	}
-	return &Household{store: st, mirror: st, log: log.With().Str(logfield.Component, "household").Logger(), opts: opts,
+	return &Household{store: st, mirror: st, base: log, log: log.With().Str(logfield.Component, "household").Logger(), opts: opts,
 		changed: make(chan struct{})}
 }
 
 // SetPeople makes people the household: a new person gets a client, a
-// person whose token changed, or was rejected, gives it to their client
-// (whose rejection is then forgotten), a person no longer in people is dropped
+// person already there gives their token, new or not, to their client
+// (whose rejection is then forgotten: it is tried again), a person no longer in people is dropped
 // (their history stays). It records the people in the mirror; a
 // household of one whose mirror knew no person names the webhooks
 // registered before households after them.
@@ -125,17 +126,13 @@ func (h *Household) SetPeople(ctx context.Context, people []Person) error {
 		case !ok:
 			m = &member{name: p.Name, token: p.Token, client: h.opts.NewClient(p)}
 			changed = true
-		case m.token != p.Token:
+		default:
+			// A token read again is tried again, even the same one (a
+			// token restored at the bank), as a new one would be: the
+			// syncs waiting for a token run.
 			m = &member{name: m.name, token: p.Token, client: m.client}
 			m.client.SetToken(p.Token)
 			changed = true
-		default:
-			if rejected, _ := m.client.TokenRejected(); rejected {
-				// Read again after a refusal (a token restored at the
-				// bank): it is tried again, as a new one would be.
-				m.client.SetToken(p.Token)
-				changed = true
-			}
 		}
 		next = append(next, m)
 	}

@@ -43,7 +43,7 @@ func (h *Household) Poll(ctx context.Context) (PollResult, error) {
 		return pr, err
 	}
 	var held map[string]string
-	s := replica.New(ms[0].client, h.mirror, h.log, replica.Options{StopGrace: h.opts.Sync.StopGrace})
+	s := replica.New(ms[0].client, h.mirror, h.base, replica.Options{StopGrace: h.opts.Sync.StopGrace})
 	ctx = bank.WithLane(ctx, bank.LaneWebhook)
 	var errs []error
 	for _, a := range accounts {

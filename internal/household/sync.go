@@ -36,7 +36,7 @@ var _ replica.Runner = (*Household)(nil)
 // all of ms.
 func (h *Household) syncer(ms []*member, opts replica.Options) *replica.Syncer {
 	opts.Requests = requests(ms)
-	return replica.New(ms[0].client, h.mirror, h.log, opts)
+	return replica.New(ms[0].client, h.mirror, h.base, opts)
 }
 
 // single reports whether ms is a household of one whose mirror never had
@@ -370,7 +370,7 @@ func (h *Household) recordToken(ctx context.Context, m *member, synced bool) {
 	h.states[m.name] = state
 	h.mu.Unlock()
 	if state != was && state == store.TokenRevoked {
-		h.log.Error().Str(logfield.Person, m.name).Msg("the bank rejected this person's token: their accounts wait for a new one (SIGHUP reads it); the others' go on")
+		h.log.Warn().Str(logfield.Person, m.name).Msg("the bank rejected this person's token: what only they see waits for a new one; the others' accounts go on")
 	}
 	err := h.store.UpsertPerson(ctx, store.PersonUpdate{Name: m.name, TokenState: state, TokenError: refusal})
 	if err == nil && synced && !st.Rejected {
