@@ -78,7 +78,7 @@ func (a *app) versionCommand() *cli.Command {
 }
 
 func (a *app) completionCommand() *cli.Command {
-	return &cli.Command{Name: "completion", Synopsis: strings.Join(cli.Shells, "|"), Args: true, Words: cli.Shells,
+	return &cli.Command{Name: "completion", Synopsis: strings.Join(cli.Shells, "|"), TakesArgs: true, ArgChoices: cli.Shells,
 		Summary: "print the shell completion script of bash, zsh or fish",
 		Detail: `Install it where the shell looks, e.g.:
   bankmirror completion bash > /usr/share/bash-completion/completions/bankmirror
