@@ -185,4 +185,3 @@ func TestBackupRemovesWhatAnInterruptedBackupLeft(t *testing.T) {
 		t.Errorf("beside the backup: %q, the unlocked backup.db.tmp-222 stays", got)
 	}
 }
-
