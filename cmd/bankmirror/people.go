@@ -52,8 +52,8 @@ func (a *app) peopleCommand() *cli.Command {
 	asJSON := fs.Bool("json", false, "print the people as a JSON array")
 	return &cli.Command{Name: "people", Synopsis: "[--json]", Flags: fs,
 		Summary: "each person of the household: customer id, accounts, budget left, token state, webhook, last sync",
-		Detail: "It reads the mirror and the running daemon's report, and sends nothing to the bank: the budget left is what the daemon last heard from the bank, the token state what it last saw (`bankmirror ping` checks each token now).",
-		Run:    a.configured(func(ctx context.Context, _ []string) error { return a.people(ctx, *asJSON) })}
+		Detail:  "It reads the mirror and the running daemon's report, and sends nothing to the bank: the budget left is what the daemon last heard from the bank, the token state what it last saw (`bankmirror ping` checks each token now).",
+		Run:     a.configured(func(ctx context.Context, _ []string) error { return a.people(ctx, *asJSON) })}
 }
 
 func (a *app) people(ctx context.Context, asJSON bool) error {
