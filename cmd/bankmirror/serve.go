@@ -216,7 +216,7 @@ func (m *Main) openBank() {
 func (m *Main) openSync() {
 	m.Syncer = replica.New(m.Bank, m.Store, m.Log, replica.Options{Overlap: m.Config.SyncOverlap, StopGrace: workGrace,
 		OnProgress: m.syncProgressed, AfterRun: m.syncEnded})
-	m.Healer = replica.NewHealer(m.Bank, m.Store, m.Log, replica.HealerOptions{StopGrace: workGrace})
+	m.Healer = replica.NewHealer(m.Bank, m.Store, m.Log, replica.HealerOptions{StopGrace: workGrace, BankFor: m.healBank})
 	m.Worker = replica.NewWorker(m.Bank, m.Store, m.Log, replica.WorkerOptions{
 		Concurrency: m.Config.WorkerConcurrency, MaxAttempts: m.Config.EventMaxAttempts, StopGrace: workGrace,
 		OnApplied: m.eventApplied,
@@ -262,7 +262,7 @@ func (m *Main) eventApplied(e store.InboxEvent, c store.Change) {
 // process): strangers cost no read.
 func (m *Main) openReceiver(ctx context.Context) error {
 	m.keys = webhooks.NewSecretCache(m.Store, []byte(m.Config.WebhookSecret), 2*time.Second, m.Log)
-	if err := m.keys.Load(ctx); err != nil {
+	if err := m.peopleChanged(ctx); err != nil {
 		return fmt.Errorf("load webhook secrets: %w", err)
 	}
 	m.Receiver = receiver.New(m.Store, receiver.Config{Path: m.Config.WebhookPath, Keys: m.keys, Notify: m.eventsStored,
@@ -348,6 +348,7 @@ func (m *Main) openHealth() {
 	m.Health = health.NewMonitor(health.MonitorConfig{
 		Store:       m.Store,
 		Token:       func() bank.TokenState { return m.Bank.Token() },
+		People:      m.personStates,
 		Syncing:     m.syncing,
 		MaxAttempts: m.Config.EventMaxAttempts,
 		Rules:       health.Rules{StaleAfter: m.Config.StaleAfter},
@@ -364,6 +365,7 @@ func (m *Main) openHealth() {
 		Health: m.Health.Current,
 		Budget: func() bank.BudgetState { return m.Bank.Budget() },
 		Token:  func() bank.TokenState { return m.Bank.Token() },
+		People: m.personStates,
 	})
 }
 
@@ -398,6 +400,9 @@ func (m *Main) Reload() error {
 	}
 	m.Log.Info().Msg("reload: token read again")
 	m.Bank.SetToken(tok)
+	if err := m.peopleChanged(context.Background()); err != nil {
+		m.Log.Warn().Err(err).Msg("reload: webhook secrets not read again; the people's ones loaded are kept")
+	}
 	return nil
 }
 
@@ -412,7 +417,7 @@ func (m *Main) receiptsSeen() {
 // report is what the daemon says of itself to `bankmirror status`.
 func (m *Main) report() health.Report {
 	r := health.Report{PID: os.Getpid(), Budget: m.Bank.Budget(), Worker: m.Worker.State(), Token: m.Bank.Token(),
-		AdminExposed: m.adminExposed}
+		AdminExposed: m.adminExposed, People: m.personStates()}
 	if err := m.Health.Last().Facts.ProbeErr; err != nil {
 		r.DatabaseError = err.Error()
 	}
