@@ -234,7 +234,7 @@ func (m *Daemon) openHousehold(ctx context.Context) error {
 		Sync: replica.Options{Overlap: m.Config.SyncOverlap, StopGrace: workGrace,
 			OnProgress: m.syncProgressed, AfterRun: m.syncEnded},
 		PollInterval: m.Config.PollInterval,
-		OnChange:     m.peopleChanged,
+		OnChange:     m.wakeWorker,
 	})
 	if err := m.Household.SetPeople(ctx, people); err != nil {
 		return fmt.Errorf("record the household's people: %w", err)
@@ -243,27 +243,12 @@ func (m *Daemon) openHousehold(ctx context.Context) error {
 	return nil
 }
 
-// peopleChanged wakes the worker after a person or a token changed: the
+// wakeWorker wakes the worker after a person or a token changed: the
 // events that waited for a rejected token are tried again.
-func (m *Daemon) peopleChanged() {
+func (m *Daemon) wakeWorker() {
 	if m.Worker != nil {
 		m.Worker.Notify()
 	}
-}
-
-// peopleStates is each person's token and budget, for the health monitor
-// and the metrics.
-func (m *Daemon) peopleStates() []health.PersonState {
-	if m.Household == nil {
-		return nil
-	}
-	var out []health.PersonState
-	for _, name := range m.Household.People() {
-		if c := m.Household.Client(name); c != nil {
-			out = append(out, health.PersonState{Name: name, Token: c.Token(), Budget: c.Budget()})
-		}
-	}
-	return out
 }
 
 // startPolls polls the joint accounts, which get no webhook events, every
@@ -287,7 +272,7 @@ func (m *Daemon) openBank() {
 func (m *Daemon) openSync() {
 	m.Syncer = replica.New(m.Bank, m.Store, m.Log, replica.Options{Overlap: m.Config.SyncOverlap, StopGrace: workGrace,
 		OnProgress: m.syncProgressed, AfterRun: m.syncEnded})
-	m.Healer = replica.NewHealer(m.Bank, m.Store, m.Log, replica.HealerOptions{StopGrace: workGrace, BankFor: m.Household.HealBank})
+	m.Healer = replica.NewHealer(m.Bank, m.Store, m.Log, replica.HealerOptions{StopGrace: workGrace, BankFor: m.healBank})
 	m.Worker = replica.NewWorker(m.Bank, m.Store, m.Log, replica.WorkerOptions{
 		Concurrency: m.Config.WorkerConcurrency, MaxAttempts: m.Config.EventMaxAttempts, StopGrace: workGrace,
 		OnApplied: m.eventApplied,
@@ -336,7 +321,7 @@ func (m *Daemon) eventApplied(e store.InboxEvent, c store.Change) {
 // process): strangers cost no read.
 func (m *Daemon) openReceiver(ctx context.Context) error {
 	m.keys = webhooks.NewSecretCache(m.Store, []byte(m.Config.WebhookSecret), 2*time.Second, m.Log)
-	if err := m.keys.Load(ctx); err != nil {
+	if err := m.peopleChanged(ctx); err != nil {
 		return fmt.Errorf("load webhook secrets: %w", err)
 	}
 	m.Receiver = receiver.New(m.Store, receiver.Config{Path: m.Config.WebhookPath, Keys: m.keys, Notify: m.eventsStored,
@@ -422,7 +407,7 @@ func (m *Daemon) openHealth() {
 	m.Health = health.NewMonitor(health.MonitorConfig{
 		Store:       m.Store,
 		Token:       func() bank.TokenState { return m.Bank.Token() },
-		People:      m.peopleStates,
+		People:      m.personStates,
 		Syncing:     m.syncing,
 		MaxAttempts: m.Config.EventMaxAttempts,
 		Rules:       health.Rules{StaleAfter: m.Config.StaleAfter},
@@ -439,7 +424,7 @@ func (m *Daemon) openHealth() {
 		Health: m.Health.Current,
 		Budget: func() bank.BudgetState { return m.Bank.Budget() },
 		Token:  func() bank.TokenState { return m.Bank.Token() },
-		People: m.peopleStates,
+		People: m.personStates,
 	})
 }
 
@@ -480,6 +465,9 @@ func (m *Daemon) Reload() error {
 		m.Log.Error().Err(err).Msg("reload: record the household's people")
 		return err
 	}
+	if err := m.peopleChanged(context.Background()); err != nil {
+		m.Log.Warn().Err(err).Msg("reload: webhook secrets not read again; the people's ones loaded are kept")
+	}
 	return nil
 }
 
@@ -494,12 +482,9 @@ func (m *Daemon) wakeReceipts() {
 // report is what the daemon says of itself to `bankmirror status`.
 func (m *Daemon) report() health.Report {
 	r := health.Report{PID: os.Getpid(), Budget: m.Bank.Budget(), Worker: m.Worker.State(), Token: m.Bank.Token(),
-		AdminExposed: m.adminExposed}
+		AdminExposed: m.adminExposed, People: m.personStates()}
 	if err := m.Health.Last().Facts.ProbeErr; err != nil {
 		r.DatabaseError = err.Error()
-	}
-	if people := m.peopleStates(); len(people) > 1 {
-		r.People = people
 	}
 	if p := m.progress.Load(); p != nil && m.Schedule.Running() {
 		r.Sync = p
