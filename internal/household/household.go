@@ -90,7 +90,6 @@ type Household struct {
 	members []*member         // by name
 	changed chan struct{}     // closed and replaced by SetPeople
 	hooks   map[string]string // webhook id -> person
-	hooksAt time.Time
 	states  map[string]string // person -> token state last recorded
 }
 

@@ -10,15 +10,11 @@ import (
 	"github.com/bankmirror/bankmirror/internal/store"
 )
 
-// hooksFresh is how long the map of webhooks to people is trusted before
-// an unknown webhook makes it read again.
-const hooksFresh = 5 * time.Second
-
 // BankForEvent is the client through which the event worker fetches an
 // event's transaction: that of the person whose webhook delivered it
 // (webhooks.person), who sees its account; the first person's for a
-// webhook whose person is unknown (one made elsewhere). The worker's
-// WorkerOptions.BankFor.
+// webhook whose person is unknown (one made elsewhere, or from before the
+// household). The worker's WorkerOptions.BankFor.
 func (h *Household) BankForEvent(e store.InboxEvent) replica.WorkerBank {
 	if c := h.Client(h.webhookPerson(e.WebhookID)); c != nil {
 		return c
@@ -27,12 +23,14 @@ func (h *Household) BankForEvent(e store.InboxEvent) replica.WorkerBank {
 }
 
 // webhookPerson is whose token registered the webhook, "" when unknown.
+// The map is read again whenever a webhook is not in it (one registered
+// since): events reach the inbox only with a valid signature, so the
+// webhooks are few and the reads rare.
 func (h *Household) webhookPerson(id string) string {
 	h.mu.Lock()
 	p, ok := h.hooks[id]
-	stale := time.Since(h.hooksAt) > hooksFresh
 	h.mu.Unlock()
-	if ok || !stale {
+	if ok || id == "" {
 		return p
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -42,8 +40,11 @@ func (h *Household) webhookPerson(id string) string {
 		h.log.Warn().Err(err).Msg("read whose webhooks they are")
 		return ""
 	}
+	if _, ok := hooks[id]; !ok {
+		hooks[id] = "" // a webhook of no person: not read again for it
+	}
 	h.mu.Lock()
-	h.hooks, h.hooksAt = hooks, time.Now()
+	h.hooks = hooks
 	h.mu.Unlock()
 	return hooks[id]
 }
