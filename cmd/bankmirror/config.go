@@ -76,24 +76,6 @@ func redactURL(raw string) string { return config.RedactURL(raw) }
 // (config.LoadZone).
 func loadZone(name string) (*time.Location, error) { return config.LoadZone(name) }
 
-// loadToken reads the token of a household of one, at start and again on
-// SIGHUP (config.People): "" when none is set, an error for several people.
-func loadToken(environ map[string]string) (string, error) {
-	people, err := config.People(environ)
-	switch {
-	case err != nil:
-		return "", asConfigError(err)
-	case len(people) > 1:
-		return "", errSeveralPeople
-	case len(people) == 1:
-		return people[0].Token, nil
-	}
-	return "", nil
-}
-
-// errSeveralPeople refuses a household of several where one token is used.
-var errSeveralPeople = &configError{Var: envPrefix + "TOKENS_DIR", Err: errors.New("names several people: this command works with one token (BANKMIRROR_TOKEN or BANKMIRROR_TOKEN_FILE)")}
-
 // storeOptions are the store options the configuration sets; the store
 // logs to log.
 func (c *Config) storeOptions(log zerolog.Logger) []store.Option {
@@ -112,16 +94,4 @@ func openMirrorError(path string, err error) error {
 			path, err, envPrefix)
 	}
 	return fmt.Errorf("open mirror %s: %w", path, err)
-}
-
-// requireToken is checked by the commands that talk to the bank with one
-// token.
-func (c *Config) requireToken() error {
-	if (*config.Config)(c).Household() {
-		return errSeveralPeople
-	}
-	if c.Token == "" {
-		return &configError{Var: envPrefix + "TOKEN", Err: errors.New("not set: set BANKMIRROR_TOKEN or BANKMIRROR_TOKEN_FILE to your personal access token")}
-	}
-	return nil
 }

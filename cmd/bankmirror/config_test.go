@@ -386,28 +386,3 @@ func TestConfigAdminListenOff(t *testing.T) {
 		}
 	}
 }
-
-// The token serve reads again on SIGHUP is a household of one's, whatever
-// its form; a household of several is refused with one line until it is
-// one person again.
-func TestLoadTokenHouseholdOfOne(t *testing.T) {
-	dir := t.TempDir()
-	must(t, os.WriteFile(filepath.Join(dir, "alex"), []byte("SECRET-alex\n"), 0o600))
-	env := map[string]string{"BANKMIRROR_TOKENS_DIR": dir}
-	if tok, err := loadToken(env); err != nil || tok != "SECRET-alex" {
-		t.Errorf("a directory of one: %q, %v", tok, err)
-	}
-	must(t, os.WriteFile(filepath.Join(dir, "sam"), []byte("SECRET-sam\n"), 0o600))
-	tok, err := loadToken(env)
-	var ce *configError
-	if !errors.As(err, &ce) || ce.Var != "BANKMIRROR_TOKENS_DIR" || tok != "" || strings.Contains(err.Error(), "SECRET") {
-		t.Errorf("a directory of two: %q, %v", tok, err)
-	}
-	must(t, os.Remove(filepath.Join(dir, "alex")))
-	if tok, err := loadToken(env); err != nil || tok != "SECRET-sam" {
-		t.Errorf("after alex's file is removed: %q, %v", tok, err)
-	}
-	if tok, err := loadToken(map[string]string{"BANKMIRROR_TOKEN": "SECRET-one", "BANKMIRROR_PERSON": "kim"}); err != nil || tok != "SECRET-one" {
-		t.Errorf("one token: %q, %v", tok, err)
-	}
-}
