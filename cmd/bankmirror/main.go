@@ -51,7 +51,7 @@ type app struct {
 	environ        map[string]string
 	// command is the command line's (top-level) command.
 	command string
-	// setAside are bad settings the command runs without (commandNeeds).
+	// setAside are bad settings the command runs without (config.LoadFor).
 	setAside []*configError
 	// statusLine is stderr when it is a terminal (nil otherwise): the log
 	// writes through it, above a sync's progress line.
