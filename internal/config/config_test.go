@@ -391,3 +391,17 @@ func TestDumpShowsSourcesNotTokens(t *testing.T) {
 		}
 	}
 }
+
+// fields is every Config field read from the environment, by variable
+// (prefix included); a test keeps it and Settings in step.
+func fields() map[string]reflect.StructField {
+	out := map[string]reflect.StructField{}
+	t := reflect.TypeFor[Config]()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if key := varOfField(f.Name); f.Tag.Get("env") != "-" {
+			out[key] = f
+		}
+	}
+	return out
+}
