@@ -41,6 +41,9 @@ func TestSettingsMatchConfig(t *testing.T) {
 		if s.File {
 			order = append(order, s.Var()+"_FILE")
 		}
+		if s.Secret && !s.sourceField(&Config{}).IsValid() {
+			t.Errorf("the secret %s has no field in SecretSources recording where it came from", s.Var())
+		}
 		for _, cmd := range s.ReadBy {
 			if !slices.Contains(tolerantCommands, cmd) {
 				t.Errorf("%s: ReadBy names %s, which reads every setting anyway", s.Var(), cmd)
