@@ -37,8 +37,7 @@ func (b *Bank) ctlPeople(w http.ResponseWriter, _ *http.Request, _ []string) err
 	ps := b.People()
 	out := make([]personJSON, len(ps))
 	for i, p := range ps {
-		out[i] = personJSON{Name: p.Name, DisplayName: p.DisplayName, FullName: p.FullName, CustomerID: p.CustomerID,
-			Token: p.Token, Revoked: p.Revoked, CardSuffix: p.CardSuffix, AccountIDs: p.AccountIDs, Requests: p.Requests}
+		out[i] = personJSON(p)
 	}
 	return writeControlJSON(w, http.StatusOK, map[string]any{"data": out, "jointAccountId": b.JointAccount()})
 }
