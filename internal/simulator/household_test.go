@@ -221,6 +221,9 @@ func TestHouseholdRateLimitPerToken(t *testing.T) {
 	if alex.Requests != 4 || sam.Requests != 1 {
 		t.Errorf("requests alex %d sam %d, want 4 and 1", alex.Requests, sam.Requests)
 	}
+	if a, s := e.bank.PersonBucketUsed("alex"), e.bank.PersonBucketUsed("sam"); a != 3 || s != 1 {
+		t.Errorf("bucket used: alex %d, sam %d, want 3 and 1", a, s)
+	}
 	var limited int64
 	for _, c := range e.bank.PersonRequestCounts("alex") {
 		if c.Status == http.StatusTooManyRequests {
@@ -507,5 +510,38 @@ func TestHouseholdLive(t *testing.T) {
 	}
 	if !performers["Alex"] || !performers["Sam"] {
 		t.Errorf("joint performers %v", performers)
+	}
+}
+
+// Reset puts a household back: the same people, tokens, accounts and ids.
+func TestHouseholdReset(t *testing.T) {
+	e := newHousehold(t, Options{Seed: 12, Transactions: 80, Tokens: map[string]string{"sam": "S"}})
+	b := e.bank
+	before, people := b.Snapshot(), b.People()
+	if people[1].Token != "S" || people[0].Token == "" {
+		t.Fatalf("tokens %+v", people)
+	}
+	if _, err := b.RotatePersonToken("alex", "A2"); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.RevokePersonToken("sam"); err != nil {
+		t.Fatal(err)
+	}
+	b.LiveStep()
+	e.getAs("alex", "/util/ping")
+	b.Reset()
+	after := b.People()
+	for i := range people {
+		if after[i].Token != people[i].Token || after[i].CustomerID != people[i].CustomerID ||
+			!slices.Equal(after[i].AccountIDs, people[i].AccountIDs) || after[i].Requests != 0 {
+			t.Errorf("after reset %+v, before %+v", after[i], people[i])
+		}
+	}
+	s := b.Snapshot()
+	if len(s.Transactions) != len(before.Transactions) || s.Transactions[0].ID != before.Transactions[0].ID {
+		t.Errorf("reset: %d transactions, was %d", len(s.Transactions), len(before.Transactions))
+	}
+	if got := ids(e.walkAs("sam", "/accounts")); !sameSet(got, append(b.PersonAccounts("sam"), b.JointAccount())) {
+		t.Errorf("sam after reset lists %v", got)
 	}
 }
