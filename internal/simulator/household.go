@@ -91,7 +91,10 @@ func (g *generator) householdAccounts() []seededAccounts {
 	}
 	joint := open("2Up Spending", "TRANSACTIONAL", "JOINT", 30)
 	slices.SortFunc(b.accounts, func(x, y *Account) int { return x.CreatedAt.Compare(y.CreatedAt) })
-	b.mainAccount, b.jointAccount = roles[0].spending, joint
+	b.mainAccount = roles[0].spending
+	if b.jointAccount == "" { // a Reset draws the same id again
+		b.jointAccount = joint
+	}
 	b.jointPeople = b.jointPeople[:0]
 	for i, p := range b.people {
 		roles[i].joint = joint
