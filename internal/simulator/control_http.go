@@ -186,12 +186,23 @@ func (b *Bank) ctlAccounts(w http.ResponseWriter, _ *http.Request, _ []string) e
 
 // ctlTransactions answers every transaction, newest first, rendered as the
 // API renders it (with the API base URL of the request).
+// With ?person=NAME, only the transactions of the accounts they see.
 func (b *Bank) ctlTransactions(w http.ResponseWriter, r *http.Request, _ []string) error {
 	base := b.baseURL(r)
+	var who *person
+	if name := r.URL.Query().Get("person"); name != "" {
+		p, err := b.pathPerson(name)
+		if err != nil {
+			return err
+		}
+		who = p
+	}
 	b.mu.RLock()
-	items := make([][]byte, len(b.txs))
-	for i, t := range b.txs {
-		items[i] = renderedTransaction(t, base)
+	items := make([][]byte, 0, len(b.txs))
+	for _, t := range b.txs {
+		if who == nil || who.canSee(t.AccountID) {
+			items = append(items, renderedTransaction(t, base))
+		}
 	}
 	b.mu.RUnlock()
 	writeJSON(w, http.StatusOK, list(items, "", "", false))

@@ -462,6 +462,17 @@ func TestHouseholdControlAPI(t *testing.T) {
 		t.Errorf("sam's requests %v (%d), want 2", counts, sp.Requests)
 	}
 	c.must(http.StatusNotFound, http.MethodGet, "/requests?person=kim", nil)
+	c.must(http.StatusNotFound, http.MethodGet, "/transactions?person=kim", nil)
+	for _, name := range []string{"alex", "sam"} {
+		truth := c.must(http.StatusOK, http.MethodGet, "/transactions?person="+name, nil)
+		var want []string
+		for _, it := range truth["data"].([]any) {
+			want = append(want, it.(map[string]any)["id"].(string))
+		}
+		if got := ids(e.walkAs(name, "/transactions")); !slices.Equal(got, want) || len(got) < 2 {
+			t.Errorf("%s lists %v, the bank's record for them %v", name, got, want)
+		}
+	}
 	accounts := c.must(http.StatusOK, http.MethodGet, "/accounts", nil)
 	for _, it := range accounts["data"].([]any) {
 		a := it.(map[string]any)
@@ -543,5 +554,24 @@ func TestHouseholdReset(t *testing.T) {
 	}
 	if got := ids(e.walkAs("sam", "/accounts")); !sameSet(got, append(b.PersonAccounts("sam"), b.JointAccount())) {
 		t.Errorf("sam after reset lists %v", got)
+	}
+}
+
+// A household of one named person: their own accounts and a joint account
+// nobody else sees, no Up-to-Up payments, tags refused on the joint one.
+func TestHouseholdOfOneNamed(t *testing.T) {
+	e := newHousehold(t, Options{Seed: 2, People: []string{"solo"}, Transactions: 200})
+	b := e.bank
+	got := ids(e.walkAs("solo", "/accounts"))
+	if !sameSet(got, append(b.PersonAccounts("solo"), b.JointAccount())) || len(got) != 4 {
+		t.Errorf("solo lists %v", got)
+	}
+	for _, tx := range b.Snapshot().Transactions {
+		if tx.TransactionType != nil && *tx.TransactionType == "Osko Payment Received" && tx.Description == "Solo Jones" {
+			t.Errorf("solo paid themselves: %+v", tx)
+		}
+	}
+	if _, _, err := b.PayPerson(Payment{From: "solo", To: "solo", AmountBaseUnits: 100}); !errors.Is(err, ErrInvalidPayment) {
+		t.Errorf("pay self: %v", err)
 	}
 }
