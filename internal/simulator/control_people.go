@@ -51,6 +51,16 @@ func (b *Bank) pathPerson(name string) (*person, error) {
 	return p, nil
 }
 
+// queryPerson is the person of ?person=NAME (404 when unknown), nil
+// without one.
+func (b *Bank) queryPerson(r *http.Request) (*person, error) {
+	name := r.URL.Query().Get("person")
+	if name == "" {
+		return nil, nil
+	}
+	return b.pathPerson(name)
+}
+
 func (b *Bank) ctlPersonRevoke(w http.ResponseWriter, _ *http.Request, params []string) error {
 	p, err := b.pathPerson(params[0])
 	if err != nil {
