@@ -575,3 +575,47 @@ func TestHouseholdOfOneNamed(t *testing.T) {
 		t.Errorf("pay self: %v", err)
 	}
 }
+
+// The seeded Up-to-Up payments: pairs of opposite amounts in two people's
+// Spending accounts, without transferAccount, at most 3 seconds apart.
+func TestHouseholdSeededPayments(t *testing.T) {
+	b := New(Options{Seed: 4, People: []string{"alex", "sam"}, Transactions: 1500, Now: fixedClock})
+	defer b.Close()
+	spending := map[string]string{b.PersonAccounts("alex")[0]: "alex", b.PersonAccounts("sam")[0]: "sam"}
+	full := map[string]string{"alex": "Alex Jones", "sam": "Sam Smith"}
+	var outs, ins []Transaction
+	for _, tx := range b.Snapshot().Transactions {
+		who, ok := spending[tx.AccountID]
+		if !ok || tx.Message == nil {
+			continue
+		}
+		for other, name := range full {
+			if other != who && tx.Description == name {
+				if tx.TransferAccountID != "" {
+					t.Errorf("payment %s has transferAccount", tx.ID)
+				}
+				if tx.Amount.ValueInBaseUnits < 0 {
+					outs = append(outs, tx)
+				} else {
+					ins = append(ins, tx)
+				}
+			}
+		}
+	}
+	if len(outs) < 5 || len(outs) != len(ins) {
+		t.Fatalf("%d payments out, %d in", len(outs), len(ins))
+	}
+	for _, o := range outs {
+		paired := false
+		for _, in := range ins {
+			lag := in.CreatedAt.Sub(o.CreatedAt)
+			if in.Amount.ValueInBaseUnits == -o.Amount.ValueInBaseUnits && *in.Message == *o.Message && lag >= 0 && lag <= 3*time.Second &&
+				spending[in.AccountID] != spending[o.AccountID] {
+				paired = true
+			}
+		}
+		if !paired {
+			t.Errorf("payment out %s (%d at %v) has no side in", o.ID, o.Amount.ValueInBaseUnits, o.CreatedAt)
+		}
+	}
+}
