@@ -619,3 +619,63 @@ func TestHouseholdSeededPayments(t *testing.T) {
 		}
 	}
 }
+
+// The webhook limit is each person's: alex's ten leave room for sam's.
+func TestHouseholdWebhookLimitPerPerson(t *testing.T) {
+	e := newHousehold(t, Options{Seed: 1, Empty: true})
+	rc := newReceiver(t)
+	for i := range maxWebhooks {
+		e.createHookAs("alex", rc, "/alex"+strconv.Itoa(i))
+	}
+	body := map[string]any{"data": map[string]any{"attributes": map[string]any{"url": rc.url("/alex-more")}}}
+	if r := e.do(http.MethodPost, "/webhooks", body, e.as("alex")...); r.status != http.StatusUnprocessableEntity {
+		t.Fatalf("alex's 11th webhook: %d", r.status)
+	}
+	e.createHookAs("sam", rc, "/sam")
+	if got := len(e.walkAs("sam", "/webhooks")); got != 1 {
+		t.Errorf("sam lists %d webhooks", got)
+	}
+}
+
+// Both people's requests, live changes and a Reset at once (run with -race).
+func TestHouseholdConcurrent(t *testing.T) {
+	e := newHousehold(t, Options{Seed: 1, Transactions: 100, JointWebhooks: true})
+	rc := newReceiver(t)
+	e.createHookAs("alex", rc, "/alex")
+	b := e.bank
+	done := make(chan struct{})
+	for _, name := range []string{"alex", "sam"} {
+		tok := b.PersonToken(name)
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for range 20 {
+				for _, path := range []string{"/transactions?page[size]=5", "/accounts", "/tags", "/attachments", "/webhooks"} {
+					req, _ := http.NewRequest(http.MethodGet, e.base+path, nil)
+					req.Header.Set("Authorization", "Bearer "+tok)
+					resp, err := http.DefaultClient.Do(req)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					resp.Body.Close()
+				}
+			}
+		}()
+	}
+	go func() {
+		defer func() { done <- struct{}{} }()
+		for range 40 {
+			b.LiveStep()
+		}
+		b.Reset()
+		for range 10 {
+			b.LiveStep()
+		}
+	}()
+	for range 3 {
+		<-done
+	}
+	if b.JointAccount() == "" || len(b.PersonAccounts("sam")) == 0 {
+		t.Errorf("after the run: joint %q, sam %v", b.JointAccount(), b.PersonAccounts("sam"))
+	}
+}
