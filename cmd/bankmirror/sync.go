@@ -70,7 +70,7 @@ func (a *app) household(st *store.Store, opts replica.Options, pollInterval time
 	return household.New(st, a.log, household.Options{Sync: opts, PollInterval: pollInterval,
 		NewClient: func(p household.Person) *bank.Client {
 			return bank.New(a.cfg.APIURL, p.Token, bank.WithHourlyBudget(a.cfg.RequestsPerHour), bank.WithReserve(a.cfg.BudgetReserve),
-				bank.WithLogger(a.log.With().Str(logfield.Person, p.Name).Logger()))
+				bank.WithLogger(a.log.With().Str(logfield.Person, p.Name).Logger()), bank.WithUnreachableWithin(unreachableWithin))
 		}})
 }
 
