@@ -18,6 +18,7 @@ import (
 
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/cli"
+	"github.com/bankmirror/bankmirror/internal/logfield"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
 
@@ -115,6 +116,7 @@ func (a *app) configured(run func(ctx context.Context, args []string) error) fun
 var errUsage = cli.ErrUsage
 
 func newLogger(cfg Config, w io.Writer) zerolog.Logger {
+	logfield.UseUnits()
 	level, _ := zerolog.ParseLevel(cfg.LogLevel)
 	format := cfg.LogFormat
 	if format == "" {
