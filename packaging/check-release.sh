@@ -78,6 +78,15 @@ check_binary() { # ARCH BINARY
 	echo "  linux/$1: $(head -n 1 <<<"$out")"
 }
 
+# The documents' check fails where it should: a page saying `go run`
+# outside a part for the source.
+printf '# Use\n\nRun `go run ./cmd/bankmirror demo`.\n\n## From source\n\n`go test ./...`\n' >"$scratch/bad.md"
+if packaging/check-docs.sh "$scratch/bad.md" 2>/dev/null; then
+	fail "check-docs.sh passes a page that says go run outside a part for the source"
+fi
+printf '# Use\n\nRun `bankmirror demo`.\n\n## From source\n\n`go test ./...`\n' >"$scratch/good.md"
+packaging/check-docs.sh "$scratch/good.md" || fail "check-docs.sh refuses go test in a part for the source"
+
 echo "check-release: tarballs"
 for arch in amd64 arm64; do
 	name="bankmirror_${version}_linux_$arch"
