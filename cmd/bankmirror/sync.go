@@ -147,7 +147,7 @@ func (p *progressLine) show(pr replica.Progress) {
 // draw writes the line; p.mu is held.
 func (p *progressLine) draw(extra string) {
 	pr := p.pr
-	line := fmt.Sprintf("%s sync: %d pages, %d transactions, %.0f tx/s", pr.Kind, pr.Pages, pr.Transactions, pr.Rate())
+	line := fmt.Sprintf("%s sync: %s, %s, %.0f tx/s", pr.Kind, plural(pr.Pages, "page"), plural(pr.Transactions, "transaction"), pr.Rate())
 	if pr.Covered >= 0 && pr.Pages > 0 {
 		line += fmt.Sprintf(", %.0f%% of the dates", 100*pr.Covered)
 	}
