@@ -24,7 +24,22 @@ type inboxPruner interface {
 	ReleaseMemory(ctx context.Context) error
 	GetState(ctx context.Context, key string, v any) (updated time.Time, ok bool, err error)
 	PutState(ctx context.Context, key string, v any) error
+	RecentRuns(ctx context.Context, n int) ([]store.Run, error)
+	NeedsFullSync(ctx context.Context) (bool, error)
 }
+
+// FreshSync is how recent a successful sync makes the start-up sync
+// unneeded after a crash: a daemon that died (killed, out of memory, a
+// crash loop) and restarted within it was down for less, and the bank's
+// retries of the deliveries it missed, with the heal from the delivery
+// logs, bring what changed meanwhile; listing the last hours again would
+// fetch what the mirror already has. After a clean stop the start-up
+// sync always runs.
+const FreshSync = 2 * time.Minute
+
+// runningKey is the daemon_state key a running schedule holds, removed
+// when it stops: found at start, the last daemon died.
+const runningKey = "schedule_running"
 
 var _ inboxPruner = (*store.Store)(nil)
 
@@ -129,13 +144,56 @@ func (s *Schedule) Start(ctx context.Context) error {
 	s.cron.Start()
 	s.bg.Go(func() { s.resumeOnNewToken(ctx, s.syncer) })
 	s.bg.Go(func() { s.retryOutage(ctx) })
+	crashed := s.markRunning(ctx)
 	s.bg.Go(func() {
 		defer close(s.StartupDone)
+		if crashed && s.freshSync(ctx) {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			s.log.Info().Msg("restarted after a crash less than 2 minutes after a sync: healing from the delivery logs only; the next sync runs on schedule")
+			s.heal(ctx)
+			return
+		}
 		// Incremental runs (or resumes) a full sync when the mirror needs
 		// one; either way the mirror is current soon after a restart.
 		s.Run(ctx, false)
 	})
 	return nil
+}
+
+// markRunning records that a schedule runs on this mirror, and reports
+// whether one already was: the daemon that ran it died without stopping.
+func (s *Schedule) markRunning(ctx context.Context) (crashed bool) {
+	var running bool
+	_, found, err := s.store.GetState(ctx, runningKey, &running)
+	if err == nil {
+		err = s.store.PutState(ctx, runningKey, true)
+	}
+	if err != nil {
+		s.log.Warn().Err(err).Msg("record the schedule as running")
+	}
+	return found && running
+}
+
+// freshSync reports whether the mirror's last sync succeeded within
+// FreshSync, with no full sync due or interrupted.
+func (s *Schedule) freshSync(ctx context.Context) bool {
+	if s.tokenRejected() {
+		return false
+	}
+	if full, err := s.store.NeedsFullSync(ctx); err != nil || full {
+		return false
+	}
+	runs, err := s.store.RecentRuns(ctx, 1)
+	if err != nil || len(runs) == 0 || runs[0].Status != store.RunOK || runs[0].FinishedAt == nil {
+		return false
+	}
+	ended, err := time.Parse(store.TimeLayout, *runs[0].FinishedAt)
+	if err != nil {
+		return false
+	}
+	ago := s.now().Sub(ended)
+	return ago >= 0 && ago < FreshSync
 }
 
 // Running reports whether a sync (or its heal) is running.
@@ -148,6 +206,13 @@ func (s *Schedule) Stop() {
 		<-s.cron.Stop().Done()
 	}
 	s.bg.Wait()
+	if s.cron != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := s.store.PutState(ctx, runningKey, false); err != nil {
+			s.log.Warn().Err(err).Msg("record the schedule as stopped")
+		}
+	}
 }
 
 // resumeOnNewToken syncs at once whenever the bank client gets a new
@@ -280,15 +345,7 @@ func (s *Schedule) run(ctx context.Context, full bool) (outage bool) {
 	if outage {
 		return true // the heal would fail too
 	}
-	start = s.now()
-	healed, err := s.healer.Heal(ctx)
-	s.observe(KindHeal, start, err)
-	if len(healed.RecoveredIDs) > 0 {
-		s.worker.Notify()
-	}
-	if err != nil && !errors.Is(err, context.Canceled) {
-		s.log.Warn().Err(err).Msg("heal from delivery logs")
-	}
+	s.heal(ctx)
 	if full && s.cfg.InboxRetention > 0 {
 		events, logs, err := s.store.PruneInbox(ctx, s.now().Add(-s.cfg.InboxRetention))
 		if err != nil {
@@ -299,6 +356,19 @@ func (s *Schedule) run(ctx context.Context, full bool) (outage bool) {
 	}
 	s.idle(ctx, res.Kind == KindFull)
 	return false
+}
+
+// heal recovers missed webhook events from the delivery logs.
+func (s *Schedule) heal(ctx context.Context) {
+	start := s.now()
+	healed, err := s.healer.Heal(ctx)
+	s.observe(KindHeal, start, err)
+	if len(healed.RecoveredIDs) > 0 {
+		s.worker.Notify()
+	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		s.log.Warn().Err(err).Msg("heal from delivery logs")
+	}
 }
 
 // idle returns what a sync used to the OS, as the daemon now waits for

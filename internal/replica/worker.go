@@ -24,6 +24,7 @@ type eventInbox interface {
 	ApplyEvents(ctx context.Context, b store.EventBatch) (store.BatchResult, error)
 	FailEvents(ctx context.Context, ids []string, cause error, retryAt time.Time) error
 	KnownTransactions(ctx context.Context, ids []string) (map[string]store.KnownTransaction, error)
+	DeletedTransactions(ctx context.Context, ids []string) (map[string]bool, error)
 	CountCreatedSince(ctx context.Context, since time.Time) (int, error)
 	UpsertAccounts(ctx context.Context, accounts []bank.Account) (int, error)
 	ReleaseMemory(ctx context.Context) error
@@ -198,11 +199,18 @@ type WorkerState struct {
 // NewWorker returns a Worker; call Run to start it.
 func NewWorker(b workerBank, in eventInbox, log zerolog.Logger, opts WorkerOptions) *Worker {
 	opts.defaults()
+	// The limiter starts with one round's worth of direct fetches
+	// (ListAbove), not a full DirectBurst: a restarted daemon (a crash
+	// loop, a kill in the middle of a burst) earns the rest at DirectRate
+	// like a running one rather than spending a fresh burst each time;
+	// meanwhile its events are coalesced into listings.
+	direct := rate.NewLimiter(opts.DirectRate, opts.DirectBurst)
+	direct.AllowN(time.Now(), max(opts.DirectBurst-opts.ListAbove, 0))
 	return &Worker{
 		bank: b, inbox: in, opts: opts, now: time.Now,
 		log:    log.With().Str(logfield.Component, "worker").Logger(),
 		wake:   make(chan struct{}, 1),
-		direct: rate.NewLimiter(opts.DirectRate, opts.DirectBurst),
+		direct: direct,
 		dirty:  map[string]bool{},
 		paused: failureBackoff{base: opts.RetryBase, max: min(opts.RetryMax, time.Minute)},
 		dbDown: failureBackoff{base: opts.RetryBase, max: min(opts.RetryMax, time.Minute)},
@@ -330,16 +338,23 @@ func (w *Worker) round(ctx context.Context) (bool, time.Duration) {
 // skipCovered applies, without asking the bank, the events whose change
 // the mirror already holds: their transaction's copy was fetched after
 // they were received (store.KnownTransaction.Covers), by a round or a
-// sync, before a restart as well as since. It returns the others.
+// sync, before a restart as well as since; or the bank confirmed it
+// deleted, which is final. It returns the others.
 func (w *Worker) skipCovered(ctx context.Context, evs []store.InboxEvent) ([]store.InboxEvent, error) {
-	known, err := w.inbox.KnownTransactions(ctx, transactionIDs(evs))
+	ids := transactionIDs(evs)
+	known, err := w.inbox.KnownTransactions(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	deleted, err := w.inbox.DeletedTransactions(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
 	var covered []store.InboxEvent
 	rest := evs[:0:0]
 	for _, e := range evs {
-		if k, ok := known[e.TransactionID]; ok && transactionEvent(e) && k.Covers(e.ReceivedAt) {
+		k, ok := known[e.TransactionID]
+		if transactionEvent(e) && (deleted[e.TransactionID] || ok && k.Covers(e.ReceivedAt)) {
 			covered = append(covered, e)
 		} else {
 			rest = append(rest, e)

@@ -667,21 +667,26 @@ func TestWorkerDeletesNothingOnARefusedListing(t *testing.T) {
 
 // An event received before the mirror's copy of its transaction was asked
 // for (by a sync, or a round before a restart) is applied without asking
-// the bank again; one received after it is fetched.
+// the bank again, and so is one about a transaction the bank confirmed
+// deleted (final); one received after the copy was asked for is fetched.
 func TestWorkerSkipsEventsTheMirrorsCopyCovers(t *testing.T) {
 	st := openStore(t)
 	ctx := context.Background()
 	now := time.Now()
 	fetched := now.Add(-time.Minute)
-	covered, newer := txFor("t-covered", "HELD"), txFor("t-newer", "HELD")
-	covered.FetchedAt, newer.FetchedAt = fetched, fetched
-	if _, err := st.ApplyEvents(ctx, store.EventBatch{Upserts: []bank.Transaction{covered, newer}}); err != nil {
+	covered, newer, gone := txFor("t-covered", "HELD"), txFor("t-newer", "HELD"), txFor("t-gone", "HELD")
+	covered.FetchedAt, newer.FetchedAt, gone.FetchedAt = fetched, fetched, fetched
+	if _, err := st.ApplyEvents(ctx, store.EventBatch{Upserts: []bank.Transaction{covered, newer, gone}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.ApplyEvents(ctx, store.EventBatch{Deletes: []string{"t-gone"}}); err != nil {
 		t.Fatal(err)
 	}
 	before, after := inboxEvent("e-before", bank.EventTransactionSettled, "t-covered"), inboxEvent("e-after", bank.EventTransactionSettled, "t-newer")
+	late := inboxEvent("e-late", bank.EventTransactionCreated, "t-gone")
 	before.ReceivedAt = fetched.Add(-time.Second).UTC().Format(store.TimeLayout)
 	after.ReceivedAt = fetched.Add(time.Second).UTC().Format(store.TimeLayout)
-	if _, err := st.InsertEvents(ctx, []store.InboxEvent{before, after}); err != nil {
+	if _, err := st.InsertEvents(ctx, []store.InboxEvent{before, after, late}); err != nil {
 		t.Fatal(err)
 	}
 	var mu sync.Mutex
@@ -694,11 +699,15 @@ func TestWorkerSkipsEventsTheMirrorsCopyCovers(t *testing.T) {
 	}}
 	o := newObserved()
 	startWorker(t, b, st, replica.WorkerOptions{OnApplied: o.onApplied})
-	o.waitFor(t, "e-before", "e-after")
+	o.waitFor(t, "e-before", "e-after", "e-late")
 	mu.Lock()
 	defer mu.Unlock()
 	if !slices.Equal(asked, []string{"t-newer"}) {
-		t.Errorf("the bank was asked for %v, want only t-newer (t-covered's copy was fetched after its event arrived)", asked)
+		t.Errorf("the bank was asked for %v, want only t-newer (t-covered's copy was fetched after its event arrived, t-gone was deleted)", asked)
+	}
+	var n int
+	if err := st.Reader().QueryRowContext(ctx, "SELECT count(*) FROM transactions WHERE id = 't-gone'").Scan(&n); err != nil || n != 0 {
+		t.Errorf("t-gone: %d rows, %v; want it still deleted", n, err)
 	}
 	var status string
 	if err := st.Reader().QueryRowContext(ctx, "SELECT status FROM transactions WHERE id = 't-newer'").Scan(&status); err != nil || status != "SETTLED" {

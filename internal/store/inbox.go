@@ -373,6 +373,34 @@ func (s *Store) KnownTransactions(ctx context.Context, ids []string) (map[string
 	return out, nil
 }
 
+// DeletedTransactions returns those of ids that the bank confirmed
+// deleted (a tombstone): a deletion is final, so no event about them can
+// change the mirror.
+func (s *Store) DeletedTransactions(ctx context.Context, ids []string) (map[string]bool, error) {
+	arg, err := jsonArg(ids)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.ro.QueryContext(ctx, `SELECT id FROM transaction_tombstones
+		WHERE id IN (SELECT value FROM json_each(?))`, arg)
+	if err != nil {
+		return nil, fmt.Errorf("deleted transactions: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("deleted transactions: %w", err)
+		}
+		out[id] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("deleted transactions: %w", err)
+	}
+	return out, nil
+}
+
 // CountCreatedSince counts the live transactions created at or after
 // since (to the second): what a listing back to since would return, an
 // estimate of its cost.
