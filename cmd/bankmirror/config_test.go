@@ -214,6 +214,9 @@ var malformedConfigs = []struct {
 	{"BANKMIRROR_MIGRATION_BACKUP", "maybe", true},
 	{"BANKMIRROR_STALE_AFTER", "0", false},
 	{"BANKMIRROR_STALE_AFTER", "soon", false},
+	{"BANKMIRROR_POLL_INTERVAL", "-1m", false},
+	{"BANKMIRROR_POLL_INTERVAL", "5s", false},
+	{"BANKMIRROR_PERSON", "Alex", true},
 }
 
 func malformedEnv(name, value string) map[string]string {
@@ -299,7 +302,7 @@ func TestConfigErrorExitsTwoWithOneLine(t *testing.T) {
 }
 
 // BANKMIRROR_TIMEZONE reaches the mirror through both ways it is opened
-// (a command's openStore and the daemon's Main.Open): every transaction's
+// (a command's openStore and the daemon's Daemon.Open): every transaction's
 // local time is its instant in that zone.
 func TestConfiguredTimezoneReachesTheMirror(t *testing.T) {
 	tokyo, err := time.LoadLocation("Asia/Tokyo")

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
-	"github.com/bankmirror/bankmirror/internal/config"
 	"github.com/bankmirror/bankmirror/internal/health"
 	"github.com/bankmirror/bankmirror/internal/replica"
 )
@@ -14,21 +13,23 @@ import (
 // whose secrets verify deliveries, and whose token reads a webhook's
 // delivery logs.
 
-// personClients are the people's bank clients, in order: the single
-// token's client, its person named by BANKMIRROR_PERSON (default me).
-func (m *Main) personClients() []personClient {
-	if m.Bank == nil {
+// personClients are the people's bank clients, by name: the household's
+// (internal/household), a single token being a household of one.
+func (m *Daemon) personClients() []personClient {
+	if m.Household == nil {
 		return nil
 	}
-	name := m.Config.Person
-	if name == "" {
-		name = config.DefaultPerson
+	var out []personClient
+	for _, name := range m.Household.People() {
+		if c := m.Household.Client(name); c != nil {
+			out = append(out, personClient{name: name, client: c})
+		}
 	}
-	return []personClient{{name: name, client: m.Bank}}
+	return out
 }
 
 // peopleNames are the names of the people configured.
-func (m *Main) peopleNames() []string {
+func (m *Daemon) peopleNames() []string {
 	cs := m.personClients()
 	out := make([]string, len(cs))
 	for i, c := range cs {
@@ -39,7 +40,7 @@ func (m *Main) peopleNames() []string {
 
 // personStates is each person's token state and budget, as their client
 // knows them.
-func (m *Main) personStates() []health.PersonState {
+func (m *Daemon) personStates() []health.PersonState {
 	cs := m.personClients()
 	out := make([]health.PersonState, len(cs))
 	for i, c := range cs {
@@ -50,7 +51,7 @@ func (m *Main) personStates() []health.PersonState {
 
 // healBank is the client that reads the delivery logs of person's
 // webhooks (nil for a person no longer configured).
-func (m *Main) healBank(person string) replica.HealBank {
+func (m *Daemon) healBank(person string) replica.HealBank {
 	for _, c := range m.personClients() {
 		if c.name == person {
 			return c.client
@@ -62,7 +63,7 @@ func (m *Main) healBank(person string) replica.HealBank {
 // peopleChanged makes the people configured now the ones whose webhooks'
 // secrets verify deliveries (at start, and after a reload removed or
 // added a person).
-func (m *Main) peopleChanged(ctx context.Context) error {
+func (m *Daemon) peopleChanged(ctx context.Context) error {
 	return m.keys.SetPeople(ctx, m.peopleNames())
 }
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-//go:generate go test -run TestGeneratedFiles -update
+//go:generate go test -tags sqlite_fts5 -run TestGeneratedFiles -update
 
 // Doc is one variable as --help and the manual list it.
 type Doc struct {
@@ -105,7 +105,9 @@ func Example(w io.Writer) {
 			value = s.Example
 		case value == "":
 			if s.DefaultDoc != "" {
-				fmt.Fprintf(w, "# Default: %s.\n", s.DefaultDoc)
+				for _, line := range wrap("Default: "+s.DefaultDoc+".", 76) {
+					fmt.Fprintf(w, "# %s\n", line)
+				}
 			}
 			value = s.Example
 		}
