@@ -320,7 +320,7 @@ func (m *Monitor) publish(s Snapshot) {
 func StatusLine(s Snapshot, tok bank.TokenState, now time.Time) string {
 	f := s.Facts
 	switch {
-	case tok.Rejected:
+	case AllRejected(tok, f.People):
 		return "token rejected by the bank: waiting for a new token (systemctl reload)"
 	case f.Probed && f.ProbeErr != nil:
 		return "database not writable: " + f.ProbeErr.Error()
@@ -340,7 +340,7 @@ func StatusLine(s Snapshot, tok bank.TokenState, now time.Time) string {
 	if o := f.BankOutage; o.Syncs > 0 {
 		line += fmt.Sprintf(", bank unreachable for %s", Age(now.Sub(o.Since)))
 	}
-	if names, _ := rejected(f.People); len(names) > 0 {
+	if names, _ := rejected(f.People); len(names) > 0 && len(names) < len(f.People) {
 		line += fmt.Sprintf(", %s token rejected", possessive(names))
 	}
 	return line

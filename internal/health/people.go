@@ -32,6 +32,17 @@ func rejected(people []PersonState) (names []string, since time.Time) {
 	return names, since
 }
 
+// AllRejected reports whether the bank rejected every token: tok, the
+// single token's state, or in a household of several people each
+// person's.
+func AllRejected(tok bank.TokenState, people []PersonState) bool {
+	if len(people) < 2 {
+		return tok.Rejected
+	}
+	names, _ := rejected(people)
+	return len(names) == len(people)
+}
+
 // tokenCheck is the token check of a household: a rejected token stops
 // only its person's work, so while another person's token is accepted it
 // is DEGRADED naming the person, and not a readiness check (/readyz
