@@ -6,6 +6,8 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -116,5 +118,33 @@ func TestDaemonHouseholdRevokedToken(t *testing.T) {
 	}
 	if n := mirrortest.Int(t, m.Store.Reader(), "SELECT count(*) FROM transactions WHERE id = ?", id); n != 1 {
 		t.Errorf("alex's purchase in the mirror %d times", n)
+	}
+
+	// sam's webhook still delivers, signed with sam's secret: accepted
+	// while sam is configured, refused once sam's token file is gone and
+	// the daemon reloaded.
+	samDelivery := func() string {
+		t.Helper()
+		_, err := b.sim.PurchaseAs("sam", b.sim.PersonAccounts("sam")[0], simulator.NewTransaction{Description: "Cinema", AmountBaseUnits: -1800})
+		must(t, err)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		must(t, b.sim.WaitDeliveries(ctx))
+		for _, h := range b.sim.Webhooks() {
+			if h.Person == "sam" {
+				logs := b.sim.DeliveryLog(h.ID)
+				return logs[len(logs)-1].DeliveryStatus
+			}
+		}
+		t.Fatal("sam has no webhook at the bank")
+		return ""
+	}
+	if got := samDelivery(); got != "DELIVERED" {
+		t.Errorf("sam's delivery while configured: %s", got)
+	}
+	must(t, os.Remove(filepath.Join(env["BANKMIRROR_TOKENS_DIR"], "sam")))
+	must(t, m.Reload())
+	if got := samDelivery(); got != "BAD_RESPONSE_CODE" {
+		t.Errorf("sam's delivery after sam left the configuration: %s, want refused", got)
 	}
 }
