@@ -411,3 +411,20 @@ func TestSingleTokenMirrorBecomesAHouseholdOfOne(t *testing.T) {
 		t.Errorf("second claim: %v, %v", claimed, err)
 	}
 }
+
+// The monthly views, the household's and each person's, read a month from
+// transactions_month_money alone, never from the table's wide rows; the
+// household's need no sort to group.
+func TestMonthlyViewsReadTheMonthIndex(t *testing.T) {
+	s := household(t)
+	upsert(t, s, householdRows()...)
+	for _, view := range []string{"v_monthly_spending", "v_monthly_income", "v_monthly_spending_by_person", "v_monthly_income_by_person"} {
+		plan := queryPlan(t, s, "SELECT * FROM "+view+" WHERE month = '2026-03'")
+		if !strings.Contains(plan, "SEARCH t USING COVERING INDEX "+monthIndex+" (created_month=?)") {
+			t.Errorf("%s does not read %s alone: %s", view, monthIndex, plan)
+		}
+		if view == "v_monthly_spending" && strings.Contains(plan, "TEMP B-TREE") {
+			t.Errorf("%s sorts: %s", view, plan)
+		}
+	}
+}
