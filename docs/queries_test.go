@@ -248,7 +248,7 @@ const alexSpending = "a1e55a1e-0000-4000-8000-00000000a1e5"
 // (negative: money out), made by performer.
 type alexTx struct {
 	id, account, at, desc, typ, category, parent, performer string
-	cents                                                    int64
+	cents                                                   int64
 }
 
 func makeHousehold(ctx context.Context, t *testing.T, st *store.Store) {
