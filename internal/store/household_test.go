@@ -428,3 +428,25 @@ func TestMonthlyViewsReadTheMonthIndex(t *testing.T) {
 		}
 	}
 }
+
+// A bulk load makes transactions_month_money again as version 12 defines
+// it (with household_transfer_id and performing_customer), not as
+// version 10 did.
+func TestBulkLoadMakesTheMonthIndexOfVersion12(t *testing.T) {
+	s, _ := mustOpen(t)
+	var made string
+	if err := s.Reader().QueryRow("SELECT sql FROM sqlite_schema WHERE type = 'index' AND name = ?", monthIndex).Scan(&made); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range bulkDeferred {
+		if o.name != monthIndex {
+			continue
+		}
+		norm := func(s string) string { return strings.Join(strings.Fields(strings.ReplaceAll(s, "IF NOT EXISTS ", "")), " ") }
+		if norm(o.sql) != norm(made) || !strings.Contains(o.sql, "household_transfer_id, performing_customer") {
+			t.Errorf("a bulk load makes\n%s\na new mirror has\n%s", o.sql, made)
+		}
+		return
+	}
+	t.Fatal("a bulk load does not drop the month index")
+}
