@@ -442,7 +442,9 @@ func TestBulkLoadMakesTheMonthIndexOfVersion12(t *testing.T) {
 		if o.name != monthIndex {
 			continue
 		}
-		norm := func(s string) string { return strings.Join(strings.Fields(strings.ReplaceAll(s, "IF NOT EXISTS ", "")), " ") }
+		norm := func(s string) string {
+			return strings.Join(strings.Fields(strings.ReplaceAll(s, "IF NOT EXISTS ", "")), " ")
+		}
 		if norm(o.sql) != norm(made) || !strings.Contains(o.sql, "household_transfer_id, performing_customer") {
 			t.Errorf("a bulk load makes\n%s\na new mirror has\n%s", o.sql, made)
 		}
