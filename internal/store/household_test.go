@@ -452,3 +452,25 @@ func TestBulkLoadMakesTheMonthIndexOfVersion12(t *testing.T) {
 	}
 	t.Fatal("a bulk load does not drop the month index")
 }
+
+// The triggers' statements find what they re-pair through indexes: none
+// scans the transactions, whose rows are wide.
+func TestHouseholdTriggersScanNothing(t *testing.T) {
+	s := household(t)
+	upsert(t, s, householdRows()...)
+	for _, name := range []string{"household_transfer_insert", "household_transfer_delete", "household_transfer_update"} {
+		trigger := sqlStatement(householdViews, "CREATE TRIGGER IF NOT EXISTS "+name+" ")
+		body := trigger[strings.Index(trigger, "\nBEGIN\n")+7 : strings.LastIndex(trigger, "\nEND")]
+		body = strings.NewReplacer("new.id", "'x'", "new.amount_base_units", "(-500)", "old.amount_base_units", "(-500)",
+			"new.created_epoch", "1000", "old.created_epoch", "1000").Replace(strings.TrimSuffix(strings.TrimSpace(body), ";"))
+		if strings.Contains(body, "new.") || strings.Contains(body, "old.") {
+			t.Fatalf("%s: %s", name, body)
+		}
+		plan := queryPlan(t, s, body)
+		for _, step := range strings.Split(plan, "; ") {
+			if strings.HasPrefix(step, "SCAN ") && !strings.Contains(step, "account_people") && !strings.Contains(step, "subquery") {
+				t.Errorf("%s scans: %s\n%s", name, step, plan)
+			}
+		}
+	}
+}

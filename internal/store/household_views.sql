@@ -129,8 +129,8 @@ END;
 
 -- A transaction changed in what the rule reads: re-pair around what it
 -- was and around what it is.
-CREATE TRIGGER IF NOT EXISTS household_transfer_update
-AFTER UPDATE OF amount_base_units, amount_currency, created_epoch, transfer_account_id, account_id ON transactions
+CREATE TRIGGER IF NOT EXISTS household_transfer_update AFTER UPDATE OF amount_base_units, amount_currency, created_epoch,
+    transfer_account_id, account_id ON transactions
 WHEN (new.amount_base_units IS NOT old.amount_base_units OR new.amount_currency IS NOT old.amount_currency
         OR new.created_epoch IS NOT old.created_epoch OR new.transfer_account_id IS NOT old.transfer_account_id
         OR new.account_id IS NOT old.account_id)
