@@ -159,8 +159,8 @@ func (s *Store) ListTransactions(ctx context.Context, f TxFilter) (TxList, error
 		add("status = ?", strings.ToUpper(f.Status))
 	}
 	if f.Spending {
-		add(`status = 'SETTLED' AND NOT is_transfer AND NOT is_interest AND account_type IS NOT 'HOME_LOAN'
-			AND (amount_base_units < 0 OR offsets_spending)`)
+		add(`status = 'SETTLED' AND NOT is_transfer AND NOT is_interest AND NOT household_transfer
+			AND account_type IS NOT 'HOME_LOAN' AND (amount_base_units < 0 OR offsets_spending)`)
 	}
 	// The count, the sum and the page's ids read the table, unless a
 	// condition needs a column of the view: its joins and tag lists cost
