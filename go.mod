@@ -3,9 +3,11 @@ module github.com/bankmirror/bankmirror
 go 1.26.0
 
 require (
+	github.com/BurntSushi/toml v1.6.0
 	github.com/caarlos0/env/v11 v11.4.2
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
+	github.com/expr-lang/expr v1.17.8
 	github.com/getkin/kin-openapi v0.152.0
 	github.com/goccy/go-json v0.12.0
 	github.com/hashicorp/golang-lru/v2 v2.0.7
