@@ -228,7 +228,7 @@ func TestCLIEveryHelp(t *testing.T) {
 }
 
 func TestCLIVersion(t *testing.T) {
-	want := regexp.MustCompile(`^bankmirror (\S+)\ncommit:  \S+\nbuilt:   \S+\ngo:      go1\.\d+\S* \S+/\S+\nsqlite:  3\.\d+\.\d+\n$`)
+	want := regexp.MustCompile(`^bankmirror (\S+)\ncommit:    \S+\ncommitted: \S+\ngo:        go1\.\d+\S* \S+/\S+\nsqlite:    3\.\d+\.\d+\n$`)
 	for _, args := range [][]string{{"version"}, {"--version"}, {"-v"}} {
 		// No configuration is needed.
 		r := runCLI(t, map[string]string{"BANKMIRROR_LOG_LEVEL": "loud"}, args...)

@@ -65,20 +65,20 @@ func (a *app) versionCommand() *cli.Command {
 	fs := newFlags("version")
 	asJSON := fs.Bool("json", false, "print the build as one JSON object")
 	return &cli.Command{Name: "version", Aliases: []string{"--version", "-v"}, Synopsis: "[--json]", Flags: fs,
-		Summary: "print the version, commit, build date, Go and SQLite versions",
+		Summary: "print the version, commit and its time, Go and SQLite versions",
 		Run: func(context.Context, []string) error {
 			b := buildinfo.Get()
 			if *asJSON {
 				return writeJSON(a.stdout, b)
 			}
-			fmt.Fprintf(a.stdout, "bankmirror %s\ncommit:  %s\nbuilt:   %s\ngo:      %s %s\nsqlite:  %s\n",
+			fmt.Fprintf(a.stdout, "bankmirror %s\ncommit:    %s\ncommitted: %s\ngo:        %s %s\nsqlite:    %s\n",
 				b.Version, b.Short(), b.Date, b.GoVersion, b.Platform, b.SQLite)
 			return nil
 		}}
 }
 
 func (a *app) completionCommand() *cli.Command {
-	return &cli.Command{Name: "completion", Synopsis: strings.Join(cli.Shells, "|"), Args: true, Words: cli.Shells,
+	return &cli.Command{Name: "completion", Synopsis: strings.Join(cli.Shells, "|"), TakesArgs: true, ArgChoices: cli.Shells,
 		Summary: "print the shell completion script of bash, zsh or fish",
 		Detail: `Install it where the shell looks, e.g.:
   bankmirror completion bash > /usr/share/bash-completion/completions/bankmirror

@@ -295,7 +295,7 @@ func TestConfigErrorExitsTwoWithOneLine(t *testing.T) {
 }
 
 // BANKMIRROR_TIMEZONE reaches the mirror through both ways it is opened
-// (a command's openStore and the daemon's Main.Open): every transaction's
+// (a command's openStore and the daemon's Daemon.Open): every transaction's
 // local time is its instant in that zone.
 func TestConfiguredTimezoneReachesTheMirror(t *testing.T) {
 	tokyo, err := time.LoadLocation("Asia/Tokyo")

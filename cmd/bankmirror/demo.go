@@ -71,7 +71,7 @@ func (a *app) demo(ctx context.Context, o demoOptions) error {
 	cfg.APIURL, cfg.Token, cfg.DB, cfg.Listen = apiURL, sim.Token(), o.db, "127.0.0.1:0"
 	cfg.SyncSchedule, cfg.ReconcileSchedule = "@every 1000h", "@every 1000h"
 	cfg.AdminListen = adminOff // the demo serves no one but itself
-	m := NewMain(cfg, a.log)
+	m := NewDaemon(cfg, a.log)
 	var pl *progressLine
 	if isTerminal(a.stderr) {
 		pl = &progressLine{w: a.stderr}
@@ -118,7 +118,7 @@ The mirror is a plain SQLite file. Try:
 
 // demoLive registers a webhook with the simulated bank, makes a few
 // seconds of activity and shows each event arriving and being applied.
-func demoLive(ctx context.Context, a *app, m *Main, sim *simulator.Bank, ev *eventPrinter) error {
+func demoLive(ctx context.Context, a *app, m *Daemon, sim *simulator.Bank, ev *eventPrinter) error {
 	hook, err := webhooks.New(m.Bank, m.Store, m.Healer, a.log).Register(ctx, m.URL()+m.Config.WebhookPath, ptr("bankmirror demo"))
 	if err != nil {
 		return err

@@ -41,7 +41,7 @@ func (a *app) serve(ctx context.Context, _ []string) error {
 	if err := a.cfg.requireToken(); err != nil {
 		return err
 	}
-	m := NewMain(a.cfg, a.log)
+	m := NewDaemon(a.cfg, a.log)
 	m.Environ = a.environ
 	// systemctl reload (ExecReload=kill -HUP) gives a new token.
 	hup := make(chan os.Signal, 1)
@@ -51,9 +51,9 @@ func (a *app) serve(ctx context.Context, _ []string) error {
 	return m.Run(ctx)
 }
 
-// Main is the daemon: the webhook receiver, the event worker and the sync
+// Daemon is what `serve` runs: the webhook receiver, the event worker and the sync
 // schedule around one store. Tests run it on ":0" with Open and Close.
-type Main struct {
+type Daemon struct {
 	Config Config
 	Log    zerolog.Logger
 	// OnEventApplied, if set before Open, is called after the worker
@@ -107,16 +107,16 @@ type Main struct {
 	progress atomic.Pointer[replica.Progress]
 }
 
-// NewMain returns a daemon for cfg; Open starts it.
-func NewMain(cfg Config, log zerolog.Logger) *Main {
-	return &Main{Config: cfg, Log: log, InitialSyncDone: make(chan struct{})}
+// NewDaemon returns a daemon for cfg; Open starts it.
+func NewDaemon(cfg Config, log zerolog.Logger) *Daemon {
+	return &Daemon{Config: cfg, Log: log, InitialSyncDone: make(chan struct{})}
 }
 
 // URL is the base URL the HTTP server listens on.
-func (m *Main) URL() string { return m.http.URL() }
+func (m *Daemon) URL() string { return m.http.URL() }
 
 // AdminURL is the base URL of the admin listener, "" when it is off.
-func (m *Main) AdminURL() string {
+func (m *Daemon) AdminURL() string {
 	if m.admin == nil {
 		return ""
 	}
@@ -125,7 +125,7 @@ func (m *Main) AdminURL() string {
 
 // Run opens the daemon, tells systemd it is ready, and serves until ctx is
 // cancelled; then it shuts down in order.
-func (m *Main) Run(ctx context.Context) error {
+func (m *Daemon) Run(ctx context.Context) error {
 	if err := m.Open(ctx); err != nil {
 		_ = m.Close()
 		return err
@@ -154,7 +154,7 @@ func (m *Main) Run(ctx context.Context) error {
 // Open opens the store, binds the listeners and starts every part, in
 // steps: the parts are made first, then started, so that a listener that
 // cannot bind stops the daemon before it syncs.
-func (m *Main) Open(ctx context.Context) error {
+func (m *Daemon) Open(ctx context.Context) error {
 	var err error
 	if m.Store, err = store.Open(ctx, m.Config.DB, m.Config.storeOptions(m.Log)...); err != nil {
 		return openMirrorError(m.Config.DB, err)
@@ -200,7 +200,7 @@ func (m *Main) Open(ctx context.Context) error {
 // openBank makes the bank client, which reports its answers and its
 // token's state to the metrics and the health monitor, and the receipts
 // downloader when BANKMIRROR_ATTACHMENTS_DIR is set.
-func (m *Main) openBank() {
+func (m *Daemon) openBank() {
 	m.Bank = bank.New(m.Config.APIURL, m.Config.Token, bank.WithHourlyBudget(m.Config.RequestsPerHour),
 		bank.WithReserve(m.Config.BudgetReserve), bank.WithLogger(m.Log),
 		bank.WithResponseObserver(m.Metrics.BankResponse), bank.WithTokenObserver(m.Health.TokenChanged))
@@ -213,7 +213,7 @@ func (m *Main) openBank() {
 // openSync makes the syncer, the healer, the event worker and the
 // schedule that runs them, each stopping within its share of the stop
 // budget.
-func (m *Main) openSync() {
+func (m *Daemon) openSync() {
 	m.Syncer = replica.New(m.Bank, m.Store, m.Log, replica.Options{Overlap: m.Config.SyncOverlap, StopGrace: workGrace,
 		OnProgress: m.syncProgressed, AfterRun: m.syncEnded})
 	m.Healer = replica.NewHealer(m.Bank, m.Store, m.Log, replica.HealerOptions{StopGrace: workGrace})
@@ -229,7 +229,7 @@ func (m *Main) openSync() {
 
 // syncProgressed keeps a sync's progress for the daemon's report and
 // passes it on to SyncProgress.
-func (m *Main) syncProgressed(p replica.Progress) {
+func (m *Daemon) syncProgressed(p replica.Progress) {
 	m.progress.Store(&p)
 	if m.SyncProgress != nil {
 		m.SyncProgress(p)
@@ -238,15 +238,15 @@ func (m *Main) syncProgressed(p replica.Progress) {
 
 // syncEnded forgets the progress of the run that ended, so that it does
 // not show as the next one's, and wakes the receipts downloader.
-func (m *Main) syncEnded(replica.Result, error) {
+func (m *Daemon) syncEnded(replica.Result, error) {
 	m.progress.Store(nil)
-	m.receiptsSeen()
+	m.wakeReceipts()
 }
 
 // eventApplied counts an event the worker applied, wakes the receipts
 // downloader and passes the event on to OnEventApplied.
-func (m *Main) eventApplied(e store.InboxEvent, c store.Change) {
-	m.receiptsSeen()
+func (m *Daemon) eventApplied(e store.InboxEvent, c store.Change) {
+	m.wakeReceipts()
 	m.Metrics.Applied()
 	if m.OnEventApplied != nil {
 		m.OnEventApplied(e, c)
@@ -260,7 +260,7 @@ func (m *Main) eventApplied(e store.InboxEvent, c store.Change) {
 // secret. The receiver uses them from memory; a signature that matches no
 // secret reloads them only after a commit (a registration from another
 // process): strangers cost no read.
-func (m *Main) openReceiver(ctx context.Context) error {
+func (m *Daemon) openReceiver(ctx context.Context) error {
 	m.keys = webhooks.NewSecretCache(m.Store, []byte(m.Config.WebhookSecret), 2*time.Second, m.Log)
 	if err := m.keys.Load(ctx); err != nil {
 		return fmt.Errorf("load webhook secrets: %w", err)
@@ -272,7 +272,7 @@ func (m *Main) openReceiver(ctx context.Context) error {
 
 // eventsStored counts new events, durable in the inbox, passes their ids
 // on to OnEventsStored and wakes the worker.
-func (m *Main) eventsStored(ids []string) {
+func (m *Daemon) eventsStored(ids []string) {
 	m.Metrics.Received(len(ids))
 	if m.OnEventsStored != nil {
 		m.OnEventsStored(ids)
@@ -283,7 +283,7 @@ func (m *Main) eventsStored(ids []string) {
 // startEvents starts, until ctx ends, what takes and applies webhook
 // events: the receiver's writer, the secrets' watcher, the worker, and the
 // receipts downloader if any.
-func (m *Main) startEvents(ctx context.Context) error {
+func (m *Daemon) startEvents(ctx context.Context) error {
 	if err := m.Receiver.Start(ctx); err != nil {
 		return fmt.Errorf("start receiver: %w", err)
 	}
@@ -303,7 +303,7 @@ func (m *Main) startEvents(ctx context.Context) error {
 // off) with its routes (admin.Handler) and the spreadsheet feed when
 // BANKMIRROR_EXPORT_TOKEN is set, and warns when it is bound beyond
 // loopback.
-func (m *Main) openAdmin(ctx context.Context) error {
+func (m *Daemon) openAdmin(ctx context.Context) error {
 	var extra []admin.Routes
 	if m.Config.ExportToken != "" {
 		loc, err := loadZone(m.Config.Timezone)
@@ -339,7 +339,7 @@ func (m *Main) openAdmin(ctx context.Context) error {
 // openHealth makes the health monitor and the metrics. The monitor's write
 // probe feeds systemd's watchdog (checking at least every 30 s, and twice
 // per watchdog period), and its one-line state goes to `systemctl status`.
-func (m *Main) openHealth() {
+func (m *Daemon) openHealth() {
 	every := 30 * time.Second
 	wd := systemd.WatchdogInterval()
 	if wd > 0 {
@@ -368,7 +368,7 @@ func (m *Main) openHealth() {
 }
 
 // syncing describes the sync in progress, "" when none runs.
-func (m *Main) syncing() string {
+func (m *Daemon) syncing() string {
 	if m.Schedule == nil || !m.Schedule.Running() {
 		return ""
 	}
@@ -387,7 +387,7 @@ func (m *Main) syncing() string {
 // directory) and gives it to the bank client: syncs and webhook refetches
 // paused by a rejected token resume at once. A token that cannot be read
 // or is malformed changes nothing. SIGHUP calls it.
-func (m *Main) Reload() error {
+func (m *Daemon) Reload() error {
 	tok, err := loadToken(m.Environ)
 	if err == nil && tok == "" {
 		err = &configError{envPrefix + "TOKEN", errors.New("not set: set BANKMIRROR_TOKEN_FILE to a file holding the token")}
@@ -401,16 +401,16 @@ func (m *Main) Reload() error {
 	return nil
 }
 
-// receiptsSeen wakes the receipts downloader, if any: a sync or an event
+// wakeReceipts wakes the receipts downloader, if any: a sync or an event
 // may have brought new attachments, whose links expire in minutes.
-func (m *Main) receiptsSeen() {
+func (m *Daemon) wakeReceipts() {
 	if m.Receipts != nil {
 		m.Receipts.Notify()
 	}
 }
 
 // report is what the daemon says of itself to `bankmirror status`.
-func (m *Main) report() health.Report {
+func (m *Daemon) report() health.Report {
 	r := health.Report{PID: os.Getpid(), Budget: m.Bank.Budget(), Worker: m.Worker.State(), Token: m.Bank.Token(),
 		AdminExposed: m.adminExposed}
 	if err := m.Health.Last().Facts.ProbeErr; err != nil {
@@ -452,7 +452,7 @@ const workGrace = workStopShare / 2
 // Close shuts down in order within stopBudget: the listeners (answering
 // requests in flight) and the receiver's writer; the worker, the schedule
 // and the loops; the store last. Closing again does nothing.
-func (m *Main) Close() error {
+func (m *Daemon) Close() error {
 	if m.closed {
 		return nil
 	}
@@ -466,7 +466,7 @@ func (m *Main) Close() error {
 
 // stopServing stops both listeners, waiting up to grace for requests in
 // flight, then the receiver's writer.
-func (m *Main) stopServing(grace time.Duration) []error {
+func (m *Daemon) stopServing(grace time.Duration) []error {
 	var mu sync.Mutex
 	var errs []error
 	var wg sync.WaitGroup
@@ -499,7 +499,7 @@ func (m *Main) stopServing(grace time.Duration) []error {
 // stopWork cancels the daemon's background work and waits for it until
 // deadline. Past it (a part that ignores its context: a bug) the store is
 // closed under what still runs, as a kill would: nothing is lost.
-func (m *Main) stopWork(deadline time.Time) {
+func (m *Daemon) stopWork(deadline time.Time) {
 	if m.cancel != nil {
 		m.cancel()
 	}
@@ -522,7 +522,7 @@ func (m *Main) stopWork(deadline time.Time) {
 
 // closeStore writes the daemon's last report, by deadline, and closes the
 // store.
-func (m *Main) closeStore(deadline time.Time) error {
+func (m *Daemon) closeStore(deadline time.Time) error {
 	if m.Store == nil {
 		return nil
 	}
