@@ -155,4 +155,9 @@ const (
 	RetryAt = "retry_at"
 	// RejectedAt is when the bank rejected the token.
 	RejectedAt = "rejected_at"
+
+	// Rule is a rule's name in the rules file.
+	Rule = "rule"
+	// Applications is how many actions rules took in a batch.
+	Applications = "applications"
 )

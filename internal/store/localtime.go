@@ -39,6 +39,12 @@ var searchIndex string
 //go:embed household.sql
 var householdTables string
 
+// ruleTables is the migration that adds rule_applications and
+// transaction_annotations (rules.sql).
+//
+//go:embed rules.sql
+var ruleTables string
+
 // DefaultTimeZone is the zone of the customer's local dates when none is
 // configured: the zone of the bank's own timestamps.
 const DefaultTimeZone = "Australia/Melbourne"

@@ -113,6 +113,10 @@ var migrations = []migration{
 	// (accounts.gone_at) and whose token registered a webhook
 	// (webhooks.person). household.sql.
 	{sql: householdTables},
+	// 12: what the rules file did to each transaction (rule_applications)
+	// and the mirror-only settings it made (transaction_annotations).
+	// rules.sql.
+	{sql: ruleTables},
 }
 
 // TimeLayout is how the store writes its own timestamps (observed_at,
