@@ -288,3 +288,55 @@ func TestKilledAfterWriteBackAppliesOnce(t *testing.T) {
 		}
 	}
 }
+
+// rules apply over history: every matching transaction once, resumable,
+// the write-backs queued and sent by the engine.
+func TestApplyToHistory(t *testing.T) {
+	e := newEnv(t, fuelRules)
+	e.round(t) // the first sync's own applications, unwritten
+	ids := []string{
+		e.arrive(t, simulator.NewTransaction{Description: "Woolworths Petrol A", AmountBaseUnits: -1000}),
+		e.arrive(t, simulator.NewTransaction{Description: "Woolworths Petrol B", AmountBaseUnits: -2000}),
+	}
+	e.round(t)
+	ctx := context.Background()
+	place := rules.StorePlace{Store: e.store}
+	preview, err := e.engine.Scan(ctx, "", 0, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if preview.Changed != 0 {
+		t.Fatalf("preview before any new rule: %+v", preview)
+	}
+	set, err := rules.Parse("rules.toml", []byte(`
+[[rule]]
+name = "petrol is car"
+when = 'description startsWith "Woolworths Petrol "'
+tags = ["petrol"]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.engine.SetRules(set)
+	preview, err = e.engine.Scan(ctx, "", 0, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if preview.Changed != 2 || preview.Requests != 2 || preview.Matches["petrol is car"] != 2 {
+		t.Fatalf("preview %+v, want 2 changes costing 2", preview)
+	}
+	sum, err := e.engine.Apply(ctx, "", true, place, nil)
+	if err != nil || sum.Changed != 2 {
+		t.Fatalf("apply: %+v %v", sum, err)
+	}
+	e.round(t)
+	for _, id := range ids {
+		if got := e.bankTx(t, id); !slices.Contains(got.Tags, "petrol") {
+			t.Fatalf("bank tags of %s: %v", id, got.Tags)
+		}
+	}
+	again, err := e.engine.Apply(ctx, "", true, place, nil)
+	if err != nil || again.Changed != 0 {
+		t.Fatalf("second apply: %+v %v", again, err)
+	}
+}
