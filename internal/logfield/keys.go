@@ -160,4 +160,6 @@ const (
 	Rule = "rule"
 	// Applications is how many actions rules took in a batch.
 	Applications = "applications"
+	// Channel is an alert channel's name in the rules file.
+	Channel = "channel"
 )

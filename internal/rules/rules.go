@@ -23,6 +23,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/BurntSushi/toml"
 	"github.com/expr-lang/expr"
@@ -92,6 +93,8 @@ type Channel struct {
 	Name       string
 	URL        string
 	SecretFile string
+	// PerHour is the channel's rate limit (0: the default).
+	PerHour int
 	// Line is where the channel's table is in the file.
 	Line int
 }
@@ -111,6 +114,62 @@ type Set struct {
 	Rules    []*Rule
 	Channels map[string]Channel
 	Alerts   []Alert
+	// AlertSettings is the file's [alerts] table.
+	AlertSettings AlertSettings
+}
+
+// AlertSettings is the [alerts] table: where the dashboard is, and the
+// quiet hours during which alerts wait.
+type AlertSettings struct {
+	DashboardURL string
+	// Quiet hours, as minutes of the day in Zone: from QuietFrom to
+	// QuietTo (across midnight when QuietTo < QuietFrom); none when equal.
+	QuietFrom, QuietTo int
+	// Zone is the customer's zone (set by the caller; UTC when nil).
+	Zone *time.Location
+}
+
+// QuietUntil says whether now is in the quiet hours, and when they end.
+func (a AlertSettings) QuietUntil(now time.Time) (time.Time, bool) {
+	if a.QuietFrom == a.QuietTo {
+		return time.Time{}, false
+	}
+	zone := a.Zone
+	if zone == nil {
+		zone = time.UTC
+	}
+	local := now.In(zone)
+	m := local.Hour()*60 + local.Minute()
+	in := (a.QuietFrom < a.QuietTo && m >= a.QuietFrom && m < a.QuietTo) ||
+		(a.QuietFrom > a.QuietTo && (m >= a.QuietFrom || m < a.QuietTo))
+	if !in {
+		return time.Time{}, false
+	}
+	end := time.Date(local.Year(), local.Month(), local.Day(), a.QuietTo/60, a.QuietTo%60, 0, 0, zone)
+	if !end.After(local) {
+		end = end.AddDate(0, 0, 1)
+	}
+	return end, true
+}
+
+// parseQuiet reads "HH:MM-HH:MM".
+func parseQuiet(v string) (from, to int, err error) {
+	a, b, ok := strings.Cut(v, "-")
+	if !ok {
+		return 0, 0, fmt.Errorf("quiet_hours %q: want HH:MM-HH:MM", v)
+	}
+	parse := func(s string) (int, error) {
+		t, err := time.Parse("15:04", strings.TrimSpace(s))
+		if err != nil {
+			return 0, fmt.Errorf("quiet_hours %q: want HH:MM-HH:MM", v)
+		}
+		return t.Hour()*60 + t.Minute(), nil
+	}
+	if from, err = parse(a); err != nil {
+		return 0, 0, err
+	}
+	to, err = parse(b)
+	return from, to, err
 }
 
 // fileDoc is the TOML document.
@@ -127,8 +186,13 @@ type fileDoc struct {
 	Channel map[string]struct {
 		URL        string `toml:"url"`
 		SecretFile string `toml:"secret_file"`
+		PerHour    int    `toml:"per_hour"`
 	} `toml:"channel"`
-	Alert map[string]map[string]any `toml:"alert"`
+	Alert  map[string]map[string]any `toml:"alert"`
+	Alerts struct {
+		DashboardURL string `toml:"dashboard_url"`
+		QuietHours   string `toml:"quiet_hours"`
+	} `toml:"alerts"`
 }
 
 // FileError is a problem of the rules file at a line: its Error is one
@@ -195,7 +259,18 @@ func Parse(path string, data []byte) (*Set, error) {
 		if c.URL == "" {
 			return nil, &FileError{Path: path, Line: line, Err: fmt.Errorf("channel %q has no url", name)}
 		}
-		set.Channels[name] = Channel{Name: name, URL: c.URL, SecretFile: c.SecretFile, Line: line}
+		if c.PerHour < 0 {
+			return nil, &FileError{Path: path, Line: line, Err: fmt.Errorf("channel %q: per_hour must not be negative", name)}
+		}
+		set.Channels[name] = Channel{Name: name, URL: c.URL, SecretFile: c.SecretFile, PerHour: c.PerHour, Line: line}
+	}
+	set.AlertSettings.DashboardURL = strings.TrimRight(doc.Alerts.DashboardURL, "/")
+	if q := doc.Alerts.QuietHours; q != "" {
+		from, to, err := parseQuiet(q)
+		if err != nil {
+			return nil, &FileError{Path: path, Line: lines.table("alerts"), Err: err}
+		}
+		set.AlertSettings.QuietFrom, set.AlertSettings.QuietTo = from, to
 	}
 	names := map[string]int{}
 	for i, r := range doc.Rule {

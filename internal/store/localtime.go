@@ -40,10 +40,13 @@ var searchIndex string
 var householdTables string
 
 // ruleTables is the migration that adds rule_applications and
-// transaction_annotations (rules.sql).
+// transaction_annotations (rules.sql), and alert_outbox (alerts.sql).
 //
 //go:embed rules.sql
 var ruleTables string
+
+//go:embed alerts.sql
+var alertTables string
 
 // DefaultTimeZone is the zone of the customer's local dates when none is
 // configured: the zone of the bank's own timestamps.

@@ -113,10 +113,11 @@ var migrations = []migration{
 	// (accounts.gone_at) and whose token registered a webhook
 	// (webhooks.person). household.sql.
 	{sql: householdTables},
-	// 12: what the rules file did to each transaction (rule_applications)
-	// and the mirror-only settings it made (transaction_annotations).
-	// rules.sql.
-	{sql: ruleTables},
+	// 12: what the rules file did to each transaction (rule_applications),
+	// the mirror-only settings it made (transaction_annotations), and the
+	// alerts waiting for their channel (alert_outbox). rules.sql,
+	// alerts.sql.
+	{sql: ruleTables + alertTables},
 }
 
 // TimeLayout is how the store writes its own timestamps (observed_at,
