@@ -64,9 +64,7 @@ const (
 	exitFailing  = 2
 )
 
-// cmdStatus answers "is it working?": OK, DEGRADED or FAILING with the
-// reasons on the first line, then the details. It opens the mirror
-// read-only, so it works beside the running daemon.
+// statusCommand is `bankmirror status [--json]`.
 func (a *app) statusCommand() *cli.Command {
 	fs := newFlags("status")
 	asJSON := fs.Bool("json", false, "print the status as one JSON object")
@@ -75,6 +73,9 @@ func (a *app) statusCommand() *cli.Command {
 		Run:     a.configured(func(ctx context.Context, _ []string) error { return a.status(ctx, *asJSON) })}
 }
 
+// status answers "is it working?": OK, DEGRADED or FAILING with the
+// reasons on the first line, then the details. It opens the mirror
+// read-only, so it works beside the running daemon.
 func (a *app) status(ctx context.Context, asJSON bool) error {
 	w := a.stdout
 	st, err := store.OpenReadOnly(ctx, a.cfg.DB)
@@ -268,6 +269,7 @@ func printStatus(w io.Writer, db string, c clock, s health.Status) {
 	_ = tw.Flush()
 }
 
+// deref is *s, or def when s is nil.
 func deref(s *string, def string) string {
 	if s == nil {
 		return def

@@ -20,7 +20,10 @@ func (a *app) syncCommand() *cli.Command {
 	full := fs.Bool("full", false, "list everything and reconcile deletions (default: incremental)")
 	return &cli.Command{Name: "sync", Synopsis: "[--full]", Flags: fs,
 		Summary: "one sync now: incremental, or --full for a complete reconciliation",
-		Run:     a.configured(func(ctx context.Context, _ []string) error { return a.sync(ctx, *full) })}
+		Detail: `The summary line goes to stdout, the log to stderr (JSON lines unless stderr is
+a terminal, where a live progress line shows too), so that a script keeps them apart:
+  bankmirror sync >>sync-summaries.txt 2>>sync.log`,
+		Run: a.configured(func(ctx context.Context, _ []string) error { return a.sync(ctx, *full) })}
 }
 
 func (a *app) sync(ctx context.Context, full bool) error {
@@ -63,8 +66,8 @@ func runSync(ctx context.Context, a *app, client replica.Bank, st *store.Store, 
 	opts := replica.Options{Overlap: a.cfg.SyncOverlap}
 	var pl *progressLine
 	stopWatch := func() {}
-	if isTerminal(a.stderr) {
-		pl = &progressLine{w: a.stderr}
+	if a.statusLine != nil {
+		pl = &progressLine{line: a.statusLine}
 		opts.OnProgress = pl.show
 		// While the bank's budget holds the sync back no page arrives:
 		// say so, with the time it resumes.
@@ -95,13 +98,12 @@ func printResult(w io.Writer, r replica.Result) {
 		r.Kind, resumed, r.Listed, r.Upserted, r.Deleted, r.Requests, r.Duration.Round(time.Millisecond))
 }
 
-// progressLine redraws one status line on a terminal.
+// progressLine shows a sync's progress as the status line of a terminal.
 type progressLine struct {
-	mu    sync.Mutex
-	w     io.Writer
-	last  time.Time
-	shown bool
-	pr    replica.Progress
+	mu   sync.Mutex
+	line *statusLine
+	last time.Time
+	pr   replica.Progress
 }
 
 func (p *progressLine) show(pr replica.Progress) {
@@ -116,7 +118,6 @@ func (p *progressLine) show(pr replica.Progress) {
 
 // draw writes the line; p.mu is held.
 func (p *progressLine) draw(extra string) {
-	p.shown = true
 	pr := p.pr
 	line := fmt.Sprintf("%s sync: %d pages, %d transactions, %.0f tx/s", pr.Kind, pr.Pages, pr.Transactions, pr.Rate())
 	if pr.Covered >= 0 && pr.Pages > 0 {
@@ -125,7 +126,7 @@ func (p *progressLine) draw(extra string) {
 	if pr.ETA > 0 {
 		line += ", about " + pr.ETA.Round(time.Second).String() + " left"
 	}
-	fmt.Fprintf(p.w, "\r\033[K%s%s", line, extra)
+	p.line.set(line + extra)
 }
 
 // watchBudget redraws the line every second while the bank's budget holds
@@ -157,9 +158,5 @@ func (p *progressLine) done() {
 	if p == nil {
 		return
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.shown {
-		fmt.Fprint(p.w, "\r\033[K")
-	}
+	p.line.clear()
 }

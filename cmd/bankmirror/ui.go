@@ -57,7 +57,7 @@ the dashboard runs beside the daemon and never writes.`,
 				return err
 			}
 			defer h.Close()
-			srv, err := httpserver.Start(ctx, "dashboard", addr, httpserver.New(httpserver.LoopbackHosts(h, addr)), httpserver.LimitListener(0))
+			srv, err := httpserver.Start(ctx, "dashboard", addr, httpserver.New(httpserver.LoopbackHosts(h, addr)), httpserver.Limits(httpserver.PerSourceOptions{})...)
 			if err != nil {
 				return err
 			}
@@ -98,7 +98,7 @@ func (m *Daemon) openDashboard(ctx context.Context) error {
 		return err
 	}
 	if m.dashboard, err = httpserver.Start(ctx, "dashboard", m.Config.UIListen,
-		httpserver.New(httpserver.LoopbackHosts(h, m.Config.UIListen)), httpserver.LimitListener(0)); err != nil {
+		httpserver.New(httpserver.LoopbackHosts(h, m.Config.UIListen)), httpserver.Limits(httpserver.PerSourceOptions{})...); err != nil {
 		return err
 	}
 	m.dash = h

@@ -141,7 +141,8 @@ func readRows(path string) ([]writeback.Row, error) {
 // writeBack runs the rows and prints what happened: each step of a batch
 // as it is done, then a summary.
 func (a *app) writeBack(ctx context.Context, op writeback.Op, rows []writeback.Row, batch, skipInvalid bool) error {
-	if err := a.cfg.requireToken(); err != nil {
+	people, err := a.members()
+	if err != nil {
 		return err
 	}
 	st, err := a.openExistingStore(ctx)
@@ -149,8 +150,12 @@ func (a *app) writeBack(ctx context.Context, op writeback.Op, rows []writeback.R
 		return err
 	}
 	defer st.Close()
-	client := a.client(a.cfg.APIURL, a.cfg.Token, a.cfg.RequestsPerHour)
-	w := writeback.New(client, st, a.log)
+	// Each change goes through the token of a person who sees its account.
+	through := make([]writeback.Person, len(people))
+	for i, p := range people {
+		through[i] = writeback.Person{Name: p.Name, Bank: a.client(a.cfg.APIURL, p.Token, a.cfg.RequestsPerHour)}
+	}
+	w := writeback.NewHousehold(through, st, a.log)
 	opts := writeback.Options{SkipInvalid: skipInvalid}
 	if batch {
 		opts.Progress = func(done, total int, r writeback.Result) {

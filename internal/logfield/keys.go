@@ -27,6 +27,8 @@ const (
 	TransactionID = "transaction_id"
 	// WebhookID is a webhook's id.
 	WebhookID = "webhook_id"
+	// Person is a person of the household (their token's name).
+	Person = "person"
 	// DeliveryLogID is a webhook delivery log's id.
 	DeliveryLogID = "log_id"
 	// AttachmentID is an attachment's (a receipt's) id.

@@ -72,11 +72,12 @@ const (
 	KindIncremental = "incremental"
 )
 
-// Progress is reported after every page of a listing.
+// Progress is reported after every page of a listing (a run lists the
+// transactions, then the HELD ones again): each count is of that listing.
 type Progress struct {
 	Kind         string
-	Pages        int
-	Transactions int // listed so far in this run
+	Pages        int // fetched so far in this listing
+	Transactions int // listed so far in this listing
 	Elapsed      time.Duration
 	// Covered is the share of the listing's date range done, newest first
 	// (back to the oldest account's opening for a full listing), or -1
@@ -396,6 +397,7 @@ func (s *Syncer) consume(ctx context.Context, kind, first string, floor time.Tim
 		}
 	}()
 	progress := s.newProgress(kind, floor)
+	pages0 := r.Pages // Progress counts this listing's pages, as its transactions
 	for f := range pages {
 		batch, n, held, fetchErr := drain(f, pages)
 		if n == 0 {
@@ -409,7 +411,7 @@ func (s *Syncer) consume(ctx context.Context, kind, first string, floor time.Tim
 		r.Upserted += int64(res.Changed())
 		r.Pages += n
 		r.Listed += len(batch.Data)
-		progress.written(r.Pages, batch.Data)
+		progress.written(r.Pages-pages0, batch.Data)
 		if fetchErr != nil {
 			return fetchErr
 		}
@@ -432,8 +434,8 @@ func (s *Syncer) newProgress(kind string, floor time.Time) *progressReport {
 	return &progressReport{s: s, kind: kind, start: now, lastLog: now, eta: etaEstimator{top: now, floor: floor}}
 }
 
-// written reports that txs, newest first, were written, the run's pages
-// having reached pages.
+// written reports that txs, newest first, were written, the listing's
+// pages having reached pages.
 func (pr *progressReport) written(pages int, txs []bank.Transaction) {
 	s := pr.s
 	pr.listed += len(txs)

@@ -113,7 +113,12 @@ var migrations = []migration{
 	// (accounts.gone_at) and whose token registered a webhook
 	// (webhooks.person). household.sql.
 	{sql: householdTables},
-	// 12: what the rules file did to each transaction (rule_applications),
+	// 12: who spent it: v_transactions.person and people, household
+	// transfers paired (transactions.household_transfer_id, kept by
+	// triggers) and left out of the household's monthly views, and the
+	// monthly views per person. household_views.sql.
+	{sql: householdViews},
+	// 13: what the rules file did to each transaction (rule_applications),
 	// the mirror-only settings it made (transaction_annotations), and the
 	// alerts waiting for their channel (alert_outbox). rules.sql,
 	// alerts.sql.
