@@ -120,9 +120,9 @@ var migrations = []migration{
 	{sql: householdViews},
 	// 13: what the rules file did to each transaction (rule_applications),
 	// the mirror-only settings it made (transaction_annotations), and the
-	// alerts waiting for their channel (alert_outbox). rules.sql,
-	// alerts.sql.
-	{sql: ruleTables + alertTables},
+	// alerts waiting for their channel (alert_outbox), and the views
+	// saying so. rules.sql, alerts.sql, rules_views.sql.
+	{sql: ruleTables + alertTables + ruleViews},
 }
 
 // TimeLayout is how the store writes its own timestamps (observed_at,
