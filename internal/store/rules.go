@@ -32,14 +32,17 @@ type RuleQuery struct {
 	Limit      int
 }
 
-// ruleTransactionSelect reads what a rule sees. person: on an account one
-// person sees, that person; else the person whose display name the
-// transaction's performing customer is.
+// ruleTransactionSelect reads what a rule sees. person is
+// v_transactions.person: on an individual account one person sees, that
+// person; else the one person who sees the account and whose display name
+// the transaction's performing customer is.
 const ruleTransactionSelect = `SELECT t.rowid, t.id, t.account_id, coalesce(a.display_name, ''), coalesce(a.account_type, ''),
 	coalesce(a.ownership_type, ''),
-	coalesce(CASE WHEN (SELECT count(*) FROM account_people ap WHERE ap.account_id = t.account_id) = 1
-		THEN (SELECT person FROM account_people ap WHERE ap.account_id = t.account_id)
-		ELSE (SELECT p.name FROM people p WHERE p.display_name = t.performing_customer ORDER BY p.name LIMIT 1) END, ''),
+	coalesce(
+		CASE WHEN a.ownership_type IS NOT 'JOINT' THEN
+			(SELECT CASE WHEN count(*) = 1 THEN min(ap.person) END FROM account_people ap WHERE ap.account_id = t.account_id) END,
+		(SELECT CASE WHEN count(*) = 1 THEN min(p.name) END FROM account_people ap JOIN people p ON p.name = ap.person
+		 WHERE ap.account_id = t.account_id AND p.display_name = t.performing_customer), ''),
 	t.status, t.description, coalesce(t.raw_text, ''), coalesce(t.message, ''), t.amount_currency, t.amount_value,
 	t.amount_base_units, coalesce(t.foreign_amount_currency, ''), coalesce(t.category_id, ''),
 	coalesce(t.parent_category_id, ''), coalesce(t.card_purchase_method, ''), coalesce(t.created_local, ''),
