@@ -59,10 +59,28 @@ type Engine struct {
 	wake chan struct{}
 	// busy serialises rounds (Run's loop and ApplyNow in tests).
 	busy sync.Mutex
-	// OnApplied, if set, is called after each recorded batch with the
-	// applications recorded (the alerts' hook).
-	OnApplied func(ctx context.Context, apps []store.RuleApplication, txs []store.RuleTransaction, o map[string]Outcome)
+	// Notifier, if set, is told of the arrivals a rule's notify names.
+	Notifier Notifier
 }
+
+// Notifier is told of each new arrival a rule asks to be told about:
+// before the arrival is recorded as handled, so that a crash between the
+// two tells again (the notifier deduplicates) rather than never.
+type Notifier interface {
+	Notify(ctx context.Context, notices []Notice) error
+}
+
+// Notice is one rule's notify for one transaction.
+type Notice struct {
+	Tx       store.RuleTransaction
+	Rule     *Rule
+	Channels []string
+}
+
+// NotifyWithin is how recent a transaction must be for its arrival to
+// alert: an older one (a reconciliation finding it, a first sync) never
+// does.
+const NotifyWithin = 48 * time.Hour
 
 // Batch sizes.
 const (
@@ -84,6 +102,9 @@ func NewEngine(m Mirror, w Writer, set *Set, zone *time.Location, log zerolog.Lo
 	e.set.Store(set)
 	return e
 }
+
+// SetClock replaces the engine's clock (tests).
+func (e *Engine) SetClock(now func() time.Time) { e.now = now }
 
 // SetRules replaces the rules (a reload); the next arrival uses them.
 func (e *Engine) SetRules(s *Set) {
@@ -196,14 +217,18 @@ func (e *Engine) arrivals(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	if e.Notifier != nil {
+		if notices := e.notices(txs, outcomes, fromFirstSync); len(notices) > 0 {
+			if err := e.Notifier.Notify(ctx, notices); err != nil {
+				return 0, fmt.Errorf("queue alerts: %w", err)
+			}
+		}
+	}
 	if err := e.mirror.RecordRuleApplications(ctx, apps, &store.RuleCursor{Key: CursorKey, Seq: arr[len(arr)-1].Seq}); err != nil {
 		return 0, err
 	}
 	if len(apps) > 0 {
 		e.log.Info().Int(logfield.Applications, len(apps)).Msg("rules applied")
-	}
-	if e.OnApplied != nil && len(apps) > 0 {
-		e.OnApplied(ctx, apps, txs, outcomes)
 	}
 	return len(arr), nil
 }
@@ -238,6 +263,28 @@ func (e *Engine) Decide(ctx context.Context, txs []store.RuleTransaction, source
 		apps = append(apps, Actions(t, o, prior[t.ID], src, wb)...)
 	}
 	return apps, outcomes, nil
+}
+
+// notices are the rules' notify for the arrivals that may alert: not a
+// first sync's, and created within NotifyWithin.
+func (e *Engine) notices(txs []store.RuleTransaction, outcomes map[string]Outcome, fromFirstSync map[string]bool) []Notice {
+	var out []Notice
+	cutoff := e.now().Add(-NotifyWithin)
+	for _, t := range txs {
+		o := outcomes[t.ID]
+		if len(o.Notify) == 0 || fromFirstSync[t.ID] {
+			continue
+		}
+		if created, err := time.Parse(time.RFC3339, t.CreatedAt); err != nil || created.Before(cutoff) {
+			continue
+		}
+		for _, r := range o.Matched {
+			if len(r.Notify) > 0 {
+				out = append(out, Notice{Tx: t, Rule: r, Channels: r.Notify})
+			}
+		}
+	}
+	return out
 }
 
 // jointTags says why a rule's tag on a joint account stays in the mirror.
