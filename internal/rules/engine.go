@@ -32,6 +32,7 @@ type Mirror interface {
 	FinishRuleWriteBacks(ctx context.Context, outcomes []store.WriteBackOutcome) error
 	FirstFullSyncEnd(ctx context.Context) (string, bool, error)
 	TransactionLabels(ctx context.Context, ids []string) (map[string]store.Labels, error)
+	CategoryTree(ctx context.Context) (map[string]store.CategoryNode, error)
 }
 
 var _ Mirror = (*store.Store)(nil)
@@ -154,6 +155,20 @@ func (e *Engine) Run(ctx context.Context) error {
 func (e *Engine) Round(ctx context.Context) (next time.Time, err error) {
 	e.busy.Lock()
 	defer e.busy.Unlock()
+	if set := e.set.Load(); set.Unresolved {
+		// Loaded before the mirror had categories: resolve them now.
+		resolved := *set
+		resolved.Rules = make([]*Rule, len(set.Rules))
+		for i, r := range set.Rules {
+			c := *r
+			resolved.Rules[i] = &c
+		}
+		if err := resolved.ResolveIn(ctx, e.mirror); err != nil {
+			e.log.Warn().Err(err).Msg("rules: categories not resolved")
+		} else if !resolved.Unresolved {
+			e.set.CompareAndSwap(set, &resolved)
+		}
+	}
 	for {
 		n, err := e.arrivals(ctx)
 		if err != nil {
@@ -301,7 +316,7 @@ func Actions(t *store.RuleTransaction, o Outcome, prior map[string]bool, source 
 		apps = append(apps, store.RuleApplication{TransactionID: t.ID, Rule: r.Name, Action: action, Value: value,
 			Source: source, WriteBack: wb, Error: note})
 	}
-	if o.CategorySet && !prior[store.PriorKey("", store.RuleCategory, "")] && t.IsCategorizable && o.CategoryID != t.CategoryID {
+	if o.CategorySet && !o.CategoryRule.unresolved() && !prior[store.PriorKey("", store.RuleCategory, "")] && t.IsCategorizable && o.CategoryID != t.CategoryID {
 		add(o.CategoryRule, store.RuleCategory, o.CategoryID, writeBack, "")
 		apps[len(apps)-1].Previous = t.CategoryID
 	}

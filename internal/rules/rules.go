@@ -16,6 +16,7 @@ package rules
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -28,6 +29,9 @@ import (
 	"github.com/BurntSushi/toml"
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/vm"
+
+	"github.com/bankmirror/bankmirror/internal/store"
+	"github.com/bankmirror/bankmirror/internal/writeback"
 )
 
 // Limits of a rules file, so that a file pasted by mistake is refused
@@ -116,6 +120,10 @@ type Set struct {
 	Alerts   []Alert
 	// AlertSettings is the file's [alerts] table.
 	AlertSettings AlertSettings
+	// Unresolved says the categories could not be resolved yet (the
+	// mirror had none: before its first sync); until they are, no rule
+	// sets a category.
+	Unresolved bool
 }
 
 // AlertSettings is the [alerts] table: where the dashboard is, and the
@@ -607,3 +615,43 @@ func (ix lineIndex) key(k toml.Key) int {
 	}
 	return 0
 }
+
+// Categories is what resolving a file's categories needs of the mirror
+// (*store.Store).
+type Categories interface {
+	CategoryTree(ctx context.Context) (map[string]store.CategoryNode, error)
+}
+
+// LoadResolved loads the rules file at path (a missing one is no rules
+// when missingOK) and resolves its categories against the mirror's.
+func LoadResolved(ctx context.Context, path string, missingOK bool, c Categories) (*Set, error) {
+	set, err := Load(path, missingOK)
+	if err != nil {
+		return nil, err
+	}
+	if len(set.Rules) == 0 {
+		return set, nil
+	}
+	return set, set.ResolveIn(ctx, c)
+}
+
+// ResolveIn resolves the categories against the mirror's; with none in
+// the mirror yet, the set stays Unresolved.
+func (s *Set) ResolveIn(ctx context.Context, c Categories) error {
+	tree, err := c.CategoryTree(ctx)
+	if err != nil {
+		return err
+	}
+	if len(tree) == 0 {
+		s.Unresolved = slices.ContainsFunc(s.Rules, (*Rule).SetsCategory)
+		return nil
+	}
+	if err := s.Resolve(func(v string) (string, string) { return writeback.ResolveCategory(tree, v) }); err != nil {
+		return err
+	}
+	s.Unresolved = false
+	return nil
+}
+
+// unresolved says the rule's category has not been resolved to an id.
+func (r *Rule) unresolved() bool { return r.SetsCategory() && r.CategoryID == "" && !strings.EqualFold(r.Category, writeback.None) }
