@@ -138,7 +138,7 @@ func TestCLIHelp(t *testing.T) {
 			if r.stdout != usageText() {
 				t.Errorf("stdout is not the usage:\n%s", r)
 			}
-			for _, cmd := range []string{"demo", "serve", "webhook", "sync", "status", "backup", "ping", "simulator", "bench",
+			for _, cmd := range []string{"demo", "serve", "webhook", "sync", "status", "backup", "ping", "people", "simulator", "bench",
 				"version", "categorize", "categories", "tag", "completion", "man"} {
 				if !strings.Contains(r.stdout, "\n  "+cmd+" ") {
 					t.Errorf("usage does not list %s", cmd)

@@ -39,6 +39,7 @@ Every setting is a BANKMIRROR_* environment variable (see ENVIRONMENT); a missin
 			a.exportCommand(),
 			a.uiCommand(),
 			a.pingCommand(),
+			a.peopleCommand(),
 			a.configCommand(env),
 			a.simulatorCommand(),
 			a.benchCommand(),

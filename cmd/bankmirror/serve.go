@@ -17,8 +17,10 @@ import (
 	"github.com/bankmirror/bankmirror/internal/admin"
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/cli"
+	"github.com/bankmirror/bankmirror/internal/config"
 	"github.com/bankmirror/bankmirror/internal/export"
 	"github.com/bankmirror/bankmirror/internal/health"
+	"github.com/bankmirror/bankmirror/internal/household"
 	"github.com/bankmirror/bankmirror/internal/httpserver"
 	"github.com/bankmirror/bankmirror/internal/logfield"
 	"github.com/bankmirror/bankmirror/internal/receipts"
@@ -33,16 +35,18 @@ import (
 func (a *app) serveCommand(env []cli.Var) *cli.Command {
 	return &cli.Command{Name: "serve", Env: env,
 		Summary: "run the daemon: webhook receiver, event worker, sync schedule and admin listener",
-		Detail:  "SIGTERM or SIGINT stops it cleanly (a second signal forces); SIGHUP reads the token again.",
+		Detail:  "SIGTERM or SIGINT stops it cleanly (a second signal forces); SIGHUP reads the tokens again.",
 		Run:     a.configured(a.serve)}
 }
 
 func (a *app) serve(ctx context.Context, _ []string) error {
-	if err := a.cfg.requireToken(); err != nil {
+	people, err := a.members()
+	if err != nil {
 		return err
 	}
 	m := NewDaemon(a.cfg, a.log)
 	m.Environ = a.environ
+	m.People = householdPeople(people)
 	// systemctl reload (ExecReload=kill -HUP) gives a new token.
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
@@ -70,23 +74,29 @@ type Daemon struct {
 	SyncProgress func(replica.Progress)
 	// InitialSyncDone is closed when the start-up sync (if any) is over.
 	InitialSyncDone chan struct{}
-	// Environ is the environment the token is read from again on a
-	// reload (see loadToken); nil reads nothing new.
+	// Environ is the environment the tokens are read from again on a
+	// reload (config.People); nil reads nothing new.
 	Environ map[string]string
+	// People, if set before Open, is the household; nil is a household
+	// of one, the person config.DefaultPerson with Config.Token.
+	People []household.Person
 	// Reloads, if set before Run, delivers SIGHUP: each reloads the token.
 	Reloads <-chan os.Signal
 
-	Store    *store.Store
-	Bank     *bank.Client
-	Receiver *receiver.Receiver
-	keys     *webhooks.SecretCache
-	Worker   *replica.Worker
-	Syncer   *replica.Syncer
-	Healer   *replica.Healer
-	Schedule *replica.Schedule
-	Receipts *receipts.Fetcher // nil unless BANKMIRROR_ATTACHMENTS_DIR is set
-	Health   *health.Monitor
-	Metrics  *admin.Metrics
+	Store *store.Store
+	// Household is the people and their clients; Bank is the first
+	// person's client, for what needs one.
+	Household *household.Household
+	Bank      *bank.Client
+	Receiver  *receiver.Receiver
+	keys      *webhooks.SecretCache
+	Worker    *replica.Worker
+	Syncer    *replica.Syncer
+	Healer    *replica.Healer
+	Schedule  *replica.Schedule
+	Receipts  *receipts.Fetcher // nil unless BANKMIRROR_ATTACHMENTS_DIR is set
+	Health    *health.Monitor
+	Metrics   *admin.Metrics
 
 	http   *httpserver.Server
 	admin  *httpserver.Server
@@ -160,6 +170,9 @@ func (m *Daemon) Open(ctx context.Context) error {
 		return openMirrorError(m.Config.DB, err)
 	}
 	m.openHealth()
+	if err := m.openHousehold(ctx); err != nil {
+		return err
+	}
 	m.openBank()
 	m.openSync()
 	if err := m.openReceiver(ctx); err != nil {
@@ -183,6 +196,7 @@ func (m *Daemon) Open(ctx context.Context) error {
 	if err := m.Schedule.Start(m.bgCtx); err != nil {
 		return err
 	}
+	m.startPolls()
 	m.bg.Go(func() { m.Health.Run(m.bgCtx) })
 	if err := m.openAdmin(ctx); err != nil {
 		return err
@@ -197,13 +211,55 @@ func (m *Daemon) Open(ctx context.Context) error {
 	return nil
 }
 
-// openBank makes the bank client, which reports its answers and its
-// token's state to the metrics and the health monitor, and the receipts
-// downloader when BANKMIRROR_ATTACHMENTS_DIR is set.
+// openHousehold makes the household of the configured people, each with
+// a bank client of their own (their own budget), which reports its
+// answers and its token's state to the metrics and the health monitor,
+// and records them in the mirror.
+func (m *Daemon) openHousehold(ctx context.Context) error {
+	people := m.People
+	if len(people) == 0 {
+		people = []household.Person{{Name: config.DefaultPerson, Token: m.Config.Token}}
+	}
+	several := len(people) > 1
+	m.Household = household.New(m.Store, m.Log, household.Options{
+		NewClient: func(p household.Person) *bank.Client {
+			observe := m.Health.TokenChanged
+			if several {
+				observe = m.Health.PersonTokenChanged(p.Name)
+			}
+			return bank.New(m.Config.APIURL, p.Token, bank.WithHourlyBudget(m.Config.RequestsPerHour),
+				bank.WithReserve(m.Config.BudgetReserve), bank.WithLogger(m.Log.With().Str(logfield.Person, p.Name).Logger()),
+				bank.WithResponseObserver(m.Metrics.BankResponse), bank.WithTokenObserver(observe))
+		},
+		Sync: replica.Options{Overlap: m.Config.SyncOverlap, StopGrace: workGrace,
+			OnProgress: m.syncProgressed, AfterRun: m.syncEnded},
+		PollInterval: m.Config.PollInterval,
+		OnChange:     m.wakeWorker,
+	})
+	if err := m.Household.SetPeople(ctx, people); err != nil {
+		return fmt.Errorf("record the household's people: %w", err)
+	}
+	m.Bank = m.Household.Primary()
+	return nil
+}
+
+// wakeWorker wakes the worker after a person or a token changed: the
+// events that waited for a rejected token are tried again.
+func (m *Daemon) wakeWorker() {
+	if m.Worker != nil {
+		m.Worker.Notify()
+	}
+}
+
+// startPolls polls the joint accounts, which get no webhook events, every
+// BANKMIRROR_POLL_INTERVAL (not at all when it is 0).
+func (m *Daemon) startPolls() {
+	m.bg.Go(func() { m.Household.RunPoller(m.bgCtx) })
+}
+
+// openBank makes the receipts downloader when BANKMIRROR_ATTACHMENTS_DIR
+// is set.
 func (m *Daemon) openBank() {
-	m.Bank = bank.New(m.Config.APIURL, m.Config.Token, bank.WithHourlyBudget(m.Config.RequestsPerHour),
-		bank.WithReserve(m.Config.BudgetReserve), bank.WithLogger(m.Log),
-		bank.WithResponseObserver(m.Metrics.BankResponse), bank.WithTokenObserver(m.Health.TokenChanged))
 	if m.Config.AttachmentsDir != "" {
 		m.Receipts = receipts.New(m.Bank, m.Store, m.Log, receipts.Options{Dir: m.Config.AttachmentsDir,
 			MaxBytes: m.Config.AttachmentsMaxBytes, APIURL: m.Config.APIURL, OnPass: m.OnReceipts})
@@ -216,12 +272,15 @@ func (m *Daemon) openBank() {
 func (m *Daemon) openSync() {
 	m.Syncer = replica.New(m.Bank, m.Store, m.Log, replica.Options{Overlap: m.Config.SyncOverlap, StopGrace: workGrace,
 		OnProgress: m.syncProgressed, AfterRun: m.syncEnded})
-	m.Healer = replica.NewHealer(m.Bank, m.Store, m.Log, replica.HealerOptions{StopGrace: workGrace})
+	m.Healer = replica.NewHealer(m.Bank, m.Store, m.Log, replica.HealerOptions{StopGrace: workGrace, BankFor: m.healBank})
 	m.Worker = replica.NewWorker(m.Bank, m.Store, m.Log, replica.WorkerOptions{
 		Concurrency: m.Config.WorkerConcurrency, MaxAttempts: m.Config.EventMaxAttempts, StopGrace: workGrace,
 		OnApplied: m.eventApplied,
+		// Each event's transaction is fetched through the token of the
+		// person whose webhook delivered it.
+		BankFor: m.Household.BankForEvent, Gate: m.Household, RefreshBalances: m.Household.RefreshBalances,
 	})
-	m.Schedule = replica.NewSchedule(m.Syncer, m.Healer, m.Worker, m.Store, replica.ScheduleConfig{
+	m.Schedule = replica.NewSchedule(m.Household, m.Healer, m.Worker, m.Store, replica.ScheduleConfig{
 		Sync: m.Config.SyncSchedule, Reconcile: m.Config.ReconcileSchedule, InboxRetention: m.Config.InboxRetention,
 		OnRun: m.Metrics.SyncRun, StartupDone: m.InitialSyncDone,
 	}, m.Log)
@@ -262,7 +321,7 @@ func (m *Daemon) eventApplied(e store.InboxEvent, c store.Change) {
 // process): strangers cost no read.
 func (m *Daemon) openReceiver(ctx context.Context) error {
 	m.keys = webhooks.NewSecretCache(m.Store, []byte(m.Config.WebhookSecret), 2*time.Second, m.Log)
-	if err := m.keys.Load(ctx); err != nil {
+	if err := m.peopleChanged(ctx); err != nil {
 		return fmt.Errorf("load webhook secrets: %w", err)
 	}
 	m.Receiver = receiver.New(m.Store, receiver.Config{Path: m.Config.WebhookPath, Keys: m.keys, Notify: m.eventsStored,
@@ -348,6 +407,7 @@ func (m *Daemon) openHealth() {
 	m.Health = health.NewMonitor(health.MonitorConfig{
 		Store:       m.Store,
 		Token:       func() bank.TokenState { return m.Bank.Token() },
+		People:      m.personStates,
 		Syncing:     m.syncing,
 		MaxAttempts: m.Config.EventMaxAttempts,
 		Rules:       health.Rules{StaleAfter: m.Config.StaleAfter},
@@ -364,6 +424,7 @@ func (m *Daemon) openHealth() {
 		Health: m.Health.Current,
 		Budget: func() bank.BudgetState { return m.Bank.Budget() },
 		Token:  func() bank.TokenState { return m.Bank.Token() },
+		People: m.personStates,
 	})
 }
 
@@ -383,21 +444,30 @@ func (m *Daemon) syncing() string {
 	return s
 }
 
-// Reload reads the token again (BANKMIRROR_TOKEN_FILE, the credential
-// directory) and gives it to the bank client: syncs and webhook refetches
-// paused by a rejected token resume at once. A token that cannot be read
-// or is malformed changes nothing. SIGHUP calls it.
+// Reload reads the tokens again (BANKMIRROR_TOKENS_DIR, the credentials
+// token.NAME, or the single token: config.People) and gives them to the
+// household: a person added gets a client, one removed is dropped, a new
+// token replaces the old, and syncs and webhook refetches paused by a
+// rejected token resume at once. Tokens that cannot be read, or none at
+// all, change nothing. SIGHUP calls it.
 func (m *Daemon) Reload() error {
-	tok, err := loadToken(m.Environ)
-	if err == nil && tok == "" {
-		err = &configError{envPrefix + "TOKEN", errors.New("not set: set BANKMIRROR_TOKEN_FILE to a file holding the token")}
+	people, err := config.People(m.Environ)
+	if err == nil && len(people) == 0 {
+		err = &configError{envPrefix + "TOKEN", errors.New("not set: set BANKMIRROR_TOKEN_FILE to a file holding the token, or BANKMIRROR_TOKENS_DIR to a household's tokens")}
 	}
 	if err != nil {
-		m.Log.Error().Err(err).Msg("reload: token not replaced")
+		err = asConfigError(err)
+		m.Log.Error().Err(err).Msg("reload: tokens not replaced")
 		return err
 	}
-	m.Log.Info().Msg("reload: token read again")
-	m.Bank.SetToken(tok)
+	m.Log.Info().Int(logfield.People, len(people)).Msg("reload: tokens read again")
+	if err := m.Household.SetPeople(context.Background(), householdPeople(people)); err != nil {
+		m.Log.Error().Err(err).Msg("reload: record the household's people")
+		return err
+	}
+	if err := m.peopleChanged(context.Background()); err != nil {
+		m.Log.Warn().Err(err).Msg("reload: webhook secrets not read again; the people's ones loaded are kept")
+	}
 	return nil
 }
 
@@ -412,7 +482,7 @@ func (m *Daemon) wakeReceipts() {
 // report is what the daemon says of itself to `bankmirror status`.
 func (m *Daemon) report() health.Report {
 	r := health.Report{PID: os.Getpid(), Budget: m.Bank.Budget(), Worker: m.Worker.State(), Token: m.Bank.Token(),
-		AdminExposed: m.adminExposed}
+		AdminExposed: m.adminExposed, People: m.personStates()}
 	if err := m.Health.Last().Facts.ProbeErr; err != nil {
 		r.DatabaseError = err.Error()
 	}

@@ -10,6 +10,9 @@ import (
 
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/cli"
+	"github.com/bankmirror/bankmirror/internal/config"
+	"github.com/bankmirror/bankmirror/internal/household"
+	"github.com/bankmirror/bankmirror/internal/logfield"
 	"github.com/bankmirror/bankmirror/internal/receipts"
 	"github.com/bankmirror/bankmirror/internal/replica"
 	"github.com/bankmirror/bankmirror/internal/store"
@@ -27,7 +30,8 @@ a terminal, where a live progress line shows too), so that a script keeps them a
 }
 
 func (a *app) sync(ctx context.Context, full bool) error {
-	if err := a.cfg.requireToken(); err != nil {
+	people, err := a.members()
+	if err != nil {
 		return err
 	}
 	st, err := a.openStore(ctx, a.cfg.DB)
@@ -35,8 +39,7 @@ func (a *app) sync(ctx context.Context, full bool) error {
 		return err
 	}
 	defer st.Close()
-	client := a.client(a.cfg.APIURL, a.cfg.Token, a.cfg.RequestsPerHour)
-	res, err := runSync(ctx, a, client, st, full)
+	res, h, err := runSync(ctx, a, st, people, full)
 	if errors.Is(err, store.ErrSyncRunning) {
 		return fmt.Errorf("another sync of %s is running (bankmirror serve's schedule?); try again when it ends", a.cfg.DB)
 	}
@@ -47,7 +50,7 @@ func (a *app) sync(ctx context.Context, full bool) error {
 	if a.cfg.AttachmentsDir == "" {
 		return nil
 	}
-	r, err := a.receipts(client, st).Fetch(ctx)
+	r, err := a.receipts(h.Primary(), st).Fetch(ctx)
 	fmt.Fprintf(a.stdout, "receipts: %d saved, %d refused (see attachments.download_error)\n", r.Saved, r.Failed)
 	if err != nil {
 		return fmt.Errorf("receipts: %w", err)
@@ -61,32 +64,57 @@ func (a *app) receipts(client receipts.Bank, st *store.Store) *receipts.Fetcher 
 		APIURL: a.cfg.APIURL})
 }
 
-// runSync runs one sync with a live progress line when stderr is a terminal.
-func runSync(ctx context.Context, a *app, client replica.Bank, st *store.Store, full bool) (replica.Result, error) {
+// household is the household of people over st, each person with a client
+// of their own (their own budget), syncing with opts.
+func (a *app) household(st *store.Store, opts replica.Options, pollInterval time.Duration) *household.Household {
+	return household.New(st, a.log, household.Options{Sync: opts, PollInterval: pollInterval,
+		NewClient: func(p household.Person) *bank.Client {
+			return bank.New(a.cfg.APIURL, p.Token, bank.WithHourlyBudget(a.cfg.RequestsPerHour), bank.WithReserve(a.cfg.BudgetReserve),
+				bank.WithLogger(a.log.With().Str(logfield.Person, p.Name).Logger()))
+		}})
+}
+
+// householdPeople are the configured people as the household takes them.
+func householdPeople(people []config.Person) []household.Person {
+	out := make([]household.Person, len(people))
+	for i, p := range people {
+		out[i] = household.Person{Name: p.Name, Token: p.Token}
+	}
+	return out
+}
+
+// runSync runs one sync of every person with a live progress line when
+// stderr is a terminal.
+func runSync(ctx context.Context, a *app, st *store.Store, people []config.Person, full bool) (replica.Result, *household.Household, error) {
 	opts := replica.Options{Overlap: a.cfg.SyncOverlap}
 	var pl *progressLine
-	stopWatch := func() {}
 	if a.statusLine != nil {
 		pl = &progressLine{line: a.statusLine}
 		opts.OnProgress = pl.show
+	}
+	h := a.household(st, opts, 0)
+	if err := h.SetPeople(ctx, householdPeople(people)); err != nil {
+		return replica.Result{}, h, err
+	}
+	stopWatch := func() {}
+	if pl != nil {
 		// While the bank's budget holds the sync back no page arrives:
 		// say so, with the time it resumes.
 		tctx, cancel := context.WithCancel(ctx)
 		done := make(chan struct{})
-		go func() { defer close(done); pl.watchBudget(tctx, client.Budget) }()
+		go func() { defer close(done); pl.watchBudget(tctx, h.Primary().Budget) }()
 		stopWatch = func() { cancel(); <-done }
 	}
-	s := replica.New(client, st, a.log, opts)
 	var res replica.Result
 	var err error
 	if full {
-		res, err = s.Full(ctx)
+		res, err = h.Full(ctx)
 	} else {
-		res, err = s.Incremental(ctx)
+		res, err = h.Incremental(ctx)
 	}
 	stopWatch()
 	pl.done()
-	return res, err
+	return res, h, err
 }
 
 func printResult(w io.Writer, r replica.Result) {

@@ -64,3 +64,10 @@ func possessive(names []string) string {
 	}
 	return strings.Join(out, " and ")
 }
+
+// The states of a person's token, as people.token_state records them.
+const (
+	tokenOK      = "ok"
+	tokenRevoked = "revoked"
+	tokenUnknown = "unknown"
+)

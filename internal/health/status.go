@@ -39,6 +39,10 @@ type StatusOptions struct {
 	// UndeliveredWindow is how far back delivery failures count
 	// (default 24h).
 	UndeliveredWindow time.Duration
+	// People, if set, are the people configured: the status lists them,
+	// those not recorded in the mirror yet too, and not the people the
+	// mirror still records but the configuration no longer names.
+	People []string
 }
 
 // Status is the answer of `bankmirror status` (its --json output).
@@ -214,7 +218,7 @@ func GatherStatus(ctx context.Context, st statusStore, o StatusOptions) (Status,
 	if reported && d.ReportAge <= 3*every && !rep.Stopped {
 		live = rep.People
 	}
-	s.People = personStatuses(people, live)
+	s.People = personStatuses(people, live, o.People)
 	if err := errors.Join(errs...); err != nil {
 		return s, fmt.Errorf("read the mirror: %w", err)
 	}
@@ -275,35 +279,48 @@ func (s *Status) Add(checks ...Check) {
 
 // personStatuses merges the people the mirror records (removed ones
 // left out) with what the running daemon reported of each (live; none
-// without a running daemon), by name.
-func personStatuses(recorded []store.PersonSummary, live []PersonState) []PersonStatus {
+// without a running daemon), by name; with configured, the people
+// configured only.
+func personStatuses(recorded []store.PersonSummary, live []PersonState, configured []string) []PersonStatus {
 	var out []PersonStatus
 	index := map[string]int{}
+	for _, name := range configured {
+		index[name] = len(out)
+		out = append(out, PersonStatus{Name: name, TokenState: tokenUnknown})
+	}
 	for _, p := range recorded {
-		if p.Removed {
+		i, ok := index[p.Name]
+		if p.Removed || (configured != nil && !ok) {
 			continue
 		}
 		ps := PersonStatus{Name: p.Name, CustomerID: p.CustomerID, Accounts: p.Accounts, Webhooks: p.Webhooks, TokenState: p.TokenState}
 		if t, err := time.Parse(store.TimeLayout, p.LastSyncAt); err == nil {
 			ps.LastSync = t
 		}
-		index[p.Name] = len(out)
-		out = append(out, ps)
+		if !ok {
+			i = len(out)
+			index[p.Name] = i
+			out = append(out, ps)
+		}
+		out[i] = ps
 	}
 	for _, l := range live {
 		i, ok := index[l.Name]
+		if !ok && configured != nil {
+			continue
+		}
 		if !ok {
 			i = len(out)
 			index[l.Name] = i
-			out = append(out, PersonStatus{Name: l.Name, TokenState: "unknown"})
+			out = append(out, PersonStatus{Name: l.Name, TokenState: tokenUnknown})
 		}
 		b := l.Budget
 		out[i].Budget = &b
 		out[i].Token = TokenStatus{Known: true, Rejected: l.Token.Rejected, RejectedAt: l.Token.RejectedAt}
 		// The daemon's word is the newest.
-		out[i].TokenState = "ok"
+		out[i].TokenState = tokenOK
 		if l.Token.Rejected {
-			out[i].TokenState = "revoked"
+			out[i].TokenState = tokenRevoked
 		}
 	}
 	slices.SortFunc(out, func(a, b PersonStatus) int { return strings.Compare(a.Name, b.Name) })

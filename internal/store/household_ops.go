@@ -135,7 +135,8 @@ type PersonSummary struct {
 }
 
 // PeopleSummaries returns every person recorded in the mirror, by name,
-// removed ones included (marked).
+// removed ones included (marked), and the people of registered webhooks
+// not recorded yet (a household whose first sync has not run).
 func (s *Store) PeopleSummaries(ctx context.Context) ([]PersonSummary, error) {
 	rows, err := s.ro.QueryContext(ctx, `SELECT p.name, coalesce(p.customer_id, ''), coalesce(p.display_name, ''), p.token_state,
 		coalesce(p.token_error, ''), p.removed_at IS NOT NULL, coalesce(p.last_sync_at, ''),
@@ -143,7 +144,9 @@ func (s *Store) PeopleSummaries(ctx context.Context) ([]PersonSummary, error) {
 			JOIN accounts AS a ON a.id = ap.account_id WHERE ap.person = p.name AND a.gone_at IS NULL ORDER BY a.display_name, a.id)), ''),
 		coalesce((SELECT group_concat(id, ',') FROM (SELECT id FROM webhooks
 			WHERE person = p.name AND deleted_at IS NULL ORDER BY created_at, id)), '')
-		FROM people AS p ORDER BY p.name`)
+		FROM (SELECT name, customer_id, display_name, token_state, token_error, removed_at, last_sync_at FROM people
+			UNION ALL SELECT DISTINCT person, NULL, NULL, 'unknown', NULL, NULL, NULL FROM webhooks
+			WHERE person IS NOT NULL AND deleted_at IS NULL AND person NOT IN (SELECT name FROM people)) AS p ORDER BY p.name`)
 	if err != nil {
 		return nil, fmt.Errorf("read people: %w", err)
 	}
