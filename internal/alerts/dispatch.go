@@ -23,6 +23,7 @@ type Outbox interface {
 	AlertSent(ctx context.Context, id int64) error
 	AlertFailed(ctx context.Context, id int64, cause string, retryAt time.Time) error
 	DeferAlert(ctx context.Context, id int64, until time.Time) error
+	AlertCountsByChannel(ctx context.Context) ([]store.AlertCounts, error)
 }
 
 var _ Outbox = (*store.Store)(nil)
@@ -41,6 +42,7 @@ const (
 type Counter interface {
 	AlertSent(channel string)
 	AlertFailed(channel string)
+	AlertsPending(pending map[string]int)
 }
 
 // Dispatcher sends the outbox's alerts to their channels.
@@ -183,10 +185,33 @@ func (d *Dispatcher) Round(ctx context.Context) (time.Time, error) {
 			return next, err
 		}
 	}
+	if err := d.reportPending(ctx, c); err != nil {
+		return next, err
+	}
 	if len(due) == dueBatch {
 		return now, nil
 	}
 	return next, nil
+}
+
+// reportPending tells the counter how many alerts wait per channel.
+func (d *Dispatcher) reportPending(ctx context.Context, c *config) error {
+	if d.counter == nil {
+		return nil
+	}
+	counts, err := d.outbox.AlertCountsByChannel(ctx)
+	if err != nil {
+		return err
+	}
+	pending := map[string]int{}
+	for name := range c.senders {
+		pending[name] = 0
+	}
+	for _, n := range counts {
+		pending[n.Channel] = n.Pending
+	}
+	d.counter.AlertsPending(pending)
+	return nil
 }
 
 // send delivers one alert and records what became of it.

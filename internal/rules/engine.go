@@ -83,8 +83,9 @@ type Notice struct {
 // does.
 const NotifyWithin = 48 * time.Hour
 
-// Batch sizes.
+// Batch sizes, and how often an idle engine looks for arrivals.
 const (
+	idleLook       = 2 * time.Second
 	arrivalBatch   = 500
 	writeBackBatch = 50
 	maxAttempts    = 12
@@ -140,7 +141,9 @@ func (e *Engine) Run(ctx context.Context) error {
 			e.log.Warn().Err(err).Msg("rules round failed")
 			next = e.now().Add(time.Minute)
 		}
-		retry.Reset(max(time.Until(next), time.Second))
+		// Arrivals come from every writer; those that do not wake the
+		// engine (a poll, another process) are seen within idleLook.
+		retry.Reset(min(max(time.Until(next), time.Second), idleLook))
 		select {
 		case <-ctx.Done():
 			return nil
