@@ -103,14 +103,3 @@ func openMirrorError(path string, err error) error {
 	return fmt.Errorf("open mirror %s: %w", path, err)
 }
 
-// requireToken is checked by the commands that talk to the bank with one
-// token.
-func (c *Config) requireToken() error {
-	if (*config.Config)(c).Household() {
-		return &configError{Var: envPrefix + "TOKENS_DIR", Err: errors.New("names several people: this command works with one token (BANKMIRROR_TOKEN or BANKMIRROR_TOKEN_FILE)")}
-	}
-	if c.Token == "" {
-		return &configError{Var: envPrefix + "TOKEN", Err: errors.New("not set: set BANKMIRROR_TOKEN or BANKMIRROR_TOKEN_FILE to your personal access token")}
-	}
-	return nil
-}
