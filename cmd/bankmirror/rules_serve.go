@@ -29,6 +29,7 @@ func (m *Daemon) openRules(ctx context.Context) error {
 	}
 	m.Rules = rules.NewEngine(m.Store, householdWriter{m}, set, zone, m.Log)
 	m.Rules.Notifier = m.Alerts
+	m.Rules.AfterRound = m.OnRulesRound
 	m.watcher = alerts.NewWatcher(m.Alerts, m.Store, zone)
 	m.watcher.Health = func(ctx context.Context) ([]alerts.Condition, error) {
 		return alerts.Conditions(m.Health.Last().Facts, m.Config.StaleAfter), nil

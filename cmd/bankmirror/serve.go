@@ -72,6 +72,9 @@ type Daemon struct {
 	// OnReceipts, if set before Open, is called after each pass of the
 	// receipts downloader.
 	OnReceipts func(receipts.Result, error)
+	// OnRulesRound, if set before Open, is called after each round of the
+	// rules engine.
+	OnRulesRound func(error)
 	// SyncProgress, if set before Open, receives the progress of syncs.
 	SyncProgress func(replica.Progress)
 	// InitialSyncDone is closed when the start-up sync (if any) is over.

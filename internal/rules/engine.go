@@ -62,6 +62,9 @@ type Engine struct {
 	busy sync.Mutex
 	// Notifier, if set, is told of the arrivals a rule's notify names.
 	Notifier Notifier
+	// AfterRound, if set, is called after each round of Run (tests wait
+	// on it).
+	AfterRound func(err error)
 }
 
 // Notifier is told of each new arrival a rule asks to be told about:
@@ -136,6 +139,9 @@ func (e *Engine) Run(ctx context.Context) error {
 		next, err := e.Round(ctx)
 		if ctx.Err() != nil {
 			return nil
+		}
+		if e.AfterRound != nil {
+			e.AfterRound(err)
 		}
 		if err != nil {
 			e.log.Warn().Err(err).Msg("rules round failed")
