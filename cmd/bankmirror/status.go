@@ -246,7 +246,7 @@ func printStatus(w io.Writer, db string, c clock, s health.Status) {
 	case !t.Known:
 		fmt.Fprintln(w, "token: unknown (no daemon report)")
 	case t.Rejected:
-		fmt.Fprintf(w, "token: REJECTED by the bank %s ago: put a new token in BANKMIRROR_TOKEN_FILE, then `systemctl reload bankmirror`\n",
+		fmt.Fprintf(w, "token: REJECTED by the bank %s ago: put a new token in the token file (/etc/bankmirror/token with the unit), then `systemctl restart bankmirror` (outside systemd: kill -HUP the daemon)\n",
 			health.Age(time.Since(t.RejectedAt)))
 	default:
 		fmt.Fprintln(w, "token: accepted at last use")

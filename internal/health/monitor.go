@@ -271,8 +271,8 @@ func (m *Monitor) gather(ctx context.Context, probeErr error) Snapshot {
 func (m *Monitor) TokenChanged(st bank.TokenState) {
 	if st.Rejected {
 		m.log.Error().Time(logfield.RejectedAt, st.RejectedAt).Msg("the bank rejected the token (401): scheduled syncs and webhook refetches " +
-			"are paused, webhooks are still received and queued. Put a new token in BANKMIRROR_TOKEN_FILE and run " +
-			"`systemctl reload bankmirror` (or send SIGHUP)")
+			"are paused, webhooks are still received and queued. Put a new token in the token file (/etc/bankmirror/token " +
+			"with the unit) and run `systemctl restart bankmirror` (without systemd, send SIGHUP)")
 	} else {
 		m.log.Info().Msg("token replaced; resuming syncs and webhook refetches")
 	}
@@ -321,7 +321,7 @@ func StatusLine(s Snapshot, tok bank.TokenState, now time.Time) string {
 	f := s.Facts
 	switch {
 	case tok.Rejected:
-		return "token rejected by the bank: waiting for a new token (systemctl reload)"
+		return "token rejected by the bank: waiting for a new token (systemctl restart)"
 	case f.Probed && f.ProbeErr != nil:
 		return "database not writable: " + f.ProbeErr.Error()
 	case f.LastSync.IsZero() && f.Syncing != "":

@@ -10,18 +10,21 @@ import (
 // Format writes baseUnits (cents) of currency: -384,470.69 AUD (no
 // currency when it is "").
 func Format(baseUnits int64, currency string) string {
+	// The decimal digits of the amount, its sign apart: no conversion
+	// can overflow, the smallest int64 included.
+	digits := strconv.FormatInt(baseUnits, 10)
 	sign := ""
-	u := uint64(baseUnits)
 	if baseUnits < 0 {
-		sign, u = "-", uint64(-(baseUnits+1))+1 // no overflow at the minimum
+		sign, digits = "-", digits[1:]
+	}
+	if len(digits) < 3 {
+		digits = strings.Repeat("0", 3-len(digits)) + digits
 	}
 	var b strings.Builder
 	b.WriteString(sign)
-	b.WriteString(thousands(strconv.FormatUint(u/100, 10)))
+	b.WriteString(thousands(digits[:len(digits)-2]))
 	b.WriteByte('.')
-	cents := u % 100
-	b.WriteByte(byte('0' + cents/10))
-	b.WriteByte(byte('0' + cents%10))
+	b.WriteString(digits[len(digits)-2:])
 	if currency != "" {
 		b.WriteByte(' ')
 		b.WriteString(currency)
@@ -31,10 +34,11 @@ func Format(baseUnits int64, currency string) string {
 
 // Thousands writes n with commas: 123,456.
 func Thousands(n int64) string {
+	digits := strconv.FormatInt(n, 10)
 	if n < 0 {
-		return "-" + thousands(strconv.FormatUint(uint64(-(n+1))+1, 10))
+		return "-" + thousands(digits[1:])
 	}
-	return thousands(strconv.FormatInt(n, 10))
+	return thousands(digits)
 }
 
 // thousands puts commas between the groups of three of a run of digits.
