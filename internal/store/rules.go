@@ -66,7 +66,7 @@ func (s *Store) RuleTransactions(ctx context.Context, q RuleQuery) (txs []RuleTr
 		where, args = append(where, "t.created_date >= ?"), append(args, q.SinceDate)
 	}
 	where, args = append(where, "t.rowid > ?"), append(args, q.AfterRowID)
-	query := ruleTransactionSelect + " WHERE " + strings.Join(where, " AND ") + " ORDER BY t.rowid"
+	query := ruleTransactionSelect + " WHERE " + strings.Join(where, " AND ") + " ORDER BY t.rowid" //nolint:gosec // this function's constant conditions; values are arguments
 	if q.Limit > 0 {
 		query += fmt.Sprintf(" LIMIT %d", q.Limit)
 	}
@@ -299,8 +299,10 @@ func (s *Store) RecentRuleApplications(ctx context.Context, limit int) ([]RuleAp
 }
 
 func (s *Store) ruleApplications(ctx context.Context, where string, args ...any) ([]RuleApplication, error) {
-	rows, err := s.ro.QueryContext(ctx, `SELECT id, transaction_id, rule, action, value, coalesce(previous, ''), applied_at,
-		source, write_back, coalesce(written_back_at, ''), attempts, coalesce(error, '') FROM rule_applications `+where, args...)
+	const columns = `SELECT id, transaction_id, rule, action, value, coalesce(previous, ''), applied_at,
+		source, write_back, coalesce(written_back_at, ''), attempts, coalesce(error, '') FROM rule_applications `
+	q := columns + where //nolint:gosec // where is one of this file's constant clauses
+	rows, err := s.ro.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("read rule applications: %w", err)
 	}
