@@ -349,6 +349,21 @@ var Settings = []Setting{
 		check:   func(c *Config) error { return checkSchedule(c.ReconcileSchedule) },
 	},
 	{
+		Name:          "RULES_FILE",
+		DefaultDoc:    "$CONFIGURATION_DIRECTORY/rules.toml if CONFIGURATION_DIRECTORY is set, else /etc/bankmirror/rules.toml",
+		Doc:           "the rules file (TOML): rules that set categories and tags as transactions arrive and write them back to the bank, and the alerts and their channels; a missing default file is no rules. serve reads it again on SIGHUP, keeping the rules in use when the file is bad",
+		Manual:        "the rules file (TOML, see [docs/rules.md](rules.md)): rules that set categories and tags as transactions arrive and write them back to the bank, and the alerts and their channels. A missing file at the default path means no rules; a file this variable names must exist. `serve` reads it again on SIGHUP; a bad file keeps the rules in use and says why in one line (`file:line: what`)",
+		ManualDefault: "`$CONFIGURATION_DIRECTORY/rules.toml` if set, else `/etc/bankmirror/rules.toml`",
+		Example:       "/etc/bankmirror/rules.toml",
+		load: func(c *Config, environ map[string]string) error {
+			c.RulesFileSet = c.RulesFile != ""
+			if c.RulesFile == "" {
+				c.RulesFile = defaultRulesFile(environ)
+			}
+			return nil
+		},
+	},
+	{
 		Name:    "POLL_INTERVAL",
 		Default: "5m",
 		Doc:     "how often the accounts the bank sends no webhook events for (2Up joint accounts) are polled for new transactions; 0 turns polling off",
