@@ -204,4 +204,3 @@ func bankTx(t *testing.T, b *bankEnv, id string) simulator.Transaction {
 	t.Fatalf("no transaction %s at the bank", id)
 	return simulator.Transaction{}
 }
-
