@@ -76,13 +76,6 @@ func redactURL(raw string) string { return config.RedactURL(raw) }
 // (config.LoadZone).
 func loadZone(name string) (*time.Location, error) { return config.LoadZone(name) }
 
-// loadToken reads the single token, at start and again on SIGHUP
-// (config.LoadToken).
-func loadToken(environ map[string]string) (string, error) {
-	token, err := config.LoadToken(environ)
-	return token, asConfigError(err)
-}
-
 // storeOptions are the store options the configuration sets; the store
 // logs to log.
 func (c *Config) storeOptions(log zerolog.Logger) []store.Option {
@@ -103,14 +96,3 @@ func openMirrorError(path string, err error) error {
 	return fmt.Errorf("open mirror %s: %w", path, err)
 }
 
-// requireToken is checked by the commands that talk to the bank with one
-// token.
-func (c *Config) requireToken() error {
-	if (*config.Config)(c).Household() {
-		return &configError{Var: envPrefix + "TOKENS_DIR", Err: errors.New("names several people: this command works with one token (BANKMIRROR_TOKEN or BANKMIRROR_TOKEN_FILE)")}
-	}
-	if c.Token == "" {
-		return &configError{Var: envPrefix + "TOKEN", Err: errors.New("not set: set BANKMIRROR_TOKEN or BANKMIRROR_TOKEN_FILE to your personal access token")}
-	}
-	return nil
-}
