@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -135,7 +136,7 @@ func (h *Household) SetPeople(ctx context.Context, people []Person) error {
 		}
 		next = append(next, m)
 	}
-	slices.SortFunc(next, func(a, b *member) int { return compareStrings(a.name, b.name) })
+	slices.SortFunc(next, func(a, b *member) int { return strings.Compare(a.name, b.name) })
 	h.members = next
 	if changed {
 		close(h.changed)
@@ -176,16 +177,6 @@ func (h *Household) SetPeople(ctx context.Context, people []Person) error {
 		h.opts.OnChange()
 	}
 	return errors.Join(errs...)
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // snapshot is the members now.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
@@ -369,7 +370,7 @@ func (l *listing) routes() []replica.Route {
 		}
 		out = append(out, rt)
 	}
-	slices.SortFunc(out, func(a, b replica.Route) int { return compareStrings(a.AccountID, b.AccountID) })
+	slices.SortFunc(out, func(a, b replica.Route) int { return strings.Compare(a.AccountID, b.AccountID) })
 	return out
 }
 

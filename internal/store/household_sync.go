@@ -25,21 +25,27 @@ func (s *Store) FinishListingOf(ctx context.Context, l *Listing, accounts []stri
 // HeldTransactionAccounts returns the account of every locally HELD
 // transaction, by transaction id.
 func (s *Store) HeldTransactionAccounts(ctx context.Context) (map[string]string, error) {
-	rows, err := s.ro.QueryContext(ctx, "SELECT id, account_id FROM transactions WHERE status = 'HELD'")
+	return s.stringMap(ctx, "held transactions", "SELECT id, account_id FROM transactions WHERE status = 'HELD'")
+}
+
+// stringMap reads a query's two text columns into a map, the first the
+// key; what names the query in errors.
+func (s *Store) stringMap(ctx context.Context, what, q string) (map[string]string, error) {
+	rows, err := s.ro.QueryContext(ctx, q)
 	if err != nil {
-		return nil, fmt.Errorf("held transactions: %w", err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	defer rows.Close()
 	out := map[string]string{}
 	for rows.Next() {
-		var id, account string
-		if err := rows.Scan(&id, &account); err != nil {
-			return nil, fmt.Errorf("held transactions: %w", err)
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
 		}
-		out[id] = account
+		out[k] = v
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("held transactions: %w", err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return out, nil
 }
@@ -79,21 +85,5 @@ func (s *Store) OtherPeopleSeen(ctx context.Context, person string) (bool, error
 // WebhookPeople returns whose token registered each webhook, by webhook
 // id, for the webhooks whose person is known.
 func (s *Store) WebhookPeople(ctx context.Context) (map[string]string, error) {
-	rows, err := s.ro.QueryContext(ctx, "SELECT id, person FROM webhooks WHERE person IS NOT NULL")
-	if err != nil {
-		return nil, fmt.Errorf("webhook people: %w", err)
-	}
-	defer rows.Close()
-	out := map[string]string{}
-	for rows.Next() {
-		var id, person string
-		if err := rows.Scan(&id, &person); err != nil {
-			return nil, fmt.Errorf("webhook people: %w", err)
-		}
-		out[id] = person
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("webhook people: %w", err)
-	}
-	return out, nil
+	return s.stringMap(ctx, "webhook people", "SELECT id, person FROM webhooks WHERE person IS NOT NULL")
 }
