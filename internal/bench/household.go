@@ -80,6 +80,10 @@ func Household(ctx context.Context, env Env, o HouseholdOptions) error {
 	if err != nil {
 		return err
 	}
+	routes0, err := sim.requestCounts(ctx)
+	if err != nil {
+		return err
+	}
 	resetPeakRSS()
 	start := time.Now()
 	r, err := h.Full(ctx)
@@ -91,13 +95,19 @@ func Household(ctx context.Context, env Env, o HouseholdOptions) error {
 	if err != nil {
 		return err
 	}
+	routes1, err := sim.requestCounts(ctx)
+	if err != nil {
+		return err
+	}
 	floor, jointPages, n, err := accountFloor(ctx, st)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "first sync: %d transactions in %s, %d requests (alex %d, sam %d); floor %d pages of accounts' transactions (the joint account's %d once) plus %d for accounts, categories, tags, holds and attachments; peak RSS %.1f MiB\n",
-		n, took.Round(time.Millisecond), r.Requests, after["alex"]-before["alex"], after["sam"]-before["sam"], floor, jointPages,
-		r.Requests-int64(floor), peak)
+	const listing = "GET /accounts/{id}/transactions 200"
+	pages := routes1[listing] - routes0[listing]
+	fmt.Fprintf(w, "first sync: %d transactions in %s, %d requests (alex %d, sam %d): %d pages of accounts' transactions (floor %d, the joint account's %d once: %+.1f%%) and %d for accounts, categories, tags, holds and attachments; peak RSS %.1f MiB\n",
+		n, took.Round(time.Millisecond), r.Requests, after["alex"]-before["alex"], after["sam"]-before["sam"], pages, floor, jointPages,
+		100*float64(pages-int64(floor))/float64(floor), r.Requests-pages, peak)
 	if o.Baseline {
 		if err := singleBaseline(ctx, env, o.Transactions*2+o.Joint, filepath.Join(dir, "single.db"), w); err != nil {
 			return err
