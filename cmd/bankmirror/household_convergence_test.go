@@ -386,3 +386,69 @@ func (h *householdRun) drained(what string) {
 		h.t.Fatalf("%s: %d inbox events still pending", what, st.Pending)
 	}
 }
+
+// SIGHUP re-reads the people: a person added gets their own accounts
+// mirrored through their token without a restart, the joint account
+// not listed again; a person removed is marked so, their history kept.
+func TestReloadAddsAndRemovesPeople(t *testing.T) {
+	b := newBankWith(t, simulator.Options{Seed: 4, People: []string{"alex", "sam"}, Transactions: 150, JointTransactions: 120})
+	dir := t.TempDir()
+	tokens := filepath.Join(dir, "tokens")
+	must(t, os.Mkdir(tokens, 0o700))
+	write := func(p string) {
+		must(t, os.WriteFile(filepath.Join(tokens, p), []byte(b.sim.PersonToken(p)+"\n"), 0o600))
+	}
+	write("alex")
+	h := &householdRun{t: t, sim: b.sim, apiURL: b.apiURL, env: map[string]string{
+		"BANKMIRROR_API_URL": b.apiURL, "BANKMIRROR_TOKENS_DIR": tokens, "BANKMIRROR_DB": filepath.Join(dir, "mirror.db"),
+		"BANKMIRROR_REQUESTS_PER_HOUR": "0", "BANKMIRROR_SYNC_SCHEDULE": "@every 1000h", "BANKMIRROR_RECONCILE_SCHEDULE": "@every 1000h",
+		"BANKMIRROR_POLL_INTERVAL": "0",
+	}}
+	h.start()
+	m := h.m
+	mirrored := func(account string) int {
+		return mirrortest.Int(t, m.Store.Reader(), "SELECT count(*) FROM transactions WHERE account_id = ?", account)
+	}
+	if n := mirrored(b.sim.PersonAccounts("sam")[0]); n != 0 {
+		t.Fatalf("sam's account mirrored (%d) before sam is configured", n)
+	}
+	write("sam")
+	must(t, m.Reload())
+	if got := m.Household.People(); !slices.Equal(got, []string{"alex", "sam"}) {
+		t.Fatalf("people after the reload: %v", got)
+	}
+	listed := h.listingRequests()
+	scheduledSync(context.Background(), m, false)
+	if diffs := mirrortest.TruthDiffs(t, b.sim, m.Store.Reader(), b.apiURL); len(diffs) > 0 {
+		t.Errorf("after adding sam %d differences, e.g.\n%s", len(diffs), strings.Join(diffs[:min(len(diffs), 10)], "\n"))
+	}
+	var samPages int64
+	for _, a := range b.sim.PersonAccounts("sam") {
+		samPages += int64(max(1, (mirrored(a)+99)/100))
+	}
+	if got := h.listingRequests() - listed; got != samPages {
+		t.Errorf("adding sam listed %d pages of accounts' transactions, want sam's own %d (not the joint account again)", got, samPages)
+	}
+
+	must(t, os.Remove(filepath.Join(tokens, "alex")))
+	must(t, m.Reload())
+	people, err := m.Store.People(context.Background())
+	must(t, err)
+	for _, p := range people {
+		if removed := p.RemovedAt != ""; removed != (p.Name == "alex") {
+			t.Errorf("%s removed: %v", p.Name, removed)
+		}
+	}
+	alexOwn := b.sim.PersonAccounts("alex")[0]
+	before := mirrored(alexOwn)
+	scheduledSync(context.Background(), m, true)
+	if got := mirrored(alexOwn); got != before || before == 0 {
+		t.Errorf("alex's account holds %d transactions after alex left, had %d: their history stays", got, before)
+	}
+	if n := mirrortest.Int(t, m.Store.Reader(), "SELECT count(*) FROM accounts WHERE id = ? AND gone_at IS NOT NULL", alexOwn); n != 1 {
+		t.Error("alex's own account, which no token lists any more, is not marked gone")
+	}
+	if n := mirrortest.Int(t, m.Store.Reader(), "SELECT count(*) FROM accounts WHERE id = ? AND gone_at IS NULL", b.sim.JointAccount()); n != 1 {
+		t.Error("the joint account, which sam still lists, is marked gone")
+	}
+}

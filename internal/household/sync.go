@@ -164,6 +164,16 @@ func (h *Household) Incremental(ctx context.Context) (replica.Result, error) {
 			if err := h.addListed(ctx, done); err != nil {
 				return err
 			}
+			// Their receipts too (a full sync lists every person's).
+			var banks []replica.Bank
+			for _, rt := range fresh {
+				if len(rt.Banks) > 0 && !slices.Contains(banks, rt.Banks[0]) {
+					banks = append(banks, rt.Banks[0])
+				}
+			}
+			if err := s.AddAttachments(ctx, banks); err != nil {
+				return err
+			}
 		}
 		if err := h.listRecent(ctx, s, run, l, known); err != nil {
 			return err

@@ -324,6 +324,12 @@ func (s *Syncer) SyncCatalogs(ctx context.Context, banks []Bank, complete bool) 
 	return s.syncAttachmentsFrom(ctx, banks, complete)
 }
 
+// AddAttachments stores the attachment lists of banks, deleting nothing:
+// the receipts of accounts new to the mirror, between full syncs.
+func (s *Syncer) AddAttachments(ctx context.Context, banks []Bank) error {
+	return s.syncAttachmentsFrom(ctx, banks, false)
+}
+
 // StoreAccounts stores the accounts a household's people listed (each
 // once) and notes the oldest one's opening, the floor of a full listing's
 // progress.
