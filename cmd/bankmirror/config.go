@@ -95,4 +95,3 @@ func openMirrorError(path string, err error) error {
 	}
 	return fmt.Errorf("open mirror %s: %w", path, err)
 }
-
