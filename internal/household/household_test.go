@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -447,4 +448,24 @@ func TestIdleCosts(t *testing.T) {
 		t.Fatal("the bank changed")
 	}
 	e.exact()
+}
+
+// A receipt is fetched through the token of the person who has it,
+// whoever's token is asked first.
+func TestAttachmentThroughItsPersonsToken(t *testing.T) {
+	e := newEnv(t, simulator.Options{Seed: 10, Transactions: 300, JointTransactions: 20}, household.Options{})
+	e.people("alex", "sam")
+	e.full()
+	for _, p := range []string{"alex", "sam"} {
+		var id string
+		err := e.st.Reader().QueryRow(`SELECT a.id FROM attachments AS a JOIN transactions AS t ON t.id = a.transaction_id
+			WHERE t.account_id IN (SELECT value FROM json_each(?)) LIMIT 1`, `["`+strings.Join(e.sim.PersonAccounts(p), `","`)+`"]`).Scan(&id)
+		if err != nil {
+			t.Fatalf("no attachment of %s's: %v", p, err)
+		}
+		a, err := e.h.Attachment(t.Context(), id)
+		if err != nil || a.ID != id {
+			t.Errorf("attachment %s of %s: %v", id, p, err)
+		}
+	}
 }

@@ -2,6 +2,7 @@ package household
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"time"
 
@@ -110,4 +111,20 @@ func seeing(ms []*member, names []string) []*member {
 		}
 	}
 	return out
+}
+
+// Attachment fetches an attachment (a receipt, with a fresh download
+// link) through the token of a person who has it: attachments are each
+// person's own, and another person's token answers 404, so the next
+// token is asked. The receipts downloader's Bank.
+func (h *Household) Attachment(ctx context.Context, id string) (bank.Attachment, error) {
+	err := ErrNoToken
+	for _, m := range byHeadroom(h.snapshot()) {
+		a, aerr := m.client.Attachment(ctx, id)
+		if !errors.Is(aerr, bank.ErrNotFound) {
+			return a, aerr
+		}
+		err = aerr
+	}
+	return bank.Attachment{}, err
 }
