@@ -99,8 +99,7 @@ func TestConfigCommandSecretSources(t *testing.T) {
 }
 
 // config shows each person of a household with where their token came
-// from, never a token; the commands that use one token refuse a household
-// of several with one line.
+// from, never a token.
 func TestConfigCommandShowsPeople(t *testing.T) {
 	dir := t.TempDir()
 	tokens := filepath.Join(dir, "tokens")
@@ -122,12 +121,6 @@ func TestConfigCommandShowsPeople(t *testing.T) {
 			!strings.Contains(r.stdout, "(token from the file "+filepath.Join(tokens, name)+", redacted)\n") {
 			t.Errorf("config does not show %s's token's source:\n%s", name, r)
 		}
-	}
-
-	r = runCLI(t, env, "sync")
-	wantCode(t, r, 2)
-	if !strings.Contains(r.stderr, "invalid BANKMIRROR_TOKENS_DIR: names several people") {
-		t.Errorf("sync with a household of two:\n%s", r)
 	}
 
 	// A bad file: config names it and exits 2, showing no person.

@@ -9,12 +9,15 @@ import (
 // (cents) as a signed decimal with thousands separators and the currency,
 // -384,470.69 AUD.
 func formatMoney(baseUnits int64, currency string) string {
+	digits := strconv.FormatInt(baseUnits, 10)
 	sign := ""
-	u := uint64(baseUnits)
 	if baseUnits < 0 {
-		sign, u = "-", uint64(-(baseUnits+1))+1 // no overflow at the minimum
+		sign, digits = "-", digits[1:]
 	}
-	whole := strconv.FormatUint(u/100, 10)
+	for len(digits) < 3 {
+		digits = "0" + digits
+	}
+	whole, cents := digits[:len(digits)-2], digits[len(digits)-2:]
 	var b strings.Builder
 	b.WriteString(sign)
 	for i, d := range whole {
@@ -23,13 +26,9 @@ func formatMoney(baseUnits int64, currency string) string {
 		}
 		b.WriteRune(d)
 	}
-	b.WriteByte('.')
-	cents := u % 100
-	b.WriteByte(byte('0' + cents/10))
-	b.WriteByte(byte('0' + cents%10))
+	b.WriteString("." + cents)
 	if currency != "" {
-		b.WriteByte(' ')
-		b.WriteString(currency)
+		b.WriteString(" " + currency)
 	}
 	return b.String()
 }
@@ -41,4 +40,12 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// plural is n and noun, with an s unless n is 1: "1 page", "51 pages".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }

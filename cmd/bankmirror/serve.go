@@ -47,7 +47,7 @@ func (a *app) serve(ctx context.Context, _ []string) error {
 	m := NewDaemon(a.cfg, a.log)
 	m.Environ = a.environ
 	m.People = householdPeople(people)
-	// systemctl reload (ExecReload=kill -HUP) gives a new token.
+	// SIGHUP (kill -HUP; systemctl reload, ExecReload=) reads the tokens again.
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)

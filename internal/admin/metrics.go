@@ -145,7 +145,7 @@ var (
 	descBudgetWaiting = prometheus.NewDesc("bankmirror_bank_budget_waiting",
 		"1 while a request waits for the bank's budget.", nil, nil)
 	descTokenRejected = prometheus.NewDesc("bankmirror_token_rejected",
-		"1 while the bank rejects the token (syncs and refetches wait for a new one).", nil, nil)
+		"1 while the bank rejects the token (syncs and refetches wait for a new one); in a household, every person's token.", nil, nil)
 	descCheck = prometheus.NewDesc("bankmirror_health_check_ok",
 		"1 when a readiness check passes (database, sync, token, inbox).", []string{"check"}, nil)
 	descReady       = prometheus.NewDesc("bankmirror_ready", "1 when /readyz answers 200.", nil, nil)
@@ -197,11 +197,15 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 		gauge(descBudgetWaiting, b2f(b.Waiting))
 	}
+	var people []health.PersonState
+	if c.src.People != nil {
+		people = c.src.People()
+	}
 	if c.src.Token != nil {
-		gauge(descTokenRejected, b2f(c.src.Token().Rejected))
+		gauge(descTokenRejected, b2f(health.AllRejected(c.src.Token(), people)))
 	}
 	if c.src.People != nil {
-		for _, p := range c.src.People() {
+		for _, p := range people {
 			gauge(descPersonToken, b2f(!p.Token.Rejected), p.Name)
 			if p.Budget.Known {
 				gauge(descPersonBudget, float64(p.Budget.Remaining), p.Name)

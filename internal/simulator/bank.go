@@ -23,6 +23,9 @@
 //     X-RateLimit-Remaining; the limit is checked after authentication and
 //     before injected faults (ratelimit.go).
 //   - The control API is served under /_sim/ (control_http.go).
+//   - With Options.People the bank is a household: a token per person, who
+//     sees only their own accounts and the shared joint account, and
+//     their own webhooks (people.go, household.go).
 //
 // The simulator imports none of the daemon's packages.
 package simulator
@@ -262,8 +265,8 @@ type Bank struct {
 	// the first seed; a Reset draws the same ids again).
 	household    bool                      // Options.People was set
 	people       []*person                 // in Options.People order; one person when !household
-	personByName map[string]*person        //
-	jointAccount string                    // the 2Up account, "" when none
+	personByName map[string]*person        // people by name
+	jointAccount string                    // the 2Up account every person sees
 	owner        map[string]*person        // the person of each INDIVIDUAL account of a household
 	accountTags  map[string]map[string]int // tags in use per account; guarded by mu
 }
