@@ -41,6 +41,7 @@ type Store interface {
 	LearnDisplayNames(ctx context.Context) ([]string, error)
 	OtherPeopleSeen(ctx context.Context, person string) (bool, error)
 	AccountEdgesOf(ctx context.Context, account string) (store.AccountEdges, error)
+	BalanceOlder(ctx context.Context, account string) (bool, error)
 	HeldTransactionAccounts(ctx context.Context) (map[string]string, error)
 	WebhookPeople(ctx context.Context) (map[string]string, error)
 	UpsertAccounts(ctx context.Context, accounts []bank.Account) (int, error)

@@ -22,7 +22,9 @@ import (
 // complete listing lacks is fetched again (a 404 deletes it). Holds are
 // few and short-lived, so that listing is one page but on a busy account
 // with an old hold. A poll that changed something also fetches the
-// account, whose balance moved.
+// account, whose balance moved, and so does one that finds a transaction
+// written after the account's balance (a sync that listed the accounts
+// before that transaction came).
 
 // PollResult summarises one poll of every joint account.
 type PollResult struct {
@@ -91,10 +93,18 @@ func (h *Household) Poll(ctx context.Context) (PollResult, error) {
 				h.recordToken(context.WithoutCancel(ctx), m, false)
 				continue // the other token polls it
 			}
-			if err == nil && r.Upserted+r.Deleted > 0 {
-				// The balance moved with the transactions: one request more.
-				err = h.refreshBalance(ctx, m, a.AccountID)
-				pr.Requests++
+			if err == nil {
+				// The balance moved with the transactions (this poll's, or
+				// those a sync brought after it listed the accounts): one
+				// request more.
+				stale := r.Upserted+r.Deleted > 0
+				if !stale {
+					stale, err = h.store.BalanceOlder(ctx, a.AccountID)
+				}
+				if err == nil && stale {
+					err = h.refreshBalance(ctx, m, a.AccountID)
+					pr.Requests++
+				}
 			}
 			if err != nil {
 				errs = append(errs, fmt.Errorf("poll joint account %s through %s: %w", a.AccountID, m.name, err))

@@ -72,6 +72,20 @@ func (s *Store) AccountEdgesOf(ctx context.Context, account string) (AccountEdge
 	return AccountEdges{Newest: newest.String, OldestHeld: held.String}, nil
 }
 
+// BalanceOlder reports whether a transaction of account was written after
+// the account's balance was (accounts.synced_at): a sync that listed the
+// accounts before it brought the transaction left a balance older than
+// it.
+func (s *Store) BalanceOlder(ctx context.Context, account string) (bool, error) {
+	var older bool
+	err := s.ro.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM accounts AS a JOIN transactions AS t ON t.account_id = a.id
+		WHERE a.id = ? AND t.updated_at > a.synced_at)`, account).Scan(&older)
+	if err != nil {
+		return false, fmt.Errorf("balance of account %s: %w", account, err)
+	}
+	return older, nil
+}
+
 // OtherPeopleSeen reports whether account_people names anyone but
 // person: then the mirror is, or was, a household of several people.
 func (s *Store) OtherPeopleSeen(ctx context.Context, person string) (bool, error) {
