@@ -44,6 +44,7 @@ type Store interface {
 	BalanceOlder(ctx context.Context, account string) (bool, error)
 	HeldTransactionAccounts(ctx context.Context) (map[string]string, error)
 	WebhookPeople(ctx context.Context) (map[string]string, error)
+	TransactionAccounts(ctx context.Context, ids []string) (map[string]store.TxAccount, error)
 	UpsertAccounts(ctx context.Context, accounts []bank.Account) (int, error)
 	GetState(ctx context.Context, key string, v any) (time.Time, bool, error)
 	PutState(ctx context.Context, key string, v any) error

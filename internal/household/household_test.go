@@ -474,3 +474,42 @@ func TestAttachmentThroughItsPersonsToken(t *testing.T) {
 		}
 	}
 }
+
+// An event's transaction is fetched through the token of the webhook's
+// person; when that token is rejected, or the webhook's person is
+// unknown, through a token that sees the mirrored transaction's account.
+func TestBankForEvent(t *testing.T) {
+	e := newEnv(t, simulator.Options{Seed: 11, Transactions: 60, JointTransactions: 20}, household.Options{})
+	e.people("alex", "sam")
+	e.full()
+	ctx := t.Context()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(e.st.SaveWebhook(ctx, store.Webhook{ID: "hook-alex", URL: "https://x/w", SecretKey: "s1", CreatedAt: "2026-01-01T00:00:00Z", Person: "alex"}))
+	txOn := func(account string) string {
+		var id string
+		must(e.st.Reader().QueryRow("SELECT id FROM transactions WHERE account_id = ? LIMIT 1", account).Scan(&id))
+		return id
+	}
+	joint, alexOwn, samOwn := txOn(e.sim.JointAccount()), txOn(e.sim.PersonAccounts("alex")[0]), txOn(e.sim.PersonAccounts("sam")[0])
+	alex, sam := e.h.Client("alex"), e.h.Client("sam")
+	check := func(what string, ev store.InboxEvent, want *bank.Client) {
+		t.Helper()
+		if got := e.h.BankForEvent(ev); got != replica.WorkerBank(want) {
+			t.Errorf("%s: fetched through the wrong person's token", what)
+		}
+	}
+	check("alex's webhook, a joint transaction", store.InboxEvent{WebhookID: "hook-alex", TransactionID: joint}, alex)
+	check("an unknown webhook, sam's transaction", store.InboxEvent{WebhookID: "elsewhere", TransactionID: samOwn}, sam)
+	// alex's token rejected.
+	must(e.sim.RevokePersonToken("alex"))
+	if _, err := alex.Accounts(ctx); !errors.Is(err, bank.ErrUnauthorized) {
+		t.Fatalf("alex's token still accepted: %v", err)
+	}
+	check("alex's webhook, a joint transaction, alex's token rejected", store.InboxEvent{WebhookID: "hook-alex", TransactionID: joint}, sam)
+	check("alex's webhook, alex's own transaction, alex's token rejected", store.InboxEvent{WebhookID: "hook-alex", TransactionID: alexOwn}, alex)
+}
