@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/cookiejar"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -40,8 +41,8 @@ func TestCLIUIServesTheMirror(t *testing.T) {
 	}
 	go func() { _, _ = io.Copy(io.Discard, pr) }()
 	link, ok := strings.CutPrefix(strings.TrimSpace(line), "dashboard: ")
-	if !ok || !strings.HasPrefix(link, "http://127.0.0.1:") || !strings.Contains(link, "/?token=") || len(link[strings.Index(link, "token=")+6:]) != 32 {
-		t.Fatalf("ui printed %q, want dashboard: http://127.0.0.1:PORT/?token=<32 hex digits>", line)
+	if !ok || !strings.HasPrefix(link, "http://127.0.0.1:") || !strings.Contains(link, "/login?code=") || len(link[strings.Index(link, "code=")+5:]) != 32 {
+		t.Fatalf("ui printed %q, want dashboard: http://127.0.0.1:PORT/login?code=<32 hex digits>", line)
 	}
 	if stderr.String() != "" {
 		t.Errorf("ui on loopback wrote to stderr: %q", stderr.String())
@@ -56,7 +57,12 @@ func TestCLIUIServesTheMirror(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "Spent in") {
 		t.Errorf("the printed link: %s, want the overview", resp.Status)
 	}
-	base, _, _ := strings.Cut(link, "/?")
+	if resp, err := http.Get(link); err != nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("the printed link a second time: %v, want 401 (it works once)", resp.Status)
+	} else {
+		resp.Body.Close()
+	}
+	base, _, _ := strings.Cut(link, "/login?")
 	wantMisdirected(t, base)
 	resp, err = http.Get(base + "/")
 	if err != nil {
@@ -92,8 +98,8 @@ func TestCLIUIOnAllAddresses(t *testing.T) {
 	}
 	go func() { _, _ = io.Copy(io.Discard, pr) }()
 	link, ok := strings.CutPrefix(strings.TrimSpace(line), "dashboard: ")
-	if !ok || !strings.HasPrefix(link, "http://127.0.0.1:") || !strings.Contains(link, "/?token=") {
-		t.Errorf("ui on 0.0.0.0 printed %q, want a link to http://127.0.0.1:PORT/?token=", line)
+	if !ok || !strings.HasPrefix(link, "http://127.0.0.1:") || !strings.Contains(link, "/login?code=") {
+		t.Errorf("ui on 0.0.0.0 printed %q, want a link to http://127.0.0.1:PORT/login?code=", line)
 	}
 	if !strings.Contains(stderr.String(), "warning: dashboard on ") || !strings.Contains(stderr.String(), "beyond loopback over plain HTTP") {
 		t.Errorf("ui on 0.0.0.0 did not warn on stderr: %q", stderr.String())
@@ -165,8 +171,18 @@ func TestServeDashboard(t *testing.T) {
 	if resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("without the token: %s, want 401", resp.Status)
 	}
+	form := url.Values{"token": {"wrong-token-0123456789"}}
+	resp, err = http.PostForm(base+"/login", form)
+	must(t, err)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("a wrong token: %s, want 401", resp.Status)
+	}
+	if n := metricValue(t, m, `bankmirror_dashboard_requests_refused_total{reason="wrong_token"}`); n != 1 {
+		t.Errorf("/metrics counts %v wrong dashboard tokens, want 1", n)
+	}
 	jar, _ := cookiejar.New(nil)
-	resp, err = (&http.Client{Jar: jar}).Get(base + "/?token=" + token)
+	resp, err = (&http.Client{Jar: jar}).PostForm(base+"/login", url.Values{"token": {token}})
 	must(t, err)
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
@@ -210,4 +226,24 @@ func wantMisdirected(t *testing.T, base string) {
 	if resp.StatusCode != http.StatusMisdirectedRequest || len(resp.Cookies()) != 0 {
 		t.Errorf("the dashboard under Host %s: %s, want 421", req.Host, resp.Status)
 	}
+}
+
+// metricValue is the value of the sample name (with its labels) on m's
+// /metrics.
+func metricValue(t *testing.T, m *Main, sample string) float64 {
+	t.Helper()
+	resp, err := http.Get(m.AdminURL() + "/metrics")
+	must(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	must(t, err)
+	for _, line := range strings.Split(string(body), "\n") {
+		if v, ok := strings.CutPrefix(line, sample+" "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			must(t, err)
+			return f
+		}
+	}
+	t.Fatalf("no %s in /metrics", sample)
+	return 0
 }

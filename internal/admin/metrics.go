@@ -28,6 +28,7 @@ type Metrics struct {
 	bank     *prometheus.CounterVec
 	bankOK   prometheus.Counter // the common case, resolved once
 	feed     *prometheus.CounterVec
+	dash     *prometheus.CounterVec
 }
 
 // Sync results, the result label of bankmirror_sync_run_duration_seconds.
@@ -65,13 +66,15 @@ func NewMetrics(src StateSource) *Metrics {
 	}
 	m.feed = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "bankmirror_export_requests_refused_total",
 		Help: "Requests to the export feed refused before any query, by reason (no_token, wrong_token, throttled, cross_site)."}, []string{"reason"})
+	m.dash = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "bankmirror_dashboard_requests_refused_total",
+		Help: "Tokens given to serve's dashboard that were refused, by reason (wrong_token, throttled, cross_site)."}, []string{"reason"})
 	m.bankOK = m.bank.WithLabelValues("200")
 	b := buildinfo.Get()
 	build := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "bankmirror_build_info",
 		Help: "Always 1; the labels say which build runs: its version and commit, and the Go and SQLite versions."},
 		[]string{"version", "commit", "goversion", "sqlite"})
 	build.WithLabelValues(b.Version, b.Commit, b.GoVersion, b.SQLite).Set(1)
-	reg.MustRegister(m.received, m.refused, m.applied, m.syncs, m.bank, m.feed, build,
+	reg.MustRegister(m.received, m.refused, m.applied, m.syncs, m.bank, m.feed, m.dash, build,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		&stateCollector{src: src})
 	return m
@@ -94,6 +97,15 @@ func (m *Metrics) ExportRefused(reasons ...string) func(reason string) {
 		m.feed.WithLabelValues(r)
 	}
 	return func(reason string) { m.feed.WithLabelValues(reason).Inc() }
+}
+
+// DashboardRefused returns the dashboard's refusal hook, counting refused
+// tokens by reason; each of reasons is exposed from zero.
+func (m *Metrics) DashboardRefused(reasons ...string) func(reason string) {
+	for _, r := range reasons {
+		m.dash.WithLabelValues(r)
+	}
+	return func(reason string) { m.dash.WithLabelValues(reason).Inc() }
 }
 
 // Applied counts an event applied by the worker.
