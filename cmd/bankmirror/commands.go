@@ -137,6 +137,7 @@ var envDocs = map[string]string{ //nolint:gosec // descriptions of the variables
 	"STALE_AFTER":           "a last successful sync older than this fails /readyz and makes status DEGRADED; twice as old, FAILING",
 	"EXPORT_TOKEN":          "token of the spreadsheet feed /export/VIEW.csv on the admin listener: at least 16 characters, not an obviously weak one (openssl rand -hex 32 makes a good one); unset: no feed",
 	"EXPORT_TOKEN_FILE":     "a file holding BANKMIRROR_EXPORT_TOKEN",
+	"TRUSTED_PROXIES":       "reverse proxies (IPs or CIDRs, comma-separated) whose X-Forwarded-For names the spreadsheet feed's client for its throttle; unset: the header is ignored",
 	"UI_TOKEN":              "token of the dashboard (bankmirror ui; serve with BANKMIRROR_UI_LISTEN, which then requires it): at least 16 characters, not an obviously weak one; unset: ui makes a random one at each start",
 	"UI_TOKEN_FILE":         "a file holding BANKMIRROR_UI_TOKEN",
 	"UI_LISTEN":             "address of the dashboard: the default of ui --listen (else 127.0.0.1:8083); set, serve serves the dashboard there too (unset: serve does not)",

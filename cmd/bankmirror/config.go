@@ -79,6 +79,9 @@ type Config struct {
 	// export feed: off unless a token is set
 	ExportToken     string `env:"EXPORT_TOKEN" secret:"true"`
 	ExportTokenFile string `env:"EXPORT_TOKEN_FILE,file" secret:"true"`
+	// TrustedProxies are the reverse proxies (IPs or CIDRs, comma-separated)
+	// whose X-Forwarded-For names the feed's client; none by default.
+	TrustedProxies string `env:"TRUSTED_PROXIES"`
 
 	// dashboard (bankmirror ui; serve when UI_LISTEN is set)
 	UIToken     string `env:"UI_TOKEN" secret:"true"`
@@ -286,6 +289,9 @@ func (c *Config) validate() error {
 		if _, _, err := net.SplitHostPort(c.AdminListen); err != nil {
 			return &configError{envPrefix + "ADMIN_LISTEN", fmt.Errorf("%q is not host:port or off", c.AdminListen)}
 		}
+	}
+	if _, err := export.ParseTrustedProxies(c.TrustedProxies); err != nil {
+		return &configError{envPrefix + "TRUSTED_PROXIES", err}
 	}
 	if c.UIListen != "" {
 		if _, _, err := net.SplitHostPort(c.UIListen); err != nil {

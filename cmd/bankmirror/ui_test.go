@@ -142,6 +142,13 @@ func TestConfigUIToken(t *testing.T) {
 	if !strings.Contains(r.stderr, "BANKMIRROR_UI_LISTEN") {
 		t.Errorf("bad UI_LISTEN: %s", r)
 	}
+	if _, err := loadConfig(map[string]string{"BANKMIRROR_TRUSTED_PROXIES": "127.0.0.1,proxy.example"}); err == nil ||
+		!strings.Contains(err.Error(), "BANKMIRROR_TRUSTED_PROXIES") || !strings.Contains(err.Error(), "proxy.example") {
+		t.Errorf("a name in BANKMIRROR_TRUSTED_PROXIES: %v, want an error naming the variable and the value", err)
+	}
+	if c, err := loadConfig(map[string]string{"BANKMIRROR_TRUSTED_PROXIES": "127.0.0.1, 10.0.0.0/8"}); err != nil || c.TrustedProxies != "127.0.0.1, 10.0.0.0/8" {
+		t.Errorf("trusted proxies: %q, %v", c.TrustedProxies, err)
+	}
 }
 
 func writeTemp(t *testing.T, content string) string {
@@ -178,7 +185,7 @@ func TestServeDashboard(t *testing.T) {
 	if resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("a wrong token: %s, want 401", resp.Status)
 	}
-	if n := metricValue(t, m, `bankmirror_dashboard_requests_refused_total{reason="wrong_token"}`); n != 1 {
+	if n := value(scrape(t, m), "bankmirror_dashboard_requests_refused_total", "reason", "wrong_token"); n != 1 {
 		t.Errorf("/metrics counts %v wrong dashboard tokens, want 1", n)
 	}
 	jar, _ := cookiejar.New(nil)
@@ -226,24 +233,4 @@ func wantMisdirected(t *testing.T, base string) {
 	if resp.StatusCode != http.StatusMisdirectedRequest || len(resp.Cookies()) != 0 {
 		t.Errorf("the dashboard under Host %s: %s, want 421", req.Host, resp.Status)
 	}
-}
-
-// metricValue is the value of the sample name (with its labels) on m's
-// /metrics.
-func metricValue(t *testing.T, m *Main, sample string) float64 {
-	t.Helper()
-	resp, err := http.Get(m.AdminURL() + "/metrics")
-	must(t, err)
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	must(t, err)
-	for _, line := range strings.Split(string(body), "\n") {
-		if v, ok := strings.CutPrefix(line, sample+" "); ok {
-			f, err := strconv.ParseFloat(v, 64)
-			must(t, err)
-			return f
-		}
-	}
-	t.Fatalf("no %s in /metrics", sample)
-	return 0
 }

@@ -257,6 +257,29 @@ func ClientAddr(r *http.Request, trusted []netip.Prefix) netip.Addr {
 	return addr
 }
 
+// ParseTrustedProxies reads a comma-separated list of IP addresses and
+// CIDR prefixes (BANKMIRROR_TRUSTED_PROXIES); "" is none.
+func ParseTrustedProxies(s string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if p, err := netip.ParsePrefix(f); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(f)
+		if err != nil {
+			return nil, fmt.Errorf("%q is neither an IP address nor a CIDR prefix", f)
+		}
+		a = a.Unmap()
+		out = append(out, netip.PrefixFrom(a, a.BitLen()))
+	}
+	return out, nil
+}
+
 func inPrefixes(a netip.Addr, ps []netip.Prefix) bool {
 	for _, p := range ps {
 		if p.Contains(a) {

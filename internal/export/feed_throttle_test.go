@@ -252,3 +252,16 @@ func TestFeedIgnoresForwardedForWithoutTrustedProxies(t *testing.T) {
 		t.Errorf("a fourth wrong token under a new X-Forwarded-For: status %d, want 429 (the peer is throttled)", code)
 	}
 }
+
+func TestParseTrustedProxies(t *testing.T) {
+	got, err := export.ParseTrustedProxies(" 127.0.0.1, 10.1.2.3/8,::1 ,")
+	if err != nil || fmt.Sprint(got) != "[127.0.0.1/32 10.0.0.0/8 ::1/128]" {
+		t.Errorf("ParseTrustedProxies: %v, %v", got, err)
+	}
+	if got, err := export.ParseTrustedProxies(""); err != nil || len(got) != 0 {
+		t.Errorf("empty: %v, %v; want none", got, err)
+	}
+	if _, err := export.ParseTrustedProxies("127.0.0.1,proxy.example"); err == nil || !strings.Contains(err.Error(), `"proxy.example"`) {
+		t.Errorf("a name: %v, want an error naming it", err)
+	}
+}
