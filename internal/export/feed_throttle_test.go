@@ -29,12 +29,6 @@ func (c *clock) now() time.Time {
 	return c.t
 }
 
-func (c *clock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
 // fromAddr is an HTTP client whose connections come from the loopback
 // address ip (all of 127.0.0.0/8 is loopback on Linux).
 func fromAddr(ip string) *http.Client {
