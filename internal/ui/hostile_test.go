@@ -15,7 +15,7 @@ import (
 
 // Text from the bank cannot break or spoof a page: a description that
 // reverses what follows it (U+202E) shows the override as ⟨U+202E⟩ inside
-// its own <bdi>, control characters show as symbols, a description of
+// its own <bdi>, control characters show as ⟨U+XXXX⟩ too, a description of
 // 200,000 characters is cut in the list and bounded on its own page, and
 // a recurring payee whose description is longer than a search may be
 // links to a list that answers.
@@ -30,12 +30,12 @@ func TestBankTextCannotBreakThePage(t *testing.T) {
 		if strings.ContainsRune(body, '\u202e') || strings.ContainsRune(body, 0) {
 			t.Errorf("%s holds U+202E or NUL as is", path)
 		}
-		if !strings.Contains(body, "<bdi>Netflix ⟨U&#43;202E⟩gnp.exe␀</bdi>") && !strings.Contains(body, `<bdi id="description">Netflix ⟨U&#43;202E⟩gnp.exe␀</bdi>`) {
+		if !strings.Contains(body, "<bdi>Netflix ⟨U&#43;202E⟩gnp.exe⟨U&#43;0000⟩</bdi>") && !strings.Contains(body, `<bdi id="description">Netflix ⟨U&#43;202E⟩gnp.exe⟨U&#43;0000⟩</bdi>`) {
 			i := strings.Index(body, "Netflix")
 			t.Errorf("%s does not show the override visibly, isolated: %q", path, body[max(0, i-40):min(len(body), i+80)])
 		}
 	}
-	if _, _, body := get(t, c, d.base+"/transactions/"+spoofID); !strings.Contains(body, "line␇bell") {
+	if _, _, body := get(t, c, d.base+"/transactions/"+spoofID); !strings.Contains(body, "line⟨U&#43;0007⟩bell") {
 		t.Error("the message's BEL is not shown as a symbol")
 	}
 

@@ -11,10 +11,9 @@ import (
 
 // Text from the bank (descriptions, messages, notes, names) is shown as
 // text (html/template escapes it), and also so that it cannot break or
-// spoof a page: control characters are shown as visible symbols, the
-// characters that reorder text (U+202E RIGHT-TO-LEFT OVERRIDE and the
-// other bidirectional controls) and other invisible formatting ones as
-// ⟨U+XXXX⟩, and the templates put each value in a <bdi>, so that
+// spoof a page: control characters, the characters that reorder text
+// (U+202E RIGHT-TO-LEFT OVERRIDE and the other bidirectional controls) and
+// other invisible formatting ones are shown as ⟨U+XXXX⟩, and the templates put each value in a <bdi>, so that
 // right-to-left text stays within its own cell. Lists show the first
 // characters of a value; the transaction's page shows it whole, up to
 // longChars.
@@ -59,17 +58,14 @@ func hidden(r rune) bool {
 	return unicode.Is(unicode.Cf, r) && r != '\u200c' && r != '\u200d'
 }
 
+// writeVisible writes r, or ⟨U+XXXX⟩ for a hidden one (the Control
+// Pictures block, ␀ and the like, is missing from many fonts).
 func writeVisible(b *strings.Builder, r rune) {
-	switch {
-	case r < 0x20:
-		b.WriteRune(0x2400 + r) // ␀ to ␟, the Control Pictures block
-	case r == 0x7f:
-		b.WriteRune('␡')
-	case hidden(r):
+	if hidden(r) {
 		fmt.Fprintf(b, "⟨U+%04X⟩", r)
-	default:
-		b.WriteRune(r)
+		return
 	}
+	b.WriteRune(r)
 }
 
 // short is s cleaned and cut to n characters, "…" ending a cut one.
