@@ -204,7 +204,8 @@ func (h *Handler) loginRoute(w http.ResponseWriter, r *http.Request) {
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
 		code := r.URL.Query().Get(CodeParam)
-		if code == "" {
+		if code == "" || r.Method == http.MethodHead {
+			// A HEAD (a link checker, a preview) does not spend the code.
 			h.login(w, r, http.StatusOK, "", "/")
 			return
 		}

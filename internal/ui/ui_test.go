@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -378,10 +379,7 @@ func TestSessionNeedsBothHalvesAndEnds(t *testing.T) {
 func TestTwoDashboardsKeepTheirSessions(t *testing.T) {
 	one, two := newDashboard(t), newDashboard(t)
 	c := one.browser(t)
-	jar := c.Jar
-	two.browser(t) // its own jar: sign in with the same one below
-	c2 := &http.Client{Jar: jar}
-	resp, err := c2.Get(two.url + two.h.LoginLink())
+	resp, err := c.Get(two.url + two.h.LoginLink())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -511,6 +509,38 @@ func TestCrossSiteTokensRefusedUncounted(t *testing.T) {
 	}
 	if len(refused) != 8 {
 		t.Errorf("%d refusals counted, want 8", len(refused))
+	}
+}
+
+// A guesser rotating through 127.x.y.z addresses (real connections from
+// each) is one source: throttled after the burst, while the owner's right
+// token, from yet another loopback address, still opens.
+func TestLoopbackRotationIsOneSource(t *testing.T) {
+	d := newDashboard(t, func(o *ui.Options) { o.Throttle = throttle.Options{Burst: 3, Every: time.Hour} })
+	from := func(ip, token string) *http.Response {
+		t.Helper()
+		dialer := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
+		c := &http.Client{Transport: &http.Transport{DialContext: dialer.DialContext, DisableKeepAlives: true},
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		resp, err := c.PostForm(d.url+"/login", url.Values{"token": {token}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	for i := range 3 {
+		if resp := from("127.0.0."+strconv.Itoa(10+i), "wrong-token-"+strconv.Itoa(i)); resp.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("wrong token %d: %s, want 401", i, resp.Status)
+		}
+	}
+	for _, ip := range []string{"127.0.0.20", "127.1.2.3"} {
+		if resp := from(ip, "wrong-token-x"); resp.StatusCode != http.StatusTooManyRequests {
+			t.Errorf("a wrong token from %s after 3 from other loopback addresses: %s, want 429", ip, resp.Status)
+		}
+	}
+	if resp := from("127.0.0.30", testToken); resp.StatusCode != http.StatusSeeOther || len(resp.Cookies()) != 1 {
+		t.Errorf("the owner's right token from loopback meanwhile: %s, want 303 with the cookie", resp.Status)
 	}
 }
 
