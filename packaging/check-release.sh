@@ -67,13 +67,14 @@ check_binary() { # ARCH BINARY
 echo "check-release: tarballs"
 for arch in amd64 arm64; do
 	name="bankmirror_${version}_linux_$arch"
-	want=$(printf "$name/%s\n" "" CHANGELOG.md LICENSE README.md bankmirror bankmirror.1 bankmirror.service \
+	want=$(printf "$name/%s\n" "" CHANGELOG.md LICENSE README.md bankmirror bankmirror.1 bankmirror.env.example bankmirror.service \
 		completions/ completions/_bankmirror completions/bankmirror.bash completions/bankmirror.fish \
 		docs/ $(cd docs && ls -- *.md *.png | sed 's|^|docs/|'))
 	diff <(sort <<<"$want") <(tar -tzf "dist/$name.tar.gz" | sort) || fail "$name.tar.gz holds other files than these"
 	tar -xzf "dist/$name.tar.gz" -C "$scratch"
 	check_binary "$arch" "$scratch/$name/bankmirror"
 	cmp -s "$scratch/$name/bankmirror.service" systemd/bankmirror.service || fail "$name.tar.gz's unit is not systemd/bankmirror.service"
+	cmp -s "$scratch/$name/bankmirror.env.example" packaging/bankmirror.env.example || fail "$name.tar.gz's example environment file is not packaging/bankmirror.env.example"
 done
 
 echo "check-release: packages"
@@ -88,6 +89,7 @@ paths=(
 	"-rw-r--r-- root/root ./usr/share/man/man1/bankmirror.1.gz"
 	"-rw-r--r-- root/root ./usr/share/doc/bankmirror/copyright"
 	"-rw-r--r-- root/root ./usr/share/doc/bankmirror/changelog.gz"
+	"-rw-r--r-- root/root ./usr/share/doc/bankmirror/bankmirror.env.example"
 	"-rw-r--r-- root/root ./usr/share/doc/bankmirror/docs/design.md"
 	"-rw-r--r-- root/root ./usr/share/doc/bankmirror/docs/dashboard.png"
 )

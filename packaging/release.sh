@@ -106,7 +106,7 @@ tarball() { # ARCH
 	local dir="$work/tar/$name"
 	mkdir -p "$dir/completions" "$dir/docs"
 	install -m 0755 "$work/$1/bankmirror" "$dir/bankmirror"
-	install -m 0644 LICENSE README.md CHANGELOG.md systemd/bankmirror.service "$gen/bankmirror.1" "$dir/"
+	install -m 0644 LICENSE README.md CHANGELOG.md systemd/bankmirror.service "$gen/bankmirror.1" packaging/bankmirror.env.example "$dir/"
 	install -m 0644 docs/*.md docs/*.png "$dir/docs/"
 	install -m 0644 "$gen/completion.bash" "$dir/completions/bankmirror.bash"
 	install -m 0644 "$gen/completion.zsh" "$dir/completions/_bankmirror"

@@ -13,7 +13,7 @@ func (a *app) backupCommand() *cli.Command {
 	fs := newFlags("backup")
 	force := fs.Bool("force", false, "replace FILE if it exists")
 	withSecrets := fs.Bool("with-secrets", false, "also copy the webhook secrets file to FILE.secrets")
-	return &cli.Command{Name: "backup", Synopsis: "[--force] [--with-secrets] FILE", Flags: fs, Args: true,
+	return &cli.Command{Name: "backup", Synopsis: "[--force] [--with-secrets] FILE", Flags: fs, TakesArgs: true,
 		Summary: "a consistent copy of the mirror, taken while the daemon runs (--with-secrets: and its webhook secrets)",
 		Run: a.configured(func(ctx context.Context, args []string) error {
 			if len(args) != 1 {

@@ -62,14 +62,14 @@ func (a *app) benchEnv() bench.Env {
 	}
 }
 
-// startBenchDaemon opens Main, as serve does, with the configuration
+// startBenchDaemon opens the Daemon, as serve does, with the configuration
 // environ gives.
 func (a *app) startBenchDaemon(ctx context.Context, environ map[string]string, hooks bench.Hooks) (bench.Daemon, error) {
 	cfg, err := loadConfig(environ)
 	if err != nil {
 		return nil, err
 	}
-	m := NewMain(cfg, a.log)
+	m := NewDaemon(cfg, a.log)
 	m.OnEventsStored, m.OnEventApplied = hooks.OnEventsStored, hooks.OnEventApplied
 	if err := m.Open(ctx); err != nil {
 		_ = m.Close()
@@ -78,8 +78,8 @@ func (a *app) startBenchDaemon(ctx context.Context, environ map[string]string, h
 	return benchDaemon{m}, nil
 }
 
-// benchDaemon is Main as the benchmarks see it.
-type benchDaemon struct{ m *Main }
+// benchDaemon is the Daemon as the benchmarks see it.
+type benchDaemon struct{ m *Daemon }
 
 func (d benchDaemon) InitialSyncDone() <-chan struct{} { return d.m.InitialSyncDone }
 func (d benchDaemon) URL() string                      { return d.m.URL() }

@@ -82,7 +82,7 @@ runs beside the daemon and never writes.`,
 // BANKMIRROR_UI_LISTEN, guarded by BANKMIRROR_UI_TOKEN (required: a random
 // token printed by a daemon would be lost in its log), its refused tokens
 // counted in /metrics.
-func (m *Main) openDashboard(ctx context.Context) error {
+func (m *Daemon) openDashboard(ctx context.Context) error {
 	if m.Config.UIToken == "" {
 		return &configError{envPrefix + "UI_LISTEN", errors.New("serve's dashboard needs a token: set BANKMIRROR_UI_TOKEN or BANKMIRROR_UI_TOKEN_FILE")}
 	}
@@ -100,7 +100,7 @@ func (m *Main) openDashboard(ctx context.Context) error {
 }
 
 // DashboardURL is the base URL of serve's dashboard, "" when it is off.
-func (m *Main) DashboardURL() string {
+func (m *Daemon) DashboardURL() string {
 	if m.dashboard == nil {
 		return ""
 	}
@@ -108,7 +108,7 @@ func (m *Main) DashboardURL() string {
 }
 
 // DashboardLoginLink is a new sign-in link of serve's dashboard (tests).
-func (m *Main) DashboardLoginLink() string {
+func (m *Daemon) DashboardLoginLink() string {
 	if m.dash == nil {
 		return ""
 	}
@@ -132,7 +132,7 @@ func serveDashboard(ctx context.Context, cfg Config, st *store.Store, token, add
 	if err != nil {
 		return nil, nil, err
 	}
-	srv, err := httpserver.Start(ctx, "dashboard", addr, httpserver.New(httpserver.LoopbackHosts(h, addr)), httpserver.LimitListener(0))
+	srv, err := httpserver.Start(ctx, "dashboard", addr, httpserver.New(httpserver.LoopbackHosts(h, addr)), httpserver.Limits(httpserver.PerSourceOptions{})...)
 	if err != nil {
 		h.Close()
 		return nil, nil, err

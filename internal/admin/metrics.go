@@ -45,6 +45,8 @@ type StateSource struct {
 	Health func(ctx context.Context) health.Snapshot
 	Budget func() bank.BudgetState
 	Token  func() bank.TokenState
+	// People, if set, is each person's token and budget (a household).
+	People func() []health.PersonState
 }
 
 // NewMetrics registers every metric; src feeds the scrape-time gauges.
@@ -161,11 +163,15 @@ var (
 	descReady       = prometheus.NewDesc("bankmirror_ready", "1 when /readyz answers 200.", nil, nil)
 	descUnreachable = prometheus.NewDesc("bankmirror_bank_unreachable_syncs",
 		"Syncs in a row that could not reach the bank (the bank or the network failed); 0 once one succeeds.", nil, nil)
+	descPersonToken = prometheus.NewDesc("bankmirror_person_token_ok",
+		"1 while the bank accepts the person's token, 0 once it rejected it (revoked or expired: that person's work waits for a new token).", []string{"person"}, nil)
+	descPersonBudget = prometheus.NewDesc("bankmirror_person_budget_remaining",
+		"Requests left in the person's token's rate-limit bucket, as the bank last reported them (absent until it has).", []string{"person"}, nil)
 )
 
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descPending, descOldest, descStuck, descTransactions, descLastSync,
-		descBudget, descBudgetWaiting, descTokenRejected, descCheck, descReady, descUnreachable} {
+		descBudget, descBudgetWaiting, descTokenRejected, descCheck, descReady, descUnreachable, descPersonToken, descPersonBudget} {
 		ch <- d
 	}
 }
@@ -205,6 +211,14 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	if c.src.Token != nil {
 		gauge(descTokenRejected, b2f(c.src.Token().Rejected))
+	}
+	if c.src.People != nil {
+		for _, p := range c.src.People() {
+			gauge(descPersonToken, b2f(!p.Token.Rejected), p.Name)
+			if p.Budget.Known {
+				gauge(descPersonBudget, float64(p.Budget.Remaining), p.Name)
+			}
+		}
 	}
 }
 

@@ -67,6 +67,11 @@ var controlRoutes = []controlRoute{
 	{http.MethodPost, []string{"live", "step"}, (*Bank).ctlLiveStep},
 	{http.MethodGet, []string{"live"}, (*Bank).ctlGetLive},
 	{http.MethodPut, []string{"live"}, (*Bank).ctlSetLive},
+	{http.MethodGet, []string{"people"}, (*Bank).ctlPeople},
+	{http.MethodPost, []string{"people", "{}", "token", "revoke"}, (*Bank).ctlPersonRevoke},
+	{http.MethodPost, []string{"people", "{}", "token", "restore"}, (*Bank).ctlPersonRestore},
+	{http.MethodPost, []string{"people", "{}", "token", "rotate"}, (*Bank).ctlPersonRotate},
+	{http.MethodPost, []string{"payments"}, (*Bank).ctlPay},
 }
 
 // ControlToken is the bearer token of the control API.
@@ -173,7 +178,7 @@ func (b *Bank) ctlAccounts(w http.ResponseWriter, _ *http.Request, _ []string) e
 	s := b.Snapshot()
 	out := make([]accountJSON, len(s.Accounts))
 	for i, a := range s.Accounts {
-		out[i] = accountJSON{ID: a.ID, DisplayName: a.DisplayName, AccountType: a.AccountType, OwnershipType: a.OwnershipType,
+		out[i] = accountJSON{People: b.AccountPeople(a.ID), ID: a.ID, DisplayName: a.DisplayName, AccountType: a.AccountType, OwnershipType: a.OwnershipType,
 			Balance: toMoneyJSON(a.Balance), OpeningBalance: toMoneyJSON(a.OpeningBalance), CreatedAt: a.CreatedAt}
 	}
 	return writeControlJSON(w, http.StatusOK, map[string]any{"data": out})
@@ -350,7 +355,7 @@ func (b *Bank) ctlWebhooks(w http.ResponseWriter, _ *http.Request, _ []string) e
 	hooks := b.Webhooks()
 	out := make([]webhookJSON, len(hooks))
 	for i, h := range hooks {
-		out[i] = webhookJSON{ID: h.ID, URL: h.URL, Description: h.Description, SecretKey: h.Secret, CreatedAt: h.CreatedAt}
+		out[i] = webhookJSON{Person: h.Person, ID: h.ID, URL: h.URL, Description: h.Description, SecretKey: h.Secret, CreatedAt: h.CreatedAt}
 	}
 	return writeControlJSON(w, http.StatusOK, map[string]any{"data": out})
 }
@@ -359,7 +364,7 @@ func (b *Bank) ctlEvents(w http.ResponseWriter, _ *http.Request, _ []string) err
 	evs := b.Events()
 	out := make([]eventJSON, len(evs))
 	for i, ev := range evs {
-		out[i] = eventJSON{ID: ev.ID, Type: ev.Type, TransactionID: ev.TransactionID, WebhookID: ev.WebhookID,
+		out[i] = eventJSON{Person: ev.Person, ID: ev.ID, Type: ev.Type, TransactionID: ev.TransactionID, WebhookID: ev.WebhookID,
 			CreatedAt: ev.CreatedAt, Body: string(ev.Body), Dropped: ev.Dropped}
 	}
 	return writeControlJSON(w, http.StatusOK, map[string]any{"data": out})
@@ -424,8 +429,20 @@ func (b *Bank) ctlWait(w http.ResponseWriter, r *http.Request, _ []string) error
 	return nil
 }
 
-func (b *Bank) ctlRequests(w http.ResponseWriter, _ *http.Request, _ []string) error {
-	return writeControlJSON(w, http.StatusOK, map[string]any{"data": b.RequestCounts()})
+// ctlRequests answers the request record, of every request or (?person=NAME)
+// of those authenticated with one person's token.
+func (b *Bank) ctlRequests(w http.ResponseWriter, r *http.Request, _ []string) error {
+	counts := b.RequestCounts()
+	if name := r.URL.Query().Get("person"); name != "" {
+		if _, err := b.pathPerson(name); err != nil {
+			return err
+		}
+		counts = b.PersonRequestCounts(name)
+	}
+	if counts == nil {
+		counts = []RequestCount{}
+	}
+	return writeControlJSON(w, http.StatusOK, map[string]any{"data": counts})
 }
 
 func (b *Bank) ctlRotate(w http.ResponseWriter, r *http.Request, _ []string) error {

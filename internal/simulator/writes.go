@@ -58,7 +58,7 @@ func (b *Bank) handlePatchCategory(rq *request) {
 		categoryID, aerr = identifier(data, "categories", "/data")
 	}
 	b.mu.Lock()
-	t, ok := b.txByID[rq.params[0]]
+	t, ok := b.visibleTx(rq.who, rq.params[0])
 	var err error
 	if ok && aerr == nil {
 		err = b.setCategoryLocked(t, categoryID)
@@ -114,7 +114,7 @@ func (b *Bank) handleRemoveTags(rq *request) {
 func (b *Bank) updateTags(rq *request, change func(cur, labels []string) []string) {
 	labels, aerr := readTagLabels(rq.w, rq.r)
 	b.mu.Lock()
-	t, ok := b.txByID[rq.params[0]]
+	t, ok := b.visibleTx(rq.who, rq.params[0])
 	var err error
 	if ok && aerr == nil {
 		err = b.setTagsLocked(t, change(t.Tags, labels))
@@ -125,6 +125,9 @@ func (b *Bank) updateTags(rq *request, change func(cur, labels []string) []strin
 		writeError(rq.w, notFound("No transaction with id "+strconv.Quote(rq.params[0])+"."))
 	case aerr != nil:
 		writeError(rq.w, aerr)
+	case errors.Is(err, ErrJointTags):
+		writeError(rq.w, &apiError{status: http.StatusUnprocessableEntity, title: "Tags Not Supported",
+			detail: "Tags cannot be added to transactions of a 2Up (joint) account.", pointer: "/data", hasSource: true})
 	case errors.Is(err, ErrTooManyTags):
 		writeError(rq.w, &apiError{status: http.StatusUnprocessableEntity, title: "Too Many Tags",
 			detail: "A transaction can carry at most 6 tags.", pointer: "/data", hasSource: true})

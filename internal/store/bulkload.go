@@ -54,7 +54,7 @@ var (
 	// every trigger of search.sql (each fills transactions_search).
 	bulkDeferred = append([]deferredObject{
 		{"index", historyIndex, historyIndexSQL},
-		{"index", monthIndex, sqlStatement(searchIndex, "CREATE INDEX IF NOT EXISTS "+monthIndex+" ")},
+		{"index", monthIndex, sqlStatement(householdViews, "CREATE INDEX IF NOT EXISTS "+monthIndex+" ")},
 	}, searchTriggers()...)
 
 	// searchRebuild fills transactions_search anew from transactions and

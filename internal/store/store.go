@@ -113,6 +113,11 @@ var migrations = []migration{
 	// (accounts.gone_at) and whose token registered a webhook
 	// (webhooks.person). household.sql.
 	{sql: householdTables},
+	// 12: who spent it: v_transactions.person and people, household
+	// transfers paired (transactions.household_transfer_id, kept by
+	// triggers) and left out of the household's monthly views, and the
+	// monthly views per person. household_views.sql.
+	{sql: householdViews},
 }
 
 // TimeLayout is how the store writes its own timestamps (observed_at,

@@ -20,6 +20,7 @@ type spec struct {
 	id, account, status, desc, created, settled string
 	cents                                       int64
 	typ, category, parent, transfer, method     string
+	performer                                   string // performingCustomer's displayName
 	foreign                                     *bank.Money
 	hold                                        int64 // the amount while held (cents); 0 = never held
 	roundUp, boost, cashback                    int64
@@ -63,6 +64,9 @@ func (sp spec) resource(t testing.TB) bank.Transaction {
 		"holdInfo": nil, "roundUp": nil, "cashback": nil, "amount": cents(sp.cents, "AUD"), "foreignAmount": nil,
 		"cardPurchaseMethod": nil, "settledAt": orNil(settled), "createdAt": sp.created,
 		"transactionType": orNil(sp.typ), "note": nil, "performingCustomer": nil, "deepLinkURL": "up://transaction/" + sp.id,
+	}
+	if sp.performer != "" {
+		attrs["performingCustomer"] = map[string]any{"displayName": sp.performer}
 	}
 	if sp.foreign != nil {
 		attrs["foreignAmount"] = sp.foreign

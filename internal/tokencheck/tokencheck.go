@@ -92,7 +92,7 @@ type Checker struct {
 	sum     [sha256.Size]byte
 	sources *throttle.Table
 	global  *throttle.Table
-	refused *refusals.Log
+	refused *refusals.Counter
 }
 
 // globalKey is the global ceiling's one key.
