@@ -8,7 +8,10 @@
 //   - while the global ceiling on wrong tokens (every source together) is
 //     reached, every token is refused (429) unchecked: that ceiling bounds
 //     how many guesses anyone can have checked, however many addresses
-//     they rotate through;
+//     they rotate through. Only a source that gave the right token lately
+//     and is not throttled is still heard meanwhile, so that a stranger
+//     spending the ceiling does not shut out a spreadsheet that refreshes
+//     from its usual address;
 //   - otherwise the token is compared in constant time (of SHA-256 sums,
 //     so that its length leaks nothing either) and the right one opens,
 //     even from a source that is throttled: the owner, who shares
@@ -29,6 +32,7 @@ import (
 	"net/netip"
 	"time"
 
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/httpserver"
@@ -92,6 +96,9 @@ type Checker struct {
 	sum     [sha256.Size]byte
 	sources *throttle.Table
 	global  *throttle.Table
+	// known are the sources that gave the right token lately (the last
+	// throttle.DefaultMax of them).
+	known   *lru.Cache[string, struct{}]
 	refused *refusals.Counter
 }
 
@@ -106,7 +113,11 @@ func New(token string, o Options) *Checker {
 	if o.GlobalEvery <= 0 {
 		o.GlobalEvery = DefaultGlobalEvery
 	}
-	return &Checker{o: o, sum: sha256.Sum256([]byte(token)),
+	known, err := lru.New[string, struct{}](throttle.DefaultMax)
+	if err != nil {
+		panic(err) // only for a size <= 0
+	}
+	return &Checker{o: o, sum: sha256.Sum256([]byte(token)), known: known,
 		sources: throttle.New(o.Throttle),
 		global:  throttle.New(throttle.Options{Burst: o.GlobalBurst, Every: o.GlobalEvery, Max: 1, Now: o.Throttle.Now}),
 		refused: refusals.New(refusals.Options{Log: o.Log, Level: zerolog.InfoLevel, Every: o.RefusedLogInterval,
@@ -138,14 +149,15 @@ func (c *Checker) Check(r *http.Request, client netip.Addr, token string, given 
 	if httpserver.CrossSite(r) {
 		return c.refuse(client, CrossSite, http.StatusForbidden, 0)
 	}
-	if wait := c.global.Wait(globalKey); wait > 0 {
-		return c.refuse(client, Throttled, http.StatusTooManyRequests, wait)
-	}
-	if given && c.Match(token) {
-		return Verdict{OK: true}
-	}
 	key := throttle.Key(client)
 	wait := c.sources.Wait(key)
+	if global := c.global.Wait(globalKey); global > 0 && (wait > 0 || !c.known.Contains(key)) {
+		return c.refuse(client, Throttled, http.StatusTooManyRequests, max(global, wait))
+	}
+	if given && c.Match(token) {
+		c.known.Add(key, struct{}{})
+		return Verdict{OK: true}
+	}
 	c.sources.Fail(key)
 	if !given {
 		if wait > 0 {

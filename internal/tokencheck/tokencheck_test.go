@@ -66,6 +66,29 @@ func TestGlobalCeiling(t *testing.T) {
 			t.Errorf("token %q past the global ceiling: %+v, want 429 unchecked", tok, v)
 		}
 	}
+	// A source that gave the right token before the ceiling was spent is
+	// still heard, while it is not throttled itself.
+	c3 := tokencheck.New(token, tokencheck.Options{Name: "test", Throttle: throttle.Options{Burst: 2, Every: time.Hour}, GlobalBurst: 3, GlobalEvery: time.Hour})
+	defer c3.Close()
+	if v := check(c3, "192.0.2.50", token, true); !v.OK {
+		t.Fatalf("the sheet's first refresh: %+v", v)
+	}
+	for i := range 3 {
+		check(c3, "198.51.100."+strconv.Itoa(i+1), "wrong-token-"+strconv.Itoa(i), true)
+	}
+	if v := check(c3, "203.0.113.9", token, true); v.OK {
+		t.Errorf("a new source past the ceiling: %+v, want 429 unchecked", v)
+	}
+	if v := check(c3, "192.0.2.50", token, true); !v.OK {
+		t.Errorf("the known source past the ceiling: %+v, want it heard", v)
+	}
+	for range 2 {
+		check(c3, "192.0.2.50", "wrong-token-k", true)
+	}
+	if v := check(c3, "192.0.2.50", token, true); v.OK || v.Status != http.StatusTooManyRequests {
+		t.Errorf("the known source, throttled, past the ceiling: %+v, want 429 unchecked", v)
+	}
+
 	// Missing tokens are no guesses: they do not spend the ceiling.
 	c2 := tokencheck.New(token, tokencheck.Options{Name: "test", GlobalBurst: 2, GlobalEvery: time.Hour})
 	defer c2.Close()
