@@ -135,7 +135,7 @@ func (f *Feed) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
-	if v := f.check.Check(r, ClientAddr(r, f.proxies), token, hasToken); !v.OK {
+	if v := f.check.Check(r, clientAddr(r, f.proxies), token, hasToken); !v.OK {
 		switch v.Status {
 		case http.StatusForbidden:
 			http.Error(w, "forbidden: the feed does not answer requests made for another site's page", http.StatusForbidden)
@@ -230,12 +230,12 @@ func (f *Feed) fail(w http.ResponseWriter, view string, format Format, err error
 	http.Error(w, msg, status)
 }
 
-// ClientAddr is the address request r comes from: the TCP peer's or, when
+// clientAddr is the address request r comes from: the TCP peer's or, when
 // the peer is one of the trusted proxies, the nearest address in
 // X-Forwarded-For that is not one of them (each proxy appends the address
 // it was reached from; what lies beyond the first untrusted one is the
 // client's to choose). Without trusted proxies the header is ignored.
-func ClientAddr(r *http.Request, trusted []netip.Prefix) netip.Addr {
+func clientAddr(r *http.Request, trusted []netip.Prefix) netip.Addr {
 	addr := httpserver.PeerAddr(r)
 	if !inPrefixes(addr, trusted) {
 		return addr
