@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -47,7 +48,7 @@ func TestTrendNoteSaidOnce(t *testing.T) {
 	if n := trendNote(one); !strings.Contains(n, "One balance of each account observed so far (2026-11-01)") {
 		t.Errorf("note %q", n)
 	}
-	two := append(one, accountView{Trend: newSpark([]store.DailyBalance{{Date: "2026-11-01"}, {Date: "2026-11-02"}})})
+	two := append(slices.Clone(one), accountView{Trend: newSpark([]store.DailyBalance{{Date: "2026-11-01"}, {Date: "2026-11-02"}})})
 	if n := trendNote(two); n != "" {
 		t.Errorf("an account with a trend, and still the note %q", n)
 	}
