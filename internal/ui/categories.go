@@ -25,7 +25,7 @@ type catCell struct {
 func (h *Handler) categories(w http.ResponseWriter, r *http.Request) {
 	months := h.months(12)
 	slices.Reverse(months) // newest first: this month and the total in view
-	spending, err := h.m.SpendingByCategory(r.Context(), months[11], months[0])
+	spending, err := h.spendingByCategory(r.Context(), whereOf(r.Context()).Person, months[11], months[0])
 	if err != nil {
 		h.fail(w, r, err)
 		return

@@ -38,6 +38,9 @@ type overviewData struct {
 	Categories           hbarChart
 	Months               monthsChart
 	Accounts             []accountView
+	// ByPerson is what each person spent this month (a household's
+	// overview of several people).
+	ByPerson []personTotal
 	// TrendNote: no account has two balances yet, said once under the
 	// table rather than on every row.
 	TrendNote string
@@ -50,14 +53,15 @@ type overviewData struct {
 // mirror's health.
 func (h *Handler) overview(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
+	at := whereOf(ctx)
 	months := h.months(12)
 	this, last := months[11], months[10]
-	spending, err := h.m.SpendingByCategory(ctx, months[0], this)
+	spending, err := h.spendingByCategory(ctx, at.Person, months[0], this)
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	income, err := h.m.IncomeByMonth(ctx, months[0], this)
+	income, err := h.incomeByMonth(ctx, at.Person, months[0], this)
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -85,9 +89,15 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request) {
 	slices.SortStableFunc(cats, func(a, b hbar) int { return cmp.Compare(b.Cents, a.Cents) })
 	d.Categories = newHBarChart(cats)
 	d.Months = newMonthsChart(months, perMonth, income)
-	if d.Accounts, err = h.accounts(ctx); err != nil {
+	if d.Accounts, err = h.accounts(ctx, at.Person); err != nil {
 		h.fail(w, r, err)
 		return
+	}
+	if at.Person == "" {
+		if d.ByPerson, err = h.byPerson(ctx, at.People, this); err != nil {
+			h.fail(w, r, err)
+			return
+		}
 	}
 	d.TrendNote = trendNote(d.Accounts)
 	if d.Held, err = h.m.HeldTransactions(ctx, 20); err != nil {
@@ -131,10 +141,19 @@ type accountView struct {
 	Days  []store.DailyBalance
 }
 
-func (h *Handler) accounts(ctx context.Context) ([]accountView, error) {
+// accounts are the household's accounts, or those person sees, with their
+// trends.
+func (h *Handler) accounts(ctx context.Context, person string) ([]accountView, error) {
 	accts, err := h.m.AccountBalances(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if person != "" {
+		ids, err := h.m.PersonAccounts(ctx, person)
+		if err != nil {
+			return nil, err
+		}
+		accts = onlyAccounts(accts, ids)
 	}
 	from := h.o.Now().In(h.o.Location).AddDate(0, 0, -trendDays).Format(time.DateOnly)
 	days, err := h.m.DailyBalances(ctx, from)

@@ -61,10 +61,34 @@ func parsePages(fsys fs.FS, used []string, static func(string) string) (map[stri
 }
 
 // view is what the layout renders: the session's base path (every link
-// of a page is relative to it), the page's title and its data.
+// of a page is relative to it), the page's title, the person switch (a
+// household of several: the household's pages and each person's) and the
+// page's data.
 type view struct {
 	Base, Title string
+	Person      string
+	Switch      []switchLink
 	D           any
+}
+
+// switchLink is a choice of the person switch: the same page, for the
+// household or for one person.
+type switchLink struct {
+	Label, Href string
+	Current     bool
+}
+
+// personSwitch is the switch of a session's page at w: none for a
+// household of one.
+func personSwitch(w where) []switchLink {
+	if len(w.People) < 2 {
+		return nil
+	}
+	out := []switchLink{{Label: "Household", Href: w.Root + strings.TrimPrefix(w.Path, "/"), Current: w.Person == ""}}
+	for _, p := range w.People {
+		out = append(out, switchLink{Label: personLabel(p), Href: w.Root + personPrefix + p.Name + w.Path, Current: w.Person == p.Name})
+	}
+	return out
 }
 
 // render writes page name with data, whole or (on a template error) not
@@ -72,7 +96,8 @@ type view struct {
 // (`bankmirror bench ui` reads it; a browser's developer tools show it).
 func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, name, title string, data any) {
 	var buf bytes.Buffer
-	if err := h.pages[name].Execute(&buf, view{Base: baseOf(r.Context()), Title: title, D: data}); err != nil {
+	at := whereOf(r.Context())
+	if err := h.pages[name].Execute(&buf, view{Base: at.base(), Title: title, Person: at.Person, Switch: personSwitch(at), D: data}); err != nil {
 		h.log.Error().Err(err).Str(logfield.Page, name).Msg("dashboard: render failed")
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
@@ -97,6 +122,8 @@ func (h *Handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 		status, msg = http.StatusBadRequest, bad.Error()
 	case errors.Is(err, store.ErrNotFound):
 		status, msg = http.StatusNotFound, "The mirror has no such transaction."
+	case errors.Is(err, errNoPerson):
+		status, msg = http.StatusNotFound, "The household has no such person."
 	case errors.Is(err, errNoReceipt):
 		status, msg = http.StatusNotFound, "No receipt of this transaction is kept where the dashboard reads them (BANKMIRROR_ATTACHMENTS_DIR)."
 	case r.Context().Err() != nil:

@@ -7,15 +7,19 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
+	"errors"
 	"math"
 	"net"
 	"net/http"
 	"net/url"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/bankmirror/bankmirror/internal/httpserver"
+	"github.com/bankmirror/bankmirror/internal/store"
 )
 
 // Sessions. A browser sends a cookie of 127.0.0.1 to every port of that
@@ -143,14 +147,38 @@ func (h *Handler) validSession(origin, cookie, secret string) bool {
 	return err == nil && h.o.Now().Unix() < t
 }
 
-// baseKey holds a session's base path (/s/SECRET/) in its requests'
-// context.
-type baseKey struct{}
+// whereKey holds a session request's place in its context.
+type whereKey struct{}
 
-func baseOf(ctx context.Context) string {
-	b, _ := ctx.Value(baseKey{}).(string)
-	return b
+// where is the place of a session's request: the session's root
+// (/s/SECRET/), the person whose pages these are ("" for the household's,
+// else under ROOT/p/NAME/), the path below them with its query, and the
+// household's people (those not removed).
+type where struct {
+	Root, Person, Path string
+	People             []store.Person
 }
+
+// base is the path every link of the page is relative to.
+func (w where) base() string {
+	if w.Person == "" {
+		return w.Root
+	}
+	return w.Root + personPrefix + w.Person + "/"
+}
+
+// personPrefix starts the pages of one person, below a session's root.
+const personPrefix = "p/"
+
+// personName is the shape of people.name.
+var personName = regexp.MustCompile(`^[a-z0-9_-]{1,32}$`)
+
+func whereOf(ctx context.Context) where {
+	w, _ := ctx.Value(whereKey{}).(where)
+	return w
+}
+
+func baseOf(ctx context.Context) string { return whereOf(ctx).base() }
 
 // requireSession serves next the pages of a live session, with the path
 // below the session's base; anything else gets the login form, which
@@ -179,13 +207,31 @@ func (h *Handler) requireSession(next http.Handler) http.Handler {
 			if c.Name != CookieName(port) || !h.validSession(origin, c.Value, secret) {
 				continue
 			}
+			at := where{Root: sessionPrefix + secret + "/"}
+			if rest, ok := strings.CutPrefix(sub, "/"+personPrefix); ok {
+				at.Person, sub, _ = strings.Cut(rest, "/")
+				sub = "/" + sub
+			}
 			path, err := url.PathUnescape(sub)
 			if err != nil {
 				break
 			}
+			at.Path = sub
+			if r.URL.RawQuery != "" {
+				at.Path += "?" + r.URL.RawQuery
+			}
+			if at.People, err = h.activePeople(r.Context()); err != nil {
+				h.fail(w, r, err)
+				return
+			}
+			if at.Person != "" && !slices.ContainsFunc(at.People, func(p store.Person) bool { return p.Name == at.Person }) {
+				r = r.WithContext(context.WithValue(r.Context(), whereKey{}, where{Root: at.Root, People: at.People}))
+				h.fail(w, r, errNoPerson)
+				return
+			}
 			u := *r.URL
 			u.Path, u.RawPath = path, sub
-			r2 := r.WithContext(context.WithValue(r.Context(), baseKey{}, sessionPrefix+secret+"/"))
+			r2 := r.WithContext(context.WithValue(r.Context(), whereKey{}, at))
 			r2.URL = &u
 			next.ServeHTTP(w, r2)
 			return
@@ -195,6 +241,18 @@ func (h *Handler) requireSession(next http.Handler) http.Handler {
 		}
 		h.login(w, r, http.StatusUnauthorized, msg, sub)
 	})
+}
+
+// errNoPerson: the address names a person the household does not have.
+var errNoPerson = errors.New("no such person")
+
+// activePeople are the household's people not removed.
+func (h *Handler) activePeople(ctx context.Context) ([]store.Person, error) {
+	all, err := h.m.People(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(all, func(p store.Person) bool { return p.RemovedAt != "" }), nil
 }
 
 // loginRoute is /login: GET with the printed link's code, POST from the

@@ -69,6 +69,9 @@ type txPageData struct {
 	// spending filter, which the exporter does not know.
 	ExportPartial bool
 	Filtered      bool
+	// Who: the list says who made each transaction (a household of
+	// several people).
+	Who bool
 }
 
 func (h *Handler) transactions(w http.ResponseWriter, r *http.Request) {
@@ -79,7 +82,9 @@ func (h *Handler) transactions(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	d := txPageData{F: f, Query: q}
+	at := whereOf(ctx)
+	f.Person = at.Person
+	d := txPageData{F: f, Query: q, Who: len(at.People) > 1}
 	if d.List, err = h.m.ListTransactions(ctx, f); err != nil {
 		h.fail(w, r, err)
 		return
@@ -104,7 +109,7 @@ func (h *Handler) transactions(w http.ResponseWriter, r *http.Request) {
 		e.Del("before")
 		e.Del("q")
 		e.Del("spending")
-		d.ExportPartial = f.Search != "" || f.Spending
+		d.ExportPartial = f.Search != "" || f.Spending || f.Person != ""
 		d.CSV = "transactions.csv?" + e.Encode()
 		d.XLSX = "transactions.xlsx?" + e.Encode()
 	}

@@ -49,6 +49,13 @@ type Mirror interface {
 	TransactionDetail(ctx context.Context, id string) (store.TxDetail, error)
 	CategoryTree(ctx context.Context) (map[string]store.CategoryNode, error)
 	Payments(ctx context.Context, from string) ([]store.Payment, error)
+
+	// A household's: its people, and what each spent.
+	People(ctx context.Context) ([]store.Person, error)
+	PersonSpendingByCategory(ctx context.Context, person, from, to string) ([]store.CategorySpending, error)
+	PersonIncomeByMonth(ctx context.Context, person, from, to string) (map[string]int64, error)
+	SpendingByPerson(ctx context.Context, month string) ([]store.PersonSpending, error)
+	PersonAccounts(ctx context.Context, person string) ([]string, error)
 }
 
 // Reasons a request is refused for its token (tokencheck's), passed to
