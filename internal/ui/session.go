@@ -12,7 +12,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -170,15 +169,10 @@ func (w where) base() string {
 // personPrefix starts the pages of one person, below a session's root.
 const personPrefix = "p/"
 
-// personName is the shape of people.name.
-var personName = regexp.MustCompile(`^[a-z0-9_-]{1,32}$`)
-
 func whereOf(ctx context.Context) where {
 	w, _ := ctx.Value(whereKey{}).(where)
 	return w
 }
-
-func baseOf(ctx context.Context) string { return whereOf(ctx).base() }
 
 // requireSession serves next the pages of a live session, with the path
 // below the session's base; anything else gets the login form, which
