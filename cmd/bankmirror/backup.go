@@ -28,6 +28,9 @@ func (a *app) backup(ctx context.Context, dest string, force, withSecrets bool) 
 	if _, err := os.Lstat(a.cfg.DB); err != nil {
 		return fmt.Errorf("no mirror at %s to back up (set BANKMIRROR_DB): %w", a.cfg.DB, err)
 	}
+	if err := checkOutputDir(dest, "give a FILE in a directory that user can write, such as the mirror's own"); err != nil {
+		return err
+	}
 	st, err := a.openStore(ctx, a.cfg.DB)
 	if err != nil {
 		return err

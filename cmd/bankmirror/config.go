@@ -76,13 +76,6 @@ func redactURL(raw string) string { return config.RedactURL(raw) }
 // (config.LoadZone).
 func loadZone(name string) (*time.Location, error) { return config.LoadZone(name) }
 
-// loadToken reads the single token, at start and again on SIGHUP
-// (config.LoadToken).
-func loadToken(environ map[string]string) (string, error) {
-	token, err := config.LoadToken(environ)
-	return token, asConfigError(err)
-}
-
 // storeOptions are the store options the configuration sets; the store
 // logs to log.
 func (c *Config) storeOptions(log zerolog.Logger) []store.Option {
@@ -102,4 +95,3 @@ func openMirrorError(path string, err error) error {
 	}
 	return fmt.Errorf("open mirror %s: %w", path, err)
 }
-

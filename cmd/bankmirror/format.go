@@ -3,36 +3,13 @@ package main
 import (
 	"strconv"
 	"strings"
+
+	"github.com/bankmirror/bankmirror/internal/money"
 )
 
-// formatMoney is how every command prints an amount for people: base units
-// (cents) as a signed decimal with thousands separators and the currency,
+// formatMoney is how every command prints an amount for people:
 // -384,470.69 AUD.
-func formatMoney(baseUnits int64, currency string) string {
-	sign := ""
-	u := uint64(baseUnits)
-	if baseUnits < 0 {
-		sign, u = "-", uint64(-(baseUnits+1))+1 // no overflow at the minimum
-	}
-	whole := strconv.FormatUint(u/100, 10)
-	var b strings.Builder
-	b.WriteString(sign)
-	for i, d := range whole {
-		if i > 0 && (len(whole)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(d)
-	}
-	b.WriteByte('.')
-	cents := u % 100
-	b.WriteByte(byte('0' + cents/10))
-	b.WriteByte(byte('0' + cents%10))
-	if currency != "" {
-		b.WriteByte(' ')
-		b.WriteString(currency)
-	}
-	return b.String()
-}
+func formatMoney(baseUnits int64, currency string) string { return money.Format(baseUnits, currency) }
 
 // shellQuote is s as a POSIX shell word, for a command line printed to be
 // copied: as it is when it has only safe characters, else single-quoted.
@@ -41,4 +18,12 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// plural is n and noun, with an s unless n is 1: "1 page", "51 pages".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }

@@ -72,5 +72,5 @@ func closedByPeer(c net.Conn) bool {
 	_ = c.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
 	_, err := c.Read(make([]byte, 1))
 	var ne net.Error
-	return err != nil && !(errors.As(err, &ne) && ne.Timeout())
+	return err != nil && (!errors.As(err, &ne) || !ne.Timeout())
 }

@@ -51,7 +51,7 @@ type app struct {
 	environ        map[string]string
 	// command is the command line's (top-level) command.
 	command string
-	// setAside are bad settings the command runs without (commandNeeds).
+	// setAside are bad settings the command runs without (config.LoadFor).
 	setAside []*configError
 	// statusLine is stderr when it is a terminal (nil otherwise): the log
 	// writes through it, above a sync's progress line.
@@ -180,5 +180,10 @@ func (a *app) openExistingStore(ctx context.Context) (*store.Store, error) {
 }
 
 func (a *app) client(baseURL, token string, budget int) *bank.Client {
-	return bank.New(baseURL, token, bank.WithHourlyBudget(budget), bank.WithReserve(a.cfg.BudgetReserve), bank.WithLogger(a.log))
+	return bank.New(baseURL, token, bank.WithHourlyBudget(budget), bank.WithReserve(a.cfg.BudgetReserve), bank.WithLogger(a.log),
+		bank.WithUnreachableWithin(unreachableWithin))
 }
+
+// unreachableWithin is how long a command's request retries a bank it
+// cannot reach (tests shorten it).
+var unreachableWithin = bank.CommandUnreachableWithin

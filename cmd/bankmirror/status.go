@@ -243,10 +243,12 @@ func printStatus(w io.Writer, db string, c clock, s health.Status) {
 	}
 	fmt.Fprintf(w, "last successful: %s\n", strings.Join(last, "; "))
 	switch t := s.Token; {
+	case len(s.People) > 1:
+		// Each person's token has its line below.
 	case !t.Known:
 		fmt.Fprintln(w, "token: unknown (no daemon report)")
 	case t.Rejected:
-		fmt.Fprintf(w, "token: REJECTED by the bank %s ago: put a new token in BANKMIRROR_TOKEN_FILE, then `systemctl reload bankmirror`\n",
+		fmt.Fprintf(w, "token: REJECTED by the bank %s ago: put a new token in the token file (/etc/bankmirror/token with the unit), then `systemctl restart bankmirror` (outside systemd: kill -HUP the daemon)\n",
 			health.Age(time.Since(t.RejectedAt)))
 	default:
 		fmt.Fprintln(w, "token: accepted at last use")

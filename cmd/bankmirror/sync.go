@@ -70,7 +70,7 @@ func (a *app) household(st *store.Store, opts replica.Options, pollInterval time
 	return household.New(st, a.log, household.Options{Sync: opts, PollInterval: pollInterval,
 		NewClient: func(p household.Person) *bank.Client {
 			return bank.New(a.cfg.APIURL, p.Token, bank.WithHourlyBudget(a.cfg.RequestsPerHour), bank.WithReserve(a.cfg.BudgetReserve),
-				bank.WithLogger(a.log.With().Str(logfield.Person, p.Name).Logger()))
+				bank.WithLogger(a.log.With().Str(logfield.Person, p.Name).Logger()), bank.WithUnreachableWithin(unreachableWithin))
 		}})
 }
 
@@ -147,7 +147,7 @@ func (p *progressLine) show(pr replica.Progress) {
 // draw writes the line; p.mu is held.
 func (p *progressLine) draw(extra string) {
 	pr := p.pr
-	line := fmt.Sprintf("%s sync: %d pages, %d transactions, %.0f tx/s", pr.Kind, pr.Pages, pr.Transactions, pr.Rate())
+	line := fmt.Sprintf("%s sync: %s, %s, %.0f tx/s", pr.Kind, plural(pr.Pages, "page"), plural(pr.Transactions, "transaction"), pr.Rate())
 	if pr.Covered >= 0 && pr.Pages > 0 {
 		line += fmt.Sprintf(", %.0f%% of the dates", 100*pr.Covered)
 	}

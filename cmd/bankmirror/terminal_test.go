@@ -19,6 +19,8 @@ func TestLogLinesDoNotRunIntoTheProgressLine(t *testing.T) {
 
 	pl.show(replica.Progress{Kind: "full", Pages: 3, Transactions: 300, Covered: -1})
 	log.Info().Msg("sync progress")
+	pl.pr = replica.Progress{Kind: "full", Pages: 1, Transactions: 1, Covered: -1}
+	pl.draw("") // show draws at most every 100 ms
 	pl.done()
 	log.Info().Msg("sync finished")
 
@@ -26,7 +28,8 @@ func TestLogLinesDoNotRunIntoTheProgressLine(t *testing.T) {
 	progress := "full sync: 3 pages, 300 transactions"
 	// The progress, erased, the log line at the start of a line, the
 	// progress again, erased at the end; then a log line on its own.
-	want := []string{clearLine + progress, clearLine, `{"level":"info"`, `"message":"sync progress"}` + "\n", progress, clearLine,
+	want := []string{clearLine + progress, clearLine, `{"level":"info"`, `"message":"sync progress"}` + "\n", progress,
+		clearLine + "full sync: 1 page, 1 transaction, ", clearLine,
 		`{"level":"info"`, `"message":"sync finished"}` + "\n"}
 	rest := got
 	for _, w := range want {

@@ -72,6 +72,10 @@ type Config struct {
 	WebhookSecretFile string `env:"WEBHOOK_SECRET_FILE,file"`
 	SyncSchedule      string `env:"SYNC_SCHEDULE"`
 	ReconcileSchedule string `env:"RECONCILE_SCHEDULE"`
+	// RulesFile is the rules file (rules and alerts, TOML); RulesFileSet
+	// says the variable named it (a default that is missing is no rules).
+	RulesFile    string `env:"RULES_FILE"`
+	RulesFileSet bool   `env:"-"`
 	// PollInterval is how often accounts the bank sends no webhooks for
 	// (joint accounts) are polled; 0 turns polling off.
 	PollInterval      time.Duration `env:"POLL_INTERVAL"`
@@ -147,11 +151,13 @@ func Load(environ map[string]string) (Config, error) {
 		e = map[string]string{}
 	}
 	for _, s := range Settings {
-		if s.load == nil {
-			continue
-		}
-		if err := s.load(&c, e); err != nil {
-			return c, s.wrap(err)
+		switch {
+		case s.load != nil:
+			if err := s.load(&c, e); err != nil {
+				return c, s.wrap(err)
+			}
+		case s.Secret && s.File:
+			s.settleSecret(&c, e)
 		}
 	}
 	for _, s := range Settings {
@@ -251,36 +257,46 @@ func (s *Setting) sources() []string {
 	return out
 }
 
-// fieldValue is the field of c that setting name fills (its env tag), or
-// an invalid Value.
-func fieldValue(c *Config, name string) reflect.Value {
-	v := reflect.ValueOf(c).Elem()
-	t := v.Type()
+// fieldOf is the Config field that setting name fills (its env tag).
+func fieldOf(name string) (reflect.StructField, bool) {
+	t := reflect.TypeFor[Config]()
 	for i := range t.NumField() {
 		key, _, _ := strings.Cut(t.Field(i).Tag.Get("env"), ",")
 		if key == name {
-			return v.Field(i)
+			return t.Field(i), true
 		}
 	}
-	return reflect.Value{}
+	return reflect.StructField{}, false
+}
+
+// fieldValue is the field of c that setting name fills, or an invalid
+// Value.
+func fieldValue(c *Config, name string) reflect.Value {
+	f, ok := fieldOf(name)
+	if !ok {
+		return reflect.Value{}
+	}
+	return reflect.ValueOf(c).Elem().FieldByIndex(f.Index)
 }
 
 // settleSecret settles a secret that has a _FILE variant (the env library
 // has read the file into the variant's field): the file wins, the value is
-// trimmed, and the variant's field is cleared. It records where a set secret
-// came from in *from (VarSource; "" when unset).
-func settleSecret(c *Config, environ map[string]string, name string, from *string) {
-	value, file := fieldValue(c, name), fieldValue(c, name+"_FILE")
-	source := Prefix + name
+// trimmed, and the variant's field is cleared. Where a set secret came
+// from (VarSource) is recorded in Config.SecretFrom.
+func (s *Setting) settleSecret(c *Config, environ map[string]string) {
+	value, file := fieldValue(c, s.Name), fieldValue(c, s.Name+"_FILE")
+	source := s.Var()
 	if file.String() != "" {
 		value.SetString(file.String())
 		source += "_FILE"
 	}
 	value.SetString(strings.TrimSpace(value.String()))
 	file.SetString("")
-	*from = ""
-	if value.String() != "" {
-		*from = VarSource(environ, source)
+	if from := s.sourceField(c); from.IsValid() {
+		from.SetString("")
+		if value.String() != "" {
+			from.SetString(VarSource(environ, source))
+		}
 	}
 }
 
@@ -325,6 +341,15 @@ func varOfField(name string) string {
 
 // defaultDB is the mirror's path when BANKMIRROR_DB is not set: in
 // systemd's state directory if there is one.
+// defaultRulesFile is rules.toml in the configuration directory:
+// $CONFIGURATION_DIRECTORY under systemd, else /etc/bankmirror.
+func defaultRulesFile(environ map[string]string) string {
+	if dir := environ["CONFIGURATION_DIRECTORY"]; dir != "" {
+		return filepath.Join(strings.Split(dir, ":")[0], "rules.toml")
+	}
+	return "/etc/bankmirror/rules.toml"
+}
+
 func defaultDB(environ map[string]string) string {
 	if dir := environ["STATE_DIRECTORY"]; dir != "" {
 		// systemd may pass several directories separated by colons.

@@ -41,6 +41,9 @@ func TestSettingsMatchConfig(t *testing.T) {
 		if s.File {
 			order = append(order, s.Var()+"_FILE")
 		}
+		if s.Secret && !s.sourceField(&Config{}).IsValid() {
+			t.Errorf("the secret %s has no field in SecretSources recording where it came from", s.Var())
+		}
 		for _, cmd := range s.ReadBy {
 			if !slices.Contains(tolerantCommands, cmd) {
 				t.Errorf("%s: ReadBy names %s, which reads every setting anyway", s.Var(), cmd)
@@ -390,4 +393,18 @@ func TestDumpShowsSourcesNotTokens(t *testing.T) {
 			}
 		}
 	}
+}
+
+// fields is every Config field read from the environment, by variable
+// (prefix included); a test keeps it and Settings in step.
+func fields() map[string]reflect.StructField {
+	out := map[string]reflect.StructField{}
+	t := reflect.TypeFor[Config]()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if key := varOfField(f.Name); f.Tag.Get("env") != "-" {
+			out[key] = f
+		}
+	}
+	return out
 }

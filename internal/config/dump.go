@@ -1,9 +1,6 @@
 package config
 
-import (
-	"fmt"
-	"reflect"
-)
+import "fmt"
 
 // Row is a line of the config command: a variable, or a person, and the
 // value in effect.
@@ -60,18 +57,4 @@ func (s *Setting) secretLine(from string) string {
 		return "(set, redacted)"
 	}
 	return "(from " + from + ", redacted)"
-}
-
-// fields is every Config field read from the environment, by variable
-// (prefix included); a test keeps it and Settings in step.
-func fields() map[string]reflect.StructField {
-	out := map[string]reflect.StructField{}
-	t := reflect.TypeFor[Config]()
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if key := varOfField(f.Name); f.Tag.Get("env") != "-" {
-			out[key] = f
-		}
-	}
-	return out
 }

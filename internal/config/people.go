@@ -114,7 +114,7 @@ func houseVar(dir, name string) string {
 }
 
 func bothForms(household, single string) error {
-	return &Error{household, fmt.Errorf("set together with %s: name the tokens one way, a directory (or credentials token.NAME) for a household or one token, not both", single)}
+	return &Error{household, fmt.Errorf("set together with %s: use one or the other (a household's tokens or one token), not both", single)}
 }
 
 // singleToken reads the single token: the file BANKMIRROR_TOKEN_FILE
@@ -151,16 +151,6 @@ func tokenSource(environ map[string]string, name string) string {
 		return VarSource(environ, name)
 	}
 	return "the systemd credential " + filepath.Join(environ["CREDENTIALS_DIRECTORY"], tokenCredential)
-}
-
-// LoadToken reads the single token (BANKMIRROR_TOKEN_FILE, else
-// BANKMIRROR_TOKEN, else the systemd credential token), "" when none is set:
-// at start and again on SIGHUP. Surrounding whitespace (a trailing newline)
-// is trimmed; a token with control characters left is refused with one line
-// naming its source, never showing it.
-func LoadToken(environ map[string]string) (string, error) {
-	token, _, err := singleToken(environ)
-	return token, err
 }
 
 // personCredentials are the names of the credentials token.NAME in

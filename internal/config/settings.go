@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/url"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"time"
 
@@ -55,7 +56,8 @@ type Setting struct {
 	ReadBy []string
 
 	// load normalises the parsed value and fills in what is derived from
-	// the environment; check refuses a bad value (the error names no
+	// the environment (a secret with a _FILE variant and no load of its own
+	// is settled by settleSecret); check refuses a bad value (the error names no
 	// variable: the caller adds it); show is the value config prints, when
 	// not the field as it is (ok false).
 	load  func(c *Config, environ map[string]string) error
@@ -66,20 +68,24 @@ type Setting struct {
 // Var is the setting's variable, prefix included.
 func (s *Setting) Var() string { return Prefix + s.Name }
 
-// secretSource is where the setting's secret came from, "" when unset or
-// not a secret with a recorded source.
+// secretSource is where the setting's secret came from: the field of
+// Config.SecretFrom named as the secret's own field; "" when unset or not
+// recorded.
 func (s *Setting) secretSource(c *Config) string {
-	switch s.Name {
-	case "TOKEN":
-		return c.SecretFrom.Token
-	case "WEBHOOK_SECRET":
-		return c.SecretFrom.WebhookSecret
-	case "EXPORT_TOKEN":
-		return c.SecretFrom.ExportToken
-	case "UI_TOKEN":
-		return c.SecretFrom.UIToken
+	if from := s.sourceField(c); from.IsValid() {
+		return from.String()
 	}
 	return ""
+}
+
+// sourceField is the field of c.SecretFrom that records where the
+// setting's secret came from, invalid when there is none.
+func (s *Setting) sourceField(c *Config) reflect.Value {
+	f, ok := fieldOf(s.Name)
+	if !ok {
+		return reflect.Value{}
+	}
+	return reflect.ValueOf(&c.SecretFrom).Elem().FieldByName(f.Name)
 }
 
 // Lookup is the setting of name (without the prefix), nil if none.
@@ -328,10 +334,6 @@ var Settings = []Setting{
 		Doc:     "secret of a webhook created elsewhere (registered webhooks need none)",
 		Manual:  "secret of a webhook created elsewhere (webhooks registered with `bankmirror webhook register` need none)",
 		Example: "/etc/bankmirror/webhook-secret",
-		load: func(c *Config, environ map[string]string) error {
-			settleSecret(c, environ, "WEBHOOK_SECRET", &c.SecretFrom.WebhookSecret)
-			return nil
-		},
 	},
 	{
 		Name:    "SYNC_SCHEDULE",
@@ -345,6 +347,21 @@ var Settings = []Setting{
 		Default: "@daily",
 		Doc:     "cron schedule of full reconciliations",
 		check:   func(c *Config) error { return checkSchedule(c.ReconcileSchedule) },
+	},
+	{
+		Name:          "RULES_FILE",
+		DefaultDoc:    "$CONFIGURATION_DIRECTORY/rules.toml if CONFIGURATION_DIRECTORY is set, else /etc/bankmirror/rules.toml",
+		Doc:           "the rules file (TOML): rules that set categories and tags as transactions arrive and write them back to the bank, and the alerts and their channels; a missing default file is no rules. serve reads it again on SIGHUP, keeping the rules in use when the file is bad",
+		Manual:        "the rules file (TOML, see [docs/rules.md](rules.md)): rules that set categories and tags as transactions arrive and write them back to the bank, and the alerts and their channels. A missing file at the default path means no rules; a file this variable names must exist. `serve` reads it again on SIGHUP; a bad file keeps the rules in use and says why in one line (`file:line: what`)",
+		ManualDefault: "`$CONFIGURATION_DIRECTORY/rules.toml` if set, else `/etc/bankmirror/rules.toml`",
+		Example:       "/etc/bankmirror/rules.toml",
+		load: func(c *Config, environ map[string]string) error {
+			c.RulesFileSet = c.RulesFile != ""
+			if c.RulesFile == "" {
+				c.RulesFile = defaultRulesFile(environ)
+			}
+			return nil
+		},
 	},
 	{
 		Name:    "POLL_INTERVAL",
@@ -443,11 +460,7 @@ var Settings = []Setting{
 		ManualDefault: "(feed off)",
 		Unset:         "the spreadsheet feed is off",
 		Example:       "/etc/bankmirror/export-token",
-		load: func(c *Config, environ map[string]string) error {
-			settleSecret(c, environ, "EXPORT_TOKEN", &c.SecretFrom.ExportToken)
-			return nil
-		},
-		check: func(c *Config) error { return checkStrongToken(c.ExportToken) },
+		check:         func(c *Config) error { return checkStrongToken(c.ExportToken) },
 	},
 	{
 		Name:          "TRUSTED_PROXIES",
@@ -470,11 +483,7 @@ var Settings = []Setting{
 		ManualDefault: "(random at each start of `ui`)",
 		Unset:         "ui makes a random one at each start",
 		Example:       "/etc/bankmirror/ui-token",
-		load: func(c *Config, environ map[string]string) error {
-			settleSecret(c, environ, "UI_TOKEN", &c.SecretFrom.UIToken)
-			return nil
-		},
-		check: func(c *Config) error { return checkStrongToken(c.UIToken) },
+		check:         func(c *Config) error { return checkStrongToken(c.UIToken) },
 	},
 	{
 		Name:          "UI_LISTEN",

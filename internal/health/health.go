@@ -179,7 +179,7 @@ func Evaluate(f Facts, r Rules) []Check {
 		out = append(out, c)
 	} else if f.TokenRejected {
 		add(CheckToken, Failing, true, "the bank rejected the token (401) %s ago: syncs and webhook refetches wait for a new token "+
-			"(put it in BANKMIRROR_TOKEN_FILE, then `systemctl reload bankmirror`)", Age(f.Now.Sub(f.TokenRejectedAt)))
+			"(put it in the token file, /etc/bankmirror/token with the unit, then `systemctl restart bankmirror`; without systemd, send SIGHUP)", Age(f.Now.Sub(f.TokenRejectedAt)))
 	} else {
 		add(CheckToken, OK, true, "accepted at last use")
 	}

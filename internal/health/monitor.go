@@ -271,8 +271,8 @@ func (m *Monitor) gather(ctx context.Context, probeErr error) Snapshot {
 func (m *Monitor) TokenChanged(st bank.TokenState) {
 	if st.Rejected {
 		m.log.Error().Time(logfield.RejectedAt, st.RejectedAt).Msg("the bank rejected the token (401): scheduled syncs and webhook refetches " +
-			"are paused, webhooks are still received and queued. Put a new token in BANKMIRROR_TOKEN_FILE and run " +
-			"`systemctl reload bankmirror` (or send SIGHUP)")
+			"are paused, webhooks are still received and queued. Put a new token in the token file (/etc/bankmirror/token " +
+			"with the unit) and run `systemctl restart bankmirror` (without systemd, send SIGHUP)")
 	} else {
 		m.log.Info().Msg("token replaced; resuming syncs and webhook refetches")
 	}
@@ -290,7 +290,7 @@ func (m *Monitor) PersonTokenChanged(person string) func(bank.TokenState) {
 		if st.Rejected {
 			m.log.Error().Str(logfield.Person, person).Time(logfield.RejectedAt, st.RejectedAt).Msg("the bank rejected " + person +
 				"'s token (401): what only their token sees waits, the other people's work goes on. Put a new token in " +
-				"BANKMIRROR_TOKENS_DIR/" + person + " and run `systemctl reload bankmirror` (or send SIGHUP)")
+				"BANKMIRROR_TOKENS_DIR/" + person + " (or the credential token." + person + ") and run `systemctl restart bankmirror` (without systemd, send SIGHUP)")
 		} else {
 			m.log.Info().Str(logfield.Person, person).Msg("token replaced; resuming their syncs and webhook refetches")
 		}
@@ -320,8 +320,8 @@ func (m *Monitor) publish(s Snapshot) {
 func StatusLine(s Snapshot, tok bank.TokenState, now time.Time) string {
 	f := s.Facts
 	switch {
-	case tok.Rejected:
-		return "token rejected by the bank: waiting for a new token (systemctl reload)"
+	case AllRejected(tok, f.People):
+		return "token rejected by the bank: waiting for a new token (systemctl restart)"
 	case f.Probed && f.ProbeErr != nil:
 		return "database not writable: " + f.ProbeErr.Error()
 	case f.LastSync.IsZero() && f.Syncing != "":
@@ -340,7 +340,7 @@ func StatusLine(s Snapshot, tok bank.TokenState, now time.Time) string {
 	if o := f.BankOutage; o.Syncs > 0 {
 		line += fmt.Sprintf(", bank unreachable for %s", Age(now.Sub(o.Since)))
 	}
-	if names, _ := rejected(f.People); len(names) > 0 {
+	if names, _ := rejected(f.People); len(names) > 0 && len(names) < len(f.People) {
 		line += fmt.Sprintf(", %s token rejected", possessive(names))
 	}
 	return line

@@ -23,6 +23,9 @@
 //     X-RateLimit-Remaining; the limit is checked after authentication and
 //     before injected faults (ratelimit.go).
 //   - The control API is served under /_sim/ (control_http.go).
+//   - With Options.People the bank is a household: a token per person, who
+//     sees only their own accounts and the shared joint account, and
+//     their own webhooks (people.go, household.go).
 //
 // The simulator imports none of the daemon's packages.
 package simulator
@@ -250,6 +253,7 @@ type Bank struct {
 	attByID     map[string]*Attachment
 	tagCount    map[string]int
 	held        map[string]*txn // the HELD transactions, for LiveStep
+	writeLog    writeLog        // the API's write-backs (GET /_sim/writes)
 
 	gen   atomic.Uint64 // data generation: bumped by every mutation, under mu
 	pages pageCache
@@ -262,8 +266,8 @@ type Bank struct {
 	// the first seed; a Reset draws the same ids again).
 	household    bool                      // Options.People was set
 	people       []*person                 // in Options.People order; one person when !household
-	personByName map[string]*person        //
-	jointAccount string                    // the 2Up account, "" when none
+	personByName map[string]*person        // people by name
+	jointAccount string                    // the 2Up account every person sees
 	owner        map[string]*person        // the person of each INDIVIDUAL account of a household
 	accountTags  map[string]map[string]int // tags in use per account; guarded by mu
 }

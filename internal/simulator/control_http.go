@@ -72,6 +72,7 @@ var controlRoutes = []controlRoute{
 	{http.MethodPost, []string{"people", "{}", "token", "restore"}, (*Bank).ctlPersonRestore},
 	{http.MethodPost, []string{"people", "{}", "token", "rotate"}, (*Bank).ctlPersonRotate},
 	{http.MethodPost, []string{"payments"}, (*Bank).ctlPay},
+	{http.MethodGet, []string{"writes"}, (*Bank).ctlWrites},
 }
 
 // ControlToken is the bearer token of the control API.
@@ -186,13 +187,23 @@ func (b *Bank) ctlAccounts(w http.ResponseWriter, _ *http.Request, _ []string) e
 
 // ctlTransactions answers every transaction, newest first, rendered as the
 // API renders it (with the API base URL of the request).
+// With ?person=NAME, only the transactions of the accounts they see.
 func (b *Bank) ctlTransactions(w http.ResponseWriter, r *http.Request, _ []string) error {
+	who, err := b.queryPerson(r)
+	if err != nil {
+		return err
+	}
 	base := b.baseURL(r)
 	b.mu.RLock()
 	items := make([][]byte, len(b.txs))
-	for i, t := range b.txs {
-		items[i] = renderedTransaction(t, base)
+	n := 0
+	for _, t := range b.txs {
+		if who == nil || who.canSee(t.AccountID) {
+			items[n] = renderedTransaction(t, base)
+			n++
+		}
 	}
+	items = items[:n]
 	b.mu.RUnlock()
 	writeJSON(w, http.StatusOK, list(items, "", "", false))
 	return nil
@@ -432,12 +443,13 @@ func (b *Bank) ctlWait(w http.ResponseWriter, r *http.Request, _ []string) error
 // ctlRequests answers the request record, of every request or (?person=NAME)
 // of those authenticated with one person's token.
 func (b *Bank) ctlRequests(w http.ResponseWriter, r *http.Request, _ []string) error {
+	who, err := b.queryPerson(r)
+	if err != nil {
+		return err
+	}
 	counts := b.RequestCounts()
-	if name := r.URL.Query().Get("person"); name != "" {
-		if _, err := b.pathPerson(name); err != nil {
-			return err
-		}
-		counts = b.PersonRequestCounts(name)
+	if who != nil {
+		counts = who.record.list()
 	}
 	if counts == nil {
 		counts = []RequestCount{}

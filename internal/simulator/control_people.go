@@ -37,8 +37,7 @@ func (b *Bank) ctlPeople(w http.ResponseWriter, _ *http.Request, _ []string) err
 	ps := b.People()
 	out := make([]personJSON, len(ps))
 	for i, p := range ps {
-		out[i] = personJSON{Name: p.Name, DisplayName: p.DisplayName, FullName: p.FullName, CustomerID: p.CustomerID,
-			Token: p.Token, Revoked: p.Revoked, CardSuffix: p.CardSuffix, AccountIDs: p.AccountIDs, Requests: p.Requests}
+		out[i] = personJSON(p)
 	}
 	return writeControlJSON(w, http.StatusOK, map[string]any{"data": out, "jointAccountId": b.JointAccount()})
 }
@@ -50,6 +49,16 @@ func (b *Bank) pathPerson(name string) (*person, error) {
 		return nil, &controlError{http.StatusNotFound, err}
 	}
 	return p, nil
+}
+
+// queryPerson is the person of ?person=NAME (404 when unknown), nil
+// without one.
+func (b *Bank) queryPerson(r *http.Request) (*person, error) {
+	name := r.URL.Query().Get("person")
+	if name == "" {
+		return nil, nil
+	}
+	return b.pathPerson(name)
 }
 
 func (b *Bank) ctlPersonRevoke(w http.ResponseWriter, _ *http.Request, params []string) error {

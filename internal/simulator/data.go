@@ -58,7 +58,9 @@ func (b *Bank) seed(n int, now time.Time) {
 		return
 	}
 	g.seedAccounts()
-	b.jointAccount = g.acc.joint
+	if b.jointAccount == "" { // a Reset draws the same id again
+		b.jointAccount = g.acc.joint
+	}
 	b.people[0].settle(b.customerID, b.accounts, nil)
 	total := 0
 	for _, m := range merchants {

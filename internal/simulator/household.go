@@ -15,7 +15,7 @@ import (
 // joint account (transfer pairs, transferAccount set), interest, refunds,
 // and Up-to-Up payments to another person of the household (one
 // transaction in each person's account, no transferAccount, each named
-// after the other person). The joint account has
+// after the other person, created 0-3 seconds apart). The joint account has
 // Options.JointTransactions card purchases by either person, never tagged.
 
 // saverNames name the people's savers, two per person in turn.
@@ -91,7 +91,10 @@ func (g *generator) householdAccounts() []seededAccounts {
 	}
 	joint := open("2Up Spending", "TRANSACTIONAL", "JOINT", 30)
 	slices.SortFunc(b.accounts, func(x, y *Account) int { return x.CreatedAt.Compare(y.CreatedAt) })
-	b.mainAccount, b.jointAccount = roles[0].spending, joint
+	b.mainAccount = roles[0].spending
+	if b.jointAccount == "" { // a Reset draws the same id again
+		b.jointAccount = joint
+	}
 	b.jointPeople = b.jointPeople[:0]
 	for i, p := range b.people {
 		roles[i].joint = joint
@@ -150,7 +153,8 @@ func (g *generator) householdRandom(roles []seededAccounts, i, room int) {
 	case r < 945 && room >= 2 && len(b.people) > 1:
 		j := (i + 1 + g.rng.IntN(len(b.people)-1)) % len(b.people)
 		msg := ptr(pick(g, upMessages))
-		out, in := g.upPayment(at, b.people[i], b.people[j], a.spending, roles[j].spending, g.between(500, 40000), msg, 0)
+		lag := time.Duration(g.between(0, 3)) * time.Second // the two sides a moment apart, as two postings are
+		out, in := g.upPayment(at, b.people[i], b.people[j], a.spending, roles[j].spending, g.between(500, 40000), msg, lag)
 		g.add(out, in)
 	default:
 		g.add(g.refundTx(at))

@@ -221,6 +221,9 @@ func TestHouseholdRateLimitPerToken(t *testing.T) {
 	if alex.Requests != 4 || sam.Requests != 1 {
 		t.Errorf("requests alex %d sam %d, want 4 and 1", alex.Requests, sam.Requests)
 	}
+	if a, s := e.bank.PersonBucketUsed("alex"), e.bank.PersonBucketUsed("sam"); a != 3 || s != 1 {
+		t.Errorf("bucket used: alex %d, sam %d, want 3 and 1", a, s)
+	}
 	var limited int64
 	for _, c := range e.bank.PersonRequestCounts("alex") {
 		if c.Status == http.StatusTooManyRequests {
@@ -459,6 +462,17 @@ func TestHouseholdControlAPI(t *testing.T) {
 		t.Errorf("sam's requests %v (%d), want 2", counts, sp.Requests)
 	}
 	c.must(http.StatusNotFound, http.MethodGet, "/requests?person=kim", nil)
+	c.must(http.StatusNotFound, http.MethodGet, "/transactions?person=kim", nil)
+	for _, name := range []string{"alex", "sam"} {
+		truth := c.must(http.StatusOK, http.MethodGet, "/transactions?person="+name, nil)
+		var want []string
+		for _, it := range truth["data"].([]any) {
+			want = append(want, it.(map[string]any)["id"].(string))
+		}
+		if got := ids(e.walkAs(name, "/transactions")); !slices.Equal(got, want) || len(got) < 2 {
+			t.Errorf("%s lists %v, the bank's record for them %v", name, got, want)
+		}
+	}
 	accounts := c.must(http.StatusOK, http.MethodGet, "/accounts", nil)
 	for _, it := range accounts["data"].([]any) {
 		a := it.(map[string]any)
@@ -507,5 +521,161 @@ func TestHouseholdLive(t *testing.T) {
 	}
 	if !performers["Alex"] || !performers["Sam"] {
 		t.Errorf("joint performers %v", performers)
+	}
+}
+
+// Reset puts a household back: the same people, tokens, accounts and ids.
+func TestHouseholdReset(t *testing.T) {
+	e := newHousehold(t, Options{Seed: 12, Transactions: 80, Tokens: map[string]string{"sam": "S"}})
+	b := e.bank
+	before, people := b.Snapshot(), b.People()
+	if people[1].Token != "S" || people[0].Token == "" {
+		t.Fatalf("tokens %+v", people)
+	}
+	if _, err := b.RotatePersonToken("alex", "A2"); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.RevokePersonToken("sam"); err != nil {
+		t.Fatal(err)
+	}
+	b.LiveStep()
+	e.getAs("alex", "/util/ping")
+	b.Reset()
+	after := b.People()
+	for i := range people {
+		if after[i].Token != people[i].Token || after[i].CustomerID != people[i].CustomerID ||
+			!slices.Equal(after[i].AccountIDs, people[i].AccountIDs) || after[i].Requests != 0 {
+			t.Errorf("after reset %+v, before %+v", after[i], people[i])
+		}
+	}
+	s := b.Snapshot()
+	if len(s.Transactions) != len(before.Transactions) || s.Transactions[0].ID != before.Transactions[0].ID {
+		t.Errorf("reset: %d transactions, was %d", len(s.Transactions), len(before.Transactions))
+	}
+	if got := ids(e.walkAs("sam", "/accounts")); !sameSet(got, append(b.PersonAccounts("sam"), b.JointAccount())) {
+		t.Errorf("sam after reset lists %v", got)
+	}
+}
+
+// A household of one named person: their own accounts and a joint account
+// nobody else sees, no Up-to-Up payments, tags refused on the joint one.
+func TestHouseholdOfOneNamed(t *testing.T) {
+	e := newHousehold(t, Options{Seed: 2, People: []string{"solo"}, Transactions: 200})
+	b := e.bank
+	got := ids(e.walkAs("solo", "/accounts"))
+	if !sameSet(got, append(b.PersonAccounts("solo"), b.JointAccount())) || len(got) != 4 {
+		t.Errorf("solo lists %v", got)
+	}
+	for _, tx := range b.Snapshot().Transactions {
+		if tx.TransactionType != nil && *tx.TransactionType == "Osko Payment Received" && tx.Description == "Solo Jones" {
+			t.Errorf("solo paid themselves: %+v", tx)
+		}
+	}
+	if _, _, err := b.PayPerson(Payment{From: "solo", To: "solo", AmountBaseUnits: 100}); !errors.Is(err, ErrInvalidPayment) {
+		t.Errorf("pay self: %v", err)
+	}
+}
+
+// The seeded Up-to-Up payments: pairs of opposite amounts in two people's
+// Spending accounts, without transferAccount, at most 3 seconds apart.
+func TestHouseholdSeededPayments(t *testing.T) {
+	b := New(Options{Seed: 4, People: []string{"alex", "sam"}, Transactions: 1500, Now: fixedClock})
+	defer b.Close()
+	spending := map[string]string{b.PersonAccounts("alex")[0]: "alex", b.PersonAccounts("sam")[0]: "sam"}
+	full := map[string]string{"alex": "Alex Jones", "sam": "Sam Smith"}
+	var outs, ins []Transaction
+	for _, tx := range b.Snapshot().Transactions {
+		who, ok := spending[tx.AccountID]
+		if !ok || tx.Message == nil {
+			continue
+		}
+		for other, name := range full {
+			if other != who && tx.Description == name {
+				if tx.TransferAccountID != "" {
+					t.Errorf("payment %s has transferAccount", tx.ID)
+				}
+				if tx.Amount.ValueInBaseUnits < 0 {
+					outs = append(outs, tx)
+				} else {
+					ins = append(ins, tx)
+				}
+			}
+		}
+	}
+	if len(outs) < 5 || len(outs) != len(ins) {
+		t.Fatalf("%d payments out, %d in", len(outs), len(ins))
+	}
+	for _, o := range outs {
+		paired := false
+		for _, in := range ins {
+			lag := in.CreatedAt.Sub(o.CreatedAt)
+			if in.Amount.ValueInBaseUnits == -o.Amount.ValueInBaseUnits && *in.Message == *o.Message && lag >= 0 && lag <= 3*time.Second &&
+				spending[in.AccountID] != spending[o.AccountID] {
+				paired = true
+			}
+		}
+		if !paired {
+			t.Errorf("payment out %s (%d at %v) has no side in", o.ID, o.Amount.ValueInBaseUnits, o.CreatedAt)
+		}
+	}
+}
+
+// The webhook limit is each person's: alex's ten leave room for sam's.
+func TestHouseholdWebhookLimitPerPerson(t *testing.T) {
+	e := newHousehold(t, Options{Seed: 1, Empty: true})
+	rc := newReceiver(t)
+	for i := range maxWebhooks {
+		e.createHookAs("alex", rc, "/alex"+strconv.Itoa(i))
+	}
+	body := map[string]any{"data": map[string]any{"attributes": map[string]any{"url": rc.url("/alex-more")}}}
+	if r := e.do(http.MethodPost, "/webhooks", body, e.as("alex")...); r.status != http.StatusUnprocessableEntity {
+		t.Fatalf("alex's 11th webhook: %d", r.status)
+	}
+	e.createHookAs("sam", rc, "/sam")
+	if got := len(e.walkAs("sam", "/webhooks")); got != 1 {
+		t.Errorf("sam lists %d webhooks", got)
+	}
+}
+
+// Both people's requests, live changes and a Reset at once (run with -race).
+func TestHouseholdConcurrent(t *testing.T) {
+	e := newHousehold(t, Options{Seed: 1, Transactions: 100, JointWebhooks: true})
+	rc := newReceiver(t)
+	e.createHookAs("alex", rc, "/alex")
+	b := e.bank
+	done := make(chan struct{})
+	for _, name := range []string{"alex", "sam"} {
+		tok := b.PersonToken(name)
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for range 20 {
+				for _, path := range []string{"/transactions?page[size]=5", "/accounts", "/tags", "/attachments", "/webhooks"} {
+					req, _ := http.NewRequest(http.MethodGet, e.base+path, nil)
+					req.Header.Set("Authorization", "Bearer "+tok)
+					resp, err := http.DefaultClient.Do(req)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					resp.Body.Close()
+				}
+			}
+		}()
+	}
+	go func() {
+		defer func() { done <- struct{}{} }()
+		for range 40 {
+			b.LiveStep()
+		}
+		b.Reset()
+		for range 10 {
+			b.LiveStep()
+		}
+	}()
+	for range 3 {
+		<-done
+	}
+	if b.JointAccount() == "" || len(b.PersonAccounts("sam")) == 0 {
+		t.Errorf("after the run: joint %q, sam %v", b.JointAccount(), b.PersonAccounts("sam"))
 	}
 }

@@ -289,6 +289,17 @@ func (b *Bank) PersonRequestCounts(name string) []RequestCount {
 	return p.record.list()
 }
 
+// PersonBucketUsed is the number of the person's requests counted against
+// their current token's rate-limit bucket now (0 without a rate limit):
+// Limit minus this is what X-RateLimit-Remaining would say.
+func (b *Bank) PersonBucketUsed(name string) int {
+	p, ok := b.personByName[name]
+	if !ok {
+		return 0
+	}
+	return b.limiter.usedBy(p.currentToken(), b.now())
+}
+
 // tokenPerson finds the person whose token this is.
 func (b *Bank) tokenPerson(token string) *person {
 	var found *person

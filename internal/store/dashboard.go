@@ -100,7 +100,8 @@ type TxFilter struct {
 	// Search is words to find (SearchQuery) in the description, message,
 	// note, raw text and tag labels.
 	Search string
-	// Spending keeps what v_monthly_spending counts (its WHERE clause).
+	// Spending keeps what v_monthly_spending counts (its WHERE clause), or
+	// with Person what v_monthly_spending_by_person counts.
 	Spending bool
 	// Person keeps the transactions v_transactions.person says the person
 	// (people.name) made.
@@ -164,8 +165,14 @@ func (s *Store) ListTransactions(ctx context.Context, f TxFilter) (TxList, error
 		add("status = ?", strings.ToUpper(f.Status))
 	}
 	if f.Spending {
-		add(`status = 'SETTLED' AND NOT is_transfer AND NOT is_interest AND account_type IS NOT 'HOME_LOAN'
-			AND (amount_base_units < 0 OR offsets_spending)`)
+		add(`status = 'SETTLED' AND NOT is_transfer AND NOT is_interest
+			AND account_type IS NOT 'HOME_LOAN' AND (amount_base_units < 0 OR offsets_spending)`)
+		if f.Person == "" {
+			// The household's spending leaves out what one person pays
+			// another (v_monthly_spending); a person's counts it
+			// (v_monthly_spending_by_person).
+			add("NOT household_transfer")
+		}
 	}
 	if f.Person != "" {
 		add("person = ?", f.Person)
