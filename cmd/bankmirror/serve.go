@@ -275,7 +275,8 @@ func (m *Daemon) startPolls() {
 // is set.
 func (m *Daemon) openBank() {
 	if m.Config.AttachmentsDir != "" {
-		m.Receipts = receipts.New(m.Bank, m.Store, m.Log, receipts.Options{Dir: m.Config.AttachmentsDir,
+		// Each person's receipts through their own token.
+		m.Receipts = receipts.New(m.Household, m.Store, m.Log, receipts.Options{Dir: m.Config.AttachmentsDir,
 			MaxBytes: m.Config.AttachmentsMaxBytes, APIURL: m.Config.APIURL, OnPass: m.OnReceipts})
 	}
 }
