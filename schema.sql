@@ -1,8 +1,9 @@
--- bankmirror schema, version 1.
+-- bankmirror's tables and their first views: the first step of the schema,
+-- on which the migrations in internal/store build.
 --
 -- This file is a public interface: users write SQL against these tables and
--- views. Later changes are appended as migrations in internal/store; never
--- rename a column here without one.
+-- views. A change is a migration appended in internal/store, never an edit
+-- here; never rename a column.
 --
 -- A MoneyObject field X becomes X_currency (TEXT), X_value (TEXT, as sent) and
 -- X_base_units (INTEGER), all NULL when the object is null. Timestamps are the
@@ -191,8 +192,8 @@ CREATE TABLE IF NOT EXISTS webhook_events (
 
 CREATE INDEX IF NOT EXISTS webhook_events_pending ON webhook_events (next_attempt_at) WHERE processed_at IS NULL;
 
--- Webhooks registered by `bankmirror webhook register`. Since schema version 6
--- secret_key is always '': the secrets are kept in the secrets file beside the
+-- Webhooks registered by `bankmirror webhook register`. secret_key is always
+-- '' in a migrated mirror: the secrets are kept in the secrets file beside the
 -- mirror (the mirror's path plus ".secrets", mode 0600), not in the mirror.
 CREATE TABLE IF NOT EXISTS webhooks (
     id           TEXT PRIMARY KEY,
@@ -214,15 +215,15 @@ CREATE TABLE IF NOT EXISTS webhook_delivery_logs (
     response_body    TEXT
 ) STRICT;
 
--- The two views below are those of version 1. A later version redefines
--- them with more columns (local dates, flags, account types) and adds
--- v_monthly_income, v_daily_balances and v_history: see
--- internal/store/money_views.sql, where every column is described.
--- Version 7 adds v_ledger, the columns of v_transactions a spreadsheet
--- needs and the default of `bankmirror export`:
--- internal/store/ledger_view.sql.
--- Version 9 nets categorised money in against its category and flags it
--- (offsets_spending): internal/store/spending_offsets.sql.
+-- The two views below are a first form, redefined by the migrations. The
+-- views a mirror has are described where they are defined:
+-- internal/store/money_views.sql (every column of v_transactions, local
+-- dates, flags, account types; v_daily_balances and v_history),
+-- internal/store/spending_offsets.sql (v_transactions, v_monthly_spending,
+-- v_monthly_income and v_ledger as they are, categorised money in netted
+-- against its category) and internal/store/ledger_view.sql (v_ledger, the
+-- columns of v_transactions a spreadsheet needs and the default of
+-- `bankmirror export`).
 CREATE VIEW IF NOT EXISTS v_transactions AS
 SELECT
     t.id,

@@ -88,6 +88,17 @@ if ! "$native" man >"$gen/bankmirror.1"; then
 	echo "release: \`bankmirror man\` failed" >&2
 	exit 1
 fi
+# The README that ships opens with the installed program's commands: its
+# from-source start, between the markers, becomes packaging/readme-start.md.
+awk -v start=packaging/readme-start.md '
+	/^<!-- from source/ { while ((getline l <start) > 0) print l; skip = 1; next }
+	/^<!-- end from source -->$/ { skip = 0; next }
+	!skip
+' README.md >"$gen/README.md"
+if ! grep -q '^<!-- from source' README.md || grep -q '^<!-- \(end \)\?from source' "$gen/README.md"; then
+	echo "release: README.md has no <!-- from source ... --> ... <!-- end from source --> start to replace for the released README" >&2
+	exit 1
+fi
 # The package's unit runs the packaged binary; the tarball's keeps
 # /usr/local/bin, where a binary installed by hand belongs.
 sed 's#^ExecStart=/usr/local/bin/bankmirror #ExecStart=/usr/bin/bankmirror #' systemd/bankmirror.service >"$gen/bankmirror.service.deb"
@@ -106,7 +117,7 @@ tarball() { # ARCH
 	local dir="$work/tar/$name"
 	mkdir -p "$dir/completions" "$dir/docs"
 	install -m 0755 "$work/$1/bankmirror" "$dir/bankmirror"
-	install -m 0644 LICENSE README.md CHANGELOG.md systemd/bankmirror.service "$gen/bankmirror.1" "$dir/"
+	install -m 0644 LICENSE CHANGELOG.md systemd/bankmirror.service "$gen/README.md" "$gen/bankmirror.1" packaging/bankmirror.env.example "$dir/"
 	install -m 0644 docs/*.md docs/*.png "$dir/docs/"
 	install -m 0644 "$gen/completion.bash" "$dir/completions/bankmirror.bash"
 	install -m 0644 "$gen/completion.zsh" "$dir/completions/_bankmirror"
@@ -125,7 +136,7 @@ deb() { # ARCH
 	install -m 0644 "$gen/completion.fish" "$stage/bankmirror.fish"
 	gzip -9 -n <"$gen/bankmirror.1" >"$stage/bankmirror.1.gz"
 	gzip -9 -n <CHANGELOG.md >"$stage/changelog.gz"
-	gzip -9 -n <README.md >"$stage/README.md.gz"
+	gzip -9 -n <"$gen/README.md" >"$stage/README.md.gz"
 	mkdir -p "$stage/docs"
 	install -m 0644 docs/*.md docs/*.png "$stage/docs/"
 	go run ./internal/tools/copyright -binary "$stage/bankmirror" \

@@ -23,7 +23,7 @@ func TestAdminListenerBeyondLoopbackIsReported(t *testing.T) {
 			cfg := testConfig(t, b)
 			cfg.AdminListen = tc.listen
 			logs := &cliBuffer{}
-			m := NewMain(cfg, zerolog.New(logs))
+			m := NewDaemon(cfg, zerolog.New(logs))
 			if err := m.Open(context.Background()); err != nil {
 				t.Fatal(err)
 			}

@@ -13,7 +13,7 @@ func (a *app) backupCommand() *cli.Command {
 	fs := newFlags("backup")
 	force := fs.Bool("force", false, "replace FILE if it exists")
 	withSecrets := fs.Bool("with-secrets", false, "also copy the webhook secrets file to FILE.secrets")
-	return &cli.Command{Name: "backup", Synopsis: "[--force] [--with-secrets] FILE", Flags: fs, Args: true,
+	return &cli.Command{Name: "backup", Synopsis: "[--force] [--with-secrets] FILE", Flags: fs, TakesArgs: true,
 		Summary: "a consistent copy of the mirror, taken while the daemon runs (--with-secrets: and its webhook secrets)",
 		Run: a.configured(func(ctx context.Context, args []string) error {
 			if len(args) != 1 {
@@ -27,6 +27,9 @@ func (a *app) backup(ctx context.Context, dest string, force, withSecrets bool) 
 	// Lstat: a symbolic link there, even dangling, is for the store to refuse by name.
 	if _, err := os.Lstat(a.cfg.DB); err != nil {
 		return fmt.Errorf("no mirror at %s to back up (set BANKMIRROR_DB): %w", a.cfg.DB, err)
+	}
+	if err := checkOutputDir(dest, "give a FILE in a directory that user can write, such as the mirror's own"); err != nil {
+		return err
 	}
 	st, err := a.openStore(ctx, a.cfg.DB)
 	if err != nil {

@@ -138,7 +138,7 @@ func TestCLIHelp(t *testing.T) {
 			if r.stdout != usageText() {
 				t.Errorf("stdout is not the usage:\n%s", r)
 			}
-			for _, cmd := range []string{"demo", "serve", "webhook", "sync", "status", "backup", "ping", "simulator", "bench",
+			for _, cmd := range []string{"demo", "serve", "webhook", "sync", "status", "backup", "ping", "people", "simulator", "bench",
 				"version", "categorize", "categories", "tag", "completion", "man"} {
 				if !strings.Contains(r.stdout, "\n  "+cmd+" ") {
 					t.Errorf("usage does not list %s", cmd)
@@ -228,7 +228,7 @@ func TestCLIEveryHelp(t *testing.T) {
 }
 
 func TestCLIVersion(t *testing.T) {
-	want := regexp.MustCompile(`^bankmirror (\S+)\ncommit:  \S+\nbuilt:   \S+\ngo:      go1\.\d+\S* \S+/\S+\nsqlite:  3\.\d+\.\d+\n$`)
+	want := regexp.MustCompile(`^bankmirror (\S+)\ncommit:    \S+\ncommitted: \S+\ngo:        go1\.\d+\S* \S+/\S+\nsqlite:    3\.\d+\.\d+\n$`)
 	for _, args := range [][]string{{"version"}, {"--version"}, {"-v"}} {
 		// No configuration is needed.
 		r := runCLI(t, map[string]string{"BANKMIRROR_LOG_LEVEL": "loud"}, args...)
@@ -310,6 +310,13 @@ func TestCLISyncAndStatus(t *testing.T) {
 	m := syncSummary.FindStringSubmatch(r.stdout)
 	if m == nil || m[1] != "full" || m[3] != "300" || m[4] != "0" {
 		t.Errorf("full sync summary:\n%s", r)
+	}
+	// Run from a script, the log goes to stderr, one JSON object a line,
+	// and the summary alone to stdout (the summary regexp is anchored).
+	for _, l := range strings.Split(strings.TrimSuffix(r.stderr, "\n"), "\n") {
+		if !json.Valid([]byte(l)) {
+			t.Errorf("stderr line is no JSON log line: %q", l)
+		}
 	}
 	// The log's durations say their unit.
 	if !regexp.MustCompile(`"duration_ms":[0-9.]+,[^\n]*"message":"sync finished"`).MatchString(r.stderr) || strings.Contains(r.stderr, `"duration":`) {
@@ -460,6 +467,34 @@ func TestCLIDemo(t *testing.T) {
 			for _, q := range suggested {
 				if n := mirrortest.Int(t, st.Reader(), "SELECT count(*) FROM ("+q[1]+")"); n == 0 {
 					t.Errorf("suggested query answers nothing: %s", q[1])
+				}
+			}
+			// Its tags read as a list: a space after each comma.
+			if len(suggested) > 0 {
+				q := strings.Replace(suggested[0][1], "FROM v_transactions", "FROM v_transactions WHERE json_array_length(tags_json) >= 2", 1)
+				q = strings.TrimSuffix(q, " LIMIT 10")
+				tags := mirrortest.Strings(t, st.Reader(), "SELECT tags FROM ("+q+")")
+				if len(tags) == 0 {
+					t.Error("no transaction of the demo has two tags")
+				}
+				for _, tg := range tags {
+					if !strings.Contains(tg, ", ") || regexp.MustCompile(`,\S`).MatchString(tg) {
+						t.Errorf("tags print as %q, want a space after each comma", tg)
+					}
+				}
+			}
+			// It suggests the dashboard, on its own mirror.
+			if !strings.Contains(r.stdout, "\n  BANKMIRROR_DB="+db+" bankmirror ui\n") {
+				t.Errorf("the demo does not suggest the dashboard:\n%s", r.stdout)
+			}
+			// Amounts have thousands separators.
+			amounts := regexp.MustCompile(`-?[0-9][0-9,]*\.[0-9]{2} AUD`).FindAllString(r.stdout, -1)
+			if len(amounts) == 0 {
+				t.Errorf("no amounts in the summary:\n%s", r.stdout)
+			}
+			for _, am := range amounts {
+				if !regexp.MustCompile(`^-?[0-9]{1,3}(,[0-9]{3})*\.[0-9]{2} AUD$`).MatchString(am) {
+					t.Errorf("amount %q has no thousands separators", am)
 				}
 			}
 			if n := mirrortest.Int(t, st.Reader(), "SELECT count(*) FROM transactions"); n < 300 {

@@ -6,12 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"reflect"
 	"strings"
 
-	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/buildinfo"
 	"github.com/bankmirror/bankmirror/internal/cli"
+	"github.com/bankmirror/bankmirror/internal/config"
 )
 
 // program is bankmirror's command table: what runs, and what the usage,
@@ -35,9 +34,12 @@ Every setting is a BANKMIRROR_* environment variable (see ENVIRONMENT); a missin
 			a.categorizeCommand(),
 			a.categoriesCommand(),
 			a.tagCommand(),
+			a.rulesCommand(),
+			a.alertsCommand(),
 			a.exportCommand(),
 			a.uiCommand(),
 			a.pingCommand(),
+			a.peopleCommand(),
 			a.configCommand(env),
 			a.simulatorCommand(),
 			a.benchCommand(),
@@ -65,20 +67,20 @@ func (a *app) versionCommand() *cli.Command {
 	fs := newFlags("version")
 	asJSON := fs.Bool("json", false, "print the build as one JSON object")
 	return &cli.Command{Name: "version", Aliases: []string{"--version", "-v"}, Synopsis: "[--json]", Flags: fs,
-		Summary: "print the version, commit, build date, Go and SQLite versions",
+		Summary: "print the version, commit and its time, Go and SQLite versions",
 		Run: func(context.Context, []string) error {
 			b := buildinfo.Get()
 			if *asJSON {
 				return writeJSON(a.stdout, b)
 			}
-			fmt.Fprintf(a.stdout, "bankmirror %s\ncommit:  %s\nbuilt:   %s\ngo:      %s %s\nsqlite:  %s\n",
+			fmt.Fprintf(a.stdout, "bankmirror %s\ncommit:    %s\ncommitted: %s\ngo:        %s %s\nsqlite:    %s\n",
 				b.Version, b.Short(), b.Date, b.GoVersion, b.Platform, b.SQLite)
 			return nil
 		}}
 }
 
 func (a *app) completionCommand() *cli.Command {
-	return &cli.Command{Name: "completion", Synopsis: strings.Join(cli.Shells, "|"), Args: true, Words: cli.Shells,
+	return &cli.Command{Name: "completion", Synopsis: strings.Join(cli.Shells, "|"), TakesArgs: true, ArgChoices: cli.Shells,
 		Summary: "print the shell completion script of bash, zsh or fish",
 		Detail: `Install it where the shell looks, e.g.:
   bankmirror completion bash > /usr/share/bash-completion/completions/bankmirror
@@ -107,62 +109,12 @@ func (a *app) manCommand() *cli.Command {
 		}}
 }
 
-// envDocs says what each BANKMIRROR_* variable is, for serve --help,
-// config --help and the manual; their defaults come from Config's tags.
-// TestEveryVariableDocumented keeps it complete.
-var envDocs = map[string]string{ //nolint:gosec // descriptions of the variables, no credential
-	"API_URL":               "the bank's API base URL",
-	"TOKEN":                 "personal access token, needed by the commands that talk to the bank; without it and BANKMIRROR_TOKEN_FILE, the systemd credential $CREDENTIALS_DIRECTORY/token is read. serve reads it again on SIGHUP",
-	"TOKEN_FILE":            "a file holding the personal access token (wins over BANKMIRROR_TOKEN)",
-	"DB":                    "the mirror, a SQLite file; it and its companion files are mode 0600",
-	"LOG_LEVEL":             "trace, debug, info, warn or error",
-	"LOG_FORMAT":            "json (for journald) or console; unset: console on a terminal, else json",
-	"REQUESTS_PER_HOUR":     "a cap of our own on requests an hour, below the bank's budget; 0 follows what the bank reports",
-	"BUDGET_RESERVE":        "requests of the bank's hourly budget that syncs leave for webhook refetches",
-	"SYNC_OVERLAP":          "an incremental sync lists from the newest known createdAt minus this",
-	"ATTACHMENTS_DIR":       "keep receipts: each attachment's file is downloaded into this directory (unset: only their expiring links are kept)",
-	"ATTACHMENTS_MAX_BYTES": "a receipt's file larger than this many bytes is refused",
-	"TIMEZONE":              "the customer's zone (an IANA name) of the mirror's local times, dates and months",
-	"MIGRATION_BACKUP":      "on: before migrating the mirror's schema (an upgrade), keep a copy of it as <db>.pre-vN, only the newest; off: no copy",
-	"LISTEN":                "address of the webhook endpoint (the public listener)",
-	"WEBHOOK_PATH":          "path of the webhook endpoint",
-	"WEBHOOK_SECRET":        "secret of a webhook created elsewhere (registered webhooks need none)",
-	"WEBHOOK_SECRET_FILE":   "a file holding BANKMIRROR_WEBHOOK_SECRET",
-	"SYNC_SCHEDULE":         "cron schedule of incremental syncs (robfig/cron syntax)",
-	"RECONCILE_SCHEDULE":    "cron schedule of full reconciliations",
-	"WORKER_CONCURRENCY":    "transactions the event worker fetches at once",
-	"EVENT_MAX_ATTEMPTS":    "attempts before a webhook event is left in the inbox as stuck",
-	"INBOX_RETENTION":       "processed webhook events and delivery log entries older than this are pruned after each full reconciliation; 0 keeps them",
-	"ADMIN_LISTEN":          "address of the admin listener (/healthz, /readyz, /metrics); off, or set empty, disables it. Keep it on loopback",
-	"STALE_AFTER":           "a last successful sync older than this fails /readyz and makes status DEGRADED; twice as old, FAILING",
-	"EXPORT_TOKEN":          "token of the spreadsheet feed /export/VIEW.csv on the admin listener: at least 16 characters, not an obviously weak one (openssl rand -hex 32 makes a good one); unset: no feed",
-	"EXPORT_TOKEN_FILE":     "a file holding BANKMIRROR_EXPORT_TOKEN",
-	"UI_TOKEN":              "token of the dashboard (bankmirror ui; serve with BANKMIRROR_UI_LISTEN, which then requires it): at least 16 characters, not an obviously weak one; unset: ui makes a random one at each start",
-	"UI_TOKEN_FILE":         "a file holding BANKMIRROR_UI_TOKEN",
-	"UI_LISTEN":             "address of the dashboard: the default of ui --listen (else 127.0.0.1:8083); set, serve serves the dashboard there too (unset: serve does not)",
-}
-
-// derivedDefaults are the defaults loadConfig fills in, not in a tag.
-var derivedDefaults = map[string]string{
-	"API_URL": bank.DefaultBaseURL,
-	"DB":      "$STATE_DIRECTORY/bankmirror.db if STATE_DIRECTORY is set, else ./bankmirror.db",
-}
-
-// envVars lists Config's variables in its order, with their defaults.
+// envVars lists every BANKMIRROR_* variable with its default, for serve
+// --help, config --help and the manual (internal/config's table).
 func envVars() []cli.Var {
 	var out []cli.Var
-	t := reflect.TypeFor[Config]()
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if !f.IsExported() {
-			continue // not read from the environment
-		}
-		key, _, _ := strings.Cut(f.Tag.Get("env"), ",")
-		def, ok := f.Tag.Lookup("envDefault")
-		if !ok {
-			def = derivedDefaults[key]
-		}
-		out = append(out, cli.Var{Name: envPrefix + key, Default: def, Doc: envDocs[key]})
+	for _, d := range config.Docs() {
+		out = append(out, cli.Var{Name: d.Name, Default: d.Default, Doc: d.Doc})
 	}
 	return out
 }

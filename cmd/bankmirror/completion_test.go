@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -95,14 +96,27 @@ func TestEveryVariableDocumented(t *testing.T) {
 	seen := map[string]bool{}
 	for _, v := range vars {
 		key := strings.TrimPrefix(v.Name, envPrefix)
+		if seen[key] {
+			t.Errorf("%s is listed twice", v.Name)
+		}
 		seen[key] = true
 		if v.Doc == "" {
-			t.Errorf("%s has no entry in envDocs", v.Name)
+			t.Errorf("%s has no documentation in internal/config's Settings", v.Name)
 		}
 	}
-	for key := range envDocs {
-		if !seen[key] {
-			t.Errorf("envDocs documents %s, which Config does not read", key)
+	read := map[string]bool{}
+	cfg := reflect.TypeFor[Config]()
+	for i := range cfg.NumField() {
+		if key, _, _ := strings.Cut(cfg.Field(i).Tag.Get("env"), ","); key != "-" {
+			read[key] = true
+			if !seen[key] {
+				t.Errorf("Config reads %s%s, which is not documented", envPrefix, key)
+			}
+		}
+	}
+	for key := range seen {
+		if !read[key] {
+			t.Errorf("%s%s is documented, but Config does not read it", envPrefix, key)
 		}
 	}
 	r := runCLI(t, nil, "serve", "--help")

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/config"
 )
 
 // Secrets set alongside every malformed value: no error may contain them.
@@ -40,6 +41,8 @@ func TestConfigDefaults(t *testing.T) {
 		MigrationBackup:     "on",
 		AdminListen:         "127.0.0.1:8082",
 		StaleAfter:          2 * time.Hour,
+		Person:              "me",
+		PollInterval:        5 * time.Minute,
 	}
 	for _, tc := range []struct {
 		name    string
@@ -106,7 +109,8 @@ func TestConfigExplicitValues(t *testing.T) {
 		WorkerConcurrency: 1, EventMaxAttempts: 3, AttachmentsDir: "/srv/receipts", AttachmentsMaxBytes: 1000,
 		Timezone: "Australia/Perth", MigrationBackup: "off",
 		AdminListen: "127.0.0.1:9100", StaleAfter: 30 * time.Minute,
-		secretFrom: secretSources{Token: "BANKMIRROR_TOKEN", WebhookSecret: "BANKMIRROR_WEBHOOK_SECRET"},
+		Person: "me", PollInterval: 5 * time.Minute,
+		SecretFrom: config.SecretSources{Token: "BANKMIRROR_TOKEN", WebhookSecret: "BANKMIRROR_WEBHOOK_SECRET"},
 	}
 	if got != want {
 		t.Errorf("config =\n%+v\nwant\n%+v", got, want)
@@ -210,6 +214,9 @@ var malformedConfigs = []struct {
 	{"BANKMIRROR_MIGRATION_BACKUP", "maybe", true},
 	{"BANKMIRROR_STALE_AFTER", "0", false},
 	{"BANKMIRROR_STALE_AFTER", "soon", false},
+	{"BANKMIRROR_POLL_INTERVAL", "-1m", false},
+	{"BANKMIRROR_POLL_INTERVAL", "5s", false},
+	{"BANKMIRROR_PERSON", "Alex", true},
 }
 
 func malformedEnv(name, value string) map[string]string {
@@ -295,7 +302,7 @@ func TestConfigErrorExitsTwoWithOneLine(t *testing.T) {
 }
 
 // BANKMIRROR_TIMEZONE reaches the mirror through both ways it is opened
-// (a command's openStore and the daemon's Main.Open): every transaction's
+// (a command's openStore and the daemon's Daemon.Open): every transaction's
 // local time is its instant in that zone.
 func TestConfiguredTimezoneReachesTheMirror(t *testing.T) {
 	tokyo, err := time.LoadLocation("Asia/Tokyo")

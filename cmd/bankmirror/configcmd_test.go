@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/bankmirror/bankmirror/internal/config"
 )
 
 func TestConfigCommandRedactsSecrets(t *testing.T) {
@@ -94,6 +96,54 @@ func TestConfigCommandSecretSources(t *testing.T) {
 		"BANKMIRROR_TOKEN":          "(from the systemd credential " + filepath.Join(creds, "token") + ", redacted)",
 		"BANKMIRROR_WEBHOOK_SECRET": "(not set)",
 	})
+}
+
+// config shows each person of a household with where their token came
+// from, never a token.
+func TestConfigCommandShowsPeople(t *testing.T) {
+	dir := t.TempDir()
+	tokens := filepath.Join(dir, "tokens")
+	must(t, os.Mkdir(tokens, 0o700))
+	for _, name := range []string{"alex", "sam"} {
+		must(t, os.WriteFile(filepath.Join(tokens, name), []byte("tok-"+name+"-SHOULD-NOT-APPEAR\n"), 0o600))
+	}
+	env := map[string]string{"BANKMIRROR_TOKENS_DIR": tokens, "BANKMIRROR_DB": filepath.Join(dir, "m.db")}
+	r := runCLI(t, env, "config")
+	wantCode(t, r, 0)
+	noLeak(t, r, "SHOULD-NOT-APPEAR")
+	wantConfigLines(t, r.stdout, map[string]string{
+		"BANKMIRROR_TOKENS_DIR":    tokens,
+		"BANKMIRROR_TOKEN":         "(not set: the household's tokens, each person's below)",
+		"BANKMIRROR_POLL_INTERVAL": "5m0s",
+	})
+	for _, name := range []string{"alex", "sam"} {
+		if want := "person " + name + " "; !strings.Contains(r.stdout, want) ||
+			!strings.Contains(r.stdout, "(token from the file "+filepath.Join(tokens, name)+", redacted)\n") {
+			t.Errorf("config does not show %s's token's source:\n%s", name, r)
+		}
+	}
+
+	// A bad file: config names it and exits 2, showing no person.
+	must(t, os.WriteFile(filepath.Join(tokens, "kim"), []byte("tok-kim-SHOULD-NOT-APPEAR"), 0o644))
+	r = runCLI(t, env, "config")
+	wantCode(t, r, 2)
+	noLeak(t, r, "SHOULD-NOT-APPEAR")
+	if !strings.Contains(r.stderr, "bankmirror: invalid BANKMIRROR_TOKENS_DIR: "+filepath.Join(tokens, "kim")+" is open to group or others") ||
+		strings.Contains(r.stdout, "person ") {
+		t.Errorf("config with a group-readable token file:\n%s", r)
+	}
+
+	// A single token is a household of one.
+	r = runCLI(t, map[string]string{"BANKMIRROR_TOKEN": "tok-SHOULD-NOT-APPEAR", "BANKMIRROR_PERSON": "alex"}, "config")
+	wantCode(t, r, 0)
+	noLeak(t, r, "SHOULD-NOT-APPEAR")
+	wantConfigLines(t, r.stdout, map[string]string{"BANKMIRROR_PERSON": "alex"})
+	if !strings.Contains(r.stdout, "person alex") || !strings.Contains(r.stdout, "(token from BANKMIRROR_TOKEN, redacted)\n") {
+		t.Errorf("config with one token:\n%s", r)
+	}
+	if defaultUIListen != config.DefaultUIListen {
+		t.Errorf("ui's default address %s is not the one the configuration documents, %s", defaultUIListen, config.DefaultUIListen)
+	}
 }
 
 // wantConfigLines fails the test unless config's output s has, for each

@@ -71,10 +71,10 @@ func (a *app) demo(ctx context.Context, o demoOptions) error {
 	cfg.APIURL, cfg.Token, cfg.DB, cfg.Listen = apiURL, sim.Token(), o.db, "127.0.0.1:0"
 	cfg.SyncSchedule, cfg.ReconcileSchedule = "@every 1000h", "@every 1000h"
 	cfg.AdminListen = adminOff // the demo serves no one but itself
-	m := NewMain(cfg, a.log)
+	m := NewDaemon(cfg, a.log)
 	var pl *progressLine
-	if isTerminal(a.stderr) {
-		pl = &progressLine{w: a.stderr}
+	if a.statusLine != nil {
+		pl = &progressLine{line: a.statusLine}
 		m.SyncProgress = pl.show
 	}
 	ev := newEventPrinter(a.stdout)
@@ -109,16 +109,19 @@ func (a *app) demo(ctx context.Context, o demoOptions) error {
 	}
 	fmt.Fprintf(a.stdout, `
 The mirror is a plain SQLite file. Try:
-  sqlite3 -header %[1]s "SELECT created_local, description, amount, category_path, tags FROM v_transactions ORDER BY created_epoch DESC LIMIT 10"
+  sqlite3 -header %[1]s "SELECT created_local, description, amount, category_path, (SELECT group_concat(value, ', ') FROM json_each(tags_json)) AS tags FROM v_transactions ORDER BY created_epoch DESC LIMIT 10"
   sqlite3 -header %[1]s "SELECT month, parent_category, round(sum(total_spent), 2) AS spent FROM v_monthly_spending GROUP BY 1, 2 ORDER BY 1 DESC, 3 DESC LIMIT 12"
   sqlite3 -header %[1]s "SELECT observed_local, change, description, amount FROM v_history ORDER BY seq DESC LIMIT 10"
-`, o.db)
+
+Or see it in the browser, with the dashboard:
+  BANKMIRROR_DB=%[1]s bankmirror ui
+`, shellQuote(o.db))
 	return nil
 }
 
 // demoLive registers a webhook with the simulated bank, makes a few
 // seconds of activity and shows each event arriving and being applied.
-func demoLive(ctx context.Context, a *app, m *Main, sim *simulator.Bank, ev *eventPrinter) error {
+func demoLive(ctx context.Context, a *app, m *Daemon, sim *simulator.Bank, ev *eventPrinter) error {
 	hook, err := webhooks.New(m.Bank, m.Store, m.Healer, a.log).Register(ctx, m.URL()+m.Config.WebhookPath, ptr("bankmirror demo"))
 	if err != nil {
 		return err
@@ -266,7 +269,7 @@ func (p *eventPrinter) waitAll(ctx context.Context, n int) error {
 // by category, read back from the mirror.
 func printSummary(ctx context.Context, w io.Writer, st *store.Store, now time.Time) error {
 	db := st.Reader()
-	rows, err := db.QueryContext(ctx, `SELECT a.display_name, a.account_type, a.ownership_type, a.balance_value,
+	rows, err := db.QueryContext(ctx, `SELECT a.display_name, a.account_type, a.ownership_type, a.balance_base_units, a.balance_currency,
 		(SELECT count(*) FROM transactions t WHERE t.account_id = a.id) FROM accounts a ORDER BY a.display_name`)
 	if err != nil {
 		return fmt.Errorf("summary: %w", err)
@@ -275,12 +278,13 @@ func printSummary(ctx context.Context, w io.Writer, st *store.Store, now time.Ti
 	fmt.Fprintln(w, "\nAccounts:")
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	for rows.Next() {
-		var name, typ, own, bal string
+		var name, typ, own, currency string
+		var bal int64
 		var count int
-		if err := rows.Scan(&name, &typ, &own, &bal, &count); err != nil {
+		if err := rows.Scan(&name, &typ, &own, &bal, &currency, &count); err != nil {
 			return fmt.Errorf("summary: %w", err)
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s AUD\t%d transactions\n", name, typ, own, bal, count)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d transactions\n", name, typ, own, formatMoney(bal, currency), count)
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("summary: %w", err)
@@ -295,7 +299,7 @@ func printSummary(ctx context.Context, w io.Writer, st *store.Store, now time.Ti
 
 	month := now.Format("2006-01")
 	// v_monthly_spending has a row per account: sum them per category.
-	rows2, err := db.QueryContext(ctx, `SELECT parent_category, category, sum(total_spent) AS spent, sum(count)
+	rows2, err := db.QueryContext(ctx, `SELECT parent_category, category, sum(total_spent_base_units) AS spent, sum(count)
 		FROM v_monthly_spending WHERE month = ? GROUP BY parent_category, category ORDER BY spent DESC LIMIT 10`, month)
 	if err != nil {
 		return fmt.Errorf("summary: %w", err)
@@ -305,12 +309,12 @@ func printSummary(ctx context.Context, w io.Writer, st *store.Store, now time.Ti
 	tw = tabwriter.NewWriter(w, 2, 4, 2, ' ', tabwriter.AlignRight)
 	for rows2.Next() {
 		var parent, cat string
-		var spent float64
+		var spent int64
 		var count int
 		if err := rows2.Scan(&parent, &cat, &spent, &count); err != nil {
 			return fmt.Errorf("summary: %w", err)
 		}
-		fmt.Fprintf(tw, "  %s / %s\t%.2f AUD\t%d\t\n", parent, cat, spent, count)
+		fmt.Fprintf(tw, "  %s / %s\t%s\t%d\t\n", parent, cat, formatMoney(spent, "AUD"), count)
 	}
 	if err := rows2.Err(); err != nil {
 		return fmt.Errorf("summary: %w", err)

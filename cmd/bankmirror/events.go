@@ -14,7 +14,7 @@ func (a *app) eventsCommand() *cli.Command {
 		Commands: []*cli.Command{
 			{Name: "stuck", Summary: "list webhook events that ran out of attempts, with their last error",
 				Run: a.configured(func(ctx context.Context, _ []string) error { return a.stuckEvents(ctx) })},
-			{Name: "retry", Synopsis: "[EVENT_ID...]", Args: true,
+			{Name: "retry", Synopsis: "[EVENT_ID...]", TakesArgs: true,
 				Summary: "requeue stuck webhook events (all, or the ids given) with fresh attempts",
 				Run:     a.configured(a.retryEvents)},
 		}}

@@ -97,7 +97,7 @@ func TestCLIStatusShowsTheDaemonReport(t *testing.T) {
 func TestServeSyncsAtStart(t *testing.T) {
 	b := newBank(t, 100)
 	cfg := testConfig(t, b)
-	m := NewMain(cfg, zerolog.Nop())
+	m := NewDaemon(cfg, zerolog.Nop())
 	must(t, m.Open(context.Background()))
 	<-m.InitialSyncDone
 	must(t, m.Close())

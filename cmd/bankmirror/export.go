@@ -85,6 +85,9 @@ func (a *app) exportCommand() *cli.Command {
 			}
 			req := export.Request{Format: fmtVal, Views: views, Filter: f, Location: loc}
 			if *out != "" {
+				if err := checkOutputDir(*out, "give -o a FILE in a directory that user can write, or leave -o out and redirect the output (> FILE: your shell writes it, as you)"); err != nil {
+					return err
+				}
 				req.TmpDir = filepath.Dir(*out)
 			}
 			plan, err := export.Prepare(ctx, db, req)

@@ -24,8 +24,8 @@ const (
 
 // BenchmarkEventVisibility measures how long a webhook event waits between
 // its durable commit (the moment its delivery is acknowledged,
-// Main.OnEventsStored) and the moment the worker has applied it to the
-// mirror (Main.OnEventApplied), at a steady 100 events/s. As a baseline it
+// Daemon.OnEventsStored) and the moment the worker has applied it to the
+// mirror (Daemon.OnEventApplied), at a steady 100 events/s. As a baseline it
 // times the bare work the worker must do per event, fetching the
 // transaction and upserting it, for as many transactions at the same pace.
 //
@@ -42,7 +42,7 @@ func BenchmarkEventVisibility(b *testing.B) {
 	cfg := testConfig(b, env)
 	n := eventsPerOp * b.N
 	rec := newVisibility(n)
-	m := NewMain(cfg, zerolog.Nop())
+	m := NewDaemon(cfg, zerolog.Nop())
 	m.OnEventsStored = rec.stored
 	m.OnEventApplied = func(e store.InboxEvent, _ store.Change) { rec.applied(e.ID, e.TransactionID) }
 	if err := m.Open(context.Background()); err != nil {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/cli"
+	"github.com/bankmirror/bankmirror/internal/logfield"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
 
@@ -50,8 +51,11 @@ type app struct {
 	environ        map[string]string
 	// command is the command line's (top-level) command.
 	command string
-	// setAside are bad settings the command runs without (commandNeeds).
+	// setAside are bad settings the command runs without (config.LoadFor).
 	setAside []*configError
+	// statusLine is stderr when it is a terminal (nil otherwise): the log
+	// writes through it, above a sync's progress line.
+	statusLine *statusLine
 }
 
 // run is main without the process: it returns the exit code.
@@ -98,7 +102,12 @@ func (a *app) configured(run func(ctx context.Context, args []string) error) fun
 			return badConfig{err}
 		}
 		warnSetAside(a.stderr, a.command, setAside)
-		a.cfg, a.log, a.setAside = cfg, newLogger(cfg, a.stderr), setAside
+		logTo := a.stderr
+		if isTerminal(a.stderr) {
+			a.statusLine = &statusLine{w: a.stderr}
+			logTo = a.statusLine
+		}
+		a.cfg, a.log, a.setAside = cfg, newLogger(cfg, logTo), setAside
 		return run(ctx, args)
 	}
 }
@@ -107,11 +116,12 @@ func (a *app) configured(run func(ctx context.Context, args []string) error) fun
 var errUsage = cli.ErrUsage
 
 func newLogger(cfg Config, w io.Writer) zerolog.Logger {
+	logfield.UseUnits()
 	level, _ := zerolog.ParseLevel(cfg.LogLevel)
 	format := cfg.LogFormat
 	if format == "" {
 		format = "json"
-		if isTerminal(w) {
+		if _, ok := w.(*statusLine); ok || isTerminal(w) {
 			format = "console"
 		}
 	}
@@ -170,5 +180,10 @@ func (a *app) openExistingStore(ctx context.Context) (*store.Store, error) {
 }
 
 func (a *app) client(baseURL, token string, budget int) *bank.Client {
-	return bank.New(baseURL, token, bank.WithHourlyBudget(budget), bank.WithReserve(a.cfg.BudgetReserve), bank.WithLogger(a.log))
+	return bank.New(baseURL, token, bank.WithHourlyBudget(budget), bank.WithReserve(a.cfg.BudgetReserve), bank.WithLogger(a.log),
+		bank.WithUnreachableWithin(unreachableWithin))
 }
+
+// unreachableWithin is how long a command's request retries a bank it
+// cannot reach (tests shorten it).
+var unreachableWithin = bank.CommandUnreachableWithin

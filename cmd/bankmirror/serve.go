@@ -15,15 +15,19 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/admin"
+	"github.com/bankmirror/bankmirror/internal/alerts"
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/cli"
+	"github.com/bankmirror/bankmirror/internal/config"
 	"github.com/bankmirror/bankmirror/internal/export"
 	"github.com/bankmirror/bankmirror/internal/health"
+	"github.com/bankmirror/bankmirror/internal/household"
 	"github.com/bankmirror/bankmirror/internal/httpserver"
 	"github.com/bankmirror/bankmirror/internal/logfield"
 	"github.com/bankmirror/bankmirror/internal/receipts"
 	"github.com/bankmirror/bankmirror/internal/receiver"
 	"github.com/bankmirror/bankmirror/internal/replica"
+	"github.com/bankmirror/bankmirror/internal/rules"
 	"github.com/bankmirror/bankmirror/internal/store"
 	"github.com/bankmirror/bankmirror/internal/systemd"
 	"github.com/bankmirror/bankmirror/internal/ui"
@@ -33,17 +37,19 @@ import (
 func (a *app) serveCommand(env []cli.Var) *cli.Command {
 	return &cli.Command{Name: "serve", Env: env,
 		Summary: "run the daemon: webhook receiver, event worker, sync schedule and admin listener",
-		Detail:  "SIGTERM or SIGINT stops it cleanly (a second signal forces); SIGHUP reads the token again.",
+		Detail:  "SIGTERM or SIGINT stops it cleanly (a second signal forces); SIGHUP reads the tokens again.",
 		Run:     a.configured(a.serve)}
 }
 
 func (a *app) serve(ctx context.Context, _ []string) error {
-	if err := a.cfg.requireToken(); err != nil {
+	people, err := a.members()
+	if err != nil {
 		return err
 	}
-	m := NewMain(a.cfg, a.log)
+	m := NewDaemon(a.cfg, a.log)
 	m.Environ = a.environ
-	// systemctl reload (ExecReload=kill -HUP) gives a new token.
+	m.People = householdPeople(people)
+	// SIGHUP (kill -HUP; systemctl reload, ExecReload=) reads the tokens again.
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
@@ -51,9 +57,9 @@ func (a *app) serve(ctx context.Context, _ []string) error {
 	return m.Run(ctx)
 }
 
-// Main is the daemon: the webhook receiver, the event worker and the sync
+// Daemon is what `serve` runs: the webhook receiver, the event worker and the sync
 // schedule around one store. Tests run it on ":0" with Open and Close.
-type Main struct {
+type Daemon struct {
 	Config Config
 	Log    zerolog.Logger
 	// OnEventApplied, if set before Open, is called after the worker
@@ -66,27 +72,41 @@ type Main struct {
 	// OnReceipts, if set before Open, is called after each pass of the
 	// receipts downloader.
 	OnReceipts func(receipts.Result, error)
+	// OnRulesRound, if set before Open, is called after each round of the
+	// rules engine.
+	OnRulesRound func(error)
 	// SyncProgress, if set before Open, receives the progress of syncs.
 	SyncProgress func(replica.Progress)
 	// InitialSyncDone is closed when the start-up sync (if any) is over.
 	InitialSyncDone chan struct{}
-	// Environ is the environment the token is read from again on a
-	// reload (see loadToken); nil reads nothing new.
+	// Environ is the environment the tokens are read from again on a
+	// reload (config.People); nil reads nothing new.
 	Environ map[string]string
+	// People, if set before Open, is the household; nil is a household
+	// of one, the person config.DefaultPerson with Config.Token.
+	People []household.Person
 	// Reloads, if set before Run, delivers SIGHUP: each reloads the token.
 	Reloads <-chan os.Signal
 
-	Store    *store.Store
-	Bank     *bank.Client
-	Receiver *receiver.Receiver
-	keys     *webhooks.SecretCache
-	Worker   *replica.Worker
-	Syncer   *replica.Syncer
-	Healer   *replica.Healer
-	Schedule *replica.Schedule
-	Receipts *receipts.Fetcher // nil unless BANKMIRROR_ATTACHMENTS_DIR is set
-	Health   *health.Monitor
-	Metrics  *admin.Metrics
+	Store *store.Store
+	// Household is the people and their clients; Bank is the first
+	// person's client, for what needs one.
+	Household *household.Household
+	Bank      *bank.Client
+	Receiver  *receiver.Receiver
+	keys      *webhooks.SecretCache
+	Worker    *replica.Worker
+	Syncer    *replica.Syncer
+	Healer    *replica.Healer
+	Schedule  *replica.Schedule
+	Receipts  *receipts.Fetcher // nil unless BANKMIRROR_ATTACHMENTS_DIR is set
+	Health    *health.Monitor
+	Metrics   *admin.Metrics
+	// Rules applies the rules file as transactions arrive; Alerts delivers
+	// what it and watcher (the built-in alerts) ask to be told.
+	Rules   *rules.Engine
+	Alerts  *alerts.Dispatcher
+	watcher *alerts.Watcher
 
 	http   *httpserver.Server
 	admin  *httpserver.Server
@@ -107,16 +127,16 @@ type Main struct {
 	progress atomic.Pointer[replica.Progress]
 }
 
-// NewMain returns a daemon for cfg; Open starts it.
-func NewMain(cfg Config, log zerolog.Logger) *Main {
-	return &Main{Config: cfg, Log: log, InitialSyncDone: make(chan struct{})}
+// NewDaemon returns a daemon for cfg; Open starts it.
+func NewDaemon(cfg Config, log zerolog.Logger) *Daemon {
+	return &Daemon{Config: cfg, Log: log, InitialSyncDone: make(chan struct{})}
 }
 
 // URL is the base URL the HTTP server listens on.
-func (m *Main) URL() string { return m.http.URL() }
+func (m *Daemon) URL() string { return m.http.URL() }
 
 // AdminURL is the base URL of the admin listener, "" when it is off.
-func (m *Main) AdminURL() string {
+func (m *Daemon) AdminURL() string {
 	if m.admin == nil {
 		return ""
 	}
@@ -125,7 +145,7 @@ func (m *Main) AdminURL() string {
 
 // Run opens the daemon, tells systemd it is ready, and serves until ctx is
 // cancelled; then it shuts down in order.
-func (m *Main) Run(ctx context.Context) error {
+func (m *Daemon) Run(ctx context.Context) error {
 	if err := m.Open(ctx); err != nil {
 		_ = m.Close()
 		return err
@@ -154,14 +174,20 @@ func (m *Main) Run(ctx context.Context) error {
 // Open opens the store, binds the listeners and starts every part, in
 // steps: the parts are made first, then started, so that a listener that
 // cannot bind stops the daemon before it syncs.
-func (m *Main) Open(ctx context.Context) error {
+func (m *Daemon) Open(ctx context.Context) error {
 	var err error
 	if m.Store, err = store.Open(ctx, m.Config.DB, m.Config.storeOptions(m.Log)...); err != nil {
 		return openMirrorError(m.Config.DB, err)
 	}
 	m.openHealth()
+	if err := m.openHousehold(ctx); err != nil {
+		return err
+	}
 	m.openBank()
 	m.openSync()
+	if err := m.openRules(ctx); err != nil {
+		return err
+	}
 	if err := m.openReceiver(ctx); err != nil {
 		return err
 	}
@@ -183,6 +209,8 @@ func (m *Main) Open(ctx context.Context) error {
 	if err := m.Schedule.Start(m.bgCtx); err != nil {
 		return err
 	}
+	m.startPolls()
+	m.startRules()
 	m.bg.Go(func() { m.Health.Run(m.bgCtx) })
 	if err := m.openAdmin(ctx); err != nil {
 		return err
@@ -197,13 +225,55 @@ func (m *Main) Open(ctx context.Context) error {
 	return nil
 }
 
-// openBank makes the bank client, which reports its answers and its
-// token's state to the metrics and the health monitor, and the receipts
-// downloader when BANKMIRROR_ATTACHMENTS_DIR is set.
-func (m *Main) openBank() {
-	m.Bank = bank.New(m.Config.APIURL, m.Config.Token, bank.WithHourlyBudget(m.Config.RequestsPerHour),
-		bank.WithReserve(m.Config.BudgetReserve), bank.WithLogger(m.Log),
-		bank.WithResponseObserver(m.Metrics.BankResponse), bank.WithTokenObserver(m.Health.TokenChanged))
+// openHousehold makes the household of the configured people, each with
+// a bank client of their own (their own budget), which reports its
+// answers and its token's state to the metrics and the health monitor,
+// and records them in the mirror.
+func (m *Daemon) openHousehold(ctx context.Context) error {
+	people := m.People
+	if len(people) == 0 {
+		people = []household.Person{{Name: config.DefaultPerson, Token: m.Config.Token}}
+	}
+	several := len(people) > 1
+	m.Household = household.New(m.Store, m.Log, household.Options{
+		NewClient: func(p household.Person) *bank.Client {
+			observe := m.Health.TokenChanged
+			if several {
+				observe = m.Health.PersonTokenChanged(p.Name)
+			}
+			return bank.New(m.Config.APIURL, p.Token, bank.WithHourlyBudget(m.Config.RequestsPerHour),
+				bank.WithReserve(m.Config.BudgetReserve), bank.WithLogger(m.Log.With().Str(logfield.Person, p.Name).Logger()),
+				bank.WithResponseObserver(m.Metrics.BankResponse), bank.WithTokenObserver(observe))
+		},
+		Sync: replica.Options{Overlap: m.Config.SyncOverlap, StopGrace: workGrace,
+			OnProgress: m.syncProgressed, AfterRun: m.syncEnded},
+		PollInterval: m.Config.PollInterval,
+		OnChange:     m.wakeWorker,
+	})
+	if err := m.Household.SetPeople(ctx, people); err != nil {
+		return fmt.Errorf("record the household's people: %w", err)
+	}
+	m.Bank = m.Household.Primary()
+	return nil
+}
+
+// wakeWorker wakes the worker after a person or a token changed: the
+// events that waited for a rejected token are tried again.
+func (m *Daemon) wakeWorker() {
+	if m.Worker != nil {
+		m.Worker.Notify()
+	}
+}
+
+// startPolls polls the joint accounts, which get no webhook events, every
+// BANKMIRROR_POLL_INTERVAL (not at all when it is 0).
+func (m *Daemon) startPolls() {
+	m.bg.Go(func() { m.Household.RunPoller(m.bgCtx) })
+}
+
+// openBank makes the receipts downloader when BANKMIRROR_ATTACHMENTS_DIR
+// is set.
+func (m *Daemon) openBank() {
 	if m.Config.AttachmentsDir != "" {
 		m.Receipts = receipts.New(m.Bank, m.Store, m.Log, receipts.Options{Dir: m.Config.AttachmentsDir,
 			MaxBytes: m.Config.AttachmentsMaxBytes, APIURL: m.Config.APIURL, OnPass: m.OnReceipts})
@@ -213,15 +283,18 @@ func (m *Main) openBank() {
 // openSync makes the syncer, the healer, the event worker and the
 // schedule that runs them, each stopping within its share of the stop
 // budget.
-func (m *Main) openSync() {
+func (m *Daemon) openSync() {
 	m.Syncer = replica.New(m.Bank, m.Store, m.Log, replica.Options{Overlap: m.Config.SyncOverlap, StopGrace: workGrace,
 		OnProgress: m.syncProgressed, AfterRun: m.syncEnded})
-	m.Healer = replica.NewHealer(m.Bank, m.Store, m.Log, replica.HealerOptions{StopGrace: workGrace})
+	m.Healer = replica.NewHealer(m.Bank, m.Store, m.Log, replica.HealerOptions{StopGrace: workGrace, BankFor: m.healBank})
 	m.Worker = replica.NewWorker(m.Bank, m.Store, m.Log, replica.WorkerOptions{
 		Concurrency: m.Config.WorkerConcurrency, MaxAttempts: m.Config.EventMaxAttempts, StopGrace: workGrace,
 		OnApplied: m.eventApplied,
+		// Each event's transaction is fetched through the token of the
+		// person whose webhook delivered it.
+		BankFor: m.Household.BankForEvent, Gate: m.Household, RefreshBalances: m.Household.RefreshBalances,
 	})
-	m.Schedule = replica.NewSchedule(m.Syncer, m.Healer, m.Worker, m.Store, replica.ScheduleConfig{
+	m.Schedule = replica.NewSchedule(m.Household, m.Healer, m.Worker, m.Store, replica.ScheduleConfig{
 		Sync: m.Config.SyncSchedule, Reconcile: m.Config.ReconcileSchedule, InboxRetention: m.Config.InboxRetention,
 		OnRun: m.Metrics.SyncRun, StartupDone: m.InitialSyncDone,
 	}, m.Log)
@@ -229,7 +302,7 @@ func (m *Main) openSync() {
 
 // syncProgressed keeps a sync's progress for the daemon's report and
 // passes it on to SyncProgress.
-func (m *Main) syncProgressed(p replica.Progress) {
+func (m *Daemon) syncProgressed(p replica.Progress) {
 	m.progress.Store(&p)
 	if m.SyncProgress != nil {
 		m.SyncProgress(p)
@@ -238,15 +311,21 @@ func (m *Main) syncProgressed(p replica.Progress) {
 
 // syncEnded forgets the progress of the run that ended, so that it does
 // not show as the next one's, and wakes the receipts downloader.
-func (m *Main) syncEnded(replica.Result, error) {
+func (m *Daemon) syncEnded(replica.Result, error) {
 	m.progress.Store(nil)
-	m.receiptsSeen()
+	m.wakeReceipts()
+	if m.Rules != nil {
+		m.Rules.Wake()
+	}
 }
 
 // eventApplied counts an event the worker applied, wakes the receipts
 // downloader and passes the event on to OnEventApplied.
-func (m *Main) eventApplied(e store.InboxEvent, c store.Change) {
-	m.receiptsSeen()
+func (m *Daemon) eventApplied(e store.InboxEvent, c store.Change) {
+	m.wakeReceipts()
+	if m.Rules != nil {
+		m.Rules.Wake()
+	}
 	m.Metrics.Applied()
 	if m.OnEventApplied != nil {
 		m.OnEventApplied(e, c)
@@ -260,9 +339,9 @@ func (m *Main) eventApplied(e store.InboxEvent, c store.Change) {
 // secret. The receiver uses them from memory; a signature that matches no
 // secret reloads them only after a commit (a registration from another
 // process): strangers cost no read.
-func (m *Main) openReceiver(ctx context.Context) error {
+func (m *Daemon) openReceiver(ctx context.Context) error {
 	m.keys = webhooks.NewSecretCache(m.Store, []byte(m.Config.WebhookSecret), 2*time.Second, m.Log)
-	if err := m.keys.Load(ctx); err != nil {
+	if err := m.peopleChanged(ctx); err != nil {
 		return fmt.Errorf("load webhook secrets: %w", err)
 	}
 	m.Receiver = receiver.New(m.Store, receiver.Config{Path: m.Config.WebhookPath, Keys: m.keys, Notify: m.eventsStored,
@@ -272,7 +351,7 @@ func (m *Main) openReceiver(ctx context.Context) error {
 
 // eventsStored counts new events, durable in the inbox, passes their ids
 // on to OnEventsStored and wakes the worker.
-func (m *Main) eventsStored(ids []string) {
+func (m *Daemon) eventsStored(ids []string) {
 	m.Metrics.Received(len(ids))
 	if m.OnEventsStored != nil {
 		m.OnEventsStored(ids)
@@ -283,7 +362,7 @@ func (m *Main) eventsStored(ids []string) {
 // startEvents starts, until ctx ends, what takes and applies webhook
 // events: the receiver's writer, the secrets' watcher, the worker, and the
 // receipts downloader if any.
-func (m *Main) startEvents(ctx context.Context) error {
+func (m *Daemon) startEvents(ctx context.Context) error {
 	if err := m.Receiver.Start(ctx); err != nil {
 		return fmt.Errorf("start receiver: %w", err)
 	}
@@ -303,7 +382,7 @@ func (m *Main) startEvents(ctx context.Context) error {
 // off) with its routes (admin.Handler) and the spreadsheet feed when
 // BANKMIRROR_EXPORT_TOKEN is set, and warns when it is bound beyond
 // loopback.
-func (m *Main) openAdmin(ctx context.Context) error {
+func (m *Daemon) openAdmin(ctx context.Context) error {
 	var extra []admin.Routes
 	if m.Config.ExportToken != "" {
 		loc, err := loadZone(m.Config.Timezone)
@@ -339,7 +418,7 @@ func (m *Main) openAdmin(ctx context.Context) error {
 // openHealth makes the health monitor and the metrics. The monitor's write
 // probe feeds systemd's watchdog (checking at least every 30 s, and twice
 // per watchdog period), and its one-line state goes to `systemctl status`.
-func (m *Main) openHealth() {
+func (m *Daemon) openHealth() {
 	every := 30 * time.Second
 	wd := systemd.WatchdogInterval()
 	if wd > 0 {
@@ -348,6 +427,7 @@ func (m *Main) openHealth() {
 	m.Health = health.NewMonitor(health.MonitorConfig{
 		Store:       m.Store,
 		Token:       func() bank.TokenState { return m.Bank.Token() },
+		People:      m.personStates,
 		Syncing:     m.syncing,
 		MaxAttempts: m.Config.EventMaxAttempts,
 		Rules:       health.Rules{StaleAfter: m.Config.StaleAfter},
@@ -364,11 +444,12 @@ func (m *Main) openHealth() {
 		Health: m.Health.Current,
 		Budget: func() bank.BudgetState { return m.Bank.Budget() },
 		Token:  func() bank.TokenState { return m.Bank.Token() },
+		People: m.personStates,
 	})
 }
 
 // syncing describes the sync in progress, "" when none runs.
-func (m *Main) syncing() string {
+func (m *Daemon) syncing() string {
 	if m.Schedule == nil || !m.Schedule.Running() {
 		return ""
 	}
@@ -383,36 +464,47 @@ func (m *Main) syncing() string {
 	return s
 }
 
-// Reload reads the token again (BANKMIRROR_TOKEN_FILE, the credential
-// directory) and gives it to the bank client: syncs and webhook refetches
-// paused by a rejected token resume at once. A token that cannot be read
-// or is malformed changes nothing. SIGHUP calls it.
-func (m *Main) Reload() error {
-	tok, err := loadToken(m.Environ)
-	if err == nil && tok == "" {
-		err = &configError{envPrefix + "TOKEN", errors.New("not set: set BANKMIRROR_TOKEN_FILE to a file holding the token")}
+// Reload reads the rules file again (a bad one keeps the rules in use),
+// then the tokens (BANKMIRROR_TOKENS_DIR, the credentials
+// token.NAME, or the single token: config.People) and gives them to the
+// household: a person added gets a client, one removed is dropped, a new
+// token replaces the old, and syncs and webhook refetches paused by a
+// rejected token resume at once. Tokens that cannot be read, or none at
+// all, change nothing. SIGHUP calls it.
+func (m *Daemon) Reload() error {
+	m.reloadRules(context.Background())
+	people, err := config.People(m.Environ)
+	if err == nil && len(people) == 0 {
+		err = &configError{envPrefix + "TOKEN", errors.New("not set: set BANKMIRROR_TOKEN_FILE to a file holding the token, or BANKMIRROR_TOKENS_DIR to a household's tokens")}
 	}
 	if err != nil {
-		m.Log.Error().Err(err).Msg("reload: token not replaced")
+		err = asConfigError(err)
+		m.Log.Error().Err(err).Msg("reload: tokens not replaced")
 		return err
 	}
-	m.Log.Info().Msg("reload: token read again")
-	m.Bank.SetToken(tok)
+	m.Log.Info().Int(logfield.People, len(people)).Msg("reload: tokens read again")
+	if err := m.Household.SetPeople(context.Background(), householdPeople(people)); err != nil {
+		m.Log.Error().Err(err).Msg("reload: record the household's people")
+		return err
+	}
+	if err := m.peopleChanged(context.Background()); err != nil {
+		m.Log.Warn().Err(err).Msg("reload: webhook secrets not read again; the people's ones loaded are kept")
+	}
 	return nil
 }
 
-// receiptsSeen wakes the receipts downloader, if any: a sync or an event
+// wakeReceipts wakes the receipts downloader, if any: a sync or an event
 // may have brought new attachments, whose links expire in minutes.
-func (m *Main) receiptsSeen() {
+func (m *Daemon) wakeReceipts() {
 	if m.Receipts != nil {
 		m.Receipts.Notify()
 	}
 }
 
 // report is what the daemon says of itself to `bankmirror status`.
-func (m *Main) report() health.Report {
+func (m *Daemon) report() health.Report {
 	r := health.Report{PID: os.Getpid(), Budget: m.Bank.Budget(), Worker: m.Worker.State(), Token: m.Bank.Token(),
-		AdminExposed: m.adminExposed}
+		AdminExposed: m.adminExposed, People: m.personStates()}
 	if err := m.Health.Last().Facts.ProbeErr; err != nil {
 		r.DatabaseError = err.Error()
 	}
@@ -452,7 +544,7 @@ const workGrace = workStopShare / 2
 // Close shuts down in order within stopBudget: the listeners (answering
 // requests in flight) and the receiver's writer; the worker, the schedule
 // and the loops; the store last. Closing again does nothing.
-func (m *Main) Close() error {
+func (m *Daemon) Close() error {
 	if m.closed {
 		return nil
 	}
@@ -466,7 +558,7 @@ func (m *Main) Close() error {
 
 // stopServing stops both listeners, waiting up to grace for requests in
 // flight, then the receiver's writer.
-func (m *Main) stopServing(grace time.Duration) []error {
+func (m *Daemon) stopServing(grace time.Duration) []error {
 	var mu sync.Mutex
 	var errs []error
 	var wg sync.WaitGroup
@@ -499,7 +591,7 @@ func (m *Main) stopServing(grace time.Duration) []error {
 // stopWork cancels the daemon's background work and waits for it until
 // deadline. Past it (a part that ignores its context: a bug) the store is
 // closed under what still runs, as a kill would: nothing is lost.
-func (m *Main) stopWork(deadline time.Time) {
+func (m *Daemon) stopWork(deadline time.Time) {
 	if m.cancel != nil {
 		m.cancel()
 	}
@@ -522,7 +614,7 @@ func (m *Main) stopWork(deadline time.Time) {
 
 // closeStore writes the daemon's last report, by deadline, and closes the
 // store.
-func (m *Main) closeStore(deadline time.Time) error {
+func (m *Daemon) closeStore(deadline time.Time) error {
 	if m.Store == nil {
 		return nil
 	}

@@ -57,10 +57,10 @@ func testConfig(t testing.TB, b *bankEnv) Config {
 
 // startMain runs the daemon in-process on :0 and waits for its start-up
 // sync. applied receives every event id the worker applies.
-func startMain(t *testing.T, cfg Config) (m *Main, applied chan string) {
+func startMain(t *testing.T, cfg Config) (m *Daemon, applied chan string) {
 	t.Helper()
 	applied = make(chan string, 10000)
-	m = NewMain(cfg, zerolog.Nop())
+	m = NewDaemon(cfg, zerolog.Nop())
 	m.OnEventApplied = func(e store.InboxEvent, _ store.Change) { applied <- e.ID }
 	if err := m.Open(context.Background()); err != nil {
 		t.Fatal(err)
@@ -75,7 +75,7 @@ func startMain(t *testing.T, cfg Config) (m *Main, applied chan string) {
 }
 
 // register creates a webhook at the bank for the daemon and stores its secret.
-func register(t testing.TB, b *bankEnv, m *Main) bank.Webhook {
+func register(t testing.TB, b *bankEnv, m *Daemon) bank.Webhook {
 	t.Helper()
 	h, err := b.client.CreateWebhook(context.Background(), m.URL()+m.Config.WebhookPath, nil)
 	if err != nil {
@@ -322,7 +322,7 @@ func TestServeKeepsAReceiptSeenByWebhook(t *testing.T) {
 	cfg.AttachmentsDir = filepath.Join(t.TempDir(), "receipts")
 	passes := make(chan receipts.Result, 100)
 	applied := make(chan string, 100)
-	m := NewMain(cfg, zerolog.Nop())
+	m := NewDaemon(cfg, zerolog.Nop())
 	m.OnReceipts = func(r receipts.Result, _ error) { passes <- r }
 	m.OnEventApplied = func(e store.InboxEvent, _ store.Change) { applied <- e.ID }
 	must(t, m.Open(context.Background()))
@@ -385,7 +385,7 @@ func TestStopBudgetFitsTheUnitsStopTimeout(t *testing.T) {
 // sync closes: one taken before Open is closed too.
 func TestInitialSyncDoneIsOneChannel(t *testing.T) {
 	b := newBank(t, 50)
-	m := NewMain(testConfig(t, b), zerolog.Nop())
+	m := NewDaemon(testConfig(t, b), zerolog.Nop())
 	done := m.InitialSyncDone
 	if err := m.Open(context.Background()); err != nil {
 		t.Fatal(err)

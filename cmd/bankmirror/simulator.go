@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -16,7 +17,7 @@ import (
 func (a *app) simulatorCommand() *cli.Command {
 	fs := newFlags("simulator")
 	listen := fs.String("listen", "127.0.0.1:8081", "`ADDR` to listen on (host:port)")
-	token := fs.String("token", "", "bearer `TOKEN` to accept (default: a random one, printed)")
+	token := fs.String("token", "", "bearer `TOKEN` to accept (default: a random one, printed); with --people, NAME=TOKEN,... for any of them")
 	controlToken := fs.String("control-token", "", "bearer `TOKEN` of the control API under /_sim/ (default: a random one, printed)")
 	n := fs.Int("transactions", 2000, "`N` seeded transactions (0 = an empty bank)")
 	seed := fs.Uint64("seed", 1, "`SEED` of the generated data")
@@ -30,18 +31,23 @@ func (a *app) simulatorCommand() *cli.Command {
 	rateBucket := fs.Duration("rate-bucket", time.Hour, "`DURATION` of a rate-limit bucket, aligned to the bank's clock")
 	rateOffset := fs.Duration("rate-offset", 0, "buckets start this `DURATION` past the clock's multiples of --rate-bucket (0, as the real bank: on the clock hour)")
 	retryAfter := fs.Bool("rate-retry-after", false, "send Retry-After (seconds until the bucket ends) on a rate-limited 429")
+	people := fs.String("people", "", "a household of these `NAMES` (comma-separated, e.g. alex,sam): a token, customer id, own accounts and webhooks each, one 2Up joint account shared")
+	jointTx := fs.Int("joint-transactions", -1, "`N` seeded transactions on the household's joint account (default: --transactions / 5)")
+	jointWebhooks := fs.Bool("joint-webhooks", false, "send the joint account's webhook events, which the real bank does not (up-banking/api#142)")
 	return &cli.Command{Name: "simulator", Flags: fs,
 		Synopsis: "[--listen ADDR] [--token TOKEN] [--control-token TOKEN] [--transactions N] [--seed SEED] [--now TIME] " +
 			"[--public-url URL] [--live RATE] [--webhook-retry BASE,MAX,ATTEMPTS] [--signature-header NAME] " +
-			"[--rate-limit N] [--rate-bucket DURATION] [--rate-offset DURATION] [--rate-retry-after]",
+			"[--rate-limit N] [--rate-bucket DURATION] [--rate-offset DURATION] [--rate-retry-after] " +
+			"[--people NAMES] [--joint-transactions N] [--joint-webhooks]",
 		Summary: "run the simulated bank on a local address",
 		Run: a.configured(func(ctx context.Context, _ []string) error {
 			opts, every, err := simulatorOptions(simulatorFlags{n: *n, now: *now, live: *live, webhookRetry: *webhookRetry,
-				sigHeader: *sigHeader, rateLimit: *rateLimit, rateBucket: *rateBucket, rateOffset: *rateOffset})
+				sigHeader: *sigHeader, rateLimit: *rateLimit, rateBucket: *rateBucket, rateOffset: *rateOffset,
+				people: *people, token: *token, jointTx: jointTx, jointWebhooks: *jointWebhooks})
 			if err != nil {
 				return fmt.Errorf("%w: %w", errUsage, err)
 			}
-			opts.Seed, opts.Token, opts.ControlToken, opts.PublicURL = *seed, *token, *controlToken, *publicURL
+			opts.Seed, opts.ControlToken, opts.PublicURL = *seed, *controlToken, *publicURL
 			opts.RateLimit.RetryAfter = *retryAfter
 			sim := simulator.New(opts)
 			defer sim.Close()
@@ -51,8 +57,18 @@ func (a *app) simulatorCommand() *cli.Command {
 			}
 			sim.Prerender(srv.URL() + "/api/v1")
 			sim.SetLive(every)
-			fmt.Fprintf(a.stdout, "simulated bank listening\nBANKMIRROR_SIM_CONTROL_URL=%s\nBANKMIRROR_SIM_CONTROL_TOKEN=%s\nBANKMIRROR_API_URL=%s\nBANKMIRROR_TOKEN=%s\n",
-				srv.URL()+"/_sim", sim.ControlToken(), srv.URL()+"/api/v1", sim.Token())
+			fmt.Fprintf(a.stdout, "simulated bank listening\nBANKMIRROR_SIM_CONTROL_URL=%s\nBANKMIRROR_SIM_CONTROL_TOKEN=%s\nBANKMIRROR_API_URL=%s\n",
+				srv.URL()+"/_sim", sim.ControlToken(), srv.URL()+"/api/v1")
+			if len(opts.People) == 0 {
+				fmt.Fprintf(a.stdout, "BANKMIRROR_TOKEN=%s\n", sim.Token())
+			} else {
+				// One line per person, the token of the person NAME as
+				// BANKMIRROR_TOKEN_NAME, after the list of names.
+				fmt.Fprintf(a.stdout, "BANKMIRROR_PEOPLE=%s\n", strings.Join(opts.People, ","))
+				for _, p := range sim.People() {
+					fmt.Fprintf(a.stdout, "BANKMIRROR_TOKEN_%s=%s\n", p.Name, p.Token)
+				}
+			}
 			<-ctx.Done()
 			return srv.Shutdown(shutdownGrace)
 		})}
@@ -67,6 +83,11 @@ type simulatorFlags struct {
 	rateLimit    int
 	rateBucket   time.Duration
 	rateOffset   time.Duration
+
+	token         string // --token: one token, or NAME=TOKEN,... with people
+	people        string // --people NAMES, comma-separated
+	jointTx       *int   // --joint-transactions; nil or < 0 = the default
+	jointWebhooks bool
 }
 
 // simulatorOptions turns the flags into simulator options and the interval
@@ -106,6 +127,9 @@ func simulatorOptions(f simulatorFlags) (simulator.Options, time.Duration, error
 		return opts, 0, fmt.Errorf("--signature-header %q: not an HTTP header name", f.sigHeader)
 	}
 	opts.WebhookSignatureHeader = f.sigHeader
+	if err := householdOptions(&opts, f); err != nil {
+		return opts, 0, err
+	}
 	var every time.Duration
 	if f.live != "" {
 		var err error
@@ -140,4 +164,41 @@ func parseRate(s string) (time.Duration, error) {
 		return 0, fmt.Errorf("--live %q: want N/s, N/m or N/h with 0 < N <= 1000", s)
 	}
 	return time.Duration(float64(per) / n), nil
+}
+
+// householdOptions sets the people, their tokens and the joint account's
+// options from --people, --token, --joint-transactions and
+// --joint-webhooks.
+func householdOptions(opts *simulator.Options, f simulatorFlags) error {
+	given := f.jointTx != nil && *f.jointTx >= 0
+	if f.people == "" {
+		if given || f.jointWebhooks {
+			return fmt.Errorf("--joint-transactions and --joint-webhooks need --people")
+		}
+		opts.Token = f.token
+		return nil
+	}
+	opts.People = strings.Split(f.people, ",")
+	if err := simulator.CheckPeople(opts.People); err != nil {
+		return fmt.Errorf("--people: %w", err)
+	}
+	opts.JointWebhooks = f.jointWebhooks
+	switch {
+	case given && *f.jointTx == 0:
+		opts.JointTransactions = -1 // none
+	case given:
+		opts.JointTransactions = *f.jointTx
+	}
+	if f.token == "" {
+		return nil
+	}
+	opts.Tokens = map[string]string{}
+	for _, pair := range strings.Split(f.token, ",") {
+		name, tok, ok := strings.Cut(pair, "=")
+		if !ok || tok == "" || !slices.Contains(opts.People, name) || opts.Tokens[name] != "" {
+			return fmt.Errorf("--token with --people: want NAME=TOKEN,... for names of --people, got %q", pair)
+		}
+		opts.Tokens[name] = tok
+	}
+	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -30,7 +31,20 @@ func TestSimulatorOptions(t *testing.T) {
 	if opts, _, _ := simulatorOptions(simulatorFlags{n: 50, rateBucket: time.Hour}); opts.Empty || opts.Transactions != 50 || opts.RateLimit.Limit != 0 {
 		t.Errorf("--transactions 50 --rate-limit 0: %+v", opts)
 	}
+	opts, _, err = simulatorOptions(simulatorFlags{n: 100, rateBucket: time.Hour, people: "alex,sam", token: "sam=S", jointTx: ptrTo(0), jointWebhooks: true})
+	if err != nil || !slices.Equal(opts.People, []string{"alex", "sam"}) || opts.Tokens["sam"] != "S" || opts.Tokens["alex"] != "" ||
+		!opts.JointWebhooks || opts.JointTransactions != -1 {
+		t.Errorf("household options %+v, %v", opts, err)
+	}
 	for _, bad := range []simulatorFlags{
+		{rateBucket: time.Hour, people: "alex,Sam"},
+		{rateBucket: time.Hour, people: "alex,alex"},
+		{rateBucket: time.Hour, people: "alex,"},
+		{rateBucket: time.Hour, people: "alex,sam", token: "T"},
+		{rateBucket: time.Hour, people: "alex,sam", token: "kim=T"},
+		{rateBucket: time.Hour, people: "alex,sam", token: "alex=T,alex=U"},
+		{rateBucket: time.Hour, jointWebhooks: true},
+		{rateBucket: time.Hour, jointTx: ptrTo(5)},
 		{n: -1, rateBucket: time.Hour},
 		{now: "yesterday", rateBucket: time.Hour},
 		{live: "fast", rateBucket: time.Hour},
@@ -49,6 +63,8 @@ func TestSimulatorOptions(t *testing.T) {
 		}
 	}
 }
+
+func ptrTo[T any](v T) *T { return &v }
 
 // simRun is a running `bankmirror simulator` command.
 type simRun struct {
@@ -70,7 +86,7 @@ func startSimulator(t *testing.T, args ...string) *simRun {
 		s.done <- code
 	}()
 	sc := bufio.NewScanner(pr)
-	for s.vars["BANKMIRROR_TOKEN"] == "" && sc.Scan() {
+	for !s.started() && sc.Scan() {
 		if k, v, ok := strings.Cut(sc.Text(), "="); ok {
 			s.vars[k] = v
 		}
@@ -82,11 +98,29 @@ func startSimulator(t *testing.T, args ...string) *simRun {
 			t.Errorf("simulator exit %d: %s", code, stderr.String())
 		}
 	})
-	if s.vars["BANKMIRROR_TOKEN"] == "" {
+	if !s.started() {
 		cancel()
 		t.Fatalf("simulator printed %v; stderr %q", s.vars, stderr.String())
 	}
 	return s
+}
+
+// started reports whether the start lines were all read: the token, or
+// the token of each of BANKMIRROR_PEOPLE.
+func (s *simRun) started() bool {
+	if s.vars["BANKMIRROR_TOKEN"] != "" {
+		return true
+	}
+	people := s.vars["BANKMIRROR_PEOPLE"]
+	if people == "" {
+		return false
+	}
+	for _, name := range strings.Split(people, ",") {
+		if s.vars["BANKMIRROR_TOKEN_"+name] == "" {
+			return false
+		}
+	}
+	return true
 }
 
 // get sends a GET with a bearer token and returns the response and body.
@@ -242,5 +276,56 @@ func TestCLISimulatorLiveBalancesReconcile(t *testing.T) {
 		if a.OpeningBalance.ValueInBaseUnits+sums[a.ID] != a.Balance.ValueInBaseUnits {
 			t.Errorf("account %s: opening %d + transactions %d != balance %d", a.ID, a.OpeningBalance.ValueInBaseUnits, sums[a.ID], a.Balance.ValueInBaseUnits)
 		}
+	}
+}
+
+// --people serves a household: a token per person, each person's own
+// accounts, one joint account both see with the same transaction ids.
+func TestCLISimulatorPeople(t *testing.T) {
+	s := startSimulator(t, "--people", "alex,sam", "--transactions", "60", "--joint-transactions", "30", "--token", "alex=A",
+		"--now", "2025-01-02T03:04:05Z")
+	if s.vars["BANKMIRROR_TOKEN_alex"] != "A" || s.vars["BANKMIRROR_TOKEN_sam"] == "" || s.vars["BANKMIRROR_TOKEN"] != "" {
+		t.Fatalf("printed %v", s.vars)
+	}
+	api := s.vars["BANKMIRROR_API_URL"]
+	type account struct {
+		ID         string
+		Attributes struct{ OwnershipType string }
+	}
+	accounts := map[string][]account{}
+	joint := map[string]string{}
+	for _, name := range []string{"alex", "sam"} {
+		_, body := simGet(t, api+"/accounts", s.vars["BANKMIRROR_TOKEN_"+name])
+		var page struct{ Data []account }
+		if err := json.Unmarshal(body, &page); err != nil {
+			t.Fatal(err)
+		}
+		accounts[name] = page.Data
+		for _, a := range page.Data {
+			if a.Attributes.OwnershipType == "JOINT" {
+				joint[name] = a.ID
+			}
+		}
+	}
+	if joint["alex"] == "" || joint["alex"] != joint["sam"] {
+		t.Fatalf("joint accounts %v", joint)
+	}
+	for _, a := range accounts["alex"] {
+		for _, b := range accounts["sam"] {
+			if a.ID == b.ID && a.ID != joint["alex"] {
+				t.Errorf("account %s listed to both", a.ID)
+			}
+		}
+	}
+	var listings [2][]byte
+	for i, name := range []string{"alex", "sam"} {
+		resp, body := simGet(t, api+"/accounts/"+joint["alex"]+"/transactions?page[size]=100", s.vars["BANKMIRROR_TOKEN_"+name])
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s: %d", name, resp.StatusCode)
+		}
+		listings[i] = body
+	}
+	if !bytes.Equal(listings[0], listings[1]) || bytes.Count(listings[0], []byte(`"performingCustomer":{"displayName":`)) < 30 {
+		t.Errorf("joint listings differ or lack performingCustomer:\n%s\n%s", listings[0], listings[1])
 	}
 }

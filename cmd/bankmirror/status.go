@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -20,8 +21,8 @@ import (
 )
 
 func (a *app) pingCommand() *cli.Command {
-	return &cli.Command{Name: "ping", Summary: "check that the bank accepts the token",
-		Detail: fmt.Sprintf("It gives up after %s: the bank or the network not answering by then is one line saying so.", pingTimeout),
+	return &cli.Command{Name: "ping", Summary: "check that the bank accepts each person's token",
+		Detail: fmt.Sprintf("One line per person, each token checked at the same time. It gives up after %s: the bank or the network not answering by then is one line saying so.", pingTimeout),
 		Run:    a.configured(a.ping)}
 }
 
@@ -31,12 +32,48 @@ var pingTimeout = 10 * time.Second
 // pingAttempts is how often ping tries a bank that fails at once.
 const pingAttempts = 3
 
+// ping checks every person's token at once, within pingTimeout in all,
+// and prints a line for each, in the people's order: an accepted token on
+// stdout, a failure on stderr (exit status 1 if any failed). A household of
+// one prints its line without the person's name.
 func (a *app) ping(ctx context.Context, _ []string) error {
-	if err := a.cfg.requireToken(); err != nil {
+	people, err := a.members()
+	if err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, pingTimeout)
 	defer cancel()
+	lines := make([]string, len(people))
+	errs := make([]error, len(people))
+	var wg sync.WaitGroup
+	for i, p := range people {
+		wg.Go(func() { lines[i], errs[i] = a.pingToken(ctx, p.Token) })
+	}
+	wg.Wait()
+	if len(people) == 1 {
+		if errs[0] != nil {
+			return errs[0]
+		}
+		fmt.Fprintln(a.stdout, lines[0])
+		return nil
+	}
+	failed := 0
+	for i, p := range people {
+		if errs[i] != nil {
+			failed++
+			fmt.Fprintf(a.stderr, "bankmirror: %s: %v\n", p.Name, errs[i])
+			continue
+		}
+		fmt.Fprintf(a.stdout, "%s: %s\n", p.Name, lines[i])
+	}
+	if failed > 0 {
+		return &reportedError{Err: fmt.Errorf("ping: %d of %d tokens failed", failed, len(people))}
+	}
+	return nil
+}
+
+// pingToken checks one token: the line to print, or why it failed.
+func (a *app) pingToken(ctx context.Context, token string) (string, error) {
 	// The retries' warnings are for the daemon's log; ping's answer is
 	// its one line, unless debug logs are asked for.
 	log := a.log
@@ -45,17 +82,16 @@ func (a *app) ping(ctx context.Context, _ []string) error {
 	}
 	// A person waits for the answer: a refused connection or an unknown
 	// host is tried pingAttempts times, not the daemon's eight.
-	client := bank.New(a.cfg.APIURL, a.cfg.Token, bank.WithHourlyBudget(a.cfg.RequestsPerHour),
+	client := bank.New(a.cfg.APIURL, token, bank.WithHourlyBudget(a.cfg.RequestsPerHour),
 		bank.WithReserve(a.cfg.BudgetReserve), bank.WithLogger(log), bank.WithMaxAttempts(pingAttempts))
 	p, err := client.Ping(ctx)
 	if err != nil && (bank.Outage(err) || errors.Is(err, context.DeadlineExceeded)) {
-		return fmt.Errorf("ping %s: the bank or the network failed (gave up within %s): %s", redactURL(a.cfg.APIURL), pingTimeout, bank.Cause(err))
+		return "", fmt.Errorf("ping %s: the bank or the network failed (gave up within %s): %s", redactURL(a.cfg.APIURL), pingTimeout, bank.Cause(err))
 	}
 	if err != nil {
-		return fmt.Errorf("ping %s: %w", redactURL(a.cfg.APIURL), err)
+		return "", fmt.Errorf("ping %s: %w", redactURL(a.cfg.APIURL), err)
 	}
-	fmt.Fprintf(a.stdout, "token accepted by %s: customer %s %s\n", redactURL(a.cfg.APIURL), p.ID, p.StatusEmoji)
-	return nil
+	return fmt.Sprintf("token accepted by %s: customer %s %s", redactURL(a.cfg.APIURL), p.ID, p.StatusEmoji), nil
 }
 
 // Exit statuses of `bankmirror status`: 0 only when OK.
@@ -64,9 +100,7 @@ const (
 	exitFailing  = 2
 )
 
-// cmdStatus answers "is it working?": OK, DEGRADED or FAILING with the
-// reasons on the first line, then the details. It opens the mirror
-// read-only, so it works beside the running daemon.
+// statusCommand is `bankmirror status [--json]`.
 func (a *app) statusCommand() *cli.Command {
 	fs := newFlags("status")
 	asJSON := fs.Bool("json", false, "print the status as one JSON object")
@@ -75,6 +109,9 @@ func (a *app) statusCommand() *cli.Command {
 		Run:     a.configured(func(ctx context.Context, _ []string) error { return a.status(ctx, *asJSON) })}
 }
 
+// status answers "is it working?": OK, DEGRADED or FAILING with the
+// reasons on the first line, then the details. It opens the mirror
+// read-only, so it works beside the running daemon.
 func (a *app) status(ctx context.Context, asJSON bool) error {
 	w := a.stdout
 	st, err := store.OpenReadOnly(ctx, a.cfg.DB)
@@ -91,7 +128,9 @@ func (a *app) status(ctx context.Context, asJSON bool) error {
 		return &exitCode{exitFailing}
 	}
 	defer st.Close()
-	s, err := health.GatherStatus(ctx, st, statusOptions(a.cfg))
+	o := statusOptions(a.cfg)
+	o.People = a.configuredNames()
+	s, err := health.GatherStatus(ctx, st, o)
 	if err != nil {
 		s.Level, s.Reason = health.Failing, err.Error()
 	}
@@ -204,14 +243,17 @@ func printStatus(w io.Writer, db string, c clock, s health.Status) {
 	}
 	fmt.Fprintf(w, "last successful: %s\n", strings.Join(last, "; "))
 	switch t := s.Token; {
+	case len(s.People) > 1:
+		// Each person's token has its line below.
 	case !t.Known:
 		fmt.Fprintln(w, "token: unknown (no daemon report)")
 	case t.Rejected:
-		fmt.Fprintf(w, "token: REJECTED by the bank %s ago: put a new token in BANKMIRROR_TOKEN_FILE, then `systemctl reload bankmirror`\n",
+		fmt.Fprintf(w, "token: REJECTED by the bank %s ago: put a new token in the token file (/etc/bankmirror/token with the unit), then `systemctl restart bankmirror` (outside systemd: kill -HUP the daemon)\n",
 			health.Age(time.Since(t.RejectedAt)))
 	default:
 		fmt.Fprintln(w, "token: accepted at last use")
 	}
+	printPeople(w, c, s.People)
 	if o := s.BankOutage; o != nil {
 		fmt.Fprintf(w, "bank: UNREACHABLE by %s, since %s (%s ago): %s\n", health.LastSyncs(o.Syncs), c.at(o.Since), health.Age(time.Since(o.Since)), o.LastError)
 	}
@@ -268,6 +310,7 @@ func printStatus(w io.Writer, db string, c clock, s health.Status) {
 	_ = tw.Flush()
 }
 
+// deref is *s, or def when s is nil.
 func deref(s *string, def string) string {
 	if s == nil {
 		return def

@@ -10,6 +10,9 @@ import (
 
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/cli"
+	"github.com/bankmirror/bankmirror/internal/config"
+	"github.com/bankmirror/bankmirror/internal/household"
+	"github.com/bankmirror/bankmirror/internal/logfield"
 	"github.com/bankmirror/bankmirror/internal/receipts"
 	"github.com/bankmirror/bankmirror/internal/replica"
 	"github.com/bankmirror/bankmirror/internal/store"
@@ -20,11 +23,15 @@ func (a *app) syncCommand() *cli.Command {
 	full := fs.Bool("full", false, "list everything and reconcile deletions (default: incremental)")
 	return &cli.Command{Name: "sync", Synopsis: "[--full]", Flags: fs,
 		Summary: "one sync now: incremental, or --full for a complete reconciliation",
-		Run:     a.configured(func(ctx context.Context, _ []string) error { return a.sync(ctx, *full) })}
+		Detail: `The summary line goes to stdout, the log to stderr (JSON lines unless stderr is
+a terminal, where a live progress line shows too), so that a script keeps them apart:
+  bankmirror sync >>sync-summaries.txt 2>>sync.log`,
+		Run: a.configured(func(ctx context.Context, _ []string) error { return a.sync(ctx, *full) })}
 }
 
 func (a *app) sync(ctx context.Context, full bool) error {
-	if err := a.cfg.requireToken(); err != nil {
+	people, err := a.members()
+	if err != nil {
 		return err
 	}
 	st, err := a.openStore(ctx, a.cfg.DB)
@@ -32,8 +39,7 @@ func (a *app) sync(ctx context.Context, full bool) error {
 		return err
 	}
 	defer st.Close()
-	client := a.client(a.cfg.APIURL, a.cfg.Token, a.cfg.RequestsPerHour)
-	res, err := runSync(ctx, a, client, st, full)
+	res, h, err := runSync(ctx, a, st, people, full)
 	if errors.Is(err, store.ErrSyncRunning) {
 		return fmt.Errorf("another sync of %s is running (bankmirror serve's schedule?); try again when it ends", a.cfg.DB)
 	}
@@ -44,7 +50,7 @@ func (a *app) sync(ctx context.Context, full bool) error {
 	if a.cfg.AttachmentsDir == "" {
 		return nil
 	}
-	r, err := a.receipts(client, st).Fetch(ctx)
+	r, err := a.receipts(h.Primary(), st).Fetch(ctx)
 	fmt.Fprintf(a.stdout, "receipts: %d saved, %d refused (see attachments.download_error)\n", r.Saved, r.Failed)
 	if err != nil {
 		return fmt.Errorf("receipts: %w", err)
@@ -58,32 +64,57 @@ func (a *app) receipts(client receipts.Bank, st *store.Store) *receipts.Fetcher 
 		APIURL: a.cfg.APIURL})
 }
 
-// runSync runs one sync with a live progress line when stderr is a terminal.
-func runSync(ctx context.Context, a *app, client replica.Bank, st *store.Store, full bool) (replica.Result, error) {
+// household is the household of people over st, each person with a client
+// of their own (their own budget), syncing with opts.
+func (a *app) household(st *store.Store, opts replica.Options, pollInterval time.Duration) *household.Household {
+	return household.New(st, a.log, household.Options{Sync: opts, PollInterval: pollInterval,
+		NewClient: func(p household.Person) *bank.Client {
+			return bank.New(a.cfg.APIURL, p.Token, bank.WithHourlyBudget(a.cfg.RequestsPerHour), bank.WithReserve(a.cfg.BudgetReserve),
+				bank.WithLogger(a.log.With().Str(logfield.Person, p.Name).Logger()), bank.WithUnreachableWithin(unreachableWithin))
+		}})
+}
+
+// householdPeople are the configured people as the household takes them.
+func householdPeople(people []config.Person) []household.Person {
+	out := make([]household.Person, len(people))
+	for i, p := range people {
+		out[i] = household.Person{Name: p.Name, Token: p.Token}
+	}
+	return out
+}
+
+// runSync runs one sync of every person with a live progress line when
+// stderr is a terminal.
+func runSync(ctx context.Context, a *app, st *store.Store, people []config.Person, full bool) (replica.Result, *household.Household, error) {
 	opts := replica.Options{Overlap: a.cfg.SyncOverlap}
 	var pl *progressLine
-	stopWatch := func() {}
-	if isTerminal(a.stderr) {
-		pl = &progressLine{w: a.stderr}
+	if a.statusLine != nil {
+		pl = &progressLine{line: a.statusLine}
 		opts.OnProgress = pl.show
+	}
+	h := a.household(st, opts, 0)
+	if err := h.SetPeople(ctx, householdPeople(people)); err != nil {
+		return replica.Result{}, h, err
+	}
+	stopWatch := func() {}
+	if pl != nil {
 		// While the bank's budget holds the sync back no page arrives:
 		// say so, with the time it resumes.
 		tctx, cancel := context.WithCancel(ctx)
 		done := make(chan struct{})
-		go func() { defer close(done); pl.watchBudget(tctx, client.Budget) }()
+		go func() { defer close(done); pl.watchBudget(tctx, h.Primary().Budget) }()
 		stopWatch = func() { cancel(); <-done }
 	}
-	s := replica.New(client, st, a.log, opts)
 	var res replica.Result
 	var err error
 	if full {
-		res, err = s.Full(ctx)
+		res, err = h.Full(ctx)
 	} else {
-		res, err = s.Incremental(ctx)
+		res, err = h.Incremental(ctx)
 	}
 	stopWatch()
 	pl.done()
-	return res, err
+	return res, h, err
 }
 
 func printResult(w io.Writer, r replica.Result) {
@@ -95,13 +126,12 @@ func printResult(w io.Writer, r replica.Result) {
 		r.Kind, resumed, r.Listed, r.Upserted, r.Deleted, r.Requests, r.Duration.Round(time.Millisecond))
 }
 
-// progressLine redraws one status line on a terminal.
+// progressLine shows a sync's progress as the status line of a terminal.
 type progressLine struct {
-	mu    sync.Mutex
-	w     io.Writer
-	last  time.Time
-	shown bool
-	pr    replica.Progress
+	mu   sync.Mutex
+	line *statusLine
+	last time.Time
+	pr   replica.Progress
 }
 
 func (p *progressLine) show(pr replica.Progress) {
@@ -116,16 +146,15 @@ func (p *progressLine) show(pr replica.Progress) {
 
 // draw writes the line; p.mu is held.
 func (p *progressLine) draw(extra string) {
-	p.shown = true
 	pr := p.pr
-	line := fmt.Sprintf("%s sync: %d pages, %d transactions, %.0f tx/s", pr.Kind, pr.Pages, pr.Transactions, pr.Rate())
+	line := fmt.Sprintf("%s sync: %s, %s, %.0f tx/s", pr.Kind, plural(pr.Pages, "page"), plural(pr.Transactions, "transaction"), pr.Rate())
 	if pr.Covered >= 0 && pr.Pages > 0 {
 		line += fmt.Sprintf(", %.0f%% of the dates", 100*pr.Covered)
 	}
 	if pr.ETA > 0 {
 		line += ", about " + pr.ETA.Round(time.Second).String() + " left"
 	}
-	fmt.Fprintf(p.w, "\r\033[K%s%s", line, extra)
+	p.line.set(line + extra)
 }
 
 // watchBudget redraws the line every second while the bank's budget holds
@@ -157,9 +186,5 @@ func (p *progressLine) done() {
 	if p == nil {
 		return
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.shown {
-		fmt.Fprint(p.w, "\r\033[K")
-	}
+	p.line.clear()
 }

@@ -57,7 +57,7 @@ the dashboard runs beside the daemon and never writes.`,
 				return err
 			}
 			defer h.Close()
-			srv, err := httpserver.Start(ctx, "dashboard", addr, httpserver.New(httpserver.LoopbackHosts(h, addr)), httpserver.LimitListener(0))
+			srv, err := httpserver.Start(ctx, "dashboard", addr, httpserver.New(httpserver.LoopbackHosts(h, addr)), httpserver.Limits(httpserver.PerSourceOptions{})...)
 			if err != nil {
 				return err
 			}
@@ -81,7 +81,7 @@ the dashboard runs beside the daemon and never writes.`,
 // openDashboard serves the dashboard of the daemon's mirror on
 // BANKMIRROR_UI_LISTEN, guarded by BANKMIRROR_UI_TOKEN (required: a random
 // token printed by a daemon would be lost in its log).
-func (m *Main) openDashboard(ctx context.Context) error {
+func (m *Daemon) openDashboard(ctx context.Context) error {
 	if m.Config.UIToken == "" {
 		return &configError{envPrefix + "UI_LISTEN", errors.New("serve's dashboard needs a token: set BANKMIRROR_UI_TOKEN or BANKMIRROR_UI_TOKEN_FILE")}
 	}
@@ -98,7 +98,7 @@ func (m *Main) openDashboard(ctx context.Context) error {
 		return err
 	}
 	if m.dashboard, err = httpserver.Start(ctx, "dashboard", m.Config.UIListen,
-		httpserver.New(httpserver.LoopbackHosts(h, m.Config.UIListen)), httpserver.LimitListener(0)); err != nil {
+		httpserver.New(httpserver.LoopbackHosts(h, m.Config.UIListen)), httpserver.Limits(httpserver.PerSourceOptions{})...); err != nil {
 		return err
 	}
 	m.dash = h
@@ -111,7 +111,7 @@ func (m *Main) openDashboard(ctx context.Context) error {
 }
 
 // DashboardURL is the base URL of serve's dashboard, "" when it is off.
-func (m *Main) DashboardURL() string {
+func (m *Daemon) DashboardURL() string {
 	if m.dashboard == nil {
 		return ""
 	}

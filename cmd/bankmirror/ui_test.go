@@ -187,7 +187,7 @@ func TestServeDashboard(t *testing.T) {
 
 	cfg2 := testConfig(t, b)
 	cfg2.UIListen = "127.0.0.1:0"
-	m2 := NewMain(cfg2, zerolog.Nop())
+	m2 := NewDaemon(cfg2, zerolog.Nop())
 	err = m2.Open(t.Context())
 	_ = m2.Close()
 	var ce *configError

@@ -73,7 +73,7 @@ func TestServeCopiesBeforeMigrating(t *testing.T) {
 	var v int
 	cfg.DB, v = olderMirror(t)
 	logs := &cliBuffer{}
-	m := NewMain(cfg, zerolog.New(logs))
+	m := NewDaemon(cfg, zerolog.New(logs))
 	if err := m.Open(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -48,7 +48,7 @@ func (f *writebackFlags) rows(pos []string, want string, minArgs int, fromArgs f
 // and in the mirror.
 func (a *app) categorizeCommand() *cli.Command {
 	fs, f := newWritebackFlags("categorize", "id,category lines (category none removes it)")
-	return &cli.Command{Name: "categorize", Synopsis: "TX_ID CATEGORY|none | --from FILE [--skip-invalid]", Flags: fs, Args: true,
+	return &cli.Command{Name: "categorize", Synopsis: "TX_ID CATEGORY|none | --from FILE [--skip-invalid]", Flags: fs, TakesArgs: true,
 		Summary: "set or remove a transaction's category at the bank and in the mirror (--from FILE for many)",
 		Detail:  "CATEGORY is a category's id or its name, ignoring case (bankmirror categories lists them); none removes the category.",
 		Run: a.configured(func(ctx context.Context, pos []string) error {
@@ -100,7 +100,7 @@ func (a *app) categories(ctx context.Context, _ []string) error {
 func (a *app) tagCommand() *cli.Command {
 	sub := func(name string, op writeback.Op, summary string) *cli.Command {
 		fs, f := newWritebackFlags("tag "+name, "id,tag lines (several lines per id make one request)")
-		return &cli.Command{Name: name, Synopsis: "TX_ID LABEL... | --from FILE [--skip-invalid]", Flags: fs, Args: true, Summary: summary,
+		return &cli.Command{Name: name, Synopsis: "TX_ID LABEL... | --from FILE [--skip-invalid]", Flags: fs, TakesArgs: true, Summary: summary,
 			Run: a.configured(func(ctx context.Context, pos []string) error {
 				rows, err := f.rows(pos, "TX_ID and at least one LABEL", 2, func(pos []string) []writeback.Row {
 					var rows []writeback.Row
@@ -141,7 +141,8 @@ func readRows(path string) ([]writeback.Row, error) {
 // writeBack runs the rows and prints what happened: each step of a batch
 // as it is done, then a summary.
 func (a *app) writeBack(ctx context.Context, op writeback.Op, rows []writeback.Row, batch, skipInvalid bool) error {
-	if err := a.cfg.requireToken(); err != nil {
+	through, err := a.householdWriters()
+	if err != nil {
 		return err
 	}
 	st, err := a.openExistingStore(ctx)
@@ -149,8 +150,8 @@ func (a *app) writeBack(ctx context.Context, op writeback.Op, rows []writeback.R
 		return err
 	}
 	defer st.Close()
-	client := a.client(a.cfg.APIURL, a.cfg.Token, a.cfg.RequestsPerHour)
-	w := writeback.New(client, st, a.log)
+	// Each change goes through the token of a person who sees its account.
+	w := writeback.NewHousehold(through, st, a.log)
 	opts := writeback.Options{SkipInvalid: skipInvalid}
 	if batch {
 		opts.Progress = func(done, total int, r writeback.Result) {

@@ -112,6 +112,13 @@ func TestCLIWriteBackRefusals(t *testing.T) {
 	tx := findSimTx(t, b.sim, func(tx simulator.Transaction) bool { return tx.IsCategorizable && tx.CategoryID != "" })
 	transfer := findSimTx(t, b.sim, func(tx simulator.Transaction) bool { return !tx.IsCategorizable })
 	six := findSimTx(t, b.sim, func(tx simulator.Transaction) bool { return len(tx.Tags) == 6 })
+	jointID := ""
+	for _, a := range b.sim.Snapshot().Accounts {
+		if a.OwnershipType == "JOINT" {
+			jointID = a.ID
+		}
+	}
+	joint := findSimTx(t, b.sim, func(tx simulator.Transaction) bool { return tx.AccountID == jointID })
 	for _, c := range []struct {
 		args []string
 		code int
@@ -122,6 +129,7 @@ func TestCLIWriteBackRefusals(t *testing.T) {
 		{[]string{"categorize", "no-such-tx", "groceries"}, 1, "not in the mirror"},
 		{[]string{"categorize", transfer.ID, "groceries"}, 1, "is not categorizable"},
 		{[]string{"tag", "add", six.ID, "seventh"}, 1, "7th tag"},
+		{[]string{"tag", "add", joint.ID, "holiday"}, 1, "the bank does not allow tags on 2Up transactions"},
 		{[]string{"tag", "add", tx.ID, strings.Repeat("x", 65)}, 1, "at most 64"},
 		{[]string{"categorize", tx.ID}, 2, "give TX_ID and CATEGORY"},
 		{[]string{"tag", "tidy", tx.ID, "x"}, 2, `unknown tag command "tidy"`},

@@ -28,6 +28,9 @@ type Metrics struct {
 	bank     *prometheus.CounterVec
 	bankOK   prometheus.Counter // the common case, resolved once
 	feed     *prometheus.CounterVec
+	// alerts: delivered and given up per channel; waiting per channel.
+	alertsSent, alertsFailed *prometheus.CounterVec
+	alertsPending            *prometheus.GaugeVec
 }
 
 // Sync results, the result label of bankmirror_sync_run_duration_seconds.
@@ -44,6 +47,8 @@ type StateSource struct {
 	Health func(ctx context.Context) health.Snapshot
 	Budget func() bank.BudgetState
 	Token  func() bank.TokenState
+	// People, if set, is each person's token and budget (a household).
+	People func() []health.PersonState
 }
 
 // NewMetrics registers every metric; src feeds the scrape-time gauges.
@@ -65,6 +70,12 @@ func NewMetrics(src StateSource) *Metrics {
 	}
 	m.feed = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "bankmirror_export_requests_refused_total",
 		Help: "Requests to the export feed refused before any query, by reason (no_token, wrong_token, throttled, cross_site)."}, []string{"reason"})
+	m.alertsSent = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "bankmirror_alerts_sent_total",
+		Help: "Alerts delivered to their channel (the rules file's [channel.NAME]), by channel."}, []string{"channel"})
+	m.alertsFailed = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "bankmirror_alerts_failed_total",
+		Help: "Alerts given up after their attempts (or refused by the channel), by channel."}, []string{"channel"})
+	m.alertsPending = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "bankmirror_alerts_pending",
+		Help: "Alerts in the outbox waiting for their channel (retries, quiet hours, rate limit), by channel."}, []string{"channel"})
 	m.bankOK = m.bank.WithLabelValues("200")
 	b := buildinfo.Get()
 	build := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "bankmirror_build_info",
@@ -72,6 +83,7 @@ func NewMetrics(src StateSource) *Metrics {
 		[]string{"version", "commit", "goversion", "sqlite"})
 	build.WithLabelValues(b.Version, b.Commit, b.GoVersion, b.SQLite).Set(1)
 	reg.MustRegister(m.received, m.refused, m.applied, m.syncs, m.bank, m.feed, build,
+		m.alertsSent, m.alertsFailed, m.alertsPending,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		&stateCollector{src: src})
 	return m
@@ -94,6 +106,23 @@ func (m *Metrics) ExportRefused(reasons ...string) func(reason string) {
 		m.feed.WithLabelValues(r)
 	}
 	return func(reason string) { m.feed.WithLabelValues(reason).Inc() }
+}
+
+// AlertSent counts an alert delivered to channel.
+func (m *Metrics) AlertSent(channel string) { m.alertsSent.WithLabelValues(channel).Inc() }
+
+// AlertFailed counts an alert given up for channel.
+func (m *Metrics) AlertFailed(channel string) { m.alertsFailed.WithLabelValues(channel).Inc() }
+
+// AlertsPending sets how many alerts wait for each channel (the channels
+// of the rules file, those with none at 0).
+func (m *Metrics) AlertsPending(pending map[string]int) {
+	m.alertsPending.Reset()
+	for ch, n := range pending {
+		m.alertsPending.WithLabelValues(ch).Set(float64(n))
+		m.alertsSent.WithLabelValues(ch)
+		m.alertsFailed.WithLabelValues(ch)
+	}
 }
 
 // Applied counts an event applied by the worker.
@@ -143,17 +172,21 @@ var (
 	descBudgetWaiting = prometheus.NewDesc("bankmirror_bank_budget_waiting",
 		"1 while a request waits for the bank's budget.", nil, nil)
 	descTokenRejected = prometheus.NewDesc("bankmirror_token_rejected",
-		"1 while the bank rejects the token (syncs and refetches wait for a new one).", nil, nil)
+		"1 while the bank rejects the token (syncs and refetches wait for a new one); in a household, every person's token.", nil, nil)
 	descCheck = prometheus.NewDesc("bankmirror_health_check_ok",
 		"1 when a readiness check passes (database, sync, token, inbox).", []string{"check"}, nil)
 	descReady       = prometheus.NewDesc("bankmirror_ready", "1 when /readyz answers 200.", nil, nil)
 	descUnreachable = prometheus.NewDesc("bankmirror_bank_unreachable_syncs",
 		"Syncs in a row that could not reach the bank (the bank or the network failed); 0 once one succeeds.", nil, nil)
+	descPersonToken = prometheus.NewDesc("bankmirror_person_token_ok",
+		"1 while the bank accepts the person's token, 0 once it rejected it (revoked or expired: that person's work waits for a new token).", []string{"person"}, nil)
+	descPersonBudget = prometheus.NewDesc("bankmirror_person_budget_remaining",
+		"Requests left in the person's token's rate-limit bucket, as the bank last reported them (absent until it has).", []string{"person"}, nil)
 )
 
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descPending, descOldest, descStuck, descTransactions, descLastSync,
-		descBudget, descBudgetWaiting, descTokenRejected, descCheck, descReady, descUnreachable} {
+		descBudget, descBudgetWaiting, descTokenRejected, descCheck, descReady, descUnreachable, descPersonToken, descPersonBudget} {
 		ch <- d
 	}
 }
@@ -191,8 +224,20 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 		gauge(descBudgetWaiting, b2f(b.Waiting))
 	}
+	var people []health.PersonState
+	if c.src.People != nil {
+		people = c.src.People()
+	}
 	if c.src.Token != nil {
-		gauge(descTokenRejected, b2f(c.src.Token().Rejected))
+		gauge(descTokenRejected, b2f(health.AllRejected(c.src.Token(), people)))
+	}
+	if c.src.People != nil {
+		for _, p := range people {
+			gauge(descPersonToken, b2f(!p.Token.Rejected), p.Name)
+			if p.Budget.Known {
+				gauge(descPersonBudget, float64(p.Budget.Remaining), p.Name)
+			}
+		}
 	}
 }
 

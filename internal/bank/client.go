@@ -55,6 +55,7 @@ type Client struct {
 
 	backoffBase, backoffMax time.Duration
 	maxAttempts             int
+	unreachableWithin       time.Duration // WithUnreachableWithin
 	budgetOpts              []func(*budget)
 
 	requests atomic.Int64
@@ -279,6 +280,7 @@ func (c *Client) do(ctx context.Context, r request, decode func(status int, body
 	}()
 
 	lane := laneOf(ctx)
+	first := time.Now()
 	failures, limited := 0, 0
 	var lastErr error // the last failure, reported if the wait is cancelled
 	for {
@@ -307,10 +309,14 @@ func (c *Client) do(ctx context.Context, r request, decode func(status int, body
 				return fmt.Errorf("%s: %w", label, ctxErr)
 			}
 			failures++
-			if !retryableTransport(err, r.idempotent()) || failures >= c.maxAttempts {
+			wait = fullJitter(c.backoffBase, c.backoffMax, failures)
+			stop := !retryableTransport(err, r.idempotent()) || failures >= c.maxAttempts
+			if c.unreachableWithin > 0 && Unreachable(err) && (stop || time.Since(first)+wait > c.unreachableWithin) {
+				return &UnreachableError{Request: label, Attempts: failures, Took: time.Since(first), Err: err}
+			}
+			if stop {
 				return fmt.Errorf("%s: attempt %d: %w", label, failures, err)
 			}
-			wait = fullJitter(c.backoffBase, c.backoffMax, failures)
 			lastErr = err
 			c.log.Warn().Str(logfield.Request, label).Int(logfield.Attempt, failures).Dur(logfield.Wait, wait).
 				Str(zerolog.ErrorFieldName, err.Error()).Msg("bank request failed, retrying")

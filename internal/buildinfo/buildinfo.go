@@ -1,12 +1,12 @@
 // Package buildinfo says which build of bankmirror is running: its version,
-// commit and build date, the Go release that compiled it and the SQLite
+// commit and the commit's time, the Go release that compiled it and the SQLite
 // library linked into it.
 //
 // A release build sets the three variables with the linker:
 //
 //	go build -tags sqlite_fts5 -ldflags "-X github.com/bankmirror/bankmirror/internal/buildinfo.Version=1.2.3 \
 //	  -X github.com/bankmirror/bankmirror/internal/buildinfo.Commit=$(git rev-parse HEAD) \
-//	  -X github.com/bankmirror/bankmirror/internal/buildinfo.Date=2006-01-02T15:04:05Z"
+//	  -X github.com/bankmirror/bankmirror/internal/buildinfo.Date=$(TZ=UTC git show -s --date=format-local:%Y-%m-%dT%H:%M:%SZ --format=%cd HEAD)"
 //
 // Any left empty is taken from what the Go toolchain records in the binary
 // (runtime/debug.ReadBuildInfo): the module version of a `go install
@@ -28,7 +28,8 @@ var (
 	Version string
 	// Commit is the git commit the binary was built from.
 	Commit string
-	// Date is when the binary was built, RFC 3339 in UTC.
+	// Date is the time of that commit (not of the build, so that a rebuild
+	// gives the same binary), RFC 3339 in UTC.
 	Date string
 )
 
@@ -40,7 +41,8 @@ type Info struct {
 	Version string `json:"version"`
 	Commit  string `json:"commit"`
 	// Modified is true when the build's checkout had uncommitted changes.
-	Modified  bool   `json:"modified,omitempty"`
+	Modified bool `json:"modified,omitempty"`
+	// Date is the commit's time.
 	Date      string `json:"date"`
 	GoVersion string `json:"go_version"`
 	Platform  string `json:"platform"`

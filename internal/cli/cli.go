@@ -51,12 +51,12 @@ type Command struct {
 	// Flags are the command's flags (nil: none). The command's Run sees
 	// them parsed.
 	Flags *flag.FlagSet
-	// Args says whether the command takes positional arguments; a command
-	// that does not refuses them.
-	Args bool
-	// Words are the values its first argument may take, for completion
-	// (tag: add, remove).
-	Words []string
+	// TakesArgs says whether the command takes positional arguments; a
+	// command that does not refuses them.
+	TakesArgs bool
+	// ArgChoices are the values its first argument may take, offered by
+	// completion (completion: bash, zsh, fish).
+	ArgChoices []string
 	// Env are environment variables listed in the command's --help.
 	Env []Var
 	// Commands are subcommands: the first argument names one.
@@ -162,7 +162,7 @@ func (p *Program) Execute(ctx context.Context, args []string, stdout, stderr io.
 		return &ShownError{fmt.Errorf("%w: %w", ErrUsage, err)}
 	}
 	switch {
-	case !c.Args && len(pos) > 0:
+	case !c.TakesArgs && len(pos) > 0:
 		err = fmt.Errorf("%w: %s takes no arguments, got %q", ErrUsage, p.pathName(path), pos[0])
 	case c.Run == nil:
 		return fmt.Errorf("%s cannot be run", p.pathName(path))

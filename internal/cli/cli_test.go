@@ -15,7 +15,7 @@ import (
 )
 
 // testProgram is a small program with each kind of command: flags of
-// each kind, positional arguments, words, subcommands with a default, an
+// each kind, positional arguments, argument choices, subcommands with a default, an
 // alias and environment variables. ran records what ran.
 func testProgram(ran *[]string) *Program {
 	record := func(name string) func(context.Context, []string) error {
@@ -44,7 +44,7 @@ func testProgram(ran *[]string) *Program {
 					return nil
 				}},
 			{Name: "export", Synopsis: "[-o FILE] [--since DATE] [--limit N]", Flags: export, Summary: "export rows", Run: record("export")},
-			{Name: "backup", Synopsis: "FILE", Args: true, Summary: "copy the database", Run: func(_ context.Context, args []string) error {
+			{Name: "backup", Synopsis: "FILE", TakesArgs: true, Summary: "copy the database", Run: func(_ context.Context, args []string) error {
 				if len(args) != 1 {
 					return fmt.Errorf("%w: backup takes one file", ErrUsage)
 				}
@@ -53,13 +53,13 @@ func testProgram(ran *[]string) *Program {
 			}},
 			{Name: "hook", Summary: "manage hooks", Commands: []*Command{
 				{Name: "list", Summary: "the hooks", Run: record("hook list")},
-				{Name: "delete", Synopsis: "ID", Args: true, Summary: "delete a hook", Run: record("hook delete")},
+				{Name: "delete", Synopsis: "ID", TakesArgs: true, Summary: "delete a hook", Run: record("hook delete")},
 			}},
 			{Name: "bench", Default: "sync", Summary: "benchmarks", Commands: []*Command{
 				{Name: "sync", Synopsis: "[--rounds N]", Flags: bsync, Summary: "the sync bench", Run: record("bench sync")},
 				{Name: "idle", Summary: "the idle bench", Run: record("bench idle")},
 			}},
-			{Name: "completion", Synopsis: "bash|zsh|fish", Args: true, Words: Shells, Summary: "a completion script", Run: record("completion")},
+			{Name: "completion", Synopsis: "bash|zsh|fish", TakesArgs: true, ArgChoices: Shells, Summary: "a completion script", Run: record("completion")},
 			{Name: "version", Aliases: []string{"--version", "-v"}, Summary: "print the version", Run: record("version")},
 			{Name: "fail", Summary: "fails", Run: func(context.Context, []string) error { return errors.New("boom") }},
 		},

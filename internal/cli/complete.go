@@ -35,7 +35,7 @@ func (p *Program) states() []state {
 		if d := c.sub(c.Default); d != nil {
 			flags = Flags(d.Flags)
 		}
-		out = append(out, state{path: p.pathName(path), subs: c.Commands, words: c.Words, flags: append(flags, help)})
+		out = append(out, state{path: p.pathName(path), subs: c.Commands, words: c.ArgChoices, flags: append(flags, help)})
 	})
 	return out
 }

@@ -97,7 +97,7 @@ type Feed struct {
 	sem       chan struct{}
 	log       zerolog.Logger
 	throttle  *throttle.Table
-	refused   *refusals.Log
+	refused   *refusals.Counter
 	onRefused func(string)
 }
 

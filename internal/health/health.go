@@ -96,6 +96,9 @@ type Facts struct {
 	// TokenRejected: the bank answered 401 to the current token.
 	TokenRejected   bool
 	TokenRejectedAt time.Time
+	// People, in a household of several people, are each person's token
+	// state (the token check then reads them, not TokenRejected).
+	People []PersonState
 	// The inbox.
 	Pending, Stuck int64
 	OldestPending  time.Time
@@ -172,9 +175,11 @@ func Evaluate(f Facts, r Rules) []Check {
 	default:
 		add(CheckSync, OK, true, "last successful sync %s ago", Age(age))
 	}
-	if f.TokenRejected {
+	if c, ok := tokenCheck(f); ok {
+		out = append(out, c)
+	} else if f.TokenRejected {
 		add(CheckToken, Failing, true, "the bank rejected the token (401) %s ago: syncs and webhook refetches wait for a new token "+
-			"(put it in BANKMIRROR_TOKEN_FILE, then `systemctl reload bankmirror`)", Age(f.Now.Sub(f.TokenRejectedAt)))
+			"(put it in the token file, /etc/bankmirror/token with the unit, then `systemctl restart bankmirror`; without systemd, send SIGHUP)", Age(f.Now.Sub(f.TokenRejectedAt)))
 	} else {
 		add(CheckToken, OK, true, "accepted at last use")
 	}

@@ -79,7 +79,7 @@ func TestStatusLine(t *testing.T) {
 	if got, want := StatusLine(s, bank.TokenState{}, now), "mirroring: 123,456 transactions, last sync 3m ago, 0 pending"; got != want {
 		t.Errorf("line = %q, want %q", got, want)
 	}
-	if got, want := StatusLine(s, bank.TokenState{Rejected: true}, now), "token rejected by the bank: waiting for a new token (systemctl reload)"; got != want {
+	if got, want := StatusLine(s, bank.TokenState{Rejected: true}, now), "token rejected by the bank: waiting for a new token (systemctl restart)"; got != want {
 		t.Errorf("line = %q, want %q", got, want)
 	}
 	s.Facts.BankOutage = replica.Outage{Since: now.Add(-40 * time.Minute), Syncs: 2}

@@ -39,6 +39,9 @@ type MonitorConfig struct {
 	Store monitorStore
 	// Token reports the bank client's token state.
 	Token func() bank.TokenState
+	// People, if set, reports each person's token and budget (a
+	// household); a rejected token is then judged per person.
+	People func() []PersonState
 	// Syncing describes a sync in progress, "" when none runs.
 	Syncing     func() string
 	MaxAttempts int // an event's attempts, past which it is stuck
@@ -254,6 +257,9 @@ func (m *Monitor) gather(ctx context.Context, probeErr error) Snapshot {
 		Pending: inbox.Pending, Stuck: inbox.Stuck, OldestPending: inbox.OldestPending,
 		BankOutage: outage,
 	}
+	if m.cfg.People != nil {
+		s.Facts.People = m.cfg.People()
+	}
 	s.Checks = Evaluate(s.Facts, m.cfg.Rules)
 	s.Ready = Ready(s.Checks)
 	return s
@@ -265,8 +271,8 @@ func (m *Monitor) gather(ctx context.Context, probeErr error) Snapshot {
 func (m *Monitor) TokenChanged(st bank.TokenState) {
 	if st.Rejected {
 		m.log.Error().Time(logfield.RejectedAt, st.RejectedAt).Msg("the bank rejected the token (401): scheduled syncs and webhook refetches " +
-			"are paused, webhooks are still received and queued. Put a new token in BANKMIRROR_TOKEN_FILE and run " +
-			"`systemctl reload bankmirror` (or send SIGHUP)")
+			"are paused, webhooks are still received and queued. Put a new token in the token file (/etc/bankmirror/token " +
+			"with the unit) and run `systemctl restart bankmirror` (without systemd, send SIGHUP)")
 	} else {
 		m.log.Info().Msg("token replaced; resuming syncs and webhook refetches")
 	}
@@ -274,6 +280,25 @@ func (m *Monitor) TokenChanged(st bank.TokenState) {
 	s := m.snap
 	m.mu.Unlock()
 	m.publish(s)
+}
+
+// PersonTokenChanged returns the token observer of person's client in a
+// household: a rejected token is logged once, naming the person and what
+// to do, and shown in the status line at once.
+func (m *Monitor) PersonTokenChanged(person string) func(bank.TokenState) {
+	return func(st bank.TokenState) {
+		if st.Rejected {
+			m.log.Error().Str(logfield.Person, person).Time(logfield.RejectedAt, st.RejectedAt).Msg("the bank rejected " + person +
+				"'s token (401): what only their token sees waits, the other people's work goes on. Put a new token in " +
+				"BANKMIRROR_TOKENS_DIR/" + person + " (or the credential token." + person + ") and run `systemctl restart bankmirror` (without systemd, send SIGHUP)")
+		} else {
+			m.log.Info().Str(logfield.Person, person).Msg("token replaced; resuming their syncs and webhook refetches")
+		}
+		m.mu.Lock()
+		s := m.snap
+		m.mu.Unlock()
+		m.publish(s)
+	}
 }
 
 // publish sends the status line if it changed.
@@ -295,8 +320,8 @@ func (m *Monitor) publish(s Snapshot) {
 func StatusLine(s Snapshot, tok bank.TokenState, now time.Time) string {
 	f := s.Facts
 	switch {
-	case tok.Rejected:
-		return "token rejected by the bank: waiting for a new token (systemctl reload)"
+	case AllRejected(tok, f.People):
+		return "token rejected by the bank: waiting for a new token (systemctl restart)"
 	case f.Probed && f.ProbeErr != nil:
 		return "database not writable: " + f.ProbeErr.Error()
 	case f.LastSync.IsZero() && f.Syncing != "":
@@ -314,6 +339,9 @@ func StatusLine(s Snapshot, tok bank.TokenState, now time.Time) string {
 	}
 	if o := f.BankOutage; o.Syncs > 0 {
 		line += fmt.Sprintf(", bank unreachable for %s", Age(now.Sub(o.Since)))
+	}
+	if names, _ := rejected(f.People); len(names) > 0 && len(names) < len(f.People) {
+		line += fmt.Sprintf(", %s token rejected", possessive(names))
 	}
 	return line
 }

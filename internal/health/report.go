@@ -22,6 +22,9 @@ type Report struct {
 	Worker replica.WorkerState `json:"worker"`
 	Sync   *replica.Progress   `json:"sync,omitempty"` // the sync in progress, if any
 	Token  bank.TokenState     `json:"token"`
+	// People is each person's token and budget, in a household (the
+	// fields above are then the first person's).
+	People []PersonState `json:"people,omitempty"`
 	// DatabaseError is the last write probe's failure, "" when it passed.
 	DatabaseError string `json:"database_error,omitempty"`
 	// Stopped is set by the daemon's last report when it shuts down.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
@@ -22,6 +24,7 @@ type statusStore interface {
 	OldestHeld(ctx context.Context) (*store.HeldTransaction, error)
 	Stats(ctx context.Context) (store.Stats, error)
 	RecentRuns(ctx context.Context, n int) ([]store.Run, error)
+	PeopleSummaries(ctx context.Context) ([]store.PersonSummary, error)
 }
 
 var _ statusStore = (*store.Store)(nil)
@@ -36,6 +39,10 @@ type StatusOptions struct {
 	// UndeliveredWindow is how far back delivery failures count
 	// (default 24h).
 	UndeliveredWindow time.Duration
+	// People, if set, are the people configured: the status lists them,
+	// those not recorded in the mirror yet too, and not the people the
+	// mirror still records but the configuration no longer names.
+	People []string
 }
 
 // Status is the answer of `bankmirror status` (its --json output).
@@ -59,6 +66,25 @@ type Status struct {
 	// the network did, absent when the last sync did not.
 	BankOutage *replica.Outage `json:"bank_outage,omitempty"`
 	Webhooks   int             `json:"webhooks"`
+	// People is each person of the household, by name.
+	People []PersonStatus `json:"people,omitempty"`
+}
+
+// PersonStatus is one person of the household: what the mirror records of
+// them and what the running daemon reported of their token and budget.
+type PersonStatus struct {
+	Name       string `json:"name"`
+	CustomerID string `json:"customer_id,omitempty"`
+	// Accounts are the display names of the accounts their token lists.
+	Accounts []string `json:"accounts"`
+	// Webhooks are the ids of their registered webhooks.
+	Webhooks []string  `json:"webhooks"`
+	LastSync time.Time `json:"last_sync,omitzero"`
+	// TokenState is what the mirror last recorded: ok, revoked or unknown.
+	TokenState string      `json:"token_state"`
+	Token      TokenStatus `json:"token"`
+	// Budget is what the running daemon knows of their token's budget.
+	Budget *bank.BudgetState `json:"budget,omitempty"`
 }
 
 // DaemonStatus is what the daemon last reported of itself.
@@ -148,6 +174,15 @@ func GatherStatus(ctx context.Context, st statusStore, o StatusOptions) (Status,
 		s.Daemon = DaemonStatus{Reported: true, PID: rep.PID, ReportAt: at, ReportAge: d.ReportAge.Seconds(),
 			Running: d.ReportAge <= 3*every && !rep.Stopped, Stopped: rep.Stopped, DatabaseError: rep.DatabaseError}
 		s.Token = TokenStatus{Known: true, Rejected: rep.Token.Rejected, RejectedAt: rep.Token.RejectedAt}
+		if len(rep.People) > 1 {
+			// A household's token is rejected when every person's is.
+			names, since := rejected(rep.People)
+			s.Token.Rejected = len(names) == len(rep.People)
+			s.Token.RejectedAt = time.Time{}
+			if s.Token.Rejected {
+				s.Token.RejectedAt = since
+			}
+		}
 	}
 	runs, err := st.LastSuccessfulRuns(ctx, KindIncremental, KindFull)
 	errs = append(errs, err)
@@ -186,6 +221,13 @@ func GatherStatus(ctx context.Context, st statusStore, o StatusOptions) (Status,
 	if outage.Syncs > 0 {
 		s.BankOutage = &outage
 	}
+	people, err := st.PeopleSummaries(ctx)
+	errs = append(errs, err)
+	var live []PersonState
+	if reported && d.ReportAge <= 3*every && !rep.Stopped {
+		live = rep.People
+	}
+	s.People = personStatuses(people, live, o.People)
 	if err := errors.Join(errs...); err != nil {
 		return s, fmt.Errorf("read the mirror: %w", err)
 	}
@@ -218,6 +260,7 @@ func GatherStatus(ctx context.Context, st statusStore, o StatusOptions) (Status,
 		if p := rep.Sync; p != nil {
 			f.Syncing = fmt.Sprintf("a %s sync is running: %s transactions listed", p.Kind, Thousands(int64(p.Transactions)))
 		}
+		f.People = rep.People
 	}
 	s.Checks = Evaluate(f, o.Rules)
 	s.Level, s.Reason = Verdict(s.Checks)
@@ -241,4 +284,54 @@ func (s *Status) Add(checks ...Check) {
 	default:
 		s.Reason += "; " + reason
 	}
+}
+
+// personStatuses merges the people the mirror records (removed ones
+// left out) with what the running daemon reported of each (live; none
+// without a running daemon), by name; with configured, the people
+// configured only.
+func personStatuses(recorded []store.PersonSummary, live []PersonState, configured []string) []PersonStatus {
+	var out []PersonStatus
+	index := map[string]int{}
+	for _, name := range configured {
+		index[name] = len(out)
+		out = append(out, PersonStatus{Name: name, TokenState: tokenUnknown})
+	}
+	for _, p := range recorded {
+		i, ok := index[p.Name]
+		if p.Removed || (configured != nil && !ok) {
+			continue
+		}
+		ps := PersonStatus{Name: p.Name, CustomerID: p.CustomerID, Accounts: p.Accounts, Webhooks: p.Webhooks, TokenState: p.TokenState}
+		if t, err := time.Parse(store.TimeLayout, p.LastSyncAt); err == nil {
+			ps.LastSync = t
+		}
+		if !ok {
+			i = len(out)
+			index[p.Name] = i
+			out = append(out, ps)
+		}
+		out[i] = ps
+	}
+	for _, l := range live {
+		i, ok := index[l.Name]
+		if !ok && configured != nil {
+			continue
+		}
+		if !ok {
+			i = len(out)
+			index[l.Name] = i
+			out = append(out, PersonStatus{Name: l.Name, TokenState: tokenUnknown})
+		}
+		b := l.Budget
+		out[i].Budget = &b
+		out[i].Token = TokenStatus{Known: true, Rejected: l.Token.Rejected, RejectedAt: l.Token.RejectedAt}
+		// The daemon's word is the newest.
+		out[i].TokenState = tokenOK
+		if l.Token.Rejected {
+			out[i].TokenState = tokenRevoked
+		}
+	}
+	slices.SortFunc(out, func(a, b PersonStatus) int { return strings.Compare(a.Name, b.Name) })
+	return out
 }

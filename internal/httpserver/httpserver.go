@@ -17,8 +17,6 @@ import (
 	"net/netip"
 	"strings"
 	"time"
-
-	"golang.org/x/net/netutil"
 )
 
 // Limits of a server made by New. The bank gives up on a webhook delivery
@@ -64,18 +62,6 @@ func New(h http.Handler) *http.Server {
 	}
 }
 
-// LimitListener returns a wrap for Start that caps the connections the
-// listener holds at once at n (DefaultMaxConns when n <= 0): each costs a
-// goroutine and buffers, and strangers can open many. Connections beyond
-// it wait in the kernel's backlog until one closes (the receiver's body
-// deadline closes a stalled one).
-func LimitListener(n int) func(net.Listener) net.Listener {
-	if n <= 0 {
-		n = DefaultMaxConns
-	}
-	return func(ln net.Listener) net.Listener { return netutil.LimitListener(ln, n) }
-}
-
 // Server is a running http.Server.
 type Server struct {
 	name string
@@ -94,6 +80,18 @@ func Start(ctx context.Context, name, addr string, srv *http.Server, wrap ...fun
 	}
 	for _, w := range wrap {
 		ln = w(ln)
+	}
+	if l, ok := ln.(*limitListener); ok {
+		// LimitListener closes quiet connections at its cap: it learns
+		// which are quiet from the server.
+		l.hook()
+		next := srv.ConnState
+		srv.ConnState = func(c net.Conn, s http.ConnState) {
+			l.connState(c, s)
+			if next != nil {
+				next(c, s)
+			}
+		}
 	}
 	s := &Server{name: name, srv: srv, url: "http://" + ln.Addr().String(), done: make(chan struct{})}
 	go func() {

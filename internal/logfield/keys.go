@@ -27,6 +27,16 @@ const (
 	TransactionID = "transaction_id"
 	// WebhookID is a webhook's id.
 	WebhookID = "webhook_id"
+	// Person is a person of the household (their token's name).
+	Person = "person"
+	// AccountID is a bank account's id.
+	AccountID = "account_id"
+	// People counts the people of a household.
+	People = "people"
+	// Accounts counts accounts.
+	Accounts = "accounts"
+	// Listing is the name of a listing's checkpoint (sync_state.name).
+	Listing = "listing"
 	// DeliveryLogID is a webhook delivery log's id.
 	DeliveryLogID = "log_id"
 	// AttachmentID is an attachment's (a receipt's) id.
@@ -155,4 +165,12 @@ const (
 	RetryAt = "retry_at"
 	// RejectedAt is when the bank rejected the token.
 	RejectedAt = "rejected_at"
+
+	// Rule is a rule's name in the rules file; Rules how many there are.
+	Rule  = "rule"
+	Rules = "rules"
+	// Applications is how many actions rules took in a batch.
+	Applications = "applications"
+	// Channel is an alert channel's name in the rules file.
+	Channel = "channel"
 )

@@ -1,7 +1,7 @@
 // Package logfield names the fields of the log once for every package
-// (keys.go). The fields that hold a duration have their unit in the name,
-// and the package sets the unit zerolog writes durations in to match:
-// importing it is what makes "duration_ms" true.
+// (keys.go). The fields that hold a duration have their unit in the name;
+// UseUnits makes zerolog write durations in that unit, and is called where
+// the program makes its logger.
 package logfield
 
 import (
@@ -29,7 +29,14 @@ const (
 	StopShare = "share_ms"
 )
 
-func init() {
-	zerolog.DurationFieldUnit = DurationUnit
-	zerolog.DurationFieldInteger = false
+// UseUnits makes zerolog write durations as the keys say: in
+// DurationUnit, with a fraction. zerolog's settings are global: call it
+// where the program makes its logger, before anything is logged. It writes
+// them only if they differ (zerolog's defaults are these), so that calling
+// it again beside loggers already writing is no data race.
+func UseUnits() {
+	if zerolog.DurationFieldUnit != DurationUnit || zerolog.DurationFieldInteger {
+		zerolog.DurationFieldUnit = DurationUnit
+		zerolog.DurationFieldInteger = false
+	}
 }

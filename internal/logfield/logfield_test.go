@@ -14,6 +14,9 @@ import (
 // A duration is written in the unit its key names: 1.5 s as 1500 under
 // duration_ms, 250 µs as 0.25.
 func TestDurationsAreMilliseconds(t *testing.T) {
+	// Another unit set before, as by a library at import.
+	zerolog.DurationFieldUnit, zerolog.DurationFieldInteger = time.Second, true
+	logfield.UseUnits()
 	var b bytes.Buffer
 	log := zerolog.New(&b)
 	log.Info().Dur(logfield.Duration, 1500*time.Millisecond).Dur(logfield.Wait, 250*time.Microsecond).Msg("")

@@ -179,8 +179,9 @@ func linkFailure(err error) bool {
 	return false
 }
 
-// receiptType reports whether a media type is one a receipt may have:
-// an image (not SVG, which can carry scripts) or a PDF.
+// receiptType reports whether a declared media type is one a receipt is
+// kept as.
 func receiptType(mediaType string) bool {
-	return mediaType == "application/pdf" || (strings.HasPrefix(mediaType, "image/") && mediaType != "image/svg+xml")
+	_, ok := keptTypes[mediaType]
+	return ok
 }

@@ -1,11 +1,13 @@
 // Package receipts keeps the files of attachments (receipts) on disk. The
 // bank links each attachment's file through a URL that expires in minutes,
 // so a file is downloaded right after its attachment is seen, checked
-// against its declared content type and a size limit, and written 0600
-// under a content-addressed name (its SHA-256) in one directory; the path
-// goes to attachments.local_path. A link that expired first is renewed once
-// through GET /attachments/{id}. Links are followed only where a receipt
-// can be (guard.go).
+// against a size limit and by its content (types.go: only JPEG, PNG, GIF,
+// WebP, HEIC/HEIF and PDF, as the bank declared), and written 0600 under a
+// content-addressed name (its SHA-256 and its type's extension) in one
+// directory; the path goes to attachments.local_path. A link that expired
+// first is renewed once through GET /attachments/{id}. Links are followed
+// only where a receipt can be (guard.go). Open opens a kept file for
+// serving, checked against its name.
 package receipts
 
 import (
@@ -20,8 +22,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strings"
 	"sync"
 	"time"
 
@@ -95,7 +95,8 @@ type Fetcher struct {
 	missing map[string]bool // attachments the bank answered 404 for
 }
 
-// New returns a Fetcher; Run or Fetch use it.
+// New returns a Fetcher; Run or Fetch use it. It warns when the directory
+// exists open to other users (WarnIfOpen).
 func New(b Bank, st Store, log zerolog.Logger, opts Options) *Fetcher {
 	if opts.MaxBytes <= 0 {
 		opts.MaxBytes = DefaultMaxBytes
@@ -107,8 +108,9 @@ func New(b Bank, st Store, log zerolog.Logger, opts Options) *Fetcher {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Fetcher{bank: b, st: st, log: log.With().Str(logfield.Component, "receipts").Logger(), opts: opts, guard: g,
-		wake: make(chan struct{}, 1), missing: map[string]bool{}}
+	log = log.With().Str(logfield.Component, "receipts").Logger()
+	WarnIfOpen(log, opts.Dir)
+	return &Fetcher{bank: b, st: st, log: log, opts: opts, guard: g, wake: make(chan struct{}, 1), missing: map[string]bool{}}
 }
 
 // Notify asks a running fetcher for a pass soon (new attachments may have
@@ -284,7 +286,7 @@ func (f *Fetcher) expiresSoon(at string) bool {
 // save downloads p's file into the directory under its content's name.
 func (f *Fetcher) save(ctx context.Context, p store.PendingReceipt) (path, sum string, err error) {
 	if !receiptType(p.ContentType) {
-		return "", "", fileErr("the bank declared content type %q, not a receipt's (an image or a PDF)", p.ContentType)
+		return "", "", fileErr("the bank declared content type %q, not a receipt's (%s)", p.ContentType, keptTypeList)
 	}
 	link, err := url.Parse(p.FileURL)
 	if err != nil {
@@ -321,7 +323,7 @@ func (f *Fetcher) save(ctx context.Context, p store.PendingReceipt) (path, sum s
 	}
 	got, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	if !receiptType(got) {
-		return "", "", fileErr("download: content type %q is not a receipt's (an image or a PDF)", got)
+		return "", "", fileErr("download: content type %q is not a receipt's (%s)", got, keptTypeList)
 	}
 	if got != p.ContentType {
 		return "", "", fileErr("download: content type %q, the bank declared %q", got, p.ContentType)
@@ -348,7 +350,8 @@ func (f *Fetcher) save(ctx context.Context, p store.PendingReceipt) (path, sum s
 	if n > f.opts.MaxBytes {
 		return "", "", fileErr("download: larger than the limit of %d bytes", f.opts.MaxBytes)
 	}
-	if err := checkContent(head.buf, p.ContentType); err != nil {
+	ext, err := checkContent(head.buf, p.ContentType)
+	if err != nil {
 		return "", "", err
 	}
 	if err := tmp.Sync(); err != nil {
@@ -358,7 +361,7 @@ func (f *Fetcher) save(ctx context.Context, p store.PendingReceipt) (path, sum s
 		return "", "", fmt.Errorf("receipt file: %w", err)
 	}
 	sum = hex.EncodeToString(h.Sum(nil))
-	path = filepath.Join(f.opts.Dir, sum+"."+extension(p.FileExtension))
+	path = filepath.Join(f.opts.Dir, sum+"."+ext)
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return "", "", fmt.Errorf("receipt file: %w", err)
 	}
@@ -389,27 +392,19 @@ func (s *sniffer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// checkContent refuses a file whose bytes are not of the declared type, for
-// the types the content sniffer knows.
-func checkContent(head []byte, declared string) error {
-	switch declared {
-	case "image/jpeg", "image/png", "image/gif", "image/webp", "application/pdf":
-		if got := http.DetectContentType(head); got != declared {
-			return fileErr("download: the file is %s, the bank declared %s", got, declared)
-		}
+// checkContent refuses a file whose bytes are not of a kept type
+// (contentType), or not of the type the bank declared, and returns the
+// extension the file is named with: its type's, never the bank's.
+func checkContent(head []byte, declared string) (ext string, err error) {
+	got := contentType(head)
+	ext, ok := keptTypes[got]
+	if !ok {
+		return "", fileErr("download: the file is %s, not a receipt's (%s)", got, keptTypeList)
 	}
-	return nil
-}
-
-var safeExt = regexp.MustCompile(`^[a-z0-9]{1,8}$`)
-
-// extension is the file name extension for ext, "bin" if it is unsafe.
-func extension(ext string) string {
-	ext = strings.ToLower(ext)
-	if safeExt.MatchString(ext) {
-		return ext
+	if got != declared {
+		return "", fileErr("download: the file is %s, the bank declared %s", got, declared)
 	}
-	return "bin"
+	return ext, nil
 }
 
 func deref(s *string) string {

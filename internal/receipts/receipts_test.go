@@ -32,7 +32,8 @@ type env struct {
 	store  *store.Store
 	dir    string
 	// origin is the API's scheme and host; besides the bank it serves
-	// /test/html (an HTML page) and /test/redirect?to=URL.
+	// /test/html (an HTML page), /test/file?type=T&body=B (hostileBodies[B]
+	// as content type T) and /test/redirect?to=URL.
 	origin string
 	// attachmentGETs counts GET /attachments/{id} at the bank.
 	attachmentGETs atomic.Int64
@@ -50,6 +51,12 @@ func newEnv(t *testing.T) *env {
 		case r.URL.Path == "/test/html":
 			w.Header().Set("Content-Type", "text/html")
 			_, _ = io.WriteString(w, "<html><script>alert(1)</script></html>")
+			return
+		case r.URL.Path == "/test/file":
+			// A hostile file host: the content type it is asked to say, and
+			// one of hostileBodies.
+			w.Header().Set("Content-Type", r.URL.Query().Get("type"))
+			_, _ = w.Write(hostileBodies[r.URL.Query().Get("body")])
 			return
 		case r.URL.Path == "/test/redirect":
 			http.Redirect(w, r, r.URL.Query().Get("to"), http.StatusFound)

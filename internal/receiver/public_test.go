@@ -137,9 +137,9 @@ type countingSecrets struct {
 	loads atomic.Int64
 }
 
-func (c *countingSecrets) WebhookSecrets(ctx context.Context) ([][]byte, error) {
+func (c *countingSecrets) WebhookKeys(ctx context.Context) ([]store.WebhookKey, error) {
 	c.loads.Add(1)
-	return c.Store.WebhookSecrets(ctx)
+	return c.Store.WebhookKeys(ctx)
 }
 
 // Every kind of refused request, sent over real connections to a receiver

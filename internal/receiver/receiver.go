@@ -119,6 +119,22 @@ type Keys interface {
 	Miss(ctx context.Context) bool
 }
 
+// KeyIndex is what Keys may also offer (webhooks.SecretCache does): the
+// secrets a delivery naming a webhook may be signed with, that webhook's
+// and those of no known webhook. A household has a webhook per person:
+// when Keys hold more than MaxTriedSecrets secrets, a delivery's signature
+// is checked against those of the webhook its body names only, so that a
+// stranger's request costs one parse of its body (which a genuine delivery
+// needs anyway) and a few HMACs, however many people share the mirror.
+type KeyIndex interface {
+	SecretsOf(ctx context.Context, webhookID string) [][]byte
+}
+
+// MaxTriedSecrets is how many secrets a delivery's signature is checked
+// against, each in constant time, before the receiver picks them by the
+// webhook the body names (KeyIndex).
+const MaxTriedSecrets = 4
+
 // noKeys holds no secret: every signature is refused.
 type noKeys struct{}
 
@@ -380,12 +396,13 @@ func headerValue(h http.Header, name string) (value string, ok bool) {
 // and parses the event. A refusal with a reason means it failed.
 func (r *Receiver) authenticate(ctx context.Context, body []byte, sig signatures) (store.InboxEvent, refusal) {
 	keys := r.cfg.Keys
+	p := parsedBody{body: body}
 	secrets, err := keys.Secrets(ctx)
 	if err != nil {
 		return store.InboxEvent{}, refusal{reason: ReasonUnavailable, status: http.StatusServiceUnavailable,
 			cause: fmt.Errorf("load webhook secrets: %w", err)}
 	}
-	if !sig.verify(body, secrets) {
+	if !sig.verify(body, p.pick(ctx, keys, secrets)) {
 		// The secrets may have changed since this request read them (a
 		// reload by Miss, or by another request's): check again.
 		keys.Miss(ctx)
@@ -393,7 +410,7 @@ func (r *Receiver) authenticate(ctx context.Context, body []byte, sig signatures
 			secrets = nil
 		}
 	}
-	if !sig.verify(body, secrets) {
+	if !sig.verify(body, p.pick(ctx, keys, secrets)) {
 		if keys.Registering(ctx) {
 			// It may be signed with the secret about to be stored: the
 			// bank retries a 503.
@@ -401,12 +418,40 @@ func (r *Receiver) authenticate(ctx context.Context, body []byte, sig signatures
 		}
 		return store.InboxEvent{}, refusal{reason: ReasonSignatureInvalid, status: http.StatusUnauthorized}
 	}
-	e, err := bank.ParseWebhookEvent(body)
+	e, err := p.event()
 	if err != nil {
 		// The decoder's message names fields and values, never the body.
 		return store.InboxEvent{}, refusal{reason: ReasonMalformed, status: http.StatusBadRequest, cause: err, authentic: true}
 	}
 	return store.NewInboxEvent(e, store.SourceWebhook, string(body)), refusal{}
+}
+
+// parsedBody parses a delivery's body once, when first asked.
+type parsedBody struct {
+	body   []byte
+	parsed bool
+	ev     bank.WebhookEvent
+	err    error
+}
+
+func (p *parsedBody) event() (bank.WebhookEvent, error) {
+	if !p.parsed {
+		p.ev, p.err = bank.ParseWebhookEvent(p.body)
+		p.parsed = true
+	}
+	return p.ev, p.err
+}
+
+// pick returns the secrets to check the body's signature against: all of
+// them while they are few, else those of the webhook the body names (none
+// of a known webhook when the body names none).
+func (p *parsedBody) pick(ctx context.Context, keys Keys, all [][]byte) [][]byte {
+	idx, ok := keys.(KeyIndex)
+	if !ok || len(all) <= MaxTriedSecrets {
+		return all
+	}
+	e, _ := p.event()
+	return idx.SecretsOf(ctx, e.WebhookID)
 }
 
 // refuse answers a refused request, reports it to OnRefused and to the

@@ -81,7 +81,7 @@ type refusal struct {
 // is logged in full again.
 type refusalLog struct {
 	log    zerolog.Logger
-	counts *refusals.Log
+	counts *refusals.Counter
 }
 
 func newRefusalLog(log zerolog.Logger, every time.Duration) *refusalLog {

@@ -18,7 +18,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/logfield"
 )
 
-// Options configure a Log.
+// Options configure a Counter.
 type Options struct {
 	Log zerolog.Logger
 	// Level is the summary's level. Its zero value is zerolog.DebugLevel:
@@ -33,32 +33,32 @@ type Options struct {
 	Message string
 }
 
-// Log counts refusals and writes their summaries.
-type Log struct {
+// Counter counts refusals and writes their summaries.
+type Counter struct {
 	o Options
 
 	mu     sync.Mutex
-	full   map[string]bool // reasons logged in full since the log was last quiet
+	full   map[string]bool // reasons logged in full since the counter was last quiet
 	counts map[string]int  // refusals since the last summary, not logged in full
 	timer  *time.Timer     // the next summary; nil while quiet
 	gen    uint64          // which timer is current; a stale one does nothing
 }
 
-// New returns a Log; Flush it when done.
-func New(o Options) *Log {
+// New returns a Counter; Flush it when done.
+func New(o Options) *Counter {
 	if o.Every <= 0 {
 		o.Every = time.Minute
 	}
-	return &Log{o: o, full: map[string]bool{}, counts: map[string]int{}}
+	return &Counter{o: o, full: map[string]bool{}, counts: map[string]int{}}
 }
 
 // Every is the interval between summaries.
-func (l *Log) Every() time.Duration { return l.o.Every }
+func (l *Counter) Every() time.Duration { return l.o.Every }
 
 // Note counts a refusal for reason. It reports whether the caller is to log
-// this one in full: the first of its reason since the log was last quiet.
+// this one in full: the first of its reason since the counter was last quiet.
 // The others are counted for the next summary.
-func (l *Log) Note(reason string) (logFull bool) {
+func (l *Counter) Note(reason string) (logFull bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	first := !l.full[reason]
@@ -79,7 +79,7 @@ func (l *Log) Note(reason string) (logFull bool) {
 
 // Quiet reports whether no refusal came in the last interval (no summary
 // is pending).
-func (l *Log) Quiet() bool {
+func (l *Counter) Quiet() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.timer == nil
@@ -87,7 +87,7 @@ func (l *Log) Quiet() bool {
 
 // tick writes the summary of the interval that timer gen closes, or goes
 // quiet.
-func (l *Log) tick(gen uint64) {
+func (l *Counter) tick(gen uint64) {
 	l.mu.Lock()
 	if l.timer == nil || l.gen != gen { // flushed meanwhile
 		l.mu.Unlock()
@@ -107,7 +107,7 @@ func (l *Log) tick(gen uint64) {
 }
 
 // Flush writes the refusals not reported yet and goes quiet (at shutdown).
-func (l *Log) Flush() {
+func (l *Counter) Flush() {
 	l.mu.Lock()
 	if l.timer != nil {
 		l.timer.Stop()
@@ -120,7 +120,7 @@ func (l *Log) Flush() {
 	l.summary(counts)
 }
 
-func (l *Log) summary(counts map[string]int) {
+func (l *Counter) summary(counts map[string]int) {
 	if len(counts) == 0 {
 		return
 	}

@@ -13,6 +13,10 @@ import (
 	"github.com/bankmirror/bankmirror/internal/store"
 )
 
+// HealBank is what the healer needs of the bank client: the client of the
+// token that registered the webhooks it heals.
+type HealBank = healBank
+
 // healBank is what the healer needs of the bank client.
 type healBank interface {
 	WebhookLogsURL(id string) string
@@ -65,6 +69,13 @@ type HealerOptions struct {
 	// StopGrace is how long counting the failure of a heal stopped by its
 	// context may take (default DefaultStopGrace).
 	StopGrace time.Duration
+	// BankFor, if set, is the client of person's token (nil when the
+	// person is not configured): a household's webhook delivery logs are
+	// read through the token that registered the webhook, each within its
+	// own budget. A webhook without a person (from before the household)
+	// is read through the healer's own client; one whose person has no
+	// client is skipped.
+	BankFor func(person string) HealBank
 }
 
 // NewHealer returns a Healer.
@@ -103,12 +114,20 @@ func (h *Healer) Heal(ctx context.Context) (HealResult, error) {
 			errs = append(errs, fmt.Errorf("heal: %w", err))
 			break
 		}
-		err := h.healWebhook(ctx, w.ID, &r)
+		b := h.bankOf(w.Person)
+		if b == nil {
+			h.log.Debug().Str(logfield.WebhookID, w.ID).Str(logfield.Person, w.Person).
+				Msg("webhook of a person not configured; its delivery logs were skipped")
+			continue
+		}
+		err := h.healWebhook(ctx, b, w.ID, &r)
 		switch {
 		case err == nil:
 		case errors.Is(err, bank.ErrNotFound):
 			h.log.Warn().Str(logfield.WebhookID, w.ID).
 				Msg("webhook unknown to the bank (deleted elsewhere?); its delivery logs were skipped")
+		case w.Person != "":
+			errs = append(errs, fmt.Errorf("heal webhook %s of %s: %w", w.ID, w.Person, err))
 		default:
 			errs = append(errs, fmt.Errorf("heal webhook %s: %w", w.ID, err))
 		}
@@ -122,13 +141,21 @@ func (h *Healer) Heal(ctx context.Context) (HealResult, error) {
 	return r, errors.Join(errs...)
 }
 
-// healWebhook walks one webhook's delivery logs. When the previous heal of
+// bankOf is the client that reads the delivery logs of person's webhooks.
+func (h *Healer) bankOf(person string) healBank {
+	if person == "" || h.opts.BankFor == nil {
+		return h.bank
+	}
+	return h.opts.BankFor(person)
+}
+
+// healWebhook walks one webhook's delivery logs through b. When the previous heal of
 // that webhook completed, every entry older than the ones it stored is
 // stored too, so the walk stops at the first page with nothing new; after
 // an interrupted heal (or on the first one) it walks every page.
-func (h *Healer) healWebhook(ctx context.Context, id string, r *HealResult) (err error) {
+func (h *Healer) healWebhook(ctx context.Context, b healBank, id string, r *HealResult) (err error) {
 	name := healStateName(id)
-	first := h.bank.WebhookLogsURL(id)
+	first := b.WebhookLogsURL(id)
 	cleanup, cancel := afterStop(ctx, h.opts.StopGrace)
 	defer cancel()
 	prevCompleted, err := h.store.BeginHeal(ctx, name, first)
@@ -144,7 +171,7 @@ func (h *Healer) healWebhook(ctx context.Context, id string, r *HealResult) (err
 		}
 	}()
 	pages := 0
-	for p, err := range bank.Pages(ctx, first, h.bank.WebhookLogsPage) {
+	for p, err := range bank.Pages(ctx, first, b.WebhookLogsPage) {
 		if err != nil {
 			return fmt.Errorf("delivery logs page %d: %w", pages+1, err)
 		}

@@ -43,12 +43,24 @@ type ScheduleConfig struct {
 // KindHeal names a heal from the delivery logs in ScheduleConfig.OnRun.
 const KindHeal = "heal"
 
+// Runner is what the schedule runs: a Syncer, or a household's syncs of
+// several people. TokenRejected reports whether no sync can run because
+// the bank rejected the token (every token), and a channel closed when a
+// new one is given.
+type Runner interface {
+	Full(ctx context.Context) (Result, error)
+	Incremental(ctx context.Context) (Result, error)
+	tokenGate
+}
+
+var _ Runner = (*Syncer)(nil)
+
 // Schedule runs syncs: an incremental one (a full one when the mirror has
 // never completed one, or one was interrupted) right after Start, then
 // incremental and full ones on their cron schedules. Each sync is followed
 // by a heal from the webhook delivery logs; syncs never overlap.
 type Schedule struct {
-	syncer *Syncer
+	syncer Runner
 	healer *Healer
 	worker interface{ Notify() }
 	store  inboxPruner
@@ -66,7 +78,7 @@ type Schedule struct {
 
 // NewSchedule returns a Schedule; worker is woken after a heal recovered
 // events.
-func NewSchedule(s *Syncer, h *Healer, worker interface{ Notify() }, st inboxPruner, cfg ScheduleConfig, log zerolog.Logger) *Schedule {
+func NewSchedule(s Runner, h *Healer, worker interface{ Notify() }, st inboxPruner, cfg ScheduleConfig, log zerolog.Logger) *Schedule {
 	done := cfg.StartupDone
 	if done == nil {
 		done = make(chan struct{})
@@ -87,7 +99,7 @@ func (s *Schedule) Start(ctx context.Context) error {
 		return fmt.Errorf("reconcile schedule: %w", err)
 	}
 	s.cron.Start()
-	s.bg.Go(func() { s.resumeOnNewToken(ctx, s.syncer.bank) })
+	s.bg.Go(func() { s.resumeOnNewToken(ctx, s.syncer) })
 	s.bg.Go(func() {
 		defer close(s.StartupDone)
 		// Incremental runs (or resumes) a full sync when the mirror needs
@@ -130,7 +142,7 @@ func (s *Schedule) resumeOnNewToken(ctx context.Context, g tokenGate) {
 
 // tokenRejected reports whether the bank rejected the client's token.
 func (s *Schedule) tokenRejected() bool {
-	rejected, _ := s.syncer.bank.TokenRejected()
+	rejected, _ := s.syncer.TokenRejected()
 	return rejected
 }
 

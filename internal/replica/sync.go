@@ -72,11 +72,12 @@ const (
 	KindIncremental = "incremental"
 )
 
-// Progress is reported after every page of a listing.
+// Progress is reported after every page of a listing (a run lists the
+// transactions, then the HELD ones again): each count is of that listing.
 type Progress struct {
 	Kind         string
-	Pages        int
-	Transactions int // listed so far in this run
+	Pages        int // fetched so far in this listing
+	Transactions int // listed so far in this listing
 	Elapsed      time.Duration
 	// Covered is the share of the listing's date range done, newest first
 	// (back to the oldest account's opening for a full listing), or -1
@@ -113,6 +114,13 @@ type Options struct {
 	// context may take (default DefaultStopGrace): recording its outcome,
 	// counting its listing's failure.
 	StopGrace time.Duration
+	// Requests, if set, counts the requests of every client a run may use
+	// (a household's); nil counts the syncer's own client's.
+	Requests func() int64
+	// OnAccounts, if set, is told of the accounts each listing of them
+	// returned, after they are stored (a household records whose they
+	// are).
+	OnAccounts func(ctx context.Context, accounts []bank.Account) error
 }
 
 // Result summarises one run.
@@ -158,20 +166,30 @@ func New(b Bank, s mirror, log zerolog.Logger, opts Options) *Syncer {
 	return &Syncer{bank: b, store: s, log: log.With().Str(logfield.Component, "sync").Logger(), opts: opts, now: time.Now}
 }
 
-// runState is a run in progress: the result it adds to, and cleanup, a
+// RunState is a run in progress: the result it adds to, and cleanup, a
 // context that outlives the run's ctx by Options.StopGrace, so that the
 // bookkeeping of a stopped run (its outcome, its listing's failure) is
 // written within the grace.
-type runState struct {
+type RunState struct {
 	Result
 	cleanup context.Context
 }
 
-// run wraps a sync body with its sync_runs row and request accounting.
-func (s *Syncer) run(ctx context.Context, kind string, body func(ctx context.Context, run *runState) error) (Result, error) {
+// requests is the requests sent so far by the clients a run may use.
+func (s *Syncer) requests() int64 {
+	if s.opts.Requests != nil {
+		return s.opts.Requests()
+	}
+	return s.bank.Requests()
+}
+
+// Run wraps a sync body with its sync_runs row, the sync lock and request
+// accounting: Full and Incremental run in it, and so does a household's
+// sync of several clients.
+func (s *Syncer) Run(ctx context.Context, kind string, body func(ctx context.Context, run *RunState) error) (Result, error) {
 	cleanup, cancel := afterStop(ctx, s.opts.StopGrace)
 	defer cancel()
-	run := &runState{Result: Result{Kind: kind}, cleanup: cleanup}
+	run := &RunState{Result: Result{Kind: kind}, cleanup: cleanup}
 	r := &run.Result
 	unlock, err := s.store.LockSync()
 	if err != nil {
@@ -179,7 +197,7 @@ func (s *Syncer) run(ctx context.Context, kind string, body func(ctx context.Con
 	}
 	defer unlock()
 	start := s.now()
-	req0 := s.bank.Requests()
+	req0 := s.requests()
 	id, err := s.store.StartRun(ctx, kind)
 	if err != nil {
 		return *r, err
@@ -190,7 +208,7 @@ func (s *Syncer) run(ctx context.Context, kind string, body func(ctx context.Con
 
 	runErr := body(ctx, run)
 
-	r.Requests = s.bank.Requests() - req0
+	r.Requests = s.requests() - req0
 	r.Duration = s.now().Sub(start)
 	// Record the outcome even when ctx was cancelled, so status shows it.
 	if err := s.store.FinishRun(cleanup, id, r.Requests, r.Upserted, r.Deleted, runErr); err != nil {
@@ -220,7 +238,7 @@ func (s *Syncer) run(ctx context.Context, kind string, body func(ctx context.Con
 // an interrupted listing), tags and attachments, then deletes what the
 // complete listing no longer contains.
 func (s *Syncer) Full(ctx context.Context) (Result, error) {
-	return s.run(ctx, KindFull, func(ctx context.Context, run *runState) error {
+	return s.Run(ctx, KindFull, func(ctx context.Context, run *RunState) error {
 		// A full listing spends the bank's budget last: webhook refetches
 		// and incremental syncs go first, and the reserve is theirs.
 		ctx = bank.WithLane(ctx, bank.LaneFull)
@@ -254,16 +272,28 @@ func (s *Syncer) Full(ctx context.Context) (Result, error) {
 // syncAttachments stores the attachment list a page at a time (memory stays
 // that of one page however many there are), then deletes what it lacked.
 func (s *Syncer) syncAttachments(ctx context.Context) error {
+	return s.syncAttachmentsFrom(ctx, []Bank{s.bank}, true)
+}
+
+// syncAttachmentsFrom stores the attachment lists of every client in
+// banks; when complete (every client that sees an account is among them)
+// it then deletes what none listed.
+func (s *Syncer) syncAttachmentsFrom(ctx context.Context, banks []Bank, complete bool) error {
 	if err := s.store.BeginAttachments(ctx); err != nil {
 		return err
 	}
-	for p, err := range bank.Pages(ctx, s.bank.AttachmentsURL(), s.bank.AttachmentsPage) {
-		if err != nil {
-			return err // the client names the request
+	for _, b := range banks {
+		for p, err := range bank.Pages(ctx, b.AttachmentsURL(), b.AttachmentsPage) {
+			if err != nil {
+				return err // the client names the request
+			}
+			if err := s.store.SaveAttachments(ctx, p.Data); err != nil {
+				return err
+			}
 		}
-		if err := s.store.SaveAttachments(ctx, p.Data); err != nil {
-			return err
-		}
+	}
+	if !complete {
+		return nil
 	}
 	_, err := s.store.FinishAttachments(ctx)
 	return err
@@ -277,12 +307,23 @@ func (s *Syncer) syncAccounts(ctx context.Context) error {
 	if _, err := s.store.UpsertAccounts(ctx, accounts); err != nil {
 		return err
 	}
+	if s.opts.OnAccounts != nil {
+		if err := s.opts.OnAccounts(ctx, accounts); err != nil {
+			return err
+		}
+	}
+	s.noteOpened(accounts)
+	return nil
+}
+
+// noteOpened keeps the oldest account's opening, the floor of a full
+// listing's progress.
+func (s *Syncer) noteOpened(accounts []bank.Account) {
 	for _, a := range accounts {
 		if t, err := time.Parse(time.RFC3339, a.CreatedAt); err == nil && (s.opened.IsZero() || t.Before(s.opened)) {
 			s.opened = t
 		}
 	}
-	return nil
 }
 
 // fetched is one page handed from the fetcher to the writer.
@@ -302,11 +343,11 @@ const maxQueuedBytes = 2 << 20
 // bytes to q once it is written. The channel closes after the last page,
 // the first error, or when ctx ends: the caller drains it to wait for the
 // fetcher.
-func (s *Syncer) prefetch(ctx context.Context, first string, q *byteQueue) <-chan fetched {
+func (s *Syncer) prefetch(ctx context.Context, b Bank, first string, q *byteQueue) <-chan fetched {
 	ch := make(chan fetched, maxBatch)
 	go func() {
 		defer close(ch)
-		for p, err := range bank.Pages(ctx, first, s.bank.TransactionsPage) {
+		for p, err := range bank.Pages(ctx, first, b.TransactionsPage) {
 			f := fetched{page: p, err: err}
 			if err == nil {
 				f.bytes = q.acquire(ctx, pageBytes(p))
@@ -322,7 +363,7 @@ func (s *Syncer) prefetch(ctx context.Context, first string, q *byteQueue) <-cha
 }
 
 // listAll runs (or resumes) the complete transaction listing.
-func (s *Syncer) listAll(ctx context.Context, run *runState) error {
+func (s *Syncer) listAll(ctx context.Context, run *RunState) error {
 	r := &run.Result
 	l, err := s.store.BeginListing(ctx, "transactions", s.bank.TransactionsURL(bank.TransactionFilter{}), s.now().Add(-s.opts.ResumeWindow))
 	if err != nil {
@@ -381,12 +422,17 @@ const maxBatch = 32
 // when the writer is behind, a few pages merged, reporting progress. floor
 // is the oldest createdAt the listing can reach (zero: unknown), for the ETA.
 func (s *Syncer) consume(ctx context.Context, kind, first string, floor time.Time, r *Result, write func(bank.Page[bank.Transaction]) (store.UpsertResult, error)) error {
+	return s.consumeFrom(ctx, s.bank, kind, first, floor, r, write)
+}
+
+// consumeFrom is consume through the client b.
+func (s *Syncer) consumeFrom(ctx context.Context, b Bank, kind, first string, floor time.Time, r *Result, write func(bank.Page[bank.Transaction]) (store.UpsertResult, error)) error {
 	if first == "" {
 		return nil
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	q := newByteQueue(maxQueuedBytes)
-	pages := s.prefetch(ctx, first, q)
+	pages := s.prefetch(ctx, b, first, q)
 	// The fetcher is stopped and waited for: no request of this listing
 	// outlives consume, nor the sync lock its caller holds.
 	defer func() {
@@ -396,6 +442,7 @@ func (s *Syncer) consume(ctx context.Context, kind, first string, floor time.Tim
 		}
 	}()
 	progress := s.newProgress(kind, floor)
+	pages0 := r.Pages // Progress counts this listing's pages, as its transactions
 	for f := range pages {
 		batch, n, held, fetchErr := drain(f, pages)
 		if n == 0 {
@@ -409,7 +456,7 @@ func (s *Syncer) consume(ctx context.Context, kind, first string, floor time.Tim
 		r.Upserted += int64(res.Changed())
 		r.Pages += n
 		r.Listed += len(batch.Data)
-		progress.written(r.Pages, batch.Data)
+		progress.written(r.Pages-pages0, batch.Data)
 		if fetchErr != nil {
 			return fetchErr
 		}
@@ -432,8 +479,8 @@ func (s *Syncer) newProgress(kind string, floor time.Time) *progressReport {
 	return &progressReport{s: s, kind: kind, start: now, lastLog: now, eta: etaEstimator{top: now, floor: floor}}
 }
 
-// written reports that txs, newest first, were written, the run's pages
-// having reached pages.
+// written reports that txs, newest first, were written, the listing's
+// pages having reached pages.
 func (pr *progressReport) written(pages int, txs []bank.Transaction) {
 	s := pr.s
 	pr.listed += len(txs)
@@ -605,7 +652,7 @@ func (s *Syncer) Incremental(ctx context.Context) (Result, error) {
 		return Result{}, fmt.Errorf("parse newest createdAt %q: %w", newest, err)
 	}
 	since = since.Add(-s.opts.Overlap)
-	return s.run(ctx, KindIncremental, func(ctx context.Context, run *runState) error {
+	return s.Run(ctx, KindIncremental, func(ctx context.Context, run *RunState) error {
 		r := &run.Result
 		ctx = bank.WithLane(ctx, bank.LaneIncremental)
 		if err := s.syncAccounts(ctx); err != nil {
@@ -656,7 +703,13 @@ func (s *Syncer) reconcileHeld(ctx context.Context, kind string, r *Result) erro
 // Refetch makes the mirror's copy of one transaction equal to the bank's:
 // upserted if the bank has it, deleted if the bank answers 404.
 func (s *Syncer) Refetch(ctx context.Context, id string, r *Result) error {
-	t, err := s.bank.Transaction(ctx, id)
+	return s.refetchFrom(ctx, s.bank, id, r)
+}
+
+// refetchFrom is Refetch through the client b, which must see the
+// transaction's account: its 404 deletes the transaction.
+func (s *Syncer) refetchFrom(ctx context.Context, b Bank, id string, r *Result) error {
+	t, err := b.Transaction(ctx, id)
 	if errors.Is(err, bank.ErrNotFound) {
 		gone, err := s.store.DeleteTransaction(ctx, id)
 		if err != nil {

@@ -472,3 +472,29 @@ func TestSyncProgressShowsTheBudgetLeft(t *testing.T) {
 		t.Errorf("no progress line with the budget left:\n%s", logs.String())
 	}
 }
+
+// Progress counts the pages and the transactions of one listing: the HELD
+// listing that follows a full one starts again from one page, so that its
+// few transactions never show beside the full listing's many pages.
+func TestProgressCountsPagesAndTransactionsOfOneListing(t *testing.T) {
+	e := newEnv(t, 350)
+	var reports []replica.Progress
+	s := e.syncer(replica.Options{OnProgress: func(p replica.Progress) { reports = append(reports, p) }})
+	r, err := s.Full(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	restarts := 0
+	for i, p := range reports {
+		// Pages of 100: n pages hold more than n-1 pages' worth.
+		if p.Pages < 1 || p.Transactions > 100*p.Pages || p.Transactions <= 100*(p.Pages-1) {
+			t.Errorf("progress %d: %d pages, %d transactions", i, p.Pages, p.Transactions)
+		}
+		if i > 0 && p.Pages < reports[i-1].Pages {
+			restarts++
+		}
+	}
+	if restarts != 1 || r.Pages <= reports[len(reports)-1].Pages {
+		t.Errorf("want the HELD listing counted from its own first page; run: %d pages; reports: %+v", r.Pages, reports)
+	}
+}

@@ -42,6 +42,10 @@ type workerBank interface {
 
 var _ workerBank = (*bank.Client)(nil)
 
+// WorkerBank is what the worker needs of a bank client (a
+// *bank.Client): WorkerOptions.BankFor returns one per person.
+type WorkerBank = workerBank
+
 // tokenGate is what the worker and the schedule ask of the bank client,
 // which stops sending a token the bank rejected: whether it holds one,
 // and a channel closed when a new one is given. They wait for it instead
@@ -91,6 +95,21 @@ type WorkerOptions struct {
 	// may go on to commit what it has fetched (default DefaultStopGrace);
 	// then it is cancelled, and its events wait for the next start.
 	StopGrace time.Duration
+	// BankFor, if set, is the client through which an event's transaction
+	// is fetched: in a household, that of the person whose webhook
+	// delivered it, who sees its account (nil: the worker's own). Events
+	// whose client's token the bank rejected wait, uncounted, for a new
+	// one, while the others are applied.
+	BankFor func(e store.InboxEvent) WorkerBank
+	// Gate, if set, says when no event can be applied at all because the
+	// bank rejected every token (default: the worker's own client).
+	Gate interface {
+		TokenRejected() (rejected bool, replaced <-chan struct{})
+	}
+	// RefreshBalances, if set, refreshes the balances of accounts in
+	// place of the worker's own client (a household routes each account
+	// to a token that sees it).
+	RefreshBalances func(ctx context.Context, accounts []string) error
 }
 
 func (o *WorkerOptions) defaults() {
@@ -279,15 +298,73 @@ func (w *Worker) round(ctx context.Context) (bool, time.Duration) {
 		}
 	}
 	w.lastRound = now
-	w.apply(ctx, evs, ids, direct)
+	applied := w.apply(ctx, evs, ids, direct)
 	w.refreshBalances(ctx)
 	w.lastTook = w.now().Sub(now)
+	if applied == 0 && len(evs) > 0 && ctx.Err() == nil && w.paused.failures == 0 && w.dbDown.failures == 0 {
+		// Every event waits for a token the bank rejected: wait for a
+		// Notify (a new token) rather than read them again at once.
+		return false, time.Minute
+	}
 	return len(evs) == w.opts.RoundLimit, 0
 }
 
+// partition groups evs by the client their transactions are fetched
+// through (WorkerOptions.BankFor), in order of first appearance; events
+// whose client's token the bank rejected are left out (they wait).
+func (w *Worker) partition(evs []store.InboxEvent) (groups []eventGroup, waiting int) {
+	if w.opts.BankFor == nil {
+		return []eventGroup{{bank: w.bank, evs: evs}}, 0
+	}
+	index := map[workerBank]int{}
+	for _, e := range evs {
+		b := w.opts.BankFor(e)
+		if b == nil {
+			b = w.bank
+		}
+		if rejected, _ := b.TokenRejected(); rejected {
+			waiting++
+			continue
+		}
+		i, ok := index[b]
+		if !ok {
+			i = len(groups)
+			index[b] = i
+			groups = append(groups, eventGroup{bank: b})
+		}
+		groups[i].evs = append(groups[i].evs, e)
+	}
+	return groups, waiting
+}
+
+// eventGroup is the events of a round fetched through one client.
+type eventGroup struct {
+	bank workerBank
+	evs  []store.InboxEvent
+}
+
 // apply resolves the current state of the round's transactions and applies
-// it with the events in one commit.
-func (w *Worker) apply(ctx context.Context, evs []store.InboxEvent, ids []string, direct bool) {
+// it with the events in one commit. It returns the number of events it
+// took on: those waiting for a rejected token are not.
+func (w *Worker) apply(ctx context.Context, evs []store.InboxEvent, ids []string, direct bool) int {
+	groups, waiting := w.partition(evs)
+	if waiting > 0 {
+		w.log.Debug().Int(logfield.Events, waiting).Msg("events wait for a token the bank rejected")
+		var taken []store.InboxEvent
+		for _, g := range groups {
+			taken = append(taken, g.evs...)
+		}
+		evs, ids = taken, transactionIDs(taken)
+	}
+	if len(evs) == 0 {
+		return 0
+	}
+	w.applyGroups(ctx, groups, evs, ids, direct)
+	return len(evs)
+}
+
+// applyGroups is apply once the events are grouped by client.
+func (w *Worker) applyGroups(ctx context.Context, groups []eventGroup, evs []store.InboxEvent, ids []string, direct bool) {
 	// A round in progress when the stop begins commits what it has
 	// fetched if it can within the grace.
 	actx, cancelStop := afterStop(ctx, w.opts.StopGrace)
@@ -302,7 +379,15 @@ func (w *Worker) apply(ctx context.Context, evs []store.InboxEvent, ids []string
 		w.log.Debug().Err(err).Int(logfield.Events, len(evs)).Msg("round stopped; its events wait for the next start")
 		return true
 	}
-	res, err := w.resolve(actx, evs, ids, direct)
+	var res *resolution
+	var err error
+	for _, g := range groups {
+		var gr *resolution
+		if gr, err = w.resolve(actx, g.bank, g.evs, transactionIDs(g.evs), direct); err != nil {
+			break
+		}
+		res = res.merge(gr)
+	}
 	if err != nil {
 		if !stopped(err) {
 			w.bankFailed(err)
@@ -344,17 +429,42 @@ func (w *Worker) apply(ctx context.Context, evs []store.InboxEvent, ids []string
 // listings unless the round is direct, then by fetching each transaction
 // still unresolved. It returns the first failure of the bank or the
 // network.
-func (w *Worker) resolve(ctx context.Context, evs []store.InboxEvent, ids []string, direct bool) (*resolution, error) {
+func (w *Worker) resolve(ctx context.Context, b workerBank, evs []store.InboxEvent, ids []string, direct bool) (*resolution, error) {
 	res := &resolution{found: map[string]bank.Transaction{}, gone: map[string]bool{}, failed: map[string]error{}}
 	if !direct {
-		if err := w.list(ctx, evs, ids, res); err != nil {
+		if err := w.list(ctx, b, evs, ids, res); err != nil {
 			return nil, err
 		}
 	}
-	if err := w.fetch(ctx, res.unresolved(ids), res); err != nil {
+	if err := w.fetch(ctx, b, res.unresolved(ids), res); err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// merge adds o's findings to r (nil: a new one). A transaction two
+// clients resolved (a joint account's, delivered to two people's
+// webhooks) is found if either found it.
+func (r *resolution) merge(o *resolution) *resolution {
+	if r == nil {
+		return o
+	}
+	for id, t := range o.found {
+		r.found[id] = t
+		delete(r.gone, id)
+		delete(r.failed, id)
+	}
+	for id := range o.gone {
+		if _, ok := r.found[id]; !ok {
+			r.gone[id] = true
+		}
+	}
+	for id, err := range o.failed {
+		if _, ok := r.found[id]; !ok && !r.gone[id] {
+			r.failed[id] = err
+		}
+	}
+	return r
 }
 
 // resolution is what a round learned of its transactions.
@@ -409,7 +519,7 @@ func (r *resolution) unresolved(ids []string) []string {
 // list resolves what it can of ids from listings: the window since the
 // round's oldest event, then, if many remain, what is HELD. A listing
 // stops when it has cost as many requests as GETs of what is left would.
-func (w *Worker) list(ctx context.Context, evs []store.InboxEvent, ids []string, res *resolution) error {
+func (w *Worker) list(ctx context.Context, b workerBank, evs []store.InboxEvent, ids []string, res *resolution) error {
 	since, ok := oldestEvent(evs)
 	if !ok {
 		return nil
@@ -425,7 +535,7 @@ func (w *Worker) list(ctx context.Context, evs []store.InboxEvent, ids []string,
 	// fetching them one by one.
 	if oldest, ok := oldestKnown(known); ok && oldest.Before(since) {
 		wider := oldest.Add(-w.opts.Margin)
-		if n, err := w.inbox.CountCreatedSince(ctx, wider); err == nil && n/w.bank.PageSize()+1 < len(ids)/2 {
+		if n, err := w.inbox.CountCreatedSince(ctx, wider); err == nil && n/b.PageSize()+1 < len(ids)/2 {
 			since = wider
 		}
 	}
@@ -433,7 +543,7 @@ func (w *Worker) list(ctx context.Context, evs []store.InboxEvent, ids []string,
 	for _, id := range ids {
 		want[id] = true
 	}
-	covered, ok, err := w.listPages(ctx, w.bank.TransactionsURL(bank.TransactionFilter{Since: since}), since, want, ids, res)
+	covered, ok, err := w.listPages(ctx, b, b.TransactionsURL(bank.TransactionFilter{Since: since}), since, want, ids, res)
 	if err != nil {
 		return err
 	}
@@ -441,8 +551,8 @@ func (w *Worker) list(ctx context.Context, evs []store.InboxEvent, ids []string,
 		w.confirmGone(evs, known, covered, ids, res)
 	}
 	if len(res.unresolved(ids)) > w.opts.ListAbove {
-		held := w.bank.TransactionsURL(bank.TransactionFilter{Status: "HELD"})
-		if _, _, err := w.listPages(ctx, held, time.Time{}, want, ids, res); err != nil {
+		held := b.TransactionsURL(bank.TransactionFilter{Status: "HELD"})
+		if _, _, err := w.listPages(ctx, b, held, time.Time{}, want, ids, res); err != nil {
 			return err
 		}
 	}
@@ -486,13 +596,13 @@ func (w *Worker) confirmGone(evs []store.InboxEvent, known map[string]store.Know
 // (rows at that instant may continue on the next page). When it stopped
 // before seeing any transaction (its first page refused: a 4xx, a page
 // that cannot be decoded) it vouches for nothing: ok is false.
-func (w *Worker) listPages(ctx context.Context, first string, from time.Time, want map[string]bool, ids []string,
+func (w *Worker) listPages(ctx context.Context, b workerBank, first string, from time.Time, want map[string]bool, ids []string,
 	res *resolution) (covered time.Time, ok bool, err error) {
 	pages := 0
 	var oldest time.Time
 	stopped := func() (time.Time, bool, error) { return oldest.Add(time.Nanosecond), !oldest.IsZero(), nil }
 	page := func(ctx context.Context, pageURL string) (bank.Page[bank.Transaction], error) {
-		return w.bank.TransactionsPageSparse(ctx, pageURL, func(id string) bool { return want[id] })
+		return b.TransactionsPageSparse(ctx, pageURL, func(id string) bool { return want[id] })
 	}
 	for p, err := range bank.Pages(ctx, first, page) {
 		if err != nil {
@@ -521,7 +631,7 @@ func (w *Worker) listPages(ctx context.Context, first string, from time.Time, wa
 // fetch GETs each id, a few at a time. A 404 confirms a deletion. The
 // first failure of the bank or the network is returned; a transaction's
 // own failure is recorded in res.failed.
-func (w *Worker) fetch(ctx context.Context, ids []string, res *resolution) error {
+func (w *Worker) fetch(ctx context.Context, b workerBank, ids []string, res *resolution) error {
 	if len(ids) == 0 {
 		return nil
 	}
@@ -535,7 +645,7 @@ func (w *Worker) fetch(ctx context.Context, ids []string, res *resolution) error
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-sem }()
-			t, err := w.bank.Transaction(ctx, id)
+			t, err := b.Transaction(ctx, id)
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
@@ -585,7 +695,11 @@ func (w *Worker) recordFailures(ctx context.Context, evs []store.InboxEvent, fai
 // is sent, until a new token is given (or ctx ends). It reports whether it
 // waited.
 func (w *Worker) waitForToken(ctx context.Context) bool {
-	rejected, replaced := w.bank.TokenRejected()
+	var gate tokenGate = w.bank
+	if w.opts.Gate != nil {
+		gate = w.opts.Gate
+	}
+	rejected, replaced := gate.TokenRejected()
 	if !rejected {
 		return false
 	}
@@ -667,14 +781,17 @@ func (w *Worker) refreshBalances(ctx context.Context) {
 	ctx = bank.WithLane(ctx, bank.LaneWebhook)
 	var accounts []bank.Account
 	var err error
-	if len(ids) == 1 {
+	switch {
+	case w.opts.RefreshBalances != nil:
+		err = w.opts.RefreshBalances(ctx, ids)
+	case len(ids) == 1:
 		var a bank.Account
 		a, err = w.bank.Account(ctx, ids[0])
 		accounts = []bank.Account{a}
-	} else {
+	default:
 		accounts, err = w.bank.Accounts(ctx)
 	}
-	if err == nil {
+	if err == nil && accounts != nil {
 		_, err = w.inbox.UpsertAccounts(ctx, accounts)
 	}
 	if err != nil {

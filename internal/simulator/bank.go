@@ -23,6 +23,9 @@
 //     X-RateLimit-Remaining; the limit is checked after authentication and
 //     before injected faults (ratelimit.go).
 //   - The control API is served under /_sim/ (control_http.go).
+//   - With Options.People the bank is a household: a token per person, who
+//     sees only their own accounts and the shared joint account, and
+//     their own webhooks (people.go, household.go).
 //
 // The simulator imports none of the daemon's packages.
 package simulator
@@ -90,6 +93,24 @@ type Options struct {
 	// for the real bank's. An invalid header name makes every delivery
 	// fail as UNDELIVERABLE.
 	WebhookSignatureHeader string
+
+	// People makes the bank a household (see household.go): one customer
+	// per name (CheckPeople: [a-z0-9_-], 1-32 characters, distinct), each
+	// with a token, a customer id, own accounts and webhooks, all sharing
+	// one 2Up joint account. nil is a household of one: the customer
+	// "bobby" (Bobby) with every account, as the bank has always been.
+	People []string
+	// Tokens are the people's tokens by name; a person without one gets a
+	// random token. Token is the first person's when this has none.
+	Tokens map[string]string
+	// JointTransactions is the number of seeded transactions on the joint
+	// account of a household, besides each person's Transactions (0 =
+	// Transactions/5; negative or Empty = none).
+	JointTransactions int
+	// JointWebhooks sends the events of the joint account to every
+	// person's webhooks. Off by default, as the real bank sends none
+	// (up-banking/api#142).
+	JointWebhooks bool
 }
 
 // Money is an amount in the smallest unit of a currency.
@@ -204,7 +225,6 @@ type renderCache struct {
 
 // Bank is a simulated bank. All methods are safe for concurrent use.
 type Bank struct {
-	token        atomic.Pointer[string] // "" = revoked: every request is 401
 	controlToken string
 	customerID   string
 	clock        clock
@@ -233,6 +253,7 @@ type Bank struct {
 	attByID     map[string]*Attachment
 	tagCount    map[string]int
 	held        map[string]*txn // the HELD transactions, for LiveStep
+	writeLog    writeLog        // the API's write-backs (GET /_sim/writes)
 
 	gen   atomic.Uint64 // data generation: bumped by every mutation, under mu
 	pages pageCache
@@ -240,6 +261,15 @@ type Bank struct {
 
 	wh              webhookState
 	replaceOnSettle atomic.Bool
+
+	// The household: immutable after New (a person's accounts are set by
+	// the first seed; a Reset draws the same ids again).
+	household    bool                      // Options.People was set
+	people       []*person                 // in Options.People order; one person when !household
+	personByName map[string]*person        // people by name
+	jointAccount string                    // the 2Up account every person sees
+	owner        map[string]*person        // the person of each INDIVIDUAL account of a household
+	accountTags  map[string]map[string]int // tags in use per account; guarded by mu
 }
 
 // New builds a bank seeded with deterministic data.
@@ -252,6 +282,12 @@ func New(opts Options) *Bank {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if err := CheckPeople(opts.People); err != nil {
+		panic("simulator: " + err.Error())
+	}
+	if opts.Token == "" && len(opts.People) > 0 {
+		opts.Token = opts.Tokens[opts.People[0]]
 	}
 	if opts.Token == "" {
 		opts.Token = randomToken()
@@ -267,7 +303,7 @@ func New(opts Options) *Bank {
 		rng:          mrand.New(mrand.NewPCG(opts.Seed, rngStream)), //nolint:gosec // seeded on purpose: the same data for the same seed
 	}
 	b.now = b.clock.Now
-	b.token.Store(&opts.Token)
+	b.initPeople()
 	b.pages.max = opts.PageCacheBytes
 	if b.pages.max == 0 {
 		b.pages.max = defaultPageCacheBytes
@@ -289,8 +325,9 @@ func randomToken() string {
 	return hex.EncodeToString(buf[:])
 }
 
-// Token is the bearer token the bank accepts.
-func (b *Bank) Token() string { return *b.token.Load() }
+// Token is the bearer token the bank accepts: the first person's in a
+// household (see PersonToken); "" while revoked.
+func (b *Bank) Token() string { return b.people[0].currentToken() }
 
 // Requests is the number of HTTP requests served, faulted ones included.
 func (b *Bank) Requests() int64 { return b.requests.Load() }

@@ -56,14 +56,16 @@ func (b *Bank) Settle(id string) error {
 	}
 	b.mu.Lock()
 	t, err := b.heldLocked(id)
+	var account string
 	if err == nil {
 		b.settleLocked(t)
+		account = t.AccountID
 	}
 	b.mu.Unlock()
 	if err != nil {
 		return fmt.Errorf("settle %s: %w", id, err)
 	}
-	b.emit(eventSettled, id)
+	b.emit(eventSettled, id, account)
 	return nil
 }
 
@@ -123,8 +125,8 @@ func (b *Bank) SettleAsReplacement(id string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("settle %s as replacement: %w", id, err)
 	}
-	b.emit(eventDeleted, id)
-	b.emit(eventCreated, repl.ID)
+	b.emit(eventDeleted, id, repl.AccountID)
+	b.emit(eventCreated, repl.ID, repl.AccountID)
 	return repl.ID, nil
 }
 
@@ -140,18 +142,20 @@ func (b *Bank) DeleteWithoutEvent(id string) error { return b.deleteHeld(id, fal
 func (b *Bank) deleteHeld(id string, event bool) error {
 	b.mu.Lock()
 	t, err := b.heldLocked(id)
+	var account string
 	if err == nil {
 		if a, ok := b.attByID[t.AttachmentID]; ok {
 			b.removeAttachmentLocked(a)
 		}
 		b.removeLocked(t)
+		account = t.AccountID
 	}
 	b.mu.Unlock()
 	if err != nil {
 		return fmt.Errorf("delete %s: %w", id, err)
 	}
 	if event {
-		b.emit(eventDeleted, id)
+		b.emit(eventDeleted, id, account)
 	}
 	return nil
 }
@@ -188,6 +192,9 @@ func (b *Bank) SetCategory(id, categoryID string) error {
 // setTagsLocked replaces t's tags; b.mu is held.
 func (b *Bank) setTagsLocked(t *txn, tags []string) error {
 	tags = dedupe(tags)
+	if len(tags) > 0 && b.jointTagless(t.AccountID) {
+		return ErrJointTags
+	}
 	if len(tags) > maxTags {
 		return ErrTooManyTags
 	}
@@ -195,9 +202,9 @@ func (b *Bank) setTagsLocked(t *txn, tags []string) error {
 		return fmt.Errorf("empty tag label: %w", ErrInvalidTag)
 	}
 	b.changedLocked()
-	b.countTags(t.Tags, -1)
+	b.countTags(t.AccountID, t.Tags, -1)
 	t.Tags = tags
-	b.countTags(t.Tags, +1)
+	b.countTags(t.AccountID, t.Tags, +1)
 	t.cache.Store(nil)
 	return nil
 }
@@ -221,11 +228,24 @@ func (b *Bank) setCategoryLocked(t *txn, categoryID string) error {
 	return nil
 }
 
-func (b *Bank) countTags(tags []string, delta int) {
+// countTags counts tags in use, in all and per account; b.mu is held.
+func (b *Bank) countTags(account string, tags []string, delta int) {
+	if len(tags) == 0 {
+		return
+	}
+	per := b.accountTags[account]
+	if per == nil {
+		per = map[string]int{}
+		b.accountTags[account] = per
+	}
 	for _, tag := range tags {
 		b.tagCount[tag] += delta
 		if b.tagCount[tag] <= 0 {
 			delete(b.tagCount, tag)
+		}
+		per[tag] += delta
+		if per[tag] <= 0 {
+			delete(per, tag)
 		}
 	}
 }
@@ -239,7 +259,7 @@ func (b *Bank) insertLocked(t *txn) {
 	if t.Status == "HELD" {
 		b.held[t.ID] = t
 	}
-	b.countTags(t.Tags, +1)
+	b.countTags(t.AccountID, t.Tags, +1)
 	b.accountByID[t.AccountID].Balance.ValueInBaseUnits += t.Amount.ValueInBaseUnits
 }
 
@@ -252,7 +272,7 @@ func (b *Bank) removeLocked(t *txn) {
 	}
 	delete(b.txByID, t.ID)
 	delete(b.held, t.ID)
-	b.countTags(t.Tags, -1)
+	b.countTags(t.AccountID, t.Tags, -1)
 	b.accountByID[t.AccountID].Balance.ValueInBaseUnits -= t.Amount.ValueInBaseUnits
 }
 

@@ -67,6 +67,12 @@ var controlRoutes = []controlRoute{
 	{http.MethodPost, []string{"live", "step"}, (*Bank).ctlLiveStep},
 	{http.MethodGet, []string{"live"}, (*Bank).ctlGetLive},
 	{http.MethodPut, []string{"live"}, (*Bank).ctlSetLive},
+	{http.MethodGet, []string{"people"}, (*Bank).ctlPeople},
+	{http.MethodPost, []string{"people", "{}", "token", "revoke"}, (*Bank).ctlPersonRevoke},
+	{http.MethodPost, []string{"people", "{}", "token", "restore"}, (*Bank).ctlPersonRestore},
+	{http.MethodPost, []string{"people", "{}", "token", "rotate"}, (*Bank).ctlPersonRotate},
+	{http.MethodPost, []string{"payments"}, (*Bank).ctlPay},
+	{http.MethodGet, []string{"writes"}, (*Bank).ctlWrites},
 }
 
 // ControlToken is the bearer token of the control API.
@@ -173,7 +179,7 @@ func (b *Bank) ctlAccounts(w http.ResponseWriter, _ *http.Request, _ []string) e
 	s := b.Snapshot()
 	out := make([]accountJSON, len(s.Accounts))
 	for i, a := range s.Accounts {
-		out[i] = accountJSON{ID: a.ID, DisplayName: a.DisplayName, AccountType: a.AccountType, OwnershipType: a.OwnershipType,
+		out[i] = accountJSON{People: b.AccountPeople(a.ID), ID: a.ID, DisplayName: a.DisplayName, AccountType: a.AccountType, OwnershipType: a.OwnershipType,
 			Balance: toMoneyJSON(a.Balance), OpeningBalance: toMoneyJSON(a.OpeningBalance), CreatedAt: a.CreatedAt}
 	}
 	return writeControlJSON(w, http.StatusOK, map[string]any{"data": out})
@@ -181,13 +187,23 @@ func (b *Bank) ctlAccounts(w http.ResponseWriter, _ *http.Request, _ []string) e
 
 // ctlTransactions answers every transaction, newest first, rendered as the
 // API renders it (with the API base URL of the request).
+// With ?person=NAME, only the transactions of the accounts they see.
 func (b *Bank) ctlTransactions(w http.ResponseWriter, r *http.Request, _ []string) error {
+	who, err := b.queryPerson(r)
+	if err != nil {
+		return err
+	}
 	base := b.baseURL(r)
 	b.mu.RLock()
 	items := make([][]byte, len(b.txs))
-	for i, t := range b.txs {
-		items[i] = renderedTransaction(t, base)
+	n := 0
+	for _, t := range b.txs {
+		if who == nil || who.canSee(t.AccountID) {
+			items[n] = renderedTransaction(t, base)
+			n++
+		}
 	}
+	items = items[:n]
 	b.mu.RUnlock()
 	writeJSON(w, http.StatusOK, list(items, "", "", false))
 	return nil
@@ -350,7 +366,7 @@ func (b *Bank) ctlWebhooks(w http.ResponseWriter, _ *http.Request, _ []string) e
 	hooks := b.Webhooks()
 	out := make([]webhookJSON, len(hooks))
 	for i, h := range hooks {
-		out[i] = webhookJSON{ID: h.ID, URL: h.URL, Description: h.Description, SecretKey: h.Secret, CreatedAt: h.CreatedAt}
+		out[i] = webhookJSON{Person: h.Person, ID: h.ID, URL: h.URL, Description: h.Description, SecretKey: h.Secret, CreatedAt: h.CreatedAt}
 	}
 	return writeControlJSON(w, http.StatusOK, map[string]any{"data": out})
 }
@@ -359,7 +375,7 @@ func (b *Bank) ctlEvents(w http.ResponseWriter, _ *http.Request, _ []string) err
 	evs := b.Events()
 	out := make([]eventJSON, len(evs))
 	for i, ev := range evs {
-		out[i] = eventJSON{ID: ev.ID, Type: ev.Type, TransactionID: ev.TransactionID, WebhookID: ev.WebhookID,
+		out[i] = eventJSON{Person: ev.Person, ID: ev.ID, Type: ev.Type, TransactionID: ev.TransactionID, WebhookID: ev.WebhookID,
 			CreatedAt: ev.CreatedAt, Body: string(ev.Body), Dropped: ev.Dropped}
 	}
 	return writeControlJSON(w, http.StatusOK, map[string]any{"data": out})
@@ -424,8 +440,21 @@ func (b *Bank) ctlWait(w http.ResponseWriter, r *http.Request, _ []string) error
 	return nil
 }
 
-func (b *Bank) ctlRequests(w http.ResponseWriter, _ *http.Request, _ []string) error {
-	return writeControlJSON(w, http.StatusOK, map[string]any{"data": b.RequestCounts()})
+// ctlRequests answers the request record, of every request or (?person=NAME)
+// of those authenticated with one person's token.
+func (b *Bank) ctlRequests(w http.ResponseWriter, r *http.Request, _ []string) error {
+	who, err := b.queryPerson(r)
+	if err != nil {
+		return err
+	}
+	counts := b.RequestCounts()
+	if who != nil {
+		counts = who.record.list()
+	}
+	if counts == nil {
+		counts = []RequestCount{}
+	}
+	return writeControlJSON(w, http.StatusOK, map[string]any{"data": counts})
 }
 
 func (b *Bank) ctlRotate(w http.ResponseWriter, r *http.Request, _ []string) error {

@@ -85,6 +85,7 @@ type newTransactionJSON struct {
 	Attachment        string `json:"attachment"`
 	NotCategorizable  bool   `json:"notCategorizable"`
 	TransferAccountID string `json:"transferAccountId"`
+	Person            string `json:"person"`
 }
 
 func (in newTransactionJSON) toGo() NewTransaction {
@@ -93,7 +94,7 @@ func (in newTransactionJSON) toGo() NewTransaction {
 		CategoryID: in.CategoryID, Tags: in.Tags, Foreign: in.Foreign, ForeignAmount: in.ForeignAmount.moneyPtr(),
 		RawText: in.RawText, Message: in.Message, Note: in.Note, TransactionType: in.TransactionType,
 		PerformingCustomer: in.PerformingCustomer, Attachment: in.Attachment,
-		NotCategorizable: in.NotCategorizable, TransferAccountID: in.TransferAccountID,
+		NotCategorizable: in.NotCategorizable, TransferAccountID: in.TransferAccountID, Person: in.Person,
 	}
 	if in.CreatedAt != nil {
 		nt.CreatedAt = *in.CreatedAt
@@ -153,6 +154,7 @@ type clockJSON struct {
 
 // accountJSON is an account with its opening balance.
 type accountJSON struct {
+	People         []string  `json:"people"`
 	ID             string    `json:"id"`
 	DisplayName    string    `json:"displayName"`
 	AccountType    string    `json:"accountType"`
@@ -164,6 +166,7 @@ type accountJSON struct {
 
 // webhookJSON is a live webhook with its secret.
 type webhookJSON struct {
+	Person      string    `json:"person"`
 	ID          string    `json:"id"`
 	URL         string    `json:"url"`
 	Description *string   `json:"description"`
@@ -173,6 +176,7 @@ type webhookJSON struct {
 
 // eventJSON is an emitted event.
 type eventJSON struct {
+	Person        string    `json:"person"`
 	ID            string    `json:"id"`
 	Type          string    `json:"eventType"`
 	TransactionID string    `json:"transactionId,omitempty"`

@@ -1,6 +1,7 @@
 package simulator
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"time"
@@ -31,6 +32,12 @@ type NewTransaction struct {
 	Cashback           *Cashback           // positive amount
 	Attachment         string              // a receipt of this content type: image/jpeg, image/png or application/pdf
 	NotCategorizable   bool                // isCategorizable false (transfers always are)
+	// Person is who makes it, a name of Options.People ("bobby" in a
+	// household of one): performingCustomer is their display name and a
+	// card purchase is made with their card; "" AccountID is their
+	// Spending account, and they must see AccountID. "" = the owner of
+	// an individual account, one of the people at random on the joint one.
+	Person string
 	// TransferAccountID makes a transfer between two of the customer's
 	// accounts: this transaction in AccountID and its opposite in
 	// TransferAccountID, pointing at each other. AmountBaseUnits is the
@@ -72,7 +79,7 @@ func (b *Bank) CreateTransaction(nt NewTransaction) ([]string, error) {
 	ids := make([]string, len(ts))
 	for i, t := range ts {
 		ids[i] = t.ID
-		b.emit(eventCreated, t.ID)
+		b.emit(eventCreated, t.ID, t.AccountID)
 	}
 	return ids, nil
 }
@@ -86,12 +93,28 @@ func (b *Bank) buildTransactions(nt NewTransaction) ([]*txn, *Attachment, error)
 		at = now
 	}
 	g := b.controlGenerator(now)
+	var who *person
+	if nt.Person != "" {
+		var err error
+		if who, err = b.personNamed(nt.Person); err != nil {
+			return nil, nil, err
+		}
+		nt.AccountID = cmp.Or(nt.AccountID, who.own[0])
+	}
 	if nt.AccountID == "" {
 		nt.AccountID = b.mainAccount
 	}
 	acc, ok := b.accountByID[nt.AccountID]
 	if !ok {
 		return nil, nil, fmt.Errorf("%q: %w", nt.AccountID, ErrUnknownAccount)
+	}
+	for _, id := range []string{nt.AccountID, nt.TransferAccountID} {
+		if who != nil && id != "" && !who.canSee(id) {
+			return nil, nil, fmt.Errorf("%q is not an account of %s: %w", id, who.name, ErrUnknownAccount)
+		}
+	}
+	if len(nt.Tags) > 0 && b.jointTagless(nt.AccountID) {
+		return nil, nil, ErrJointTags
 	}
 	tags := dedupe(nt.Tags)
 	if len(tags) > maxTags {
@@ -104,7 +127,7 @@ func (b *Bank) buildTransactions(nt NewTransaction) ([]*txn, *Attachment, error)
 		return nil, nil, fmt.Errorf("%q: %w", nt.Attachment, ErrInvalidAttachment)
 	}
 	if nt.TransferAccountID != "" {
-		ts, err := b.buildTransfer(g, nt, at)
+		ts, err := b.buildTransfer(g, nt, at, who)
 		return ts, nil, err
 	}
 	m := g.pickMerchant()
@@ -131,7 +154,7 @@ func (b *Bank) buildTransactions(nt NewTransaction) ([]*txn, *Attachment, error)
 	}
 	t.Tags = tags
 	if nt.AmountBaseUnits < 0 {
-		b.makeCardPurchase(g, t, acc)
+		b.makeCardPurchase(g, t, acc, who)
 	} else {
 		t.TransactionType = ptr("Deposit")
 	}
@@ -182,7 +205,7 @@ func applyOverrides(t *txn, nt NewTransaction) {
 }
 
 // buildTransfer makes the two sides of a transfer; b.mu is held.
-func (b *Bank) buildTransfer(g *generator, nt NewTransaction, at time.Time) ([]*txn, error) {
+func (b *Bank) buildTransfer(g *generator, nt NewTransaction, at time.Time, who *person) ([]*txn, error) {
 	to, ok := b.accountByID[nt.TransferAccountID]
 	switch {
 	case !ok:
@@ -210,9 +233,18 @@ func (b *Bank) buildTransfer(g *generator, nt NewTransaction, at time.Time) ([]*
 		here.Description = nt.Description
 	}
 	here.TransferAccountID, there.TransferAccountID = to.ID, from.ID
+	performer := primaryPerson
+	switch {
+	case who != nil:
+		performer = who.display
+	case b.owner[from.ID] != nil:
+		performer = b.owner[from.ID].display
+	case b.owner[to.ID] != nil:
+		performer = b.owner[to.ID].display
+	}
 	for _, t := range []*txn{here, there} {
 		t.TransactionType = ptr("Transfer")
-		t.PerformingCustomer = ptr(primaryPerson)
+		t.PerformingCustomer = ptr(performer)
 		t.Message = clonePtr(nt.Message)
 		t.Tags = dedupe(nt.Tags)
 	}
@@ -235,13 +267,30 @@ func (b *Bank) insertAttachmentLocked(a *Attachment) {
 	b.changedLocked()
 }
 
-// makeCardPurchase gives t a card, a performing customer and raw text.
-func (b *Bank) makeCardPurchase(g *generator, t *txn, acc *Account) {
-	person := primaryPerson
-	if acc.OwnershipType == "JOINT" {
+// makeCardPurchase gives t a card, a performing customer and raw text:
+// who's, else the account's owner's, else (the joint account) one of the
+// people's.
+func (b *Bank) makeCardPurchase(g *generator, t *txn, acc *Account, who *person) {
+	person, card := primaryPerson, "4821"
+	switch {
+	case who == nil && b.household:
+		who = b.owner[acc.ID]
+		if who == nil {
+			who = b.people[g.rng.IntN(len(b.people))]
+		}
+	case who == nil && acc.OwnershipType == "JOINT":
 		person = pick(g, b.jointPeople)
 	}
+	if who != nil {
+		person, card = who.display, who.card
+	}
 	t.PerformingCustomer = ptr(person)
-	t.CardPurchaseMethod = &CardPurchaseMethod{Method: "CONTACTLESS", CardNumberSuffix: ptr("4821")}
+	t.CardPurchaseMethod = &CardPurchaseMethod{Method: "CONTACTLESS", CardNumberSuffix: ptr(card)}
 	t.RawText = ptr(t.Description)
+}
+
+// jointTagless reports whether the account is a household's joint
+// account, whose transactions take no tags (as the real bank's 2Up).
+func (b *Bank) jointTagless(accountID string) bool {
+	return b.household && accountID == b.jointAccount
 }

@@ -27,6 +27,11 @@ type generator struct {
 	atts       []*Attachment
 	weights    []int // cumulative merchant weights
 	acc        seededAccounts
+
+	person     string            // display name of the customer whose history is generated
+	partner    string            // the other cardholder of the joint account
+	jointShare float64           // fraction of random purchases made on the joint account
+	cards      map[string]string // card suffix of each display name; nil = the fixed cards of a household of one
 }
 
 // seededAccounts are the ids of the seeded accounts by role.
@@ -39,7 +44,8 @@ type seededAccounts struct {
 func (b *Bank) seed(n int, now time.Time) {
 	end := now.Add(-2 * time.Minute).Truncate(time.Second)
 	span := max(minHistory, time.Duration(n/txPerDay)*24*time.Hour)
-	g := &generator{b: b, rng: b.rng, start: end.Add(-span), end: end}
+	g := &generator{b: b, rng: b.rng, start: end.Add(-span), end: end,
+		person: primaryPerson, partner: partnerPerson, jointShare: 0.22}
 	customer, secret := g.uuid(), g.uuid()
 	if b.customerID == "" { // a Reset draws the same ones again
 		b.customerID, b.secret = customer, []byte(secret)
@@ -47,7 +53,15 @@ func (b *Bank) seed(n int, now time.Time) {
 	if b.categoryMap == nil { // fixed: a Reset keeps them
 		b.seedCategories()
 	}
+	if b.household {
+		g.seedHousehold(n)
+		return
+	}
 	g.seedAccounts()
+	if b.jointAccount == "" { // a Reset draws the same id again
+		b.jointAccount = g.acc.joint
+	}
+	b.people[0].settle(b.customerID, b.accounts, nil)
 	total := 0
 	for _, m := range merchants {
 		total += m.weight
@@ -250,8 +264,8 @@ type purchase struct {
 }
 
 func (g *generator) randomPurchase(at time.Time) purchase {
-	p := purchase{account: g.acc.spending, person: primaryPerson, m: g.pickMerchant(), at: at, foreign: -1}
-	if g.chance(0.22) {
+	p := purchase{account: g.acc.spending, person: g.person, m: g.pickMerchant(), at: at, foreign: -1}
+	if g.jointShare > 0 && g.chance(g.jointShare) {
 		p.account, p.person = g.acc.joint, pick(g, g.b.jointPeople)
 	}
 	p.amount = -g.between(p.m.min, p.m.max)
@@ -286,6 +300,8 @@ func (g *generator) cardSuffix(p purchase) *string {
 		return nil
 	case p.method == "CARD_ON_FILE" && g.chance(0.3):
 		return nil
+	case g.cards != nil:
+		return ptr(g.cards[p.person])
 	case p.person == partnerPerson:
 		return ptr("7390")
 	case p.account == g.acc.joint:
@@ -429,7 +445,7 @@ func (g *generator) paymentTx(at time.Time, incoming bool) *txn {
 		return t
 	}
 	t.TransactionType = ptr("Pay Anyone")
-	t.PerformingCustomer = ptr(primaryPerson)
+	t.PerformingCustomer = ptr(g.person)
 	if g.chance(0.3) {
 		t.CategoryID, t.ParentCategoryID = "gifts-and-charity", "personal"
 	}
@@ -461,7 +477,7 @@ func (g *generator) refundTx(at time.Time) *txn {
 	t.RawText = ptr(m.raw + " REFUND")
 	t.TransactionType = ptr("Refund")
 	t.CategoryID, t.ParentCategoryID = m.category, g.b.categoryMap[m.category].ParentID
-	t.PerformingCustomer = ptr(primaryPerson)
+	t.PerformingCustomer = ptr(g.person)
 	return t
 }
 
@@ -474,7 +490,7 @@ func (g *generator) transferPair(at time.Time, from, to string, amount int64, ms
 	for _, t := range []*txn{out, in} {
 		t.TransactionType = ptr("Transfer")
 		t.Message = clonePtr(msg)
-		t.PerformingCustomer = ptr(primaryPerson)
+		t.PerformingCustomer = ptr(g.person)
 	}
 	out.TransferAccountID, in.TransferAccountID = to, from
 	if to == g.acc.homeLoan {
@@ -489,7 +505,7 @@ func (g *generator) showcase() {
 	at := func(minutesAgo int) time.Time { return g.end.Add(-time.Duration(minutesAgo) * time.Minute) }
 	mk := func(minutesAgo int, category, method string) purchase {
 		p := g.randomPurchase(at(minutesAgo))
-		p.account, p.person, p.m, p.method = g.acc.spending, primaryPerson, g.merchantFor(category), method
+		p.account, p.person, p.m, p.method = g.acc.spending, g.person, g.merchantFor(category), method
 		p.amount = -g.between(p.m.min, p.m.max)
 		p.suffix = g.cardSuffix(p)
 		p.foreign, p.everHeld, p.settleAfter, p.tip = -1, false, 0, false
@@ -510,9 +526,9 @@ func (g *generator) showcase() {
 	noted := mk(230, "restaurants-and-cafes", "MAGNETIC_STRIPE")
 	noted.note, noted.attachment, noted.tags = true, true, []string{"café", "🏖 beach", "Holiday 2024"}
 	bar := mk(300, "groceries", "BAR_CODE")
-	bar.account, bar.person = g.acc.joint, partnerPerson
+	bar.account, bar.person, bar.tags = g.acc.joint, g.partner, nil
 	ocr := mk(360, "pets", "OCR")
-	ocr.account, ocr.person, ocr.uncategorized = g.acc.joint, primaryPerson, true
+	ocr.account, ocr.person, ocr.uncategorized = g.acc.joint, g.person, true
 	fileOnly := mk(420, "fuel", "CARD_ON_FILE")
 	fileOnly.suffix = nil
 	maxTagged := mk(480, "takeaway", "CONTACTLESS")
@@ -523,9 +539,13 @@ func (g *generator) showcase() {
 		g.add(g.purchaseTx(p))
 	}
 	g.transferPair(at(45), g.acc.spending, g.acc.saver2, 25000, ptr("Saving for Japan 🇯🇵"))
-	g.transferPair(at(2*24*60), g.acc.spending, g.acc.homeLoan, 210000, nil)
+	if g.acc.homeLoan != "" {
+		g.transferPair(at(2*24*60), g.acc.spending, g.acc.homeLoan, 210000, nil)
+	}
 	g.add(g.interestTx(at(8*60), g.acc.saver1, 1234, "Interest"))
-	g.add(g.interestTx(at(9*60), g.acc.homeLoan, -123456, "Interest Charged"))
+	if g.acc.homeLoan != "" {
+		g.add(g.interestTx(at(9*60), g.acc.homeLoan, -123456, "Interest Charged"))
+	}
 	g.add(g.paymentTx(at(12*60), true), g.paymentTx(at(13*60), false), g.salaryTx(at(26*60)), g.refundTx(at(27*60)))
 }
 
@@ -541,15 +561,14 @@ func (g *generator) install() {
 	b.txs = g.out
 	b.txByID = make(map[string]*txn, len(g.out))
 	b.tagCount = map[string]int{}
+	b.accountTags = map[string]map[string]int{}
 	b.held = map[string]*txn{}
 	for _, t := range g.out {
 		b.txByID[t.ID] = t
 		if t.Status == "HELD" {
 			b.held[t.ID] = t
 		}
-		for _, tag := range t.Tags {
-			b.tagCount[tag]++
-		}
+		b.countTags(t.AccountID, t.Tags, +1)
 	}
 	slices.SortFunc(g.atts, func(x, y *Attachment) int {
 		if c := y.CreatedAt.Compare(x.CreatedAt); c != 0 {
@@ -569,14 +588,22 @@ func (g *generator) install() {
 	for _, t := range g.out {
 		sums[t.AccountID] += t.Amount.ValueInBaseUnits
 	}
-	targets := map[string]int64{
-		g.acc.spending: g.between(80000, 600000), g.acc.joint: g.between(20000, 250000),
-		g.acc.saver1: g.between(200000, 1500000), g.acc.saver2: g.between(50000, 800000),
-		g.acc.homeLoan: -g.between(35000000, 62000000),
-	}
+	targets := g.balanceTargets()
 	for _, a := range b.accounts {
 		a.Balance.ValueInBaseUnits = targets[a.ID]
 		a.OpeningBalance = Money{CurrencyCode: a.Balance.CurrencyCode, ValueInBaseUnits: targets[a.ID] - sums[a.ID]}
+	}
+}
+
+// balanceTargets draws each account's balance at the end of the history.
+func (g *generator) balanceTargets() map[string]int64 {
+	if g.b.household {
+		return g.householdBalances()
+	}
+	return map[string]int64{
+		g.acc.spending: g.between(80000, 600000), g.acc.joint: g.between(20000, 250000),
+		g.acc.saver1: g.between(200000, 1500000), g.acc.saver2: g.between(50000, 800000),
+		g.acc.homeLoan: -g.between(35000000, 62000000),
 	}
 }
 

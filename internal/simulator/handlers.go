@@ -14,7 +14,7 @@ import (
 // response after releasing it.
 
 func (b *Bank) handlePing(rq *request) {
-	body := append([]byte(`{"meta":{"id":`), appendString(nil, b.customerID)...)
+	body := append([]byte(`{"meta":{"id":`), appendString(nil, rq.who.customerID)...)
 	body = append(body, `,"statusEmoji":"⚡️"}}`...)
 	writeJSON(rq.w, http.StatusOK, body)
 }
@@ -86,9 +86,9 @@ func (b *Bank) handleListAccounts(rq *request) {
 	b.mu.RLock()
 	accs := b.accounts
 	l := listing{hi: len(accs), key: func(i int) cursorKey { return cursorKey{accs[i].CreatedAt.UnixNano(), accs[i].ID} }}
-	if typ != "" || owner != "" {
+	if typ != "" || owner != "" || rq.who.sees != nil {
 		l.match = func(i int) bool {
-			return (typ == "" || accs[i].AccountType == typ) && (owner == "" || accs[i].OwnershipType == owner)
+			return (typ == "" || accs[i].AccountType == typ) && (owner == "" || accs[i].OwnershipType == owner) && rq.who.canSee(accs[i].ID)
 		}
 	}
 	idx, hasPrev, hasNext := l.page(page)
@@ -112,6 +112,7 @@ func (b *Bank) links(base, path, kind string, carry url.Values, l listing, idx [
 func (b *Bank) handleGetAccount(rq *request) {
 	b.mu.RLock()
 	a, ok := b.accountByID[rq.params[0]]
+	ok = ok && rq.who.canSee(a.ID)
 	var body []byte
 	if ok {
 		body = single(appendAccount(nil, rq.base, a))
@@ -128,6 +129,7 @@ func (b *Bank) handleGetAccount(rq *request) {
 type txFilter struct {
 	status, category, tag, account string
 	since, until                   *time.Time
+	who                            *person // lists only the accounts they see
 }
 
 // parseTxFilter reads the transaction filters; carry receives them for links.
@@ -168,6 +170,9 @@ func parseTxFilter(q, carry url.Values) (txFilter, *apiError) {
 
 func (b *Bank) handleListTransactions(rq *request) {
 	key := rq.base + "\x00" + rq.r.URL.Path + "?" + rq.r.URL.RawQuery
+	if b.household {
+		key = rq.who.name + "\x00" + key
+	}
 	if body, ok := b.pages.get(b.gen.Load(), key); ok {
 		writeJSON(rq.w, http.StatusOK, body)
 		return
@@ -182,6 +187,7 @@ func (b *Bank) handleListTransactions(rq *request) {
 		writeError(rq.w, aerr)
 		return
 	}
+	f.who = rq.who
 	path := "/transactions"
 	if len(rq.params) == 1 {
 		f.account = rq.params[0]
@@ -202,7 +208,7 @@ func (b *Bank) transactionsPage(base, path string, f txFilter, page pageRequest,
 	b.mu.RLock()
 	defer b.mu.RUnlock()
 	gen := b.gen.Load()
-	if _, ok := b.accountByID[f.account]; f.account != "" && !ok {
+	if _, ok := b.accountByID[f.account]; f.account != "" && (!ok || !f.who.canSee(f.account)) {
 		return nil, gen, notFound("No account with id " + strconv.Quote(f.account) + ".")
 	}
 	if _, ok := b.categoryMap[f.category]; f.category != "" && !ok {
@@ -232,7 +238,8 @@ func (b *Bank) txListing(f txFilter) listing {
 		l.hi = sort.Search(len(txs), func(i int) bool { return txs[i].CreatedAt.Before(*f.since) })
 	}
 	l.hi = max(l.hi, l.lo)
-	if f.status == "" && f.category == "" && f.tag == "" && f.account == "" {
+	hidden := f.who != nil && f.who.sees != nil && f.account == ""
+	if f.status == "" && f.category == "" && f.tag == "" && f.account == "" && !hidden {
 		return l
 	}
 	parent := f.category != "" && b.categoryMap[f.category].ParentID == ""
@@ -243,7 +250,8 @@ func (b *Bank) txListing(f txFilter) listing {
 			f.account != "" && t.AccountID != f.account,
 			f.category != "" && parent && t.ParentCategoryID != f.category,
 			f.category != "" && !parent && t.CategoryID != f.category,
-			f.tag != "" && !slices.Contains(t.Tags, f.tag):
+			f.tag != "" && !slices.Contains(t.Tags, f.tag),
+			hidden && !f.who.sees[t.AccountID]:
 			return false
 		}
 		return true
@@ -251,9 +259,28 @@ func (b *Bank) txListing(f txFilter) listing {
 	return l
 }
 
+// visibleTx finds a transaction the person sees; b.mu is held.
+func (b *Bank) visibleTx(p *person, id string) (*txn, bool) {
+	t, ok := b.txByID[id]
+	if !ok || !p.canSee(t.AccountID) {
+		return nil, false
+	}
+	return t, true
+}
+
+// visibleAttachment reports whether the person sees the attachment's
+// transaction; b.mu is held.
+func (b *Bank) visibleAttachment(p *person, a *Attachment) bool {
+	if p.sees == nil {
+		return true
+	}
+	t, ok := b.txByID[a.TransactionID]
+	return ok && p.sees[t.AccountID]
+}
+
 func (b *Bank) handleGetTransaction(rq *request) {
 	b.mu.RLock()
-	t, ok := b.txByID[rq.params[0]]
+	t, ok := b.visibleTx(rq.who, rq.params[0])
 	var body []byte
 	if ok {
 		body = single(renderedTransaction(t, rq.base))
@@ -299,6 +326,9 @@ func (b *Bank) handleListAttachments(rq *request) {
 	b.mu.RLock()
 	atts := b.attachments
 	l := listing{hi: len(atts), desc: true, key: func(i int) cursorKey { return cursorKey{atts[i].CreatedAt.UnixNano(), atts[i].ID} }}
+	if rq.who.sees != nil {
+		l.match = func(i int) bool { return b.visibleAttachment(rq.who, atts[i]) }
+	}
 	idx, hasPrev, hasNext := l.page(page)
 	items := make([][]byte, len(idx))
 	for i, j := range idx {
@@ -312,6 +342,7 @@ func (b *Bank) handleListAttachments(rq *request) {
 func (b *Bank) handleGetAttachment(rq *request) {
 	b.mu.RLock()
 	a, ok := b.attByID[rq.params[0]]
+	ok = ok && b.visibleAttachment(rq.who, a)
 	var body []byte
 	if ok {
 		body = single(b.renderAttachment(rq.base, a))
@@ -372,7 +403,9 @@ func (b *Bank) handleListTags(rq *request) {
 	b.mu.RLock()
 	labels := make([]string, 0, len(b.tagCount))
 	for tag := range b.tagCount {
-		labels = append(labels, tag)
+		if b.tagInUse(rq.who, tag) {
+			labels = append(labels, tag)
+		}
 	}
 	b.mu.RUnlock()
 	sort.Strings(labels)
@@ -384,4 +417,18 @@ func (b *Bank) handleListTags(rq *request) {
 	}
 	prev, next := b.links(rq.base, "/tags", kindTags, carry, l, idx, hasPrev, hasNext)
 	writeJSON(rq.w, http.StatusOK, list(items, prev, next, true))
+}
+
+// tagInUse reports whether a tag is on a transaction the person sees;
+// b.mu is held.
+func (b *Bank) tagInUse(p *person, tag string) bool {
+	if p.sees == nil {
+		return true
+	}
+	for account := range p.sees {
+		if b.accountTags[account][tag] > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -12,8 +12,10 @@ import (
 // chosen with the bank's rng (so a seed replays the same changes): a new
 // purchase (mostly held), the settlement of a held transaction (now and
 // then as DELETED+CREATED), a refund, or a hold deleted (a returned
-// deposit), each with its events. It returns what it did, e.g.
-// "settle 3f2a...".
+// deposit), each with its events. In a household the purchase is made by
+// one of the people, on their Spending account or (one in three) the
+// joint account, and now and then one pays another (an Up-to-Up payment).
+// It returns what it did, e.g. "settle 3f2a...".
 func (b *Bank) LiveStep() string {
 	b.mu.Lock()
 	r := b.rng.IntN(100)
@@ -23,7 +25,27 @@ func (b *Bank) LiveStep() string {
 	if len(held) > 0 {
 		pick = held[b.rng.IntN(len(held))]
 	}
+	var who, payee *person
+	var account string
+	var paid int64
+	if b.household {
+		who = b.people[b.rng.IntN(len(b.people))]
+		account = who.own[0]
+		if b.rng.IntN(3) == 0 {
+			account = b.jointAccount
+		}
+		if len(b.people) > 1 {
+			payee = b.people[(slices.Index(b.people, who)+1+b.rng.IntN(len(b.people)-1))%len(b.people)]
+			paid = 500 + b.rng.Int64N(20000)
+		}
+	}
 	b.mu.Unlock()
+
+	if payee != nil && r >= 50 && r < 55 {
+		if out, in, err := b.PayPerson(Payment{From: who.name, To: payee.name, AmountBaseUnits: paid, Message: "Thanks!"}); err == nil {
+			return "payment " + out + " " + in
+		}
+	}
 
 	switch {
 	case r < 30 && pick != "":
@@ -39,10 +61,18 @@ func (b *Bank) LiveStep() string {
 			return "delete " + pick
 		}
 	case r < 50:
-		id := b.AddTransaction(NewTransaction{AmountBaseUnits: refund, Description: "Refund", TransactionType: ptr("Refund")})
+		nt := NewTransaction{AmountBaseUnits: refund, Description: "Refund", TransactionType: ptr("Refund")}
+		if who != nil {
+			nt.AccountID = who.own[0]
+		}
+		id := b.AddTransaction(nt)
 		return "refund " + id
 	}
-	id := b.AddTransaction(NewTransaction{Held: r%4 != 0})
+	nt := NewTransaction{Held: r%4 != 0}
+	if who != nil {
+		nt.Person, nt.AccountID = who.name, account
+	}
+	id := b.AddTransaction(nt)
 	return "purchase " + id
 }
 

@@ -76,12 +76,7 @@ func (l *rateLimiter) take(token string, now time.Time) rateDecision {
 	if l.cfg.Limit <= 0 {
 		return rateDecision{remaining: -1}
 	}
-	n := now.UnixNano() - int64(l.cfg.Offset) // time into buckets that start at multiples of size
-	size := int64(l.cfg.Bucket)
-	idx := n / size
-	if n < 0 && n%size != 0 {
-		idx-- // floor, for clocks before 1970
-	}
+	idx, n, size := l.bucketAt(now)
 	if idx != l.bucket || l.used == nil {
 		l.bucket, l.used = idx, map[string]int{}
 	}
@@ -94,6 +89,31 @@ func (l *rateLimiter) take(token string, now time.Time) rateDecision {
 	}
 	l.used[token]++
 	return rateDecision{remaining: l.cfg.Limit - l.used[token]}
+}
+
+// bucketAt is the index of the bucket of now, the time into buckets that
+// start at multiples of size, and size; l.mu is held and a limit set.
+func (l *rateLimiter) bucketAt(now time.Time) (idx, n, size int64) {
+	n = now.UnixNano() - int64(l.cfg.Offset)
+	size = int64(l.cfg.Bucket)
+	idx = n / size
+	if n < 0 && n%size != 0 {
+		idx-- // floor, for clocks before 1970
+	}
+	return idx, n, size
+}
+
+// usedBy is the number of requests counted for token in the bucket of now.
+func (l *rateLimiter) usedBy(token string, now time.Time) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.cfg.Limit <= 0 || l.used == nil {
+		return 0
+	}
+	if idx, _, _ := l.bucketAt(now); idx != l.bucket {
+		return 0
+	}
+	return l.used[token]
 }
 
 // ceilSeconds is d in whole seconds, rounded up (at least 1 for d > 0).

@@ -44,8 +44,10 @@ func (rr *requestRecord) reset() {
 
 // RequestCounts lists the API requests served, faulted ones included, by
 // route, method and status (sorted in that order).
-func (b *Bank) RequestCounts() []RequestCount {
-	rr := &b.record
+func (b *Bank) RequestCounts() []RequestCount { return b.record.list() }
+
+// list is the record, sorted by route, method and status.
+func (rr *requestRecord) list() []RequestCount {
 	rr.mu.Lock()
 	out := make([]RequestCount, 0, len(rr.counts))
 	for k, n := range rr.counts {

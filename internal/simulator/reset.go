@@ -7,8 +7,9 @@ import (
 // Reset puts the bank back as New left it: the seeded data (the same ids,
 // amounts and timestamps, whatever the clock says now), the token and rate
 // limit of Options, no faults, no webhook faults, no webhooks, no events or
-// delivery logs, no live changes, and an empty request record. The clock
-// and the webhook retry schedule are kept.
+// delivery logs, no live changes, and an empty request record; every
+// person's token is Options' again. The clock and the webhook retry
+// schedule are kept.
 func (b *Bank) Reset() {
 	b.SetLive(0) // live changes would move the bank off its seed at once
 	for _, h := range b.Webhooks() {
@@ -20,6 +21,7 @@ func (b *Bank) Reset() {
 	b.txs, b.txByID = nil, nil
 	b.attachments, b.attByID = nil, nil
 	b.tagCount = nil
+	b.writeLog = writeLog{}
 	b.seed(b.opts.Transactions, b.seededAt)
 	b.changedLocked()
 	b.mu.Unlock()
@@ -37,7 +39,11 @@ func (b *Bank) Reset() {
 	b.faults.rng = mrand.New(mrand.NewPCG(b.opts.Seed, faultStream))
 	b.faults.mu.Unlock()
 	b.SetRateLimit(b.opts.RateLimit)
-	b.RotateToken(b.opts.Token)
+	for _, p := range b.people {
+		p.setToken(p.initialToken)
+		p.requests.Store(0)
+		p.record.reset()
+	}
 	b.SetSettleAsReplacement(false)
 	b.record.reset()
 }

@@ -18,6 +18,7 @@ type request struct {
 	q      url.Values
 	base   string   // absolute API base URL, e.g. http://127.0.0.1:1234/api/v1
 	params []string // path parameters in pattern order
+	who    *person  // the customer whose token authenticated the request
 }
 
 // route maps a method and a path pattern ("{}" segments are parameters)
@@ -79,20 +80,28 @@ func (b *Bank) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rt, params, allowed := match(r.Method, r.URL.Path)
-	defer func() { b.record.add(r.Method, rt.name(), sw.status) }()
-	b.serveAPI(sw, r, rt, params, allowed)
+	var who *person
+	defer func() {
+		b.record.add(r.Method, rt.name(), sw.status)
+		if who != nil {
+			who.requests.Add(1)
+			who.record.add(r.Method, rt.name(), sw.status)
+		}
+	}()
+	b.serveAPI(sw, r, rt, params, allowed, &who)
 }
 
 // serveAPI answers one API request: latency, authentication, rate limit,
 // injected faults, then the route.
-func (b *Bank) serveAPI(w http.ResponseWriter, r *http.Request, rt *route, params []string, allowed string) {
+func (b *Bank) serveAPI(w http.ResponseWriter, r *http.Request, rt *route, params []string, allowed string, who **person) {
 	sleep(r.Context(), b.faults.latency())
-	token, ok := b.authorized(r)
-	if !ok {
+	token, p := b.authorized(r)
+	if p == nil {
 		writeError(w, &apiError{status: http.StatusUnauthorized, title: "Not Authorized",
 			detail: "The request was not authenticated because no valid credential was found in the Authorization header, or the Authorization header was not present."})
 		return
 	}
+	*who = p
 	rd := b.limiter.take(token, b.now())
 	if rd.limited {
 		writeRateLimited(w, rd.retryAfter)
@@ -112,7 +121,7 @@ func (b *Bank) serveAPI(w http.ResponseWriter, r *http.Request, rt *route, param
 			writeError(w, &apiError{status: http.StatusBadRequest, title: "Invalid Request Parameter", detail: "The query string is malformed: " + err.Error()})
 			return
 		}
-		rt.handle(b, &request{w: w, r: r, q: q, base: b.baseURL(r), params: params})
+		rt.handle(b, &request{w: w, r: r, q: q, base: b.baseURL(r), params: params, who: p})
 	case allowed != "":
 		w.Header().Set("Allow", allowed)
 		writeError(w, &apiError{status: http.StatusMethodNotAllowed, title: "Method Not Allowed",
@@ -122,18 +131,24 @@ func (b *Bank) serveAPI(w http.ResponseWriter, r *http.Request, rt *route, param
 	}
 }
 
-// authorized checks the bearer token in constant time and returns it.
-func (b *Bank) authorized(r *http.Request) (string, bool) {
+// authorized checks the bearer token in constant time and returns it and
+// its person; nil when no person's token matches.
+func (b *Bank) authorized(r *http.Request) (string, *person) {
 	h := r.Header.Get("Authorization")
 	scheme, token, ok := strings.Cut(h, " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
-		return "", false
+		return "", nil
 	}
-	want := b.Token()
-	if want == "" || subtle.ConstantTimeCompare([]byte(token), []byte(want)) != 1 {
-		return "", false
+	p := b.tokenPerson(token)
+	if p == nil {
+		return "", nil
 	}
-	return token, true
+	return token, p
+}
+
+// constantTimeEqual compares two secrets in constant time.
+func constantTimeEqual(a, b string) bool {
+	return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1
 }
 
 // match finds the route for method and path. When the path exists for other

@@ -7,13 +7,11 @@ func (b *Bank) RotateToken(token string) string {
 	if token == "" {
 		token = randomToken()
 	}
-	b.token.Store(&token)
+	b.people[0].setToken(token)
 	return token
 }
 
 // RevokeToken revokes the token: every API request is answered 401 until
-// RotateToken.
-func (b *Bank) RevokeToken() {
-	none := ""
-	b.token.Store(&none)
-}
+// RotateToken. In a household these act on the first person (see
+// RevokePersonToken).
+func (b *Bank) RevokeToken() { b.people[0].revoke() }

@@ -165,7 +165,7 @@ func (b *Bank) handleCreateWebhook(rq *request) {
 	now := b.now()
 	wh := &b.wh
 	wh.mu.Lock()
-	if len(wh.hooks) >= maxWebhooks {
+	if len(wh.hooksOf(rq.who)) >= maxWebhooks {
 		wh.mu.Unlock()
 		writeError(rq.w, &apiError{status: http.StatusUnprocessableEntity, title: "Webhook Limit Reached",
 			detail:  "The limit of " + strconv.Itoa(maxWebhooks) + " webhooks has been reached; delete an existing webhook before creating another.",
@@ -174,7 +174,7 @@ func (b *Bank) handleCreateWebhook(rq *request) {
 	}
 	wh.seq++
 	h := &webhook{id: randomID(), url: in.url, description: in.description, secret: randomSecret(),
-		createdAt: now, seq: wh.seq, base: rq.base}
+		createdAt: now, seq: wh.seq, owner: rq.who, base: rq.base}
 	h.ctx, h.cancel = context.WithCancel(wh.root)
 	wh.hooks = append(wh.hooks, h)
 	wh.byID[h.id] = h
@@ -190,7 +190,7 @@ func (b *Bank) handleListWebhooks(rq *request) {
 	}
 	wh := &b.wh
 	wh.mu.Lock()
-	hooks := wh.hooks
+	hooks := wh.hooksOf(rq.who)
 	l := listing{hi: len(hooks), key: func(i int) cursorKey { return cursorKey{hooks[i].seq, hooks[i].id} }}
 	idx, hasPrev, hasNext := l.page(page)
 	items := make([][]byte, len(idx))
@@ -206,9 +206,29 @@ func webhookNotFound(id string) *apiError {
 	return notFound("No webhook with id " + strconv.Quote(id) + ".")
 }
 
+// hooksOf lists p's live webhooks, oldest first; wh.mu is held.
+func (wh *webhookState) hooksOf(p *person) []*webhook {
+	var out []*webhook
+	for _, h := range wh.hooks {
+		if h.owner == p {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// hookOf finds p's live webhook by id; wh.mu is held.
+func (wh *webhookState) hookOf(p *person, id string) (*webhook, bool) {
+	h, ok := wh.byID[id]
+	if !ok || h.owner != p {
+		return nil, false
+	}
+	return h, true
+}
+
 func (b *Bank) handleGetWebhook(rq *request) {
 	b.wh.mu.Lock()
-	h, ok := b.wh.byID[rq.params[0]]
+	h, ok := b.wh.hookOf(rq.who, rq.params[0])
 	var body []byte
 	if ok {
 		body = single(appendWebhook(nil, rq.base, h, false))
@@ -222,7 +242,10 @@ func (b *Bank) handleGetWebhook(rq *request) {
 }
 
 func (b *Bank) handleDeleteWebhook(rq *request) {
-	if !b.deleteWebhook(rq.params[0]) {
+	b.wh.mu.Lock()
+	_, ok := b.wh.hookOf(rq.who, rq.params[0])
+	b.wh.mu.Unlock()
+	if !ok || !b.deleteWebhook(rq.params[0]) {
 		writeError(rq.w, webhookNotFound(rq.params[0]))
 		return
 	}
@@ -261,7 +284,7 @@ func (b *Bank) handlePingWebhook(rq *request) {
 	now := b.now()
 	wh := &b.wh
 	wh.mu.Lock()
-	h, ok := wh.byID[rq.params[0]]
+	h, ok := wh.hookOf(rq.who, rq.params[0])
 	var ev *webhookEvent
 	if ok {
 		ev = b.newEventLocked(h, eventPing, "", now)
@@ -281,7 +304,7 @@ func (b *Bank) handleListWebhookLogs(rq *request) {
 	}
 	wh := &b.wh
 	wh.mu.Lock()
-	h, ok := wh.byID[rq.params[0]]
+	h, ok := wh.hookOf(rq.who, rq.params[0])
 	if !ok {
 		wh.mu.Unlock()
 		writeError(rq.w, webhookNotFound(rq.params[0]))

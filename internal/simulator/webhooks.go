@@ -115,6 +115,7 @@ type WebhookFaults struct {
 
 // WebhookInfo is the simulator's truth about a live webhook.
 type WebhookInfo struct {
+	Person      string // the person whose token created it
 	ID          string
 	URL         string
 	Description *string
@@ -125,6 +126,7 @@ type WebhookInfo struct {
 // EventInfo is one webhook event: one per webhook per transaction event,
 // and one per ping.
 type EventInfo struct {
+	Person        string // the webhook's person
 	ID            string
 	Type          string // TRANSACTION_CREATED, TRANSACTION_SETTLED, TRANSACTION_DELETED, PING
 	TransactionID string // "" for PING
@@ -246,7 +248,8 @@ type webhook struct {
 	secret      string
 	createdAt   time.Time
 	seq         int64
-	base        string // API base URL at creation, for the links of its events
+	owner       *person // whose token created it: only they see it, it gets their events
+	base        string  // API base URL at creation, for the links of its events
 	ctx         context.Context
 	cancel      context.CancelFunc
 	deleted     bool           // guarded by webhookState.mu
@@ -395,15 +398,22 @@ func hmacSHA256(key []byte, msg string) []byte {
 	return mac.Sum(nil)
 }
 
-// emit creates one event per live webhook and submits their delivery. It
-// is called without b.mu held, once per create, settle and delete, in order.
-func (b *Bank) emit(eventType, txID string) {
+// emit creates one event per live webhook whose owner sees the account
+// and submits their delivery; in a household, none for the joint account
+// unless Options.JointWebhooks. It is called without b.mu held, once per
+// create, settle and delete, in order.
+func (b *Bank) emit(eventType, txID, accountID string) {
+	if b.household && accountID == b.jointAccount && !b.opts.JointWebhooks {
+		return
+	}
 	now := b.now()
 	wh := &b.wh
 	wh.mu.Lock()
 	defer wh.mu.Unlock()
 	for _, h := range wh.hooks {
-		b.newEventLocked(h, eventType, txID, now)
+		if h.owner.canSee(accountID) {
+			b.newEventLocked(h, eventType, txID, now)
+		}
 	}
 }
 
@@ -689,7 +699,7 @@ func (b *Bank) Webhooks() []WebhookInfo {
 	defer b.wh.mu.Unlock()
 	out := make([]WebhookInfo, len(b.wh.hooks))
 	for i, h := range b.wh.hooks {
-		out[i] = WebhookInfo{ID: h.id, URL: h.url, Description: clonePtr(h.description), Secret: h.secret, CreatedAt: h.createdAt}
+		out[i] = WebhookInfo{Person: h.owner.name, ID: h.id, URL: h.url, Description: clonePtr(h.description), Secret: h.secret, CreatedAt: h.createdAt}
 	}
 	return out
 }
@@ -723,7 +733,7 @@ func (b *Bank) Events() []EventInfo {
 	defer b.wh.mu.Unlock()
 	out := make([]EventInfo, len(b.wh.events))
 	for i, ev := range b.wh.events {
-		out[i] = EventInfo{ID: ev.id, Type: ev.eventType, TransactionID: ev.txID, WebhookID: ev.hook.id,
+		out[i] = EventInfo{Person: ev.hook.owner.name, ID: ev.id, Type: ev.eventType, TransactionID: ev.txID, WebhookID: ev.hook.id,
 			CreatedAt: ev.createdAt, Body: slices.Clone(ev.body), Dropped: ev.dropped}
 	}
 	return out

@@ -58,10 +58,12 @@ func (b *Bank) handlePatchCategory(rq *request) {
 		categoryID, aerr = identifier(data, "categories", "/data")
 	}
 	b.mu.Lock()
-	t, ok := b.txByID[rq.params[0]]
+	t, ok := b.visibleTx(rq.who, rq.params[0])
 	var err error
 	if ok && aerr == nil {
-		err = b.setCategoryLocked(t, categoryID)
+		if err = b.setCategoryLocked(t, categoryID); err == nil {
+			b.recordWriteLocked(APIWrite{Person: rq.who.name, TransactionID: t.ID, Op: "category", CategoryID: categoryID})
+		}
 	}
 	b.mu.Unlock()
 	switch {
@@ -101,23 +103,25 @@ func readTagLabels(w http.ResponseWriter, r *http.Request) ([]string, *apiError)
 }
 
 func (b *Bank) handleAddTags(rq *request) {
-	b.updateTags(rq, func(cur, labels []string) []string { return append(slices.Clone(cur), labels...) })
+	b.updateTags(rq, "tags add", func(cur, labels []string) []string { return append(slices.Clone(cur), labels...) })
 }
 
 func (b *Bank) handleRemoveTags(rq *request) {
-	b.updateTags(rq, func(cur, labels []string) []string {
+	b.updateTags(rq, "tags remove", func(cur, labels []string) []string {
 		return slices.DeleteFunc(slices.Clone(cur), func(t string) bool { return slices.Contains(labels, t) })
 	})
 }
 
 // updateTags applies change to a transaction's tags (silently: no event).
-func (b *Bank) updateTags(rq *request, change func(cur, labels []string) []string) {
+func (b *Bank) updateTags(rq *request, op string, change func(cur, labels []string) []string) {
 	labels, aerr := readTagLabels(rq.w, rq.r)
 	b.mu.Lock()
-	t, ok := b.txByID[rq.params[0]]
+	t, ok := b.visibleTx(rq.who, rq.params[0])
 	var err error
 	if ok && aerr == nil {
-		err = b.setTagsLocked(t, change(t.Tags, labels))
+		if err = b.setTagsLocked(t, change(t.Tags, labels)); err == nil {
+			b.recordWriteLocked(APIWrite{Person: rq.who.name, TransactionID: t.ID, Op: op, Tags: slices.Clone(labels)})
+		}
 	}
 	b.mu.Unlock()
 	switch {
@@ -125,6 +129,9 @@ func (b *Bank) updateTags(rq *request, change func(cur, labels []string) []strin
 		writeError(rq.w, notFound("No transaction with id "+strconv.Quote(rq.params[0])+"."))
 	case aerr != nil:
 		writeError(rq.w, aerr)
+	case errors.Is(err, ErrJointTags):
+		writeError(rq.w, &apiError{status: http.StatusUnprocessableEntity, title: "Tags Not Supported",
+			detail: "Tags cannot be added to transactions of a 2Up (joint) account.", pointer: "/data", hasSource: true})
 	case errors.Is(err, ErrTooManyTags):
 		writeError(rq.w, &apiError{status: http.StatusUnprocessableEntity, title: "Too Many Tags",
 			detail: "A transaction can carry at most 6 tags.", pointer: "/data", hasSource: true})

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // ErrBackupExists is returned by Backup when the destination exists and
@@ -37,7 +38,8 @@ type BackupResult struct {
 // snapshot (a read transaction, which in WAL mode blocks no writer), so the
 // copy holds exactly the transactions committed when it began. The copy is
 // written to a temporary file in a private directory beside dest, synced,
-// then moved into place: dest never holds a partial copy.
+// then moved into place: dest never holds a partial copy. What a backup of
+// dest interrupted before its end left beside it is removed first.
 func (s *Store) Backup(ctx context.Context, dest string, opts BackupOptions) (BackupResult, error) {
 	res := BackupResult{Path: dest}
 	if err := s.checkBackupDest(dest, opts.Force); err != nil {
@@ -49,6 +51,7 @@ func (s *Store) Backup(ctx context.Context, dest string, opts BackupOptions) (Ba
 		}
 	}
 
+	removeStaleBackupDirs(dest)
 	tmp, size, remove, err := vacuumInto(ctx, s.ro, dest)
 	defer remove()
 	if err != nil {
@@ -117,8 +120,10 @@ func (s *Store) checkBackupDest(dest string, force bool) error {
 // private directory (mode 0700) beside dest, on dest's filesystem: SQLite
 // creates the copy's rollback journal beside the copy without O_EXCL, so in
 // a shared directory such as /tmp another user could otherwise plant the
-// journal's name first and have SQLite write into a file they own. remove
-// deletes that directory and what is left in it, and is set even on error.
+// journal's name first and have SQLite write into a file they own. The
+// directory is locked while the backup runs (a backup killed before its
+// end leaves it unlocked, for removeStaleBackupDirs). remove deletes that
+// directory and what is left in it, and is set even on error.
 func vacuumInto(ctx context.Context, db *sql.DB, dest string) (tmp string, size int64, remove func(), err error) {
 	remove = func() {}
 	dir, err := os.MkdirTemp(filepath.Dir(dest), filepath.Base(dest)+".tmp-*") // mode 0700
@@ -126,6 +131,14 @@ func vacuumInto(ctx context.Context, db *sql.DB, dest string) (tmp string, size 
 		return "", 0, remove, fmt.Errorf("create backup directory: %w", err)
 	}
 	remove = func() { _ = os.RemoveAll(dir) }
+	unlock, err := lockDir(dir)
+	if err != nil {
+		return "", 0, remove, fmt.Errorf("lock backup directory: %w", err)
+	}
+	remove = func() {
+		_ = os.RemoveAll(dir)
+		unlock()
+	}
 	tmp = filepath.Join(dir, filepath.Base(dest))
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
@@ -164,4 +177,51 @@ func syncFile(path string) (int64, error) {
 		return 0, fmt.Errorf("stat %s: %w", path, err)
 	}
 	return fi.Size(), nil
+}
+
+// staleBackupDir is the name of vacuumInto's directory for a destination
+// named base: base, ".tmp-" and MkdirTemp's digits.
+func staleBackupDir(base, name string) bool {
+	digits, ok := strings.CutPrefix(name, base+".tmp-")
+	if !ok || digits == "" {
+		return false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// removeStaleBackupDirs removes the private directories that backups of
+// dest interrupted before their end (killed, the machine stopped) left
+// beside it: a directory named as vacuumInto names them, owned by this
+// user, and not locked (a backup of dest still running in another process
+// holds its lock). Best effort: what cannot be removed stays.
+func removeStaleBackupDirs(dest string) {
+	dir, base := filepath.Dir(dest), filepath.Base(dest)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !e.IsDir() || !staleBackupDir(base, e.Name()) {
+			continue // a symbolic link is not a directory here
+		}
+		path := filepath.Join(dir, e.Name())
+		fi, err := os.Lstat(path)
+		if err != nil || !fi.IsDir() {
+			continue
+		}
+		if uid, ok := fileOwner(fi); !ok || uid != os.Geteuid() {
+			continue
+		}
+		unlock, err := tryLockDir(path)
+		if err != nil {
+			continue // in use, or cannot tell
+		}
+		_ = os.RemoveAll(path)
+		unlock()
+	}
 }

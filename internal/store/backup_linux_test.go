@@ -125,3 +125,63 @@ func TestVacuumIntoPrivateDirectory(t *testing.T) {
 		t.Errorf("after remove, %s: %v", priv, err)
 	}
 }
+
+// A backup of dest removes what an interrupted backup of dest left beside
+// it (its private directory, the partial copy inside), but not the
+// directory of a backup of dest still running (locked), nor a directory of
+// another destination or another name, nor a symbolic link.
+func TestBackupRemovesWhatAnInterruptedBackupLeft(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "mirror.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	dir := t.TempDir()
+	dest := filepath.Join(dir, "backup.db")
+	// An interrupted backup: vacuumInto's directory with its partial copy
+	// and journal, its process gone (so its lock is gone too).
+	stale, err := os.MkdirTemp(dir, "backup.db.tmp-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"backup.db", "backup.db-journal"} {
+		if err := os.WriteFile(filepath.Join(stale, f), []byte("partial"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	running := filepath.Join(dir, "backup.db.tmp-222")
+	other := filepath.Join(dir, "other.db.tmp-333")
+	named := filepath.Join(dir, "backup.db.tmp-keep")
+	for _, d := range []string{running, other, named} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	unlock, err := tryLockDir(running)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	link := filepath.Join(dir, "backup.db.tmp-444")
+	if err := os.Symlink(other, link); err != nil {
+		t.Fatal(err)
+	}
+
+	if _, err := s.Backup(ctx, dest, BackupOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"backup.db", "backup.db.tmp-222", "backup.db.tmp-444", "backup.db.tmp-keep", "other.db.tmp-333"}
+	if got := dirNames(t, dir); !slices.Equal(got, want) {
+		t.Errorf("beside the backup: %q, want %q (%s removed)", got, want, filepath.Base(stale))
+	}
+	// Once the running backup is gone, the next backup removes its directory.
+	unlock()
+	if _, err := s.Backup(ctx, dest, BackupOptions{Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got := dirNames(t, dir); slices.Contains(got, "backup.db.tmp-222") {
+		t.Errorf("beside the backup: %q, the unlocked backup.db.tmp-222 stays", got)
+	}
+}

@@ -185,6 +185,11 @@ func prepareFiles(path string, uid int) error {
 	}
 	dir := filepath.Dir(path)
 	di, err := os.Stat(dir) //nolint:gosec // the mirror's directory, from the configuration
+	if errors.Is(err, fs.ErrNotExist) {
+		// Outside systemd (a container, WSL, su) no StateDirectory= makes it.
+		return fmt.Errorf("the mirror's directory %s does not exist: create it, owned by the user who runs bankmirror (install -d -m 0700 -o %s %s), or set BANKMIRROR_DB",
+			dir, sudoUser(uid), dir)
+	}
 	if err != nil {
 		return fmt.Errorf("check the mirror's directory: %w", err)
 	}

@@ -1,4 +1,4 @@
--- Schema version 11: a household in one mirror. Several people, each with
+-- A household in one mirror. Several people, each with
 -- their own token, share one mirror; an account two tokens see (a 2Up joint
 -- account) is stored once, and account_people says who sees which.
 
@@ -30,6 +30,6 @@ CREATE INDEX IF NOT EXISTS account_people_person ON account_people (person);
 -- When no token listed the account any more (NULL while one does).
 ALTER TABLE accounts ADD COLUMN gone_at TEXT;
 
--- Whose token registered the webhook (NULL on a mirror of one person from
--- before version 11, until its first start names the person).
+-- Whose token registered the webhook (NULL for a webhook registered before
+-- the mirror knew its people, until the daemon's next start names them).
 ALTER TABLE webhooks ADD COLUMN person TEXT;

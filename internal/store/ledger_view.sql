@@ -6,8 +6,8 @@
 -- units, hold amounts, links) for SQL. A narrow view is also a fast one:
 -- SQLite's cost per exported row grows with its columns (README,
 -- Performance).
--- Version 9 adds offsets_spending as its last column
--- (spending_offsets.sql).
+-- spending_offsets.sql redefines it with offsets_spending as its last
+-- column.
 CREATE VIEW IF NOT EXISTS v_ledger AS
 SELECT
     created_date,                               -- 'YYYY-MM-DD' in the customer's zone

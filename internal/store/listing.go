@@ -162,6 +162,13 @@ func (s *Store) SaveListingPage(ctx context.Context, l *Listing, txs []bank.Tran
 // and is deleted here with a 'deleted' history row. It returns the ids
 // deleted. Only call it after the last page was saved.
 func (s *Store) FinishListing(ctx context.Context, l *Listing) (deleted []string, err error) {
+	return s.finishListing(ctx, l, nil, true)
+}
+
+// finishListing is FinishListing; when accounts is not nil, only their
+// transactions may be deleted (household_sync.go), and only when complete
+// are the events pending at its start marked processed.
+func (s *Store) finishListing(ctx context.Context, l *Listing, accounts []string, complete bool) (deleted []string, err error) {
 	if l.NextURL != "" {
 		return nil, fmt.Errorf("finish listing %s: pages remain", l.Name)
 	}
@@ -180,10 +187,18 @@ func (s *Store) FinishListing(ctx context.Context, l *Listing) (deleted []string
 		if n != 1 {
 			return fmt.Errorf("finish listing %s: %w", l.Name, ErrListingLost)
 		}
+		only, all := "[]", 1
+		if accounts != nil {
+			if only, err = jsonArg(accounts); err != nil {
+				return err
+			}
+			all = 0
+		}
 		rows, err := tx.QueryContext(ctx, `SELECT id FROM transactions AS t
 			WHERE id NOT IN (SELECT j.value FROM sync_seen, json_each(sync_seen.ids) AS j)
+			AND (? OR account_id IN (SELECT value FROM json_each(?)))
 			AND NOT EXISTS (SELECT 1 FROM transaction_history AS h
-				WHERE h.transaction_id = t.id AND h.change = 'created' AND h.seq > ?)`, l.StartSeq)
+				WHERE h.transaction_id = t.id AND h.change = 'created' AND h.seq > ?)`, all, only, l.StartSeq)
 		if err != nil {
 			return fmt.Errorf("find deleted: %w", err)
 		}
@@ -212,7 +227,7 @@ func (s *Store) FinishListing(ctx context.Context, l *Listing) (deleted []string
 		// Every page was fetched after the events pending when the listing
 		// began: their effect is made, stuck ones included.
 		_, err = tx.ExecContext(ctx, `UPDATE webhook_events SET processed_at = ?, last_error = NULL
-			WHERE processed_at IS NULL AND id IN (SELECT id FROM sync_pending_events)`, w.now)
+			WHERE ? AND processed_at IS NULL AND id IN (SELECT id FROM sync_pending_events)`, w.now, complete)
 		if err != nil {
 			return fmt.Errorf("mark covered events processed: %w", err)
 		}

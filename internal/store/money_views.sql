@@ -48,10 +48,10 @@ ALTER TABLE transaction_history ADD COLUMN observed_date TEXT;
 ALTER TABLE transaction_history ADD COLUMN observed_month TEXT;
 CREATE INDEX IF NOT EXISTS transaction_history_observed_epoch ON transaction_history (observed_epoch);
 
--- One row per live transaction. The columns of schema version 1 keep
--- their names and meaning; the rest are new.
--- Version 9 redefines this view, v_monthly_spending and v_monthly_income
--- (spending_offsets.sql): categorised money in offsets spending.
+-- One row per live transaction. The columns of schema.sql's
+-- v_transactions keep their names and meaning; the others follow them.
+-- spending_offsets.sql redefines this view, v_monthly_spending and
+-- v_monthly_income: categorised money in offsets spending.
 DROP VIEW IF EXISTS v_transactions;
 CREATE VIEW v_transactions AS
 SELECT
@@ -80,7 +80,7 @@ SELECT
     t.performing_customer,
     t.card_purchase_method,
     t.transaction_type,
-    -- new columns
+    -- the columns schema.sql's view lacks
     a.account_type,                             -- TRANSACTIONAL, SAVER or HOME_LOAN
     a.ownership_type,                           -- INDIVIDUAL or JOINT
     ta.display_name AS transfer_account_name,   -- the other account of a transfer between own accounts

@@ -1,4 +1,4 @@
--- Search and the dashboard's aggregates (schema version 10).
+-- Search and the dashboard's aggregates.
 --
 -- transactions_search is an FTS5 index of each live transaction's
 -- description, message, note, raw text and tag labels, keyed by the

@@ -4,11 +4,11 @@
 -- in its month, like a card refund. Money in without a category (salary,
 -- interest) stays income.
 --
--- v_transactions gains offsets_spending, the flag of what
+-- v_transactions has offsets_spending, the flag of what
 -- v_monthly_spending nets; v_monthly_spending nets it and v_monthly_income
--- leaves it out; v_ledger gains the flag as its last column. The other
--- columns keep their names and meaning (is_refund included); see
--- money_views.sql and ledger_view.sql for them.
+-- leaves it out; v_ledger has the flag as its last column. The other
+-- columns are those of money_views.sql and ledger_view.sql, with the same
+-- names and meaning (is_refund included): see them there.
 DROP VIEW IF EXISTS v_ledger;
 DROP VIEW IF EXISTS v_monthly_spending;
 DROP VIEW IF EXISTS v_monthly_income;
@@ -42,7 +42,7 @@ SELECT
     t.performing_customer,
     t.card_purchase_method,
     t.transaction_type,
-    -- columns of schema version 5
+    -- the columns schema.sql's view lacks (money_views.sql)
     a.account_type,                             -- TRANSACTIONAL, SAVER or HOME_LOAN
     a.ownership_type,                           -- INDIVIDUAL or JOINT
     ta.display_name AS transfer_account_name,   -- the other account of a transfer between own accounts

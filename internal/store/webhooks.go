@@ -18,16 +18,19 @@ type Webhook struct {
 	SecretKey   string
 	CreatedAt   string
 	DeletedAt   *string
+	// Person is whose token registered it ("" on a mirror of one person
+	// from before the household, until its first start names the person).
+	Person string
 }
 
 // SaveWebhook records a newly registered webhook, and its secret in the
 // secrets file.
 func (s *Store) SaveWebhook(ctx context.Context, w Webhook) error {
 	return s.InTx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO webhooks (id, url, description, secret_key, created_at) VALUES (?, ?, ?, '', ?)
+		_, err := tx.ExecContext(ctx, `INSERT INTO webhooks (id, url, description, secret_key, created_at, person) VALUES (?, ?, ?, '', ?, nullif(?, ''))
 			ON CONFLICT (id) DO UPDATE SET url = excluded.url, description = excluded.description,
-			secret_key = '', created_at = excluded.created_at, deleted_at = NULL`,
-			w.ID, w.URL, nullable(w.Description), w.CreatedAt)
+			secret_key = '', created_at = excluded.created_at, deleted_at = NULL, person = excluded.person`,
+			w.ID, w.URL, nullable(w.Description), w.CreatedAt, w.Person)
 		if err != nil {
 			return fmt.Errorf("save webhook: %w", err)
 		}
@@ -59,7 +62,7 @@ func (s *Store) ActiveWebhooks(ctx context.Context) ([]Webhook, error) {
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.ro.QueryContext(ctx, `SELECT id, url, description, created_at, deleted_at
+	rows, err := s.ro.QueryContext(ctx, `SELECT id, url, description, created_at, deleted_at, coalesce(person, '')
 		FROM webhooks WHERE deleted_at IS NULL ORDER BY created_at, id`)
 	if err != nil {
 		return nil, fmt.Errorf("list webhooks: %w", err)
@@ -68,7 +71,7 @@ func (s *Store) ActiveWebhooks(ctx context.Context) ([]Webhook, error) {
 	var out []Webhook
 	for rows.Next() {
 		var w Webhook
-		if err := rows.Scan(&w.ID, &w.URL, &w.Description, &w.CreatedAt, &w.DeletedAt); err != nil {
+		if err := rows.Scan(&w.ID, &w.URL, &w.Description, &w.CreatedAt, &w.DeletedAt, &w.Person); err != nil {
 			return nil, fmt.Errorf("list webhooks: %w", err)
 		}
 		w.SecretKey = doc.Webhooks[w.ID].SecretKey
@@ -84,8 +87,8 @@ func (s *Store) ActiveWebhooks(ctx context.Context) ([]Webhook, error) {
 // empty once a deleted webhook's secret has been erased.
 func (s *Store) Webhook(ctx context.Context, id string) (Webhook, error) {
 	var w Webhook
-	err := s.ro.QueryRowContext(ctx, `SELECT id, url, description, created_at, deleted_at
-		FROM webhooks WHERE id = ?`, id).Scan(&w.ID, &w.URL, &w.Description, &w.CreatedAt, &w.DeletedAt)
+	err := s.ro.QueryRowContext(ctx, `SELECT id, url, description, created_at, deleted_at, coalesce(person, '')
+		FROM webhooks WHERE id = ?`, id).Scan(&w.ID, &w.URL, &w.Description, &w.CreatedAt, &w.DeletedAt, &w.Person)
 	if errors.Is(err, sql.ErrNoRows) {
 		return w, fmt.Errorf("webhook %s: %w", id, ErrNotFound)
 	}

@@ -10,8 +10,6 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -21,6 +19,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/export"
 	"github.com/bankmirror/bankmirror/internal/health"
 	"github.com/bankmirror/bankmirror/internal/logfield"
+	"github.com/bankmirror/bankmirror/internal/receipts"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
 
@@ -409,17 +408,13 @@ func (h *Handler) transaction(w http.ResponseWriter, r *http.Request) {
 // other file are downloaded.
 var imageTypes = map[string]bool{"image/jpeg": true, "image/png": true, "image/gif": true, "image/webp": true}
 
-// receiptName is the shape of a kept receipt's file name (receipts' save):
-// its content's SHA-256 and a short extension.
-var receiptName = regexp.MustCompile(`^[0-9a-f]{64}\.[a-z0-9]{1,8}$`)
-
 // errNoReceipt: the transaction has no kept receipt the dashboard may
 // serve.
 var errNoReceipt = errors.New("no receipt kept")
 
-// receipt serves the kept file of a transaction's receipt: only a file
-// named as receipts names them, directly in the attachments directory (not
-// a link), whatever directory the mirror's local_path names.
+// receipt serves the kept file of a transaction's receipt: only the file
+// receipts kept, in the attachments directory, checked by receipts.Open,
+// whatever directory the mirror's local_path names.
 func (h *Handler) receipt(w http.ResponseWriter, r *http.Request) {
 	d, err := h.m.TransactionDetail(r.Context(), r.PathValue("id"))
 	if err == nil && d.ReceiptPath == "" {
@@ -429,7 +424,7 @@ func (h *Handler) receipt(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	f, err := h.openReceipt(d.ReceiptPath)
+	f, err := receipts.Open(h.o.AttachmentsDir, d.ReceiptPath)
 	if err != nil {
 		h.log.Warn().Err(err).Str(logfield.TransactionID, d.ID).Msg("dashboard: receipt refused")
 		h.fail(w, r, errNoReceipt)
@@ -454,38 +449,6 @@ func (h *Handler) receipt(w http.ResponseWriter, r *http.Request) {
 	hd.Set("Content-Type", ctype)
 	hd.Set("Content-Disposition", mime.FormatMediaType(disposition, map[string]string{"filename": "receipt-" + d.AttachmentID + extOf(ctype)}))
 	http.ServeContent(w, r, "", st.ModTime(), f)
-}
-
-// openReceipt opens the kept file stored as path: its base name, checked,
-// in the attachments directory, through os.Root (nothing outside it), and
-// refused if it is a symbolic link or not a regular file.
-func (h *Handler) openReceipt(path string) (*os.File, error) {
-	if h.o.AttachmentsDir == "" {
-		return nil, errors.New("no attachments directory (BANKMIRROR_ATTACHMENTS_DIR) set")
-	}
-	name := filepath.Base(path)
-	if !receiptName.MatchString(name) {
-		return nil, fmt.Errorf("stored file name %q is not a receipt's", name)
-	}
-	root, err := os.OpenRoot(h.o.AttachmentsDir)
-	if err != nil {
-		return nil, fmt.Errorf("attachments directory: %w", err)
-	}
-	defer root.Close()
-	if fi, err := root.Lstat(name); err != nil {
-		return nil, fmt.Errorf("receipt file: %w", err)
-	} else if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("receipt file %s is not a regular file (%s)", name, fi.Mode().Type())
-	}
-	f, err := root.Open(name)
-	if err != nil {
-		return nil, fmt.Errorf("receipt file: %w", err)
-	}
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		_ = f.Close()
-		return nil, fmt.Errorf("receipt file %s is not a regular file", name)
-	}
-	return f, nil
 }
 
 func extOf(ctype string) string {

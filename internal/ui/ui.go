@@ -116,7 +116,7 @@ type Handler struct {
 	pages      map[string]*template.Template
 	mux        *http.ServeMux
 	throttle   *throttle.Table
-	refused    *refusals.Log
+	refused    *refusals.Counter
 	log        zerolog.Logger
 	staticSub  http.Handler
 }

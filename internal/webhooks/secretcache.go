@@ -19,7 +19,7 @@ import (
 // webhooks (and of a deleted one, for store.SecretGrace), whether a
 // registration is storing a new one, and where the database is (to watch).
 type SecretStore interface {
-	WebhookSecrets(ctx context.Context) ([][]byte, error)
+	WebhookKeys(ctx context.Context) ([]store.WebhookKey, error)
 	WebhookRegistering(ctx context.Context) bool
 	Path() string
 }
@@ -31,6 +31,33 @@ var _ SecretStore = (*store.Store)(nil)
 type keys struct {
 	secrets     [][]byte
 	registering bool
+	// byWebhook holds each registered webhook's secret by webhook id;
+	// anyWebhook the secrets of no known webhook (BANKMIRROR_WEBHOOK_SECRET,
+	// a secret whose row never committed), which any delivery may be
+	// signed with.
+	byWebhook  map[string][]byte
+	anyWebhook [][]byte
+	// what they were made of, to filter again
+	all   []store.WebhookKey
+	extra []byte
+}
+
+// newKeys indexes the keys of the people in people (every person when
+// people is nil), and extra.
+func newKeys(all []store.WebhookKey, extra []byte, people map[string]bool, registering bool) *keys {
+	k := &keys{registering: registering, byWebhook: make(map[string][]byte, len(all)), all: all, extra: extra}
+	for _, w := range all {
+		if w.Person != "" && people != nil && !people[w.Person] {
+			continue // a person removed from the configuration
+		}
+		k.secrets = append(k.secrets, w.Secret)
+		k.byWebhook[w.WebhookID] = w.Secret
+	}
+	if len(extra) > 0 {
+		k.secrets = append(k.secrets, extra)
+		k.anyWebhook = append(k.anyWebhook, extra)
+	}
+	return k
 }
 
 // MissReloadGap is the shortest time between two loads that SecretCache.Miss
@@ -50,7 +77,7 @@ const MissReloadGap = 10 * time.Millisecond
 //     (commits they cannot cause: refused requests write nothing);
 //   - and no miss reloaded less than MissReloadGap ago.
 type SecretCache struct {
-	load   func(ctx context.Context) (keys, error)
+	load   func(ctx context.Context, people map[string]bool) (*keys, error)
 	every  time.Duration
 	minGap time.Duration
 	now    func() time.Time
@@ -60,9 +87,10 @@ type SecretCache struct {
 	mark func() string
 
 	keys       atomic.Pointer[keys]
-	mu         sync.Mutex // serialises loads
-	loadedMark string     // mark taken before the last successful load
-	missLoaded time.Time  // when Miss last reloaded
+	mu         sync.Mutex      // serialises loads
+	people     map[string]bool // the people configured; nil: any
+	loadedMark string          // mark taken before the last successful load
+	missLoaded time.Time       // when Miss last reloaded
 	lastErr    string
 }
 
@@ -72,15 +100,12 @@ type SecretCache struct {
 // after a commit to st's database or a change to its secrets file, from
 // any process. Call Load once before serving, then Run.
 func NewSecretCache(st SecretStore, extra []byte, every time.Duration, log zerolog.Logger) *SecretCache {
-	c := newSecretCache(func(ctx context.Context) (keys, error) {
-		s, err := st.WebhookSecrets(ctx)
+	c := newSecretCache(func(ctx context.Context, people map[string]bool) (*keys, error) {
+		all, err := st.WebhookKeys(ctx)
 		if err != nil {
-			return keys{}, err
+			return nil, err
 		}
-		if len(extra) > 0 {
-			s = append(s, extra)
-		}
-		return keys{secrets: s, registering: st.WebhookRegistering(ctx)}, nil
+		return newKeys(all, extra, people, st.WebhookRegistering(ctx)), nil
 	}, every, log)
 	c.watch(store.WALPath(st.Path()), store.SecretsPath(st.Path()))
 	return c
@@ -88,10 +113,10 @@ func NewSecretCache(st SecretStore, extra []byte, every time.Duration, log zerol
 
 // newSecretCache returns a cache that reloads with load every interval,
 // watching nothing (every miss may reload).
-func newSecretCache(load func(ctx context.Context) (keys, error), every time.Duration, log zerolog.Logger) *SecretCache {
+func newSecretCache(load func(ctx context.Context, people map[string]bool) (*keys, error), every time.Duration, log zerolog.Logger) *SecretCache {
 	c := &SecretCache{load: load, every: every, minGap: MissReloadGap, now: time.Now,
 		log: log.With().Str(logfield.Component, "receiver").Logger()}
-	c.keys.Store(&keys{})
+	c.keys.Store(&keys{byWebhook: map[string][]byte{}})
 	return c
 }
 
@@ -130,7 +155,7 @@ func (c *SecretCache) loadLocked(ctx context.Context) error {
 	if c.mark != nil {
 		mark = c.mark()
 	}
-	k, err := c.load(ctx)
+	k, err := c.load(ctx, c.people)
 	if err != nil {
 		if err.Error() != c.lastErr && ctx.Err() == nil {
 			c.log.Error().Err(err).Msg("reload webhook secrets; keeping the ones loaded")
@@ -140,7 +165,28 @@ func (c *SecretCache) loadLocked(ctx context.Context) error {
 	}
 	c.lastErr = ""
 	c.loadedMark = mark
-	c.keys.Store(&k)
+	c.keys.Store(k)
+	return nil
+}
+
+// SetPeople makes only the webhooks of people (the household as
+// configured, after a start or a reload) verify deliveries, from now on: a
+// person removed from the configuration has their webhooks' secrets
+// refused at once, even within their grace. A webhook from before the
+// household (no person) is kept. It reloads the keys.
+func (c *SecretCache) SetPeople(ctx context.Context, people []string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.people = make(map[string]bool, len(people))
+	for _, p := range people {
+		c.people[p] = true
+	}
+	if err := c.loadLocked(ctx); err != nil {
+		// Whatever the load, a removed person's secrets go now.
+		old := c.keys.Load()
+		c.keys.Store(newKeys(old.all, old.extra, c.people, old.registering))
+		return err
+	}
 	return nil
 }
 
@@ -160,6 +206,19 @@ func (c *SecretCache) Run(ctx context.Context) {
 
 // Secrets returns the cached secrets.
 func (c *SecretCache) Secrets(context.Context) ([][]byte, error) { return c.keys.Load().secrets, nil }
+
+// SecretsOf returns the secrets a delivery naming webhook id may be
+// signed with: that webhook's, if it is known, and those of no known
+// webhook (BANKMIRROR_WEBHOOK_SECRET). Whatever the household's size, they
+// are few: the receiver checks these when Secrets are many.
+func (c *SecretCache) SecretsOf(_ context.Context, id string) [][]byte {
+	k := c.keys.Load()
+	s, ok := k.byWebhook[id]
+	if !ok {
+		return k.anyWebhook
+	}
+	return append([][]byte{s}, k.anyWebhook...)
+}
 
 // Registering returns the cached registration mark.
 func (c *SecretCache) Registering(context.Context) bool { return c.keys.Load().registering }

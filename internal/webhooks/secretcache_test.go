@@ -107,11 +107,15 @@ func (k *keySource) setRegistering(on bool) {
 	k.registering = on
 }
 
-func (k *keySource) load(context.Context) (keys, error) {
+func (k *keySource) load(_ context.Context, people map[string]bool) (*keys, error) {
 	k.loads.Add(1)
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	return keys{secrets: slices.Clone(k.secrets), registering: k.registering}, nil
+	all := make([]store.WebhookKey, len(k.secrets))
+	for i, s := range k.secrets {
+		all[i] = store.WebhookKey{WebhookID: fmt.Sprintf("wh-%d", i), Secret: slices.Clone(s)}
+	}
+	return newKeys(all, nil, people, k.registering), nil
 }
 
 func cachedReceiver(t *testing.T, src *keySource, minGap time.Duration) http.Handler {
@@ -239,9 +243,9 @@ type countingStore struct {
 	loads atomic.Int64
 }
 
-func (c *countingStore) WebhookSecrets(ctx context.Context) ([][]byte, error) {
+func (c *countingStore) WebhookKeys(ctx context.Context) ([]store.WebhookKey, error) {
 	c.loads.Add(1)
-	return c.Store.WebhookSecrets(ctx)
+	return c.Store.WebhookKeys(ctx)
 }
 
 // The store-backed cache tells a commit from another process by the
@@ -312,5 +316,114 @@ func TestSecretCacheReadsTheStoreAndTheConfiguredSecret(t *testing.T) {
 	}
 	if s, _ := bare.Secrets(ctx); len(s) != 1 || string(s[0]) != string(secretA) {
 		t.Errorf("secrets without a configured one = %q", s)
+	}
+}
+
+// peopleKeys is a household of n people, person i's webhook wh-i signed
+// with secret-i.
+func peopleKeys(n int) []store.WebhookKey {
+	out := make([]store.WebhookKey, n)
+	for i := range out {
+		out[i] = store.WebhookKey{WebhookID: fmt.Sprintf("wh-%d", i), Person: fmt.Sprintf("p%d", i),
+			Secret: fmt.Appendf(nil, "whsec-person-%d", i)}
+	}
+	return out
+}
+
+// In a household of many people a delivery's signature is checked against
+// the secret of the webhook its body names (and the configured one), not
+// every person's: what a stranger's request costs does not grow with the
+// household. Each person's own delivery is accepted; one naming a webhook
+// but signed with another person's secret is refused.
+func TestSecretCacheManyPeopleCheckTheNamedWebhook(t *testing.T) {
+	all := peopleKeys(32)
+	c := newSecretCache(func(_ context.Context, people map[string]bool) (*keys, error) {
+		return newKeys(all, secretB, people, false), nil
+	}, time.Hour, zerolog.Nop())
+	if err := c.Load(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if s, _ := c.Secrets(context.Background()); len(s) != 33 {
+		t.Fatalf("%d secrets, want 33", len(s))
+	}
+	if got := c.SecretsOf(context.Background(), "wh-1"); len(got) != 2 || string(got[0]) != string(all[1].Secret) || string(got[1]) != string(secretB) {
+		t.Errorf("SecretsOf(wh-1) = %q, want person 1's and the configured one", got)
+	}
+	if got := c.SecretsOf(context.Background(), "wh-unknown"); len(got) != 1 {
+		t.Errorf("SecretsOf(unknown) = %q, want the configured one only", got)
+	}
+	h := serveWith(t, c)
+	body := eventBody("ev-1", "TRANSACTION_CREATED") // names wh-1
+	if code := post(h, body, all[1].Secret); code != http.StatusOK {
+		t.Errorf("delivery of wh-1 signed with its secret: %d", code)
+	}
+	if code := post(h, eventBody("ev-2", "TRANSACTION_CREATED"), secretB); code != http.StatusOK {
+		t.Errorf("delivery signed with the configured secret: %d", code)
+	}
+	if code := post(h, eventBody("ev-3", "TRANSACTION_CREATED"), all[7].Secret); code != http.StatusUnauthorized {
+		t.Errorf("delivery naming wh-1 signed with person 7's secret: %d, want 401", code)
+	}
+	if code := post(h, []byte(`not json`), all[1].Secret); code != http.StatusUnauthorized {
+		t.Errorf("a body naming no webhook, signed with a person's secret: %d, want 401", code)
+	}
+}
+
+// SetPeople drops a removed person's secrets at once, and keeps the
+// webhooks of no person (from before the household).
+func TestSecretCacheSetPeople(t *testing.T) {
+	all := append(peopleKeys(3), store.WebhookKey{WebhookID: "wh-old", Secret: secretA})
+	c := newSecretCache(func(_ context.Context, people map[string]bool) (*keys, error) {
+		return newKeys(all, nil, people, false), nil
+	}, time.Hour, zerolog.Nop())
+	ctx := context.Background()
+	if err := c.SetPeople(ctx, []string{"p0", "p2"}); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := c.Secrets(ctx)
+	var names []string
+	for _, s := range got {
+		names = append(names, string(s))
+	}
+	slices.Sort(names)
+	if want := []string{string(secretA), "whsec-person-0", "whsec-person-2"}; !slices.Equal(names, want) {
+		t.Errorf("secrets = %q, want %q", names, want)
+	}
+	if s := c.SecretsOf(ctx, "wh-1"); len(s) != 0 {
+		t.Errorf("a removed person's webhook still has secrets: %q", s)
+	}
+}
+
+// A stranger's request costs the same whatever the household's size: one
+// parse and at most two HMACs past MaxTriedSecrets secrets.
+func BenchmarkStrangerByHouseholdSize(b *testing.B) {
+	for _, n := range []int{1, 4, 32} {
+		b.Run(fmt.Sprintf("people=%d", n), func(b *testing.B) {
+			all := peopleKeys(n)
+			c := newSecretCache(func(_ context.Context, people map[string]bool) (*keys, error) {
+				return newKeys(all, nil, people, false), nil
+			}, time.Hour, zerolog.Nop())
+			c.minGap = time.Hour
+			if err := c.Load(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+			st, err := store.Open(context.Background(), filepath.Join(b.TempDir(), "m.db"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer st.Close()
+			r := receiver.New(st, receiver.Config{Keys: c, Log: zerolog.Nop()})
+			if err := r.Start(context.Background()); err != nil {
+				b.Fatal(err)
+			}
+			defer r.Close()
+			h := r.Handler()
+			body := eventBody("ev-x", "TRANSACTION_CREATED")
+			b.ResetTimer()
+			for range b.N {
+				if code := post(h, body, []byte("not-a-secret")); code != http.StatusUnauthorized {
+					b.Fatalf("stranger: %d", code)
+				}
+			}
+		})
 	}
 }

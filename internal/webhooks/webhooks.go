@@ -66,18 +66,37 @@ type OrphanError struct {
 func (e *OrphanError) Error() string { return e.Err.Error() }
 func (e *OrphanError) Unwrap() error { return e.Err }
 
-// Manager manages one mirror's webhooks at the bank.
+// Manager manages one mirror's webhooks at the bank, through one person's
+// token.
 type Manager struct {
+	person string
 	bank   Bank
 	store  Store
 	healer Healer
 	log    zerolog.Logger
 }
 
-// New returns a Manager.
+// New returns a Manager of webhooks whose person is not recorded (a
+// webhook made by the demo).
 func New(b Bank, s Store, h Healer, log zerolog.Logger) *Manager {
-	return &Manager{bank: b, store: s, healer: h, log: log.With().Str(logfield.Component, "webhooks").Logger()}
+	return NewFor("", b, s, h, log)
 }
+
+// NewFor returns the Manager of person's webhooks, registered through b,
+// their token's client: each webhook it registers is recorded as theirs.
+func NewFor(person string, b Bank, s Store, h Healer, log zerolog.Logger) *Manager {
+	l := log.With().Str(logfield.Component, "webhooks")
+	if person != "" {
+		l = l.Str(logfield.Person, person)
+	}
+	return &Manager{person: person, bank: b, store: s, healer: h, log: l.Logger()}
+}
+
+// Person is whose token the manager uses.
+func (m *Manager) Person() string { return m.person }
+
+// Bank is the client of the manager's token.
+func (m *Manager) Bank() Bank { return m.bank }
 
 // Register creates a webhook for url at the bank and stores its secret at
 // once. While it does, the daemon answers deliveries it cannot verify with
@@ -110,7 +129,7 @@ func (m *Manager) Register(ctx context.Context, url string, desc *string) (bank.
 		return hook, err
 	}
 	if err := m.store.SaveWebhook(ctx, store.Webhook{ID: hook.ID, URL: hook.URL, Description: hook.Description,
-		SecretKey: hook.SecretKey, CreatedAt: hook.CreatedAt}); err != nil {
+		SecretKey: hook.SecretKey, CreatedAt: hook.CreatedAt, Person: m.person}); err != nil {
 		// Without its secret the webhook is useless: take it back.
 		if derr := m.bank.DeleteWebhook(context.WithoutCancel(ctx), hook.ID); derr != nil {
 			return hook, fmt.Errorf("store secret of webhook %s: %w (and deleting it failed: %w)", hook.ID, err, derr)

@@ -38,6 +38,10 @@ const (
 // None, as a category (in any case), removes the transaction's category.
 const None = "none"
 
+// OwnershipJoint is a 2Up account's ownershipType: the bank refuses tags
+// on its transactions.
+const OwnershipJoint = "JOINT"
+
 // Bank is what write-back needs of the bank client (*bank.Client).
 type Bank interface {
 	Transaction(ctx context.Context, id string) (bank.Transaction, error)
@@ -49,6 +53,7 @@ type Bank interface {
 // Mirror is what write-back needs of the store (*store.Store).
 type Mirror interface {
 	TransactionLabels(ctx context.Context, ids []string) (map[string]store.Labels, error)
+	TransactionAccounts(ctx context.Context, ids []string) (map[string]store.TxAccount, error)
 	CategoryTree(ctx context.Context) (map[string]store.CategoryNode, error)
 	UpsertTransactions(ctx context.Context, txs []bank.Transaction) (store.UpsertResult, error)
 }
@@ -103,6 +108,7 @@ func (v Invalid) Error() string {
 // labels to add to or remove from it.
 type Step struct {
 	TxID        string
+	Person      string   // whose token sends it ("" for a household of one unnamed)
 	Description string   // the transaction's, as mirrored
 	Lines       []int    // the rows it carries out
 	Category    string   // Categorize: the category wanted, "" for none
@@ -219,14 +225,74 @@ type Options struct {
 
 // Writer makes changes at the bank and in the mirror.
 type Writer struct {
-	bank   Bank
+	people []Person
 	mirror Mirror
 	log    zerolog.Logger
 }
 
-// New returns a Writer.
+// Person is a person of the household and their token's client.
+type Person struct {
+	Name string
+	Bank Bank
+}
+
+// New returns a Writer sending every change through b.
 func New(b Bank, m Mirror, log zerolog.Logger) *Writer {
-	return &Writer{bank: b, mirror: m, log: log.With().Str(logfield.Component, "writeback").Logger()}
+	return NewHousehold([]Person{{Bank: b}}, m, log)
+}
+
+// NewHousehold returns a Writer for a household: each change goes through
+// the token of a person who sees the transaction's account, the first in
+// people's order whose token the bank has not rejected. An account whose
+// people the mirror has not recorded goes through the first person's.
+func NewHousehold(people []Person, m Mirror, log zerolog.Logger) *Writer {
+	return &Writer{people: people, mirror: m, log: log.With().Str(logfield.Component, "writeback").Logger()}
+}
+
+// tokenRejected reports whether b's token was rejected by the bank (a
+// *bank.Client knows).
+func tokenRejected(b Bank) bool {
+	t, ok := b.(interface{ Token() bank.TokenState })
+	return ok && t.Token().Rejected
+}
+
+// through picks the person whose token sends changes to account a, or
+// says why none can.
+func (w *Writer) through(a store.TxAccount) (Person, string) {
+	if len(a.People) == 0 {
+		return w.people[0], ""
+	}
+	var seen, rejected []string
+	for _, p := range w.people {
+		if p.Name != "" && !slices.Contains(a.People, p.Name) {
+			continue
+		}
+		if tokenRejected(p.Bank) {
+			rejected = append(rejected, p.Name)
+			continue
+		}
+		return p, ""
+	}
+	for _, n := range a.People {
+		if !slices.Contains(rejected, n) {
+			seen = append(seen, n)
+		}
+	}
+	if len(rejected) > 0 {
+		return Person{}, fmt.Sprintf("the bank rejected the token of %s, who sees account %s: put a new token in place first",
+			strings.Join(rejected, " and "), a.AccountID)
+	}
+	return Person{}, fmt.Sprintf("no configured person's token sees account %s (it is %s's)", a.AccountID, strings.Join(seen, " and "))
+}
+
+// bankOf is the client of person's token.
+func (w *Writer) bankOf(person string) Bank {
+	for _, p := range w.people {
+		if p.Name == person {
+			return p.Bank
+		}
+	}
+	return w.people[0].Bank
 }
 
 // Run checks rows against the mirror, then sends one request per
@@ -282,6 +348,7 @@ func stops(err error) bool {
 // apply sends one step and mirrors the transaction the bank then has.
 func (w *Writer) apply(ctx context.Context, op Op, s Step) Result {
 	r := Result{Step: s}
+	b := w.bankOf(s.Person)
 	var err error
 	switch op {
 	case Categorize:
@@ -289,11 +356,11 @@ func (w *Writer) apply(ctx context.Context, op Op, s Step) Result {
 		if s.Category != "" {
 			c = &s.Category
 		}
-		err = w.bank.SetCategory(ctx, s.TxID, c)
+		err = b.SetCategory(ctx, s.TxID, c)
 	case AddTags:
-		err = w.bank.AddTags(ctx, s.TxID, s.Labels)
+		err = b.AddTags(ctx, s.TxID, s.Labels)
 	case RemoveTags:
-		err = w.bank.RemoveTags(ctx, s.TxID, s.Labels)
+		err = b.RemoveTags(ctx, s.TxID, s.Labels)
 	}
 	if err != nil {
 		r.Status, r.Err = Failed, err
@@ -305,7 +372,7 @@ func (w *Writer) apply(ctx context.Context, op Op, s Step) Result {
 		return r
 	}
 	r.Status = Applied
-	t, err := w.bank.Transaction(ctx, s.TxID)
+	t, err := b.Transaction(ctx, s.TxID)
 	if err != nil {
 		r.MirrorErr = fmt.Errorf("refetch: %w", err)
 		return r
@@ -356,6 +423,10 @@ func (w *Writer) plan(ctx context.Context, op Op, rows []Row) (steps, unchanged 
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	accounts, err := w.mirror.TransactionAccounts(ctx, ids)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	var tree map[string]store.CategoryNode
 	if op == Categorize {
 		if tree, err = w.mirror.CategoryTree(ctx); err != nil {
@@ -363,7 +434,7 @@ func (w *Writer) plan(ctx context.Context, op Op, rows []Row) (steps, unchanged 
 		}
 	}
 	p := planner{op: op, known: known, tree: tree, byTx: map[string]*Step{},
-		seen: map[string][]Row{}, conflicts: map[string]bool{}}
+		seen: map[string][]Row{}, conflicts: map[string]bool{}, accounts: accounts, through: w.through}
 	for _, r := range rows {
 		if op == Categorize && r.Value != "" && !isNone(r.Value) && r.problem == "" {
 			id, reason := ResolveCategory(tree, r.Value)
@@ -404,6 +475,10 @@ type planner struct {
 	// transactions given two different categories.
 	seen      map[string][]Row
 	conflicts map[string]bool
+	// accounts is each transaction's account; through picks the person
+	// whose token changes it.
+	accounts map[string]store.TxAccount
+	through  func(a store.TxAccount) (Person, string)
 }
 
 // check returns why r is invalid on its own, or "".
@@ -424,6 +499,13 @@ func (p *planner) check(r Row) string {
 	l, ok := p.known[r.TxID]
 	if !ok {
 		return fmt.Sprintf("transaction %s is not in the mirror (a new one? run `bankmirror sync` first)", r.TxID)
+	}
+	a := p.accounts[r.TxID]
+	if p.op == AddTags && a.Ownership == OwnershipJoint {
+		return fmt.Sprintf("transaction %s (%s) is on a 2Up joint account: the bank does not allow tags on 2Up transactions", r.TxID, l.Description)
+	}
+	if _, why := p.through(a); why != "" {
+		return fmt.Sprintf("transaction %s (%s): %s", r.TxID, l.Description, why)
 	}
 	if p.op != Categorize {
 		return ""
@@ -464,7 +546,8 @@ func (p *planner) add(r Row) {
 	s, ok := p.byTx[r.TxID]
 	if !ok {
 		l := p.known[r.TxID]
-		s = &Step{TxID: r.TxID, Description: l.Description, Before: l.CategoryID, Tags: l.Tags}
+		who, _ := p.through(p.accounts[r.TxID])
+		s = &Step{TxID: r.TxID, Person: who.Name, Description: l.Description, Before: l.CategoryID, Tags: l.Tags}
 		if p.op == Categorize {
 			s.Category = categoryOf(r.Value)
 		}

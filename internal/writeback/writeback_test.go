@@ -2,6 +2,7 @@ package writeback_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"net/http/httptest"
@@ -715,5 +716,98 @@ func TestResolveCategory(t *testing.T) {
 	want := []string{"good-life", "restaurants-and-cafes", "takeaway", "home", "home-office", "work-office"}
 	if !slices.Equal(ids, want) {
 		t.Errorf("ListCategories = %v, want %v", ids, want)
+	}
+}
+
+// jointAccount is the simulated bank's 2Up account.
+func (e *env) jointAccount(t *testing.T) string {
+	t.Helper()
+	for _, a := range e.sim.Snapshot().Accounts {
+		if a.OwnershipType == writeback.OwnershipJoint {
+			return a.ID
+		}
+	}
+	t.Fatal("no joint account at the simulated bank")
+	return ""
+}
+
+// A tag on a transaction of a 2Up joint account is refused before any
+// request, in one line saying the bank does not allow it; its category
+// can still be changed.
+func TestTagOnJointRefused(t *testing.T) {
+	e := newEnv(t, 300)
+	joint := e.jointAccount(t)
+	tx := e.pick(t, func(tx simulator.Transaction) bool { return tx.AccountID == joint && categorizable(tx) })
+	state, reqs := e.state(t), e.sim.Requests()
+	rep, err := e.run(t, writeback.AddTags, writeback.Row{TxID: tx.ID, Value: "holiday"})
+	if !errors.Is(err, writeback.ErrInvalid) || len(rep.Invalid) != 1 {
+		t.Fatalf("err = %v, invalid = %+v; want the row refused", err, rep.Invalid)
+	}
+	if msg := rep.Invalid[0].Error(); !strings.Contains(msg, "the bank does not allow tags on 2Up transactions") || strings.Contains(msg, "\n") {
+		t.Errorf("refusal = %q, want one line saying the bank does not allow tags on 2Up transactions", msg)
+	}
+	if n := e.sim.Requests() - reqs; n != 0 {
+		t.Errorf("%d requests sent", n)
+	}
+	if e.state(t) != state {
+		t.Error("the mirror changed")
+	}
+	rep, err = e.run(t, writeback.Categorize, writeback.Row{TxID: tx.ID, Value: e.otherChild(t, tx.CategoryID)})
+	if err != nil || rep.Count(writeback.Applied) != 1 {
+		t.Errorf("categorize on the joint account: %v, %+v", err, rep)
+	}
+}
+
+// seeAccount records, in the mirror file, that people see account id.
+func (e *env) seeAccount(t *testing.T, id string, people ...string) {
+	t.Helper()
+	db, err := sql.Open("sqlite3", "file:"+e.store.Path()+"?_busy_timeout=5000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, p := range people {
+		if _, err := db.Exec("INSERT INTO account_people (account_id, person, seen_at) VALUES (?, ?, '2024-03-03T09:30:00Z')", id, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// In a household, a change goes through the token of a person who sees
+// the account: not through a person who does not see it, nor through one
+// whose token the bank rejected; an account no configured person sees is
+// refused before any request.
+func TestHouseholdWritesThroughATokenThatSees(t *testing.T) {
+	e := newEnv(t, 300)
+	// sam's token is rejected by the bank (revoked); alex's is good.
+	sam := bank.New(e.baseURL, "revoked-token", bank.WithMaxAttempts(1))
+	if _, err := sam.Ping(context.Background()); err == nil {
+		t.Fatal("a wrong token was accepted")
+	}
+	if !sam.Token().Rejected {
+		t.Fatal("the wrong token is not marked rejected")
+	}
+	joint := e.jointAccount(t)
+	e.seeAccount(t, joint, "alex", "sam")
+	txJoint := e.pick(t, func(tx simulator.Transaction) bool { return tx.AccountID == joint && categorizable(tx) })
+	txOther := e.pick(t, func(tx simulator.Transaction) bool { return tx.AccountID != joint && categorizable(tx) })
+	e.seeAccount(t, txOther.AccountID, "kim")
+	w := writeback.NewHousehold([]writeback.Person{{Name: "sam", Bank: sam}, {Name: "alex", Bank: e.client}}, e.store, zerolog.Nop())
+
+	want := e.otherChild(t, txJoint.CategoryID)
+	rep, err := w.Run(context.Background(), writeback.Categorize, []writeback.Row{{TxID: txJoint.ID, Value: want}}, writeback.Options{})
+	if err != nil || rep.Count(writeback.Applied) != 1 || rep.Results[0].Person != "alex" {
+		t.Fatalf("categorize on the joint account: %v, %+v; want it applied through alex's token", err, rep)
+	}
+	if got := e.bankTx(t, txJoint.ID).CategoryID; got != want {
+		t.Errorf("bank category = %s, want %s", got, want)
+	}
+	reqs := e.sim.Requests()
+	rep, err = w.Run(context.Background(), writeback.Categorize, []writeback.Row{{TxID: txOther.ID, Value: e.otherChild(t, txOther.CategoryID)}}, writeback.Options{})
+	if !errors.Is(err, writeback.ErrInvalid) || len(rep.Invalid) != 1 || !strings.Contains(rep.Invalid[0].Reason, "no configured person's token sees account") {
+		t.Errorf("an account only kim sees: %v, %+v", err, rep.Invalid)
+	}
+	if n := e.sim.Requests() - reqs; n != 0 {
+		t.Errorf("%d requests sent for an account no configured person sees", n)
 	}
 }

@@ -1,0 +1,414 @@
+package household_test
+
+import (
+	"context"
+	"errors"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/household"
+	"github.com/bankmirror/bankmirror/internal/mirrortest"
+	"github.com/bankmirror/bankmirror/internal/replica"
+	"github.com/bankmirror/bankmirror/internal/simulator"
+	"github.com/bankmirror/bankmirror/internal/store"
+)
+
+// accountListing is the simulator's route of one account's transactions.
+const accountListing = "/accounts/{id}/transactions"
+
+type env struct {
+	t    *testing.T
+	sim  *simulator.Bank
+	base string
+	st   *store.Store
+	h    *household.Household
+}
+
+// newEnv is a simulated household of alex and sam (unless opts names
+// people) and an empty mirror with a household of no one yet.
+func newEnv(t *testing.T, opts simulator.Options, hopts household.Options) *env {
+	t.Helper()
+	if opts.People == nil {
+		opts.People = []string{"alex", "sam"}
+	}
+	opts.RateLimit = simulator.RateLimit{Limit: 1_000_000}
+	sim := simulator.New(opts)
+	t.Cleanup(sim.Close)
+	srv := httptest.NewServer(sim.Handler())
+	t.Cleanup(srv.Close)
+	e := &env{t: t, sim: sim, base: srv.URL + "/api/v1"}
+	st, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "mirror.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	e.st = st
+	hopts.NewClient = e.client
+	e.h = household.New(st, zerolog.Nop(), hopts)
+	return e
+}
+
+func (e *env) client(p household.Person) *bank.Client {
+	return bank.New(e.base, p.Token, bank.WithHourlyBudget(0),
+		bank.WithBackoff(time.Millisecond, 4*time.Millisecond), bank.WithRateLimitBackoff(time.Millisecond, 4*time.Millisecond))
+}
+
+// people makes the household the named people of the bank, with their
+// tokens now.
+func (e *env) people(names ...string) {
+	e.t.Helper()
+	var ps []household.Person
+	for _, n := range names {
+		ps = append(ps, household.Person{Name: n, Token: e.sim.PersonToken(n)})
+	}
+	if err := e.h.SetPeople(e.t.Context(), ps); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// requests counts the person's GETs of route so far.
+func (e *env) requests(person, route string) int64 {
+	var n int64
+	for _, c := range e.sim.PersonRequestCounts(person) {
+		if c.Route == route && c.Method == "GET" {
+			n += c.Count
+		}
+	}
+	return n
+}
+
+// pagesOf is how many pages of 100 the account's transactions fill (one
+// for none).
+func (e *env) pagesOf(account string) int64 {
+	n := 0
+	for _, tx := range e.sim.Snapshot().Transactions {
+		if tx.AccountID == account {
+			n++
+		}
+	}
+	return int64(max(1, (n+99)/100))
+}
+
+func (e *env) exact() {
+	e.t.Helper()
+	mirrortest.AssertEqualsTruth(e.t, e.sim, e.st.Reader(), e.base)
+}
+
+func (e *env) full() replica.Result {
+	e.t.Helper()
+	r, err := e.h.Full(e.t.Context())
+	if err != nil {
+		e.t.Fatalf("full sync: %v", err)
+	}
+	return r
+}
+
+func (e *env) incremental() replica.Result {
+	e.t.Helper()
+	r, err := e.h.Incremental(e.t.Context())
+	if err != nil {
+		e.t.Fatalf("incremental sync: %v", err)
+	}
+	return r
+}
+
+// countOn is the mirrored transactions of the accounts.
+func (e *env) countOn(accounts ...string) int {
+	e.t.Helper()
+	n := 0
+	for _, a := range accounts {
+		var c int
+		if err := e.st.Reader().QueryRow("SELECT count(*) FROM transactions WHERE account_id = ?", a).Scan(&c); err != nil {
+			e.t.Fatal(err)
+		}
+		n += c
+	}
+	return n
+}
+
+// A first sync of a household lists every distinct account's pages once:
+// the joint account through one token, not both; the mirror ends exact,
+// and says who sees which account.
+func TestFirstSyncListsEachAccountOnce(t *testing.T) {
+	e := newEnv(t, simulator.Options{Seed: 3, Transactions: 260, JointTransactions: 230}, household.Options{})
+	e.people("alex", "sam")
+	r := e.full()
+	e.exact()
+	var floor int64
+	for _, a := range e.sim.Snapshot().Accounts {
+		floor += e.pagesOf(a.ID)
+	}
+	listed := e.requests("alex", accountListing) + e.requests("sam", accountListing)
+	if listed != floor {
+		t.Errorf("first sync fetched %d pages of accounts' transactions, want the floor %d (every distinct account's pages once)", listed, floor)
+	}
+	if r.Requests <= floor {
+		t.Errorf("run counted %d requests, fewer than its %d pages", r.Requests, floor)
+	}
+	accounts, err := e.st.AccountsWithPeople(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range accounts {
+		want := e.sim.AccountPeople(a.AccountID)
+		if !slices.Equal(a.ListedBy, want) {
+			t.Errorf("account %s listed by %v, want %v", a.AccountID, a.ListedBy, want)
+		}
+	}
+	// A second full sync changes nothing and deletes nothing.
+	if r := e.full(); r.Deleted != 0 || r.Upserted != 0 {
+		t.Errorf("second full sync: %d upserted, %d deleted", r.Upserted, r.Deleted)
+	}
+	e.exact()
+}
+
+// A revoked token stops only its person's work: the other person's
+// accounts and the joint account stay exact through the other token,
+// nothing of the revoked person's accounts is deleted, and their token's
+// state is recorded; restored, the mirror is exact again.
+func TestRevokedTokenStopsOnlyItsPerson(t *testing.T) {
+	e := newEnv(t, simulator.Options{Seed: 4, Transactions: 150, JointTransactions: 60}, household.Options{})
+	e.people("alex", "sam")
+	e.full()
+	alexOwn := e.sim.PersonAccounts("alex")
+	samOwn := e.sim.PersonAccounts("sam")
+	joint := e.sim.JointAccount()
+	before := e.countOn(alexOwn...)
+
+	if err := e.sim.RevokePersonToken("alex"); err != nil {
+		t.Fatal(err)
+	}
+	onJoint, err := e.sim.PurchaseAs("alex", joint, simulator.NewTransaction{Description: "Groceries", AmountBaseUnits: -5400})
+	if err != nil {
+		t.Fatal(err)
+	}
+	samBuys, err := e.sim.PurchaseAs("sam", samOwn[0], simulator.NewTransaction{Description: "Books", AmountBaseUnits: -2100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	alexBuys, err := e.sim.PurchaseAs("alex", alexOwn[0], simulator.NewTransaction{Description: "Fuel", AmountBaseUnits: -7000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.incremental()
+	mirrored := func(id string) bool {
+		var n int
+		if err := e.st.Reader().QueryRow("SELECT count(*) FROM transactions WHERE id = ?", id).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n == 1
+	}
+	if !mirrored(onJoint) || !mirrored(samBuys) {
+		t.Errorf("with alex's token revoked, the joint purchase (%v) and sam's (%v) should be mirrored through sam's", mirrored(onJoint), mirrored(samBuys))
+	}
+	if mirrored(alexBuys) {
+		t.Error("alex's own purchase mirrored through a revoked token")
+	}
+	// A full reconciliation deletes nothing of what only alex sees.
+	if r := e.full(); r.Deleted != 0 {
+		t.Errorf("full sync with alex's token revoked deleted %d", r.Deleted)
+	}
+	if got := e.countOn(alexOwn...); got != before {
+		t.Errorf("alex's accounts hold %d transactions, had %d", got, before)
+	}
+	people, err := e.st.People(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	states := map[string]string{}
+	for _, p := range people {
+		states[p.Name] = p.TokenState
+	}
+	if states["alex"] != store.TokenRevoked || states["sam"] != store.TokenOK {
+		t.Errorf("token states %v, want alex revoked and sam ok", states)
+	}
+	accounts, err := e.st.AccountsWithPeople(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range accounts {
+		if a.GoneAt != "" {
+			t.Errorf("account %s marked gone while its token is only revoked", a.AccountID)
+		}
+	}
+
+	if _, err := e.sim.RestorePersonToken("alex"); err != nil {
+		t.Fatal(err)
+	}
+	e.people("alex", "sam") // SIGHUP: the token read again
+	if rejected, _ := e.h.TokenRejected(); rejected {
+		t.Fatal("household still rejected")
+	}
+	e.incremental()
+	e.exact()
+}
+
+// Joint accounts get no webhook events: a poll brings a joint purchase, its
+// settlement and a dropped hold, and a quiet poll costs one request.
+func TestPollCatchesJointPurchasesSettlementsAndDroppedHolds(t *testing.T) {
+	e := newEnv(t, simulator.Options{Seed: 5, Transactions: 80, JointTransactions: 40}, household.Options{})
+	e.people("alex", "sam")
+	e.full()
+	joint := e.sim.JointAccount()
+	poll := func() household.PollResult {
+		t.Helper()
+		r, err := e.h.Poll(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Accounts != 1 {
+			t.Errorf("polled %d accounts, want the joint one", r.Accounts)
+		}
+		return r
+	}
+	if r := poll(); r.Requests != 1 || r.Upserted != 0 {
+		t.Errorf("quiet poll: %d requests, %d upserted; want 1 and 0", r.Requests, r.Upserted)
+	}
+	held, err := e.sim.PurchaseAs("sam", joint, simulator.NewTransaction{Description: "Hotel deposit", AmountBaseUnits: -20000, Held: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	held2, err := e.sim.PurchaseAs("alex", joint, simulator.NewTransaction{Description: "Cafe", AmountBaseUnits: -900, Held: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	poll()
+	e.exact()
+	if err := e.sim.Settle(held2); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.sim.DeleteWithoutEvent(held); err != nil {
+		t.Fatal(err)
+	}
+	r := poll()
+	if r.Deleted != 1 {
+		t.Errorf("poll deleted %d, want the dropped hold", r.Deleted)
+	}
+	e.exact()
+	if r := poll(); r.Requests != 1 {
+		t.Errorf("quiet poll after the holds: %d requests, want 1", r.Requests)
+	}
+}
+
+// A poll goes through whichever token sees the joint account and is not
+// rejected.
+func TestPollGoesThroughTheOtherToken(t *testing.T) {
+	e := newEnv(t, simulator.Options{Seed: 6, Transactions: 40, JointTransactions: 20}, household.Options{})
+	e.people("alex", "sam")
+	e.full()
+	for _, who := range []string{"alex", "sam"} {
+		other := "sam"
+		if who == "sam" {
+			other = "alex"
+		}
+		if err := e.sim.RevokePersonToken(who); err != nil {
+			t.Fatal(err)
+		}
+		id, err := e.sim.PurchaseAs(other, e.sim.JointAccount(), simulator.NewTransaction{AmountBaseUnits: -1234})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.h.Poll(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		var n int
+		if err := e.st.Reader().QueryRow("SELECT count(*) FROM transactions WHERE id = ?", id).Scan(&n); err != nil || n != 1 {
+			t.Errorf("with %s's token revoked the joint purchase is not mirrored (%v)", who, err)
+		}
+		if _, err := e.sim.RestorePersonToken(who); err != nil {
+			t.Fatal(err)
+		}
+		e.people("alex", "sam")
+	}
+	e.exact()
+}
+
+// A mirror of one token becomes a household of one at its first start,
+// nothing fetched again; a second person added later gets their accounts
+// listed whole, and the joint account is not listed again.
+func TestUpgradeFetchesNothingAgain(t *testing.T) {
+	e := newEnv(t, simulator.Options{Seed: 7, Transactions: 200, JointTransactions: 250}, household.Options{})
+	alex := e.client(household.Person{Name: "alex", Token: e.sim.PersonToken("alex")})
+	if _, err := replica.New(alex, e.st, zerolog.Nop(), replica.Options{}).Full(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	before := e.sim.PersonRequestCounts("alex")
+	e.people("alex")
+	r := e.incremental()
+	if r.Kind != replica.KindIncremental {
+		t.Errorf("first sync after the upgrade is %s, want incremental", r.Kind)
+	}
+	if got := e.requests("alex", accountListing); got != 0 {
+		t.Errorf("the upgrade listed accounts' transactions %d times", got)
+	}
+	if r.Requests > 6 {
+		t.Errorf("first sync after the upgrade: %d requests (before: %v)", r.Requests, before)
+	}
+	accounts, err := e.st.AccountsWithPeople(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range accounts {
+		if !slices.Equal(a.ListedBy, []string{"alex"}) {
+			t.Errorf("account %s listed by %v after the upgrade, want alex", a.AccountID, a.ListedBy)
+		}
+	}
+
+	e.people("alex", "sam")
+	e.incremental()
+	e.exact()
+	var want int64
+	for _, a := range e.sim.PersonAccounts("sam") {
+		want += e.pagesOf(a)
+	}
+	// Every account alex and sam see that the mirror held is listed since
+	// its newest transaction: one page each.
+	want += int64(len(e.sim.PersonAccounts("alex"))) + 1
+	got := e.requests("alex", accountListing) + e.requests("sam", accountListing)
+	if got != want {
+		t.Errorf("adding sam fetched %d pages of accounts' transactions, want %d (sam's own whole, the rest one page since the newest)", got, want)
+	}
+	if e.pagesOf(e.sim.JointAccount()) < 3 {
+		t.Fatal("the joint account should fill several pages for this test to tell")
+	}
+}
+
+// A full sync of a household killed part-way resumes from its checkpoint
+// (the account and page it had reached) and ends exact.
+func TestInterruptedFullSyncResumes(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pages := 0
+	e := newEnv(t, simulator.Options{Seed: 8, Transactions: 400, JointTransactions: 300}, household.Options{Sync: replica.Options{
+		OnProgress: func(replica.Progress) {
+			if pages++; pages == 5 {
+				cancel()
+			}
+		}}})
+	e.people("alex", "sam")
+	if _, err := e.h.Full(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted full sync: %v", err)
+	}
+	listedBefore := e.requests("alex", accountListing) + e.requests("sam", accountListing)
+	r := e.full()
+	if !r.Resumed {
+		t.Error("second full sync did not resume")
+	}
+	e.exact()
+	var floor int64
+	for _, a := range e.sim.Snapshot().Accounts {
+		floor += e.pagesOf(a.ID)
+	}
+	again := e.requests("alex", accountListing) + e.requests("sam", accountListing) - listedBefore
+	// At least five pages were stored with their checkpoint before the
+	// kill: the resumed listing does not fetch them again.
+	if again > floor-5 {
+		t.Errorf("resumed listing fetched %d pages, floor %d: it started over", again, floor)
+	}
+}

@@ -1,0 +1,99 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// What a household's syncs and polls read besides people.go's: the
+// per-account facts a listing or a poll starts from, and whose webhook
+// delivered an event.
+
+// FinishListingOf ends a complete listing of accounts' transactions (a
+// household lists each account through /accounts/{id}/transactions): as
+// FinishListing, but only transactions of accounts may be deleted; the
+// webhook events pending at its start are marked processed only when
+// complete (no account of the household was left out).
+func (s *Store) FinishListingOf(ctx context.Context, l *Listing, accounts []string, complete bool) ([]string, error) {
+	if accounts == nil {
+		accounts = []string{}
+	}
+	return s.finishListing(ctx, l, accounts, complete)
+}
+
+// HeldTransactionAccounts returns the account of every locally HELD
+// transaction, by transaction id.
+func (s *Store) HeldTransactionAccounts(ctx context.Context) (map[string]string, error) {
+	rows, err := s.ro.QueryContext(ctx, "SELECT id, account_id FROM transactions WHERE status = 'HELD'")
+	if err != nil {
+		return nil, fmt.Errorf("held transactions: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var id, account string
+		if err := rows.Scan(&id, &account); err != nil {
+			return nil, fmt.Errorf("held transactions: %w", err)
+		}
+		out[id] = account
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("held transactions: %w", err)
+	}
+	return out, nil
+}
+
+// AccountEdges is what a poll of one account starts from: the createdAt
+// of its newest live transaction and of its oldest HELD one, as sent by
+// the bank ("" when there is none).
+type AccountEdges struct {
+	Newest     string
+	OldestHeld string
+}
+
+// AccountEdgesOf returns the AccountEdges of account.
+func (s *Store) AccountEdgesOf(ctx context.Context, account string) (AccountEdges, error) {
+	var e AccountEdges
+	var newest, held sql.NullString
+	err := s.ro.QueryRowContext(ctx, `SELECT
+		(SELECT created_at FROM transactions WHERE account_id = ?1 ORDER BY unixepoch(created_at, 'subsec') DESC LIMIT 1),
+		(SELECT created_at FROM transactions WHERE account_id = ?1 AND status = 'HELD' ORDER BY unixepoch(created_at, 'subsec') LIMIT 1)`,
+		account).Scan(&newest, &held)
+	if err != nil {
+		return e, fmt.Errorf("newest transaction of account %s: %w", account, err)
+	}
+	return AccountEdges{Newest: newest.String, OldestHeld: held.String}, nil
+}
+
+// OtherPeopleSeen reports whether account_people names anyone but
+// person: then the mirror is, or was, a household of several people.
+func (s *Store) OtherPeopleSeen(ctx context.Context, person string) (bool, error) {
+	var n int
+	if err := s.ro.QueryRowContext(ctx, "SELECT count(*) FROM account_people WHERE person <> ?", person).Scan(&n); err != nil {
+		return false, fmt.Errorf("read account people: %w", err)
+	}
+	return n > 0, nil
+}
+
+// WebhookPeople returns whose token registered each webhook, by webhook
+// id, for the webhooks whose person is known.
+func (s *Store) WebhookPeople(ctx context.Context) (map[string]string, error) {
+	rows, err := s.ro.QueryContext(ctx, "SELECT id, person FROM webhooks WHERE person IS NOT NULL")
+	if err != nil {
+		return nil, fmt.Errorf("webhook people: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var id, person string
+		if err := rows.Scan(&id, &person); err != nil {
+			return nil, fmt.Errorf("webhook people: %w", err)
+		}
+		out[id] = person
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("webhook people: %w", err)
+	}
+	return out, nil
+}
