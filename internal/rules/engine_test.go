@@ -287,6 +287,23 @@ func TestKilledAfterWriteBackAppliesOnce(t *testing.T) {
 			t.Fatalf("%s not recorded as written back", a.Action)
 		}
 	}
+	// The servo note rule left the settled purchase out of the spending.
+	var excluded int
+	var by, note, month string
+	if err := e.store.Reader().QueryRow(`SELECT excluded_from_spending, excluded_by_rule, rule_note, created_month
+		FROM v_transactions WHERE id = ?`, id).Scan(&excluded, &by, &note, &month); err != nil {
+		t.Fatal(err)
+	}
+	if excluded != 1 || by != "servo note" || note != "servo" {
+		t.Fatalf("v_transactions says %d %q %q", excluded, by, note)
+	}
+	var n int
+	if err := e.store.Reader().QueryRow(`SELECT count(*) FROM v_monthly_spending WHERE month = ? AND category_id = 'fuel'`, month).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Fatalf("the excluded fuel purchase is in v_monthly_spending (%d rows)", n)
+	}
 }
 
 // rules apply over history: every matching transaction once, resumable,

@@ -111,10 +111,13 @@ SELECT
     -- the rule that set the category the transaction has now (NULL: the bank's or the person's)
     (SELECT ra.rule FROM rule_applications ra WHERE ra.transaction_id = t.id AND ra.action = 'category'
         AND ra.value = coalesce(t.category_id, '') ORDER BY ra.id DESC LIMIT 1) AS category_rule,
-    -- 1 when a rule left it out of v_monthly_spending (exclude_from_spending)
-    coalesce(an.exclude_from_spending, 0) AS excluded_from_spending,
-    an.exclude_rule AS excluded_by_rule,        -- the rule that did
-    an.note AS rule_note,                       -- a rule's note (the mirror's own; the bank's is note)
+    -- 1 when a rule left it out of v_monthly_spending (exclude_from_spending).
+    -- By rowid against the few excluded, so that the monthly views still
+    -- read the month index alone.
+    (t.rowid IN (SELECT x.rowid FROM transaction_annotations xa JOIN transactions x ON x.id = xa.transaction_id
+        WHERE xa.exclude_from_spending)) AS excluded_from_spending,
+    (SELECT an.exclude_rule FROM transaction_annotations an WHERE an.transaction_id = t.id AND an.exclude_from_spending) AS excluded_by_rule, -- the rule that did
+    (SELECT an.note FROM transaction_annotations an WHERE an.transaction_id = t.id) AS rule_note, -- a rule's note (the mirror's own; the bank's is note)
     -- the tags rules added that the bank does not keep (2Up), sorted, joined with ','
     (SELECT group_concat(value, ',') FROM (SELECT ra.value FROM rule_applications ra WHERE ra.transaction_id = t.id
         AND ra.action = 'tag' AND ra.write_back = 0 AND ra.written_back_at IS NULL AND ra.source != 'first_sync'
@@ -123,8 +126,7 @@ FROM transactions t
 LEFT JOIN accounts a ON a.id = t.account_id
 LEFT JOIN accounts ta ON ta.id = t.transfer_account_id
 LEFT JOIN categories c ON c.id = t.category_id
-LEFT JOIN categories pc ON pc.id = t.parent_category_id
-LEFT JOIN transaction_annotations an ON an.transaction_id = t.id;
+LEFT JOIN categories pc ON pc.id = t.parent_category_id;
 
 -- As in household_views.sql, without what a rule excluded.
 CREATE VIEW v_monthly_spending AS
