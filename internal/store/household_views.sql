@@ -179,12 +179,12 @@ FROM (SELECT x.rowid AS rid, (SELECT p.other_id FROM household_transfer_pairs p 
 WHERE transactions.rowid = c.rid AND transactions.household_transfer_id IS NOT c.other_id;
 
 -- The monthly views read these columns too: the month index holds them
--- (see search.sql), performing_customer after the household views' groups,
--- so that the views per person group in the index's order.
+-- (see search.sql).
 DROP INDEX IF EXISTS transactions_month_money;
 CREATE INDEX IF NOT EXISTS transactions_month_money ON transactions (
-    created_month, account_id, parent_category_id, category_id, performing_customer, status, amount_base_units,
-    transfer_account_id, transaction_type, card_purchase_method, description, household_transfer_id
+    created_month, account_id, parent_category_id, category_id, status, amount_base_units,
+    transfer_account_id, transaction_type, card_purchase_method, description,
+    household_transfer_id, performing_customer
 );
 
 DROP VIEW IF EXISTS v_ledger;
@@ -344,18 +344,15 @@ WHERE status = 'SETTLED' AND amount_base_units > 0 AND NOT is_transfer AND NOT i
     AND account_type IS NOT 'HOME_LOAN'
 GROUP BY created_month, account_id, coalesce(transaction_type, 'Other');
 
--- v_monthly_spending per person, with household transfers: money one
--- person pays another is the payer's spending (uncategorised, unless
+-- v_monthly_spending per person (v_transactions.person: NULL for a joint
+-- transaction whose maker is not known), with household transfers: money
+-- one person pays another is the payer's spending (uncategorised, unless
 -- categorised) and the payee's income, or nets the payee's spending when
--- categorised, like a friend's payback. One row per month, account,
--- category and performing_customer, so that the rows are summed in the
--- month index's order and person (v_transactions.person, the same for
--- every transaction of a row) is worked out once a row: sum the rows of a
--- person.
+-- categorised, like a friend's payback.
 CREATE VIEW IF NOT EXISTS v_monthly_spending_by_person AS
 SELECT
     created_month AS month,                              -- 'YYYY-MM' in the customer's zone
-    person,                                              -- people.name; NULL: not known (see performing_customer)
+    person,                                              -- people.name; NULL: not known
     coalesce(parent_category_name, 'Uncategorised') AS parent_category,
     coalesce(category_name, 'Uncategorised') AS category,
     -sum(amount_base_units) / 100.0 AS total_spent,      -- dollars: spent minus money in netted
@@ -370,21 +367,19 @@ SELECT
     sum(max(amount_base_units, 0)) / 100.0 AS refunded,  -- dollars in netted: refunds and categorised money in
     sum(amount_base_units > 0) AS refund_count,          -- transactions of money in netted
     sum(household_transfer AND amount_base_units < 0) AS household_transfer_count, -- payments out to another person of the household
-    -sum(CASE WHEN household_transfer THEN amount_base_units ELSE 0 END) / 100.0 AS household_transfers, -- dollars of them (net)
-    performing_customer                                  -- as the bank names who made them
+    -sum(CASE WHEN household_transfer THEN amount_base_units ELSE 0 END) / 100.0 AS household_transfers -- dollars of them (net)
 FROM v_transactions
 WHERE status = 'SETTLED' AND NOT is_transfer AND NOT is_interest
     AND account_type IS NOT 'HOME_LOAN'
     AND (amount_base_units < 0 OR offsets_spending)
-GROUP BY created_month, account_id, parent_category_id, category_id, performing_customer;
+GROUP BY created_month, person, account_id, parent_category_id, category_id;
 
--- v_monthly_income per person, with household transfers received. One
--- row per month, account, kind and performing_customer: sum the rows of a
--- person.
+-- v_monthly_income per person, with household transfers received (income
+-- type as the bank's transactionType names them).
 CREATE VIEW IF NOT EXISTS v_monthly_income_by_person AS
 SELECT
     created_month AS month,                              -- 'YYYY-MM' in the customer's zone
-    person,                                              -- people.name; NULL: not known (see performing_customer)
+    person,                                              -- people.name; NULL: not known
     account_id,
     account_name,
     account_type,
@@ -393,12 +388,11 @@ SELECT
     sum(amount_base_units) AS total_income_base_units,   -- cents
     count(*) AS count,
     sum(household_transfer) AS household_transfer_count, -- of which payments from another person of the household
-    sum(CASE WHEN household_transfer THEN amount_base_units ELSE 0 END) / 100.0 AS household_transfers, -- dollars of them
-    performing_customer                                  -- as the bank names who made them
+    sum(CASE WHEN household_transfer THEN amount_base_units ELSE 0 END) / 100.0 AS household_transfers -- dollars of them
 FROM v_transactions
 WHERE status = 'SETTLED' AND amount_base_units > 0 AND NOT is_transfer AND NOT is_refund AND NOT offsets_spending
     AND account_type IS NOT 'HOME_LOAN'
-GROUP BY created_month, account_id, coalesce(transaction_type, 'Other'), performing_customer;
+GROUP BY created_month, person, account_id, coalesce(transaction_type, 'Other');
 
 -- v_ledger as in spending_offsets.sql, with person and household_transfer
 -- last, so that a spreadsheet reading columns by position still finds the
