@@ -8,11 +8,16 @@
 -- (their name as the bank gives it, and none): sum the rows of a person.
 -- Otherwise as in rules_views.sql (what a rule excluded stays out of
 -- spending) and household_views.sql.
+--
+-- The index also ends with created_epoch, so that pairing every household
+-- transfer again (household_transfers_repair in household_views.sql, run
+-- when who sees which account changes) reads it rather than the table's
+-- wide rows: 1.0 s rather than 2.3 s at 100,000 transactions.
 
 DROP INDEX IF EXISTS transactions_month_money;
 CREATE INDEX IF NOT EXISTS transactions_month_money ON transactions (
     created_month, account_id, parent_category_id, category_id, performing_customer, status, amount_base_units,
-    transfer_account_id, transaction_type, card_purchase_method, description, household_transfer_id
+    transfer_account_id, transaction_type, card_purchase_method, description, household_transfer_id, created_epoch
 );
 
 DROP VIEW IF EXISTS v_monthly_spending_by_person;
