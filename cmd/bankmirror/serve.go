@@ -275,7 +275,8 @@ func (m *Daemon) startPolls() {
 // is set.
 func (m *Daemon) openBank() {
 	if m.Config.AttachmentsDir != "" {
-		m.Receipts = receipts.New(m.Bank, m.Store, m.Log, receipts.Options{Dir: m.Config.AttachmentsDir,
+		// Each person's receipts through their own token.
+		m.Receipts = receipts.New(m.Household, m.Store, m.Log, receipts.Options{Dir: m.Config.AttachmentsDir,
 			MaxBytes: m.Config.AttachmentsMaxBytes, APIURL: m.Config.APIURL, OnPass: m.OnReceipts})
 	}
 }
@@ -389,8 +390,12 @@ func (m *Daemon) openAdmin(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		proxies, err := export.ParseTrustedProxies(m.Config.TrustedProxies)
+		if err != nil {
+			return &configError{envPrefix + "TRUSTED_PROXIES", err}
+		}
 		feed, err := export.NewFeed(m.Store.Reader(), m.Config.ExportToken, export.FeedOptions{Location: loc, Log: m.Log,
-			OnRefused: m.Metrics.ExportRefused(export.RefusalReasons()...)})
+			TrustedProxies: proxies, OnRefused: m.Metrics.ExportRefused(export.RefusalReasons()...)})
 		if err != nil {
 			return err
 		}

@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -40,8 +41,10 @@ type Store interface {
 	LearnDisplayNames(ctx context.Context) ([]string, error)
 	OtherPeopleSeen(ctx context.Context, person string) (bool, error)
 	AccountEdgesOf(ctx context.Context, account string) (store.AccountEdges, error)
+	BalanceOlder(ctx context.Context, account string) (bool, error)
 	HeldTransactionAccounts(ctx context.Context) (map[string]string, error)
 	WebhookPeople(ctx context.Context) (map[string]string, error)
+	TransactionAccounts(ctx context.Context, ids []string) (map[string]store.TxAccount, error)
 	UpsertAccounts(ctx context.Context, accounts []bank.Account) (int, error)
 	GetState(ctx context.Context, key string, v any) (time.Time, bool, error)
 	PutState(ctx context.Context, key string, v any) error
@@ -135,7 +138,7 @@ func (h *Household) SetPeople(ctx context.Context, people []Person) error {
 		}
 		next = append(next, m)
 	}
-	slices.SortFunc(next, func(a, b *member) int { return compareStrings(a.name, b.name) })
+	slices.SortFunc(next, func(a, b *member) int { return strings.Compare(a.name, b.name) })
 	h.members = next
 	if changed {
 		close(h.changed)
@@ -176,16 +179,6 @@ func (h *Household) SetPeople(ctx context.Context, people []Person) error {
 		h.opts.OnChange()
 	}
 	return errors.Join(errs...)
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // snapshot is the members now.
