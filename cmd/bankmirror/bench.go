@@ -22,10 +22,10 @@ import (
 // bench.
 func (a *app) benchCommand() *cli.Command {
 	return &cli.Command{Name: "bench", Default: "sync",
-		Summary: "whole-system benchmarks against same-run baselines: sync, receiver, burst, idle, export, bucket, ui, household",
+		Summary: "whole-system benchmarks against same-run baselines: sync, receiver, burst, idle, export, bucket, ui, household, rules",
 		Commands: []*cli.Command{
 			a.benchSyncMode(), a.benchReceiverMode(), a.benchBurstMode(), a.benchIdleMode(), a.benchExportMode(),
-			a.benchBucketMode(), a.benchUIMode(), a.benchHouseholdMode(),
+			a.benchBucketMode(), a.benchUIMode(), a.benchHouseholdMode(), a.benchRulesMode(),
 		}}
 }
 
@@ -153,6 +153,24 @@ func (a *app) benchBurstMode() *cli.Command {
 				return fmt.Errorf("%w: --events must be at least 20, --timeout positive", errUsage)
 			}
 			return bench.Burst(ctx, a.benchEnv(), o)
+		})}
+}
+
+func (a *app) benchRulesMode() *cli.Command {
+	fs := newFlags("bench rules")
+	var o bench.RulesOptions
+	fs.IntVar(&o.Transactions, "transactions", 100_000, "transactions in the simulated bank, matched and applied")
+	fs.IntVar(&o.Rules, "rules", 200, "rules in the generated rules file")
+	fs.IntVar(&o.Purchases, "purchases", 100, "purchases made one at a time for the latency on arrival")
+	fs.StringVar(&o.Dir, "dir", "", "directory `DIR` for the mirrors (default: a temporary one)")
+	return &cli.Command{Name: "rules", Flags: fs,
+		Synopsis: "[--transactions N] [--rules N] [--purchases N] [--dir DIR]",
+		Summary:  "the rules file: matching over the mirror, requests of rules apply per change, latency added on arrival",
+		Run: a.configured(func(ctx context.Context, _ []string) error {
+			if o.Transactions < 1 || o.Rules < 8 || o.Purchases < 1 {
+				return fmt.Errorf("%w: --transactions and --purchases must be positive, --rules at least 8", errUsage)
+			}
+			return bench.Rules(ctx, a.benchEnv(), o)
 		})}
 }
 

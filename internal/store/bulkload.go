@@ -30,7 +30,8 @@ import (
 // reads them; FinishListing's deletion pass reads the history index, and
 // runs after they are back.
 //
-// Their statements are schema.sql's and search.sql's own, read from the
+// Their statements are schema.sql's, search.sql's and (the month index,
+// as version 12 redefined it) household_views.sql's own, read from the
 // embedded files, so that each is written once.
 
 // historyIndex is the history's index on transaction_id.

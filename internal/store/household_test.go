@@ -144,12 +144,16 @@ func TestHouseholdViewsSayWhoSpentIt(t *testing.T) {
 func TestTransactionsViewKeepsItsColumnOrder(t *testing.T) {
 	s, _ := mustOpen(t)
 	cols := columns(t, s.Reader(), "v_transactions")
-	n := len(cols)
-	if !slices.Equal(cols[n-5:], []string{"offsets_spending", "person", "people", "household_transfer", "household_transfer_id"}) {
-		t.Errorf("v_transactions ends with %q", cols[n-5:])
+	i := slices.Index(cols, "offsets_spending")
+	if i < 0 || !slices.Equal(cols[i:i+5], []string{"offsets_spending", "person", "people", "household_transfer", "household_transfer_id"}) {
+		t.Errorf("v_transactions columns from offsets_spending: %q", cols[max(i, 0):])
 	}
-	if cols[0] != "id" || cols[n-6] != "is_interest" {
+	if cols[0] != "id" || i < 1 || cols[i-1] != "is_interest" {
 		t.Errorf("v_transactions columns %q", cols)
+	}
+	// The rules' columns come after the household's.
+	if !slices.Equal(cols[i+5:], []string{"category_rule", "excluded_from_spending", "excluded_by_rule", "rule_note", "rule_tags_local"}) {
+		t.Errorf("v_transactions ends with %q", cols[i+5:])
 	}
 }
 
@@ -409,5 +413,68 @@ func TestSingleTokenMirrorBecomesAHouseholdOfOne(t *testing.T) {
 	// Only once: a second start claims nothing.
 	if claimed, err := s.ClaimSingleTokenMirror(ctx, "me"); err != nil || claimed {
 		t.Errorf("second claim: %v, %v", claimed, err)
+	}
+}
+
+// The monthly views, the household's and each person's, read a month from
+// transactions_month_money alone, never from the table's wide rows; the
+// household's need no sort to group.
+func TestMonthlyViewsReadTheMonthIndex(t *testing.T) {
+	s := household(t)
+	upsert(t, s, householdRows()...)
+	for _, view := range []string{"v_monthly_spending", "v_monthly_income", "v_monthly_spending_by_person", "v_monthly_income_by_person"} {
+		plan := queryPlan(t, s, "SELECT * FROM "+view+" WHERE month = '2026-03'")
+		if !strings.Contains(plan, "SEARCH t USING COVERING INDEX "+monthIndex+" (created_month=?)") {
+			t.Errorf("%s does not read %s alone: %s", view, monthIndex, plan)
+		}
+		if view == "v_monthly_spending" && strings.Contains(plan, "TEMP B-TREE") {
+			t.Errorf("%s sorts: %s", view, plan)
+		}
+	}
+}
+
+// A bulk load makes transactions_month_money again as version 12 defines
+// it (with household_transfer_id and performing_customer), not as
+// version 10 did.
+func TestBulkLoadMakesTheMonthIndexOfVersion12(t *testing.T) {
+	s, _ := mustOpen(t)
+	var made string
+	if err := s.Reader().QueryRow("SELECT sql FROM sqlite_schema WHERE type = 'index' AND name = ?", monthIndex).Scan(&made); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range bulkDeferred {
+		if o.name != monthIndex {
+			continue
+		}
+		norm := func(s string) string {
+			return strings.Join(strings.Fields(strings.ReplaceAll(s, "IF NOT EXISTS ", "")), " ")
+		}
+		if norm(o.sql) != norm(made) || !strings.Contains(o.sql, "household_transfer_id, performing_customer") {
+			t.Errorf("a bulk load makes\n%s\na new mirror has\n%s", o.sql, made)
+		}
+		return
+	}
+	t.Fatal("a bulk load does not drop the month index")
+}
+
+// The triggers' statements find what they re-pair through indexes: none
+// scans the transactions, whose rows are wide.
+func TestHouseholdTriggersScanNothing(t *testing.T) {
+	s := household(t)
+	upsert(t, s, householdRows()...)
+	for _, name := range []string{"household_transfer_insert", "household_transfer_delete", "household_transfer_update"} {
+		trigger := sqlStatement(householdViews, "CREATE TRIGGER IF NOT EXISTS "+name+" ")
+		body := trigger[strings.Index(trigger, "\nBEGIN\n")+7 : strings.LastIndex(trigger, "\nEND")]
+		body = strings.NewReplacer("new.id", "'x'", "new.amount_base_units", "(-500)", "old.amount_base_units", "(-500)",
+			"new.created_epoch", "1000", "old.created_epoch", "1000").Replace(strings.TrimSuffix(strings.TrimSpace(body), ";"))
+		if strings.Contains(body, "new.") || strings.Contains(body, "old.") {
+			t.Fatalf("%s: %s", name, body)
+		}
+		plan := queryPlan(t, s, body)
+		for _, step := range strings.Split(plan, "; ") {
+			if strings.HasPrefix(step, "SCAN ") && !strings.Contains(step, "account_people") && !strings.Contains(step, "subquery") {
+				t.Errorf("%s scans: %s\n%s", name, step, plan)
+			}
+		}
 	}
 }
