@@ -118,6 +118,15 @@ var migrations = []migration{
 	// triggers) and left out of the household's monthly views, and the
 	// monthly views per person. household_views.sql.
 	{sql: householdViews},
+	// 13: what the rules file did to each transaction (rule_applications),
+	// the mirror-only settings it made (transaction_annotations), and the
+	// alerts waiting for their channel (alert_outbox), and the views
+	// saying so. rules.sql, alerts.sql, rules_views.sql.
+	{sql: ruleTables + alertTables + ruleViews},
+	// 14: the monthly views per person grouped in the month index's order
+	// (by performing_customer, which the index now holds right after the
+	// category), as fast as the household's. person_views.sql.
+	{sql: personViews},
 }
 
 // TimeLayout is how the store writes its own timestamps (observed_at,

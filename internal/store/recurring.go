@@ -1,0 +1,23 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+)
+
+// PaymentOut is one payment out, for finding recurring payments.
+type PaymentOut struct {
+	ID, Description, Date, Currency string // Date: YYYY-MM-DD in the customer's zone
+	Cents                           int64  // positive: the amount paid
+}
+
+// PaymentsOut lists the money paid out on or after the local date from
+// (HELD or SETTLED, not transfers between own accounts nor between the
+// household's people), oldest first.
+func (s *Store) PaymentsOut(ctx context.Context, from string) ([]PaymentOut, error) {
+	return queryAll(ctx, s.ro, "payments", func(r *sql.Rows, p *PaymentOut) error {
+		return r.Scan(&p.ID, &p.Description, &p.Date, &p.Currency, &p.Cents)
+	}, `SELECT id, description, created_date, amount_currency, -amount_base_units FROM transactions
+		WHERE created_date >= ? AND amount_base_units < 0 AND transfer_account_id IS NULL AND household_transfer_id IS NULL
+		ORDER BY created_epoch, id`, from)
+}
