@@ -85,11 +85,8 @@ func Burst(ctx context.Context, env Env, o BurstOptions) error {
 		return err
 	}
 	changed := time.Since(start)
-	if err := sim.control(ctx, http.MethodPost, "/deliveries/flush", nil, nil); err != nil {
+	if err := sim.deliverAll(ctx, o.Timeout); err != nil {
 		return err
-	}
-	if err := sim.control(ctx, http.MethodPost, "/deliveries/wait", map[string]string{"timeout": o.Timeout.String()}, nil); err != nil {
-		return fmt.Errorf("the bank could not deliver the burst: %w", err)
 	}
 	delivered := time.Now()
 	last := time.Unix(0, lastStored.Load())
@@ -165,6 +162,18 @@ func Burst(ctx context.Context, env Env, o BurstOptions) error {
 	fmt.Fprintf(w, "requests by route: %s\n", cmpOrString(formatCounts(used), "none"))
 	fmt.Fprintf(w, "account balances: %s\n", balances)
 	fmt.Fprintln(w, "peak RSS: this process's VmHWM from the burst's start to the exact mirror, with the harness's exactness checks (each parses the whole bank); in brackets up to the last delivery")
+	return nil
+}
+
+// deliverAll has the bank deliver what it holds back, and waits up to
+// timeout until it has nothing left to deliver.
+func (s *benchSim) deliverAll(ctx context.Context, timeout time.Duration) error {
+	if err := s.control(ctx, http.MethodPost, "/deliveries/flush", nil, nil); err != nil {
+		return err
+	}
+	if err := s.control(ctx, http.MethodPost, "/deliveries/wait", map[string]string{"timeout": timeout.String()}, nil); err != nil {
+		return fmt.Errorf("the bank could not deliver the burst: %w", err)
+	}
 	return nil
 }
 

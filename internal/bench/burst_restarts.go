@@ -58,6 +58,10 @@ func BurstRestarts(ctx context.Context, env Env, o BurstOptions) error {
 	}
 	defer ro.Close()
 
+	var synced int
+	if err := ro.QueryRowContext(ctx, "SELECT count(*) FROM sync_runs WHERE status = ?", store.RunOK).Scan(&synced); err != nil {
+		return fmt.Errorf("read sync runs: %w", err)
+	}
 	vars := benchChildEnv(env.Environ, user, map[string]string{"API_URL": sim.apiURL, "TOKEN": sim.token, "DB": db,
 		"LISTEN": listen, "ADMIN_LISTEN": admin, "LOG_LEVEL": "warn"}, "24MiB")
 	child, err := env.startServeChild(ctx, vars)
@@ -65,7 +69,7 @@ func BurstRestarts(ctx context.Context, env Env, o BurstOptions) error {
 		return err
 	}
 	defer func() { child.stop() }()
-	if err := waitStartupSync(ctx, ro, child, 0); err != nil {
+	if err := waitStartupSync(ctx, ro, child, synced); err != nil {
 		return err
 	}
 	faults := map[string]any{"duplicate": plan.duplicate(o.Events), "duplicateCopies": 1, "reorder": true}
@@ -96,11 +100,8 @@ func BurstRestarts(ctx context.Context, env Env, o BurstOptions) error {
 		return err
 	}
 	changed := time.Since(start)
-	if err := sim.control(ctx, http.MethodPost, "/deliveries/flush", nil, nil); err != nil {
+	if err := sim.deliverAll(ctx, o.Timeout); err != nil {
 		return err
-	}
-	if err := sim.control(ctx, http.MethodPost, "/deliveries/wait", map[string]string{"timeout": o.Timeout.String()}, nil); err != nil {
-		return fmt.Errorf("the bank could not deliver the burst: %w", err)
 	}
 	delivered := time.Now()
 

@@ -405,12 +405,8 @@ func (env Env) daemonRound(ctx context.Context, vars []string, db, listen, path 
 		return daemonResult{}, err
 	}
 	defer ro.Close()
-	runs := func() (n int, err error) {
-		err = ro.QueryRowContext(ctx, "SELECT count(*) FROM sync_runs WHERE status = ?", store.RunOK).Scan(&n)
-		return n, err
-	}
-	before, err := runs()
-	if err != nil {
+	var before int
+	if err := ro.QueryRowContext(ctx, "SELECT count(*) FROM sync_runs WHERE status = ?", store.RunOK).Scan(&before); err != nil {
 		return daemonResult{}, fmt.Errorf("read sync runs: %w", err)
 	}
 	child, err := env.startServeChild(ctx, vars)
@@ -419,19 +415,8 @@ func (env Env) daemonRound(ctx context.Context, vars []string, db, listen, path 
 	}
 	defer child.stop()
 	// The start-up sync (incremental) finishes before the load starts.
-	for {
-		n, err := runs()
-		if err == nil && n > before {
-			break
-		}
-		if child.exited() {
-			return daemonResult{}, fmt.Errorf("the daemon exited before its start-up sync finished")
-		}
-		select {
-		case <-ctx.Done():
-			return daemonResult{}, ctx.Err()
-		case <-time.After(10 * time.Millisecond):
-		}
+	if err := waitStartupSync(ctx, ro, child, before); err != nil {
+		return daemonResult{}, err
 	}
 	// The peak of the start-up, then that of the load alone.
 	startPeak := pidMiB(child.pid(), "VmHWM")
