@@ -30,10 +30,12 @@ const rulesDays = 30
 // maxRuleEvaluations bounds the matching of one visit: transactions read
 // times rules, so that a busy mirror or a file of many rules answers in
 // about a second; past it the page says how many transactions it read.
-const maxRuleEvaluations = 1_000_000
-
 // ruleBatch is how many transactions the matching reads at a time.
-const ruleBatch = 1000
+// (Variables for the tests.)
+var (
+	maxRuleEvaluations = 1_000_000
+	ruleBatch          = 1000
+)
 
 // ruleRow is a rule of the file, or one that acted before and is no
 // longer in it (Line 0).
@@ -52,7 +54,7 @@ type ruleRow struct {
 func (h *Handler) rules(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	now := h.o.Now()
-	set, fileErr := h.loadRules(ctx)
+	set, missing, fileErr := h.loadRules(ctx)
 	if fileErr != nil && ctx.Err() != nil {
 		return
 	}
@@ -84,14 +86,14 @@ func (h *Handler) rules(w http.ResponseWriter, r *http.Request) {
 	slices.SortFunc(gone, func(a, b ruleRow) int { return cmp.Compare(a.Name, b.Name) })
 	data := struct {
 		Path, Error      string
-		Loaded           bool
+		Loaded, Missing  bool
 		Since            string
 		Days             int
 		Scanned          int
 		Capped           bool
 		Rules, Gone      []ruleRow
 		Channels, Alerts []string
-	}{Path: h.o.RulesFile, Since: since, Days: rulesDays, Scanned: m.scanned, Capped: m.capped, Rules: list, Gone: gone}
+	}{Path: h.o.RulesFile, Missing: missing, Since: since, Days: rulesDays, Scanned: m.scanned, Capped: m.capped, Rules: list, Gone: gone}
 	if fileErr != nil {
 		data.Error = oneLine(fileErr.Error())
 	}
@@ -113,22 +115,27 @@ var errNoRulesFile = errors.New("no rules file given to the dashboard (BANKMIRRO
 
 // loadRules reads the rules file and checks it as `bankmirror rules
 // check` does, its channels' secrets aside (the dashboard reads no
-// secret): nil and why when it is bad or missing.
-func (h *Handler) loadRules(ctx context.Context) (*rules.Set, error) {
+// secret): nil and why when it is bad or missing. missing says the
+// default file is absent, which is no rules.
+func (h *Handler) loadRules(ctx context.Context) (set *rules.Set, missing bool, err error) {
 	if h.o.RulesFile == "" {
-		return nil, errNoRulesFile
+		return nil, false, errNoRulesFile
 	}
-	set, err := rules.LoadResolved(ctx, h.o.RulesFile, !h.o.RulesFileSet, h.m)
+	if !h.o.RulesFileSet {
+		_, err := os.Stat(h.o.RulesFile)
+		missing = errors.Is(err, os.ErrNotExist)
+	}
+	set, err = rules.LoadResolved(ctx, h.o.RulesFile, !h.o.RulesFileSet, h.m)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("no rules file at %s (set BANKMIRROR_RULES_FILE): %w", h.o.RulesFile, err)
+		return nil, false, fmt.Errorf("no rules file at %s (set BANKMIRROR_RULES_FILE): %w", h.o.RulesFile, err)
 	}
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if err := alerts.CheckSettings(set); err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return set, nil
+	return set, missing, nil
 }
 
 // ruleMatches is what matchRules counted.
