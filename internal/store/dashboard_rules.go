@@ -33,3 +33,11 @@ func (s *Store) TransactionRules(ctx context.Context, id string) (TxRules, error
 	out.Applications, err = s.ruleApplications(ctx, "WHERE transaction_id = ? ORDER BY id LIMIT ?", id, maxTransactionRules)
 	return out, err
 }
+
+// NewestTransactionIDs lists the ids of at most limit transactions created
+// at or after the Unix time since, newest first: read through the
+// created_epoch index, so its cost follows limit, not the mirror's size.
+func (s *Store) NewestTransactionIDs(ctx context.Context, since int64, limit int) ([]string, error) {
+	return queryAll(ctx, s.ro, "newest transactions", func(r *sql.Rows, id *string) error { return r.Scan(id) },
+		"SELECT id FROM transactions WHERE created_epoch >= ? ORDER BY created_epoch DESC LIMIT ?", since, limit)
+}

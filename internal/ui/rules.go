@@ -142,29 +142,33 @@ func (h *Handler) loadRules(ctx context.Context) (set *rules.Set, missing bool, 
 type ruleMatches struct {
 	counts  map[string]int
 	scanned int
-	capped  bool // more transactions of the window were not read
+	capped  bool // older transactions of the window were not read
 }
 
-// matchRules counts, per rule, the transactions created on or after the
-// local date since that it matches, as `rules check` counts them (each
-// rule on the transaction as the bank has it), reading at most
-// maxRuleEvaluations / rules transactions.
+// matchRules counts, per rule, the transactions created since the start
+// of the local date since that it matches, as `rules check` counts them
+// (each rule on the transaction as the bank has it): the newest
+// maxRuleEvaluations / rules of them at most.
 func (h *Handler) matchRules(ctx context.Context, set *rules.Set, since string) (ruleMatches, error) {
 	m := ruleMatches{counts: map[string]int{}}
 	if len(set.Rules) == 0 {
 		return m, nil
 	}
-	most := max(ruleBatch, maxRuleEvaluations/len(set.Rules))
-	var after int64
-	for {
-		limit := min(ruleBatch, most-m.scanned)
-		if limit == 0 {
-			more, _, err := h.m.RuleTransactions(ctx, store.RuleQuery{SinceDate: since, AfterRowID: after, Limit: 1})
-			m.capped = len(more) > 0
-			return m, err
-		}
-		txs, last, err := h.m.RuleTransactions(ctx, store.RuleQuery{SinceDate: since, AfterRowID: after, Limit: limit})
-		if err != nil || len(txs) == 0 {
+	start, err := time.ParseInLocation(time.DateOnly, since, h.o.Location)
+	if err != nil {
+		return m, err
+	}
+	most := max(1, maxRuleEvaluations/len(set.Rules))
+	ids, err := h.m.NewestTransactionIDs(ctx, start.Unix(), most+1)
+	if err != nil {
+		return m, err
+	}
+	if len(ids) > most {
+		ids, m.capped = ids[:most], true
+	}
+	for batch := range slices.Chunk(ids, ruleBatch) {
+		txs, _, err := h.m.RuleTransactions(ctx, store.RuleQuery{IDs: batch})
+		if err != nil {
 			return m, err
 		}
 		for i := range txs {
@@ -173,11 +177,11 @@ func (h *Handler) matchRules(ctx context.Context, set *rules.Set, since string) 
 			}
 		}
 		m.scanned += len(txs)
-		after = last
 		if err := ctx.Err(); err != nil {
 			return m, err
 		}
 	}
+	return m, nil
 }
 
 // ruleDoes says what a rule does, a phrase an action.

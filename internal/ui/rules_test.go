@@ -207,8 +207,8 @@ func TestRulesPageOfABadOrMissingFile(t *testing.T) {
 	}
 }
 
-// On a mirror busier than its budget, the rules page reads a bounded
-// number of transactions and says so.
+// On a mirror busier than its budget, the rules page reads the newest
+// transactions of the window only, and says so.
 func TestRulesPageMatchingIsBounded(t *testing.T) {
 	t.Cleanup(ui.SetRuleBudget(10, 5)) // two rules: 5 transactions, 5 at a time
 	rulesPath := writeRules(t, testRules)
@@ -218,10 +218,16 @@ func TestRulesPageMatchingIsBounded(t *testing.T) {
 		t.Fatalf("the test mirror has %d transactions in the last 30 days; the test needs more than 5", n)
 	}
 	code, _, body := get(t, c, d.base+"/rules")
-	if code != http.StatusOK || !strings.Contains(body, fmt.Sprintf(`id="rules-capped">Matches counted in the first %d transactions`, 5)) {
+	if code != http.StatusOK || !strings.Contains(body, fmt.Sprintf(`id="rules-capped">Matches counted in the newest %d transactions`, 5)) {
 		t.Fatalf("rules: %d, not saying it read 5 transactions only", code)
 	}
-	if got := ruleCell(t, body, 10); got > 5 {
-		t.Errorf("all purchases matches %d of 5 transactions read", got)
+	start, _ := time.ParseInLocation(time.DateOnly, simNow.In(melbourne).AddDate(0, 0, -30).Format(time.DateOnly), melbourne)
+	var want int
+	if err := d.st.Reader().QueryRow(`SELECT count(*) FROM (SELECT amount_base_units FROM transactions WHERE created_epoch >= ?
+		ORDER BY created_epoch DESC LIMIT 5) WHERE amount_base_units < 0`, start.Unix()).Scan(&want); err != nil {
+		t.Fatal(err)
+	}
+	if got := ruleCell(t, body, 10); got != want {
+		t.Errorf("all purchases matches %d of the 5 newest transactions; %d of them are purchases", got, want)
 	}
 }

@@ -51,6 +51,7 @@ type Mirror interface {
 	PaymentsOut(ctx context.Context, from string) ([]store.PaymentOut, error)
 
 	// What the rules file did, and the alerts' outbox.
+	NewestTransactionIDs(ctx context.Context, since int64, limit int) ([]string, error)
 	RuleTransactions(ctx context.Context, q store.RuleQuery) ([]store.RuleTransaction, int64, error)
 	RuleSummaries(ctx context.Context, since string) (map[string]store.RuleSummary, error)
 	TransactionRules(ctx context.Context, id string) (store.TxRules, error)
