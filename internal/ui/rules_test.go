@@ -160,8 +160,11 @@ func TestRulesPageAndTransactionRules(t *testing.T) {
 	if !strings.Contains(page, `<span id="category-rule">set by the rule <a href="rules"><bdi>netflix is tv</bdi></a></span>`) {
 		t.Error("the transaction's page does not name the rule that set its category")
 	}
-	actions := page[strings.Index(page, `id="rule-actions"`):]
-	actions = actions[:strings.Index(actions, "</table>")]
+	_, actions, ok := strings.Cut(page, `id="rule-actions"`)
+	actions, _, _ = strings.Cut(actions, "</table>")
+	if !ok {
+		t.Fatal("the transaction's page lists no rule actions")
+	}
 	for _, s := range []string{"category", "waiting", "tag <bdi>tv</bdi>", joint, "note <bdi>&lt;script&gt;"} {
 		if !strings.Contains(actions, s) {
 			t.Errorf("the transaction's rule actions do not say %q", s)
