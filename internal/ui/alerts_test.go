@@ -45,7 +45,7 @@ func TestAlertsPage(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	d := dashboardOfCopy(t, path)
+	d := dashboardAt(t, path)
 	c := d.browser(t)
 	code, _, body := get(t, c, d.base+"/alerts")
 	if code != http.StatusOK {

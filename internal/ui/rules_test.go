@@ -35,20 +35,6 @@ func copyMirror(t *testing.T) (string, *store.Store) {
 	return path, w
 }
 
-// dashboardOfCopy serves the mirror at path (a copy, closed for writing
-// first), read-only, with mod's options.
-func dashboardOfCopy(t *testing.T, path string, mod ...func(*ui.Options)) *dashboard {
-	t.Helper()
-	st, err := store.OpenReadOnly(context.Background(), path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	d := newDashboardOf(t, st, mod...)
-	d.st = st
-	return d
-}
-
 const testRules = `# the household's rules
 
 [[rule]]
@@ -129,7 +115,7 @@ func TestRulesPageAndTransactionRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	rulesPath := writeRules(t, testRules)
-	d := dashboardOfCopy(t, path, func(o *ui.Options) { o.RulesFile, o.RulesFileSet = rulesPath, true })
+	d := dashboardAt(t, path, func(o *ui.Options) { o.RulesFile, o.RulesFileSet = rulesPath, true })
 	c := d.browser(t)
 
 	code, _, body := get(t, c, d.base+"/rules")
