@@ -546,6 +546,21 @@ func TestCLIDemo(t *testing.T) {
 	}
 }
 
+// A bad --people is a usage error naming it, and the demo writes nothing.
+func TestCLIDemoBadPeople(t *testing.T) {
+	for _, people := range []string{"Alex,sam", "alex,alex", "alex,", ""} {
+		dir := t.TempDir()
+		r := runCLI(t, map[string]string{"BANKMIRROR_LOG_FORMAT": "json"}, "demo", "--db", filepath.Join(dir, "demo.db"), "--people", people)
+		wantCode(t, r, 2)
+		if first, _, _ := strings.Cut(r.stderr, "\n"); !strings.HasPrefix(first, "bankmirror: usage: --people: ") {
+			t.Errorf("--people %q: want a usage error naming --people:\n%s", people, r)
+		}
+		if got := names(t, dir); len(got) != 0 {
+			t.Errorf("--people %q: the demo wrote %q", people, got)
+		}
+	}
+}
+
 // checkDemoHousehold checks the household demo's mirror and what it
 // printed: two people, the joint account once, joint purchases with their
 // person, household transfers in pairs; live, the joint purchase the poll

@@ -24,7 +24,7 @@ func (a *app) demoCommand() *cli.Command {
 	fs.IntVar(&o.n, "transactions", 5000, "`N` transactions in the simulated bank (a household's shared among the people and their joint account)")
 	fs.Uint64Var(&o.seed, "seed", 1, "`SEED` of the simulated bank's data")
 	fs.BoolVar(&o.live, "live", true, "after the sync, register webhooks and show live events being applied (--live=false: not)")
-	fs.StringVar(&o.people, "people", "alex,sam", "the customers, comma-separated: two or more are a household sharing a 2Up joint account; one name (--people me) is a single customer")
+	fs.StringVar(&o.people, "people", "alex,sam", "the customers' `NAMES`, comma-separated: two or more are a household sharing a 2Up joint account; one name (--people me) is a single customer")
 	return &cli.Command{Name: "demo", Synopsis: "[--db PATH] [--transactions N] [--seed SEED] [--live=false] [--people NAMES]", Flags: fs,
 		Summary: "mirror the built-in simulated bank (a household: alex and sam) into ./bankmirror-demo.db and show a summary",
 		Run:     a.configured(func(ctx context.Context, _ []string) error { return a.demo(ctx, o) })}
