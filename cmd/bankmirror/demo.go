@@ -21,7 +21,7 @@ func (a *app) demoCommand() *cli.Command {
 	fs := newFlags("demo")
 	o := demoOptions{}
 	fs.StringVar(&o.db, "db", "bankmirror-demo.db", "`PATH` of the mirror to write (a demo mirror there is replaced; any other file is refused)")
-	fs.IntVar(&o.n, "transactions", 5000, "`N` transactions in the simulated bank (a household's shared among the people and their joint account)")
+	fs.IntVar(&o.n, "transactions", 5000, "`N` transactions in the simulated bank (a household's shared among the people and their joint account, one each at least)")
 	fs.Uint64Var(&o.seed, "seed", 1, "`SEED` of the simulated bank's data")
 	fs.BoolVar(&o.live, "live", true, "after the sync, register webhooks and show live events being applied (--live=false: not)")
 	fs.StringVar(&o.people, "people", "alex,sam", "the customers' `NAMES`, comma-separated: two or more are a household sharing a 2Up joint account; one name (--people me) is a single customer")
@@ -74,6 +74,7 @@ func (a *app) demo(ctx context.Context, o demoOptions) error {
 		simOpts.People = people
 		simOpts.Transactions, simOpts.JointTransactions = demo.Split(o.n, len(people))
 	}
+	simOpts.Empty = o.n == 0 // Transactions 0 is the simulator's default
 	sim := simulator.New(simOpts)
 	defer sim.Close()
 	srv, err := startServer(ctx, "127.0.0.1:0", sim.Handler())
@@ -229,13 +230,19 @@ func demoHouseholdLive(ctx context.Context, a *app, m *Daemon, sim *simulator.Ba
 		return err
 	}
 	// The joint purchase is watched for from the moment it is made: no
-	// event announces it, the poll brings it.
+	// event announces it, the poll brings it. A poll lists a joint account
+	// from its newest transaction: an empty one (--transactions 0) waits
+	// for a sync.
+	joint, err := demo.JointTransactions(ctx, m.Store.Reader())
+	if err != nil {
+		return err
+	}
 	wctx, cancel := context.WithTimeout(ctx, 10*demoPollInterval+10*time.Second)
 	defer cancel()
 	polled := make(chan error, 1)
 	var arrived time.Time
 	for i, s := range act.Steps {
-		if !s.Joint {
+		if !s.Joint || joint == 0 {
 			continue
 		}
 		do := s.Do
@@ -257,6 +264,10 @@ func demoHouseholdLive(ctx context.Context, a *app, m *Daemon, sim *simulator.Ba
 	}
 	if err := demoEventsApplied(ctx, a, m, sim, ev); err != nil {
 		return err
+	}
+	if joint == 0 {
+		fmt.Fprintf(a.stdout, "Poll: the joint account had no transactions in the mirror, so polls do not list it yet: %s's 2Up purchase waits for the next sync.\n", act.JointBy)
+		return nil
 	}
 	if err := <-polled; err != nil {
 		return err
@@ -333,12 +344,12 @@ func printHousehold(w io.Writer, h demo.Household) {
 	for _, s := range h.Spending {
 		paid := ""
 		if s.ToOthers != 0 {
-			paid = "of which " + formatMoney(s.ToOthers, "AUD") + " paid to the other"
+			paid = "  of which " + formatMoney(s.ToOthers, "AUD") + " paid to the other"
 			if len(h.People) > 2 {
 				paid += "s"
 			}
 		}
-		fmt.Fprintf(tw, "    %s\t%s\t%s\t\n", s.Person, formatMoney(s.Spent, "AUD"), paid)
+		fmt.Fprintf(tw, "    %s\t%s\t%s\n", s.Person, formatMoney(s.Spent, "AUD"), paid)
 	}
 	tw.Flush()
 	fmt.Fprintln(w, "  who paid for what on 2Up (v_transactions.person):")

@@ -17,21 +17,19 @@ import (
 // payment from one to the other (a household transfer) and a returned
 // hold.
 
-// Split divides the demo's n transactions among people each with their
-// own accounts and their joint account, which gets a fifth as many as each
-// person (the simulated bank's proportion): perPerson*people plus the
-// joint account's make n. joint is simulator.Options.JointTransactions: -1
-// when the joint account gets none. A single person gets all n.
+// Split divides the demo's n transactions (n > 0: simulator.Options.Empty
+// is the bank of none) among people each with their own accounts and their
+// joint account, which gets a fifth as many as each person (the simulated
+// bank's proportion): perPerson*people plus the joint account's make n,
+// but that each person and the joint account have one at least (the
+// daemon polls a joint account from its newest transaction). joint is
+// simulator.Options.JointTransactions. A single person gets all n.
 func Split(n, people int) (perPerson, joint int) {
 	if people < 2 {
 		return n, 0
 	}
-	perPerson = n * 5 / (5*people + 1)
-	joint = n - perPerson*people
-	if joint == 0 {
-		joint = -1
-	}
-	return perPerson, joint
+	perPerson = max(n*5/(5*people+1), 1)
+	return perPerson, max(n-perPerson*people, 1)
 }
 
 // Bank is what the household's activity needs of the simulated bank.

@@ -14,17 +14,15 @@ func TestSplit(t *testing.T) {
 		{24, 2, 10, 4},
 		{5000, 3, 1562, 314},
 		{5000, 1, 5000, 0},
-		{1, 2, 0, 1},
-		{0, 2, 0, -1},
+		{3, 2, 1, 1},
+		{2, 2, 1, 1}, // one each and one on the joint account at least
+		{1, 2, 1, 1},
 	} {
 		per, joint := Split(tc.n, tc.people)
 		if per != tc.perPerson || joint != tc.joint {
 			t.Errorf("Split(%d, %d) = %d, %d; want %d, %d", tc.n, tc.people, per, joint, tc.perPerson, tc.joint)
 		}
-		if joint < 0 {
-			joint = 0
-		}
-		if tc.people > 1 && per*tc.people+joint != tc.n {
+		if tc.people > 1 && tc.n > tc.people && per*tc.people+joint != tc.n {
 			t.Errorf("Split(%d, %d) makes %d transactions", tc.n, tc.people, per*tc.people+joint)
 		}
 	}
