@@ -390,8 +390,12 @@ func (m *Daemon) openAdmin(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		proxies, err := export.ParseTrustedProxies(m.Config.TrustedProxies)
+		if err != nil {
+			return &configError{envPrefix + "TRUSTED_PROXIES", err}
+		}
 		feed, err := export.NewFeed(m.Store.Reader(), m.Config.ExportToken, export.FeedOptions{Location: loc, Log: m.Log,
-			OnRefused: m.Metrics.ExportRefused(export.RefusalReasons()...)})
+			TrustedProxies: proxies, OnRefused: m.Metrics.ExportRefused(export.RefusalReasons()...)})
 		if err != nil {
 			return err
 		}

@@ -28,6 +28,7 @@ type Metrics struct {
 	bank     *prometheus.CounterVec
 	bankOK   prometheus.Counter // the common case, resolved once
 	feed     *prometheus.CounterVec
+	dash     *prometheus.CounterVec
 	// alerts: delivered and given up per channel; waiting per channel.
 	alertsSent, alertsFailed *prometheus.CounterVec
 	alertsPending            *prometheus.GaugeVec
@@ -70,6 +71,8 @@ func NewMetrics(src StateSource) *Metrics {
 	}
 	m.feed = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "bankmirror_export_requests_refused_total",
 		Help: "Requests to the export feed refused before any query, by reason (no_token, wrong_token, throttled, cross_site)."}, []string{"reason"})
+	m.dash = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "bankmirror_dashboard_requests_refused_total",
+		Help: "Tokens given to serve's dashboard that were refused, by reason (wrong_token, throttled, cross_site)."}, []string{"reason"})
 	m.alertsSent = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "bankmirror_alerts_sent_total",
 		Help: "Alerts delivered to their channel (the rules file's [channel.NAME]), by channel."}, []string{"channel"})
 	m.alertsFailed = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "bankmirror_alerts_failed_total",
@@ -82,7 +85,7 @@ func NewMetrics(src StateSource) *Metrics {
 		Help: "Always 1; the labels say which build runs: its version and commit, and the Go and SQLite versions."},
 		[]string{"version", "commit", "goversion", "sqlite"})
 	build.WithLabelValues(b.Version, b.Commit, b.GoVersion, b.SQLite).Set(1)
-	reg.MustRegister(m.received, m.refused, m.applied, m.syncs, m.bank, m.feed, build,
+	reg.MustRegister(m.received, m.refused, m.applied, m.syncs, m.bank, m.feed, m.dash, build,
 		m.alertsSent, m.alertsFailed, m.alertsPending,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		&stateCollector{src: src})
@@ -106,6 +109,15 @@ func (m *Metrics) ExportRefused(reasons ...string) func(reason string) {
 		m.feed.WithLabelValues(r)
 	}
 	return func(reason string) { m.feed.WithLabelValues(reason).Inc() }
+}
+
+// DashboardRefused returns the dashboard's refusal hook, counting refused
+// tokens by reason; each of reasons is exposed from zero.
+func (m *Metrics) DashboardRefused(reasons ...string) func(reason string) {
+	for _, r := range reasons {
+		m.dash.WithLabelValues(r)
+	}
+	return func(reason string) { m.dash.WithLabelValues(reason).Inc() }
 }
 
 // AlertSent counts an alert delivered to channel.

@@ -81,8 +81,8 @@ type mailSession struct {
 }
 
 func (b *mailbox) NewSession(*smtp.Conn) (smtp.Session, error) { return &mailSession{box: b}, nil }
-func (s *mailSession) Reset()                                   { s.cur = mailMsg{} }
-func (s *mailSession) Logout() error                            { return nil }
+func (s *mailSession) Reset()                                  { s.cur = mailMsg{} }
+func (s *mailSession) Logout() error                           { return nil }
 func (s *mailSession) Mail(from string, _ *smtp.MailOptions) error {
 	s.cur.From = from
 	return nil

@@ -24,6 +24,7 @@ type Outbox interface {
 	AlertFailed(ctx context.Context, id int64, cause string, retryAt time.Time) error
 	DeferAlert(ctx context.Context, id int64, until time.Time) error
 	AlertCountsByChannel(ctx context.Context) ([]store.AlertCounts, error)
+	NextAlertDue(ctx context.Context) (string, bool, error)
 }
 
 var _ Outbox = (*store.Store)(nil)
@@ -190,6 +191,15 @@ func (d *Dispatcher) Round(ctx context.Context) (time.Time, error) {
 	}
 	if len(due) == dueBatch {
 		return now, nil
+	}
+	// The next alert waiting (a retry, the rate limit, quiet hours) may
+	// fall due before the minute is up.
+	if at, ok, err := d.outbox.NextAlertDue(ctx); err != nil {
+		return next, err
+	} else if ok {
+		if t, err := time.Parse(store.TimeLayout, at); err == nil && t.Before(next) {
+			next = t
+		}
 	}
 	return next, nil
 }

@@ -225,13 +225,13 @@ func (w *Watcher) recurring(ctx context.Context, a rules.Alert) error {
 		case s.Changed() && recent:
 			prev := s.Prices[len(s.Prices)-2].Cents
 			m = Message{Kind: KindRecurringChanged, Key: "recurring_changed:" + s.Payee + ":" + s.LastID,
-				Title:   fmt.Sprintf("%s changed its price: %s", shorten(s.Payee, 60), money.Format(s.Cents, s.Currency)),
-				Message: fmt.Sprintf("%s (%s) charged %s, was %s.", shorten(s.Payee, 120), s.Cadence.Name, money.Format(s.Cents, s.Currency), money.Format(prev, s.Currency)),
+				Title:         fmt.Sprintf("%s changed its price: %s", shorten(s.Payee, 60), money.Format(s.Cents, s.Currency)),
+				Message:       fmt.Sprintf("%s (%s) charged %s, was %s.", shorten(s.Payee, 120), s.Cadence.Name, money.Format(s.Cents, s.Currency), money.Format(prev, s.Currency)),
 				TransactionID: s.LastID}
 		case s.Count == s.Cadence.MinCount && recent:
 			m = Message{Kind: KindRecurringNew, Key: "recurring_new:" + s.Payee,
-				Title:   fmt.Sprintf("New recurring payment: %s", shorten(s.Payee, 60)),
-				Message: fmt.Sprintf("%s looks %s: %s, next about %s.", shorten(s.Payee, 120), s.Cadence.Name, money.Format(s.Cents, s.Currency), s.Next.Format("Mon 2 Jan")),
+				Title:         fmt.Sprintf("New recurring payment: %s", shorten(s.Payee, 60)),
+				Message:       fmt.Sprintf("%s looks %s: %s, next about %s.", shorten(s.Payee, 120), s.Cadence.Name, money.Format(s.Cents, s.Currency), s.Next.Format("Mon 2 Jan")),
 				TransactionID: s.LastID}
 		case s.Late(today) && today.Sub(s.Next) <= Recent:
 			m = Message{Kind: KindRecurringMissed, Key: "recurring_missed:" + s.Payee + ":" + s.Next.Format("2006-01-02"),

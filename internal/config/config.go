@@ -95,6 +95,9 @@ type Config struct {
 	// export feed: off unless a token is set
 	ExportToken     string `env:"EXPORT_TOKEN"`
 	ExportTokenFile string `env:"EXPORT_TOKEN_FILE,file"`
+	// TrustedProxies are the reverse proxies (IPs or CIDRs, comma-separated)
+	// whose X-Forwarded-For names the feed's client; none by default.
+	TrustedProxies string `env:"TRUSTED_PROXIES"`
 
 	// dashboard (bankmirror ui; serve when UI_LISTEN is set)
 	UIToken     string `env:"UI_TOKEN"`

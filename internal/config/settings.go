@@ -463,6 +463,18 @@ var Settings = []Setting{
 		check:         func(c *Config) error { return checkStrongToken(c.ExportToken) },
 	},
 	{
+		Name:          "TRUSTED_PROXIES",
+		Doc:           "reverse proxies (IPs or CIDRs, comma-separated) whose X-Forwarded-For names the spreadsheet feed's client for its throttle; unset: the header is ignored",
+		Manual:        "reverse proxies (IP addresses or CIDR prefixes, comma-separated, e.g. `127.0.0.1,10.0.0.0/8`) in front of the admin listener whose `X-Forwarded-For` names the spreadsheet feed's client, for its throttle; the client is the nearest address in the header that is not one of them. Unset, the header is ignored and the client is the connection's peer (so no local process can name itself another address). See [spreadsheets.md](spreadsheets.md)",
+		ManualDefault: "(none)",
+		Unset:         "X-Forwarded-For is ignored",
+		Example:       "127.0.0.1",
+		check: func(c *Config) error {
+			_, err := export.ParseTrustedProxies(c.TrustedProxies)
+			return err
+		},
+	},
+	{
 		Name:          "UI_TOKEN",
 		Secret:        true,
 		File:          true,

@@ -654,4 +654,6 @@ func (s *Set) ResolveIn(ctx context.Context, c Categories) error {
 }
 
 // unresolved says the rule's category has not been resolved to an id.
-func (r *Rule) unresolved() bool { return r.SetsCategory() && r.CategoryID == "" && !strings.EqualFold(r.Category, writeback.None) }
+func (r *Rule) unresolved() bool {
+	return r.SetsCategory() && r.CategoryID == "" && !strings.EqualFold(r.Category, writeback.None)
+}

@@ -2,6 +2,8 @@ package ui
 
 import (
 	"cmp"
+	"net/http"
+	"net/url"
 	"slices"
 
 	"github.com/bankmirror/bankmirror/internal/store"
@@ -24,7 +26,8 @@ const (
 // payee is a recurring payment.
 type payee struct {
 	Description string
-	Months      int // months it was paid in
+	Search      string // the list of its transactions: a search bounded in length (searchFor)
+	Months      int    // months it was paid in
 	LastMonth   string
 	Typical     int64 // the median payment, cents
 	Monthly     int64 // paid per month it was paid in: total / Months
@@ -62,7 +65,7 @@ func recurringPayees(payments []store.Payment) []payee {
 		if similar*100 < n*recurringSimilarPct {
 			continue
 		}
-		out = append(out, payee{Description: desc, Months: len(months), LastMonth: last, Typical: med,
+		out = append(out, payee{Description: desc, Search: txLink(url.Values{"q": {searchFor(desc)}}), Months: len(months), LastMonth: last, Typical: med,
 			Monthly: total / int64(len(months)), Payments: n})
 	}
 	slices.SortFunc(out, func(a, b payee) int {
@@ -84,4 +87,27 @@ func weightedMedian(ps []store.Payment, n int64) int64 {
 		mid -= p.Count
 	}
 	return 0
+}
+
+// recurring is /recurring: payees paid in at least 3 of the last 6
+// months with similar amounts (recurringPayees).
+func (h *Handler) recurring(w http.ResponseWriter, r *http.Request) {
+	months := h.months(recurringWindow)
+	payments, err := h.m.Payments(r.Context(), months[0])
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	list := recurringPayees(payments)
+	var total int64
+	for _, p := range list {
+		total += p.Monthly
+	}
+	h.render(w, r, http.StatusOK, "recurring", "Recurring payments", struct {
+		From, To      string
+		List          []payee
+		Total         int64
+		Window, Least int
+		Tolerance     int
+	}{months[0], months[len(months)-1], list, total, recurringWindow, recurringMonths, recurringTolerancePct})
 }
