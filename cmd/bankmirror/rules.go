@@ -75,16 +75,25 @@ func (a *app) openExistingReadOnly(ctx context.Context) (*store.Store, error) {
 	return store.OpenReadOnly(ctx, a.cfg.DB)
 }
 
+// readRules opens the mirror read-only and loads the rules file against
+// it; close closes the mirror.
+func (a *app) readRules(ctx context.Context) (st *store.Store, set *rules.Set, err error) {
+	if st, err = a.openExistingReadOnly(ctx); err != nil {
+		return nil, nil, err
+	}
+	if set, err = a.loadRules(ctx, st); err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	return st, set, nil
+}
+
 func (a *app) rulesCheck(ctx context.Context) error {
-	st, err := a.openExistingReadOnly(ctx)
+	st, set, err := a.readRules(ctx)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	set, err := a.loadRules(ctx, st)
-	if err != nil {
-		return err
-	}
 	sum, err := a.rulesEngine(st, set, nil).Scan(ctx, "", 0, false, nil)
 	if err != nil {
 		return err
@@ -124,15 +133,11 @@ func (a *app) rulesPreview(ctx context.Context, since string) error {
 	if err := checkDate(since); err != nil {
 		return err
 	}
-	st, err := a.openExistingReadOnly(ctx)
+	st, set, err := a.readRules(ctx)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	set, err := a.loadRules(ctx, st)
-	if err != nil {
-		return err
-	}
 	tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "DATE\tDESCRIPTION\tAMOUNT\tCHANGE\tRULE")
 	sum, err := a.rulesEngine(st, set, nil).Scan(ctx, since, 0, true, func(changes []rules.Change, _ int, _ int64) error {
@@ -247,20 +252,8 @@ func (a *app) rulesApply(ctx context.Context, since string, writeBack bool) erro
 		fmt.Fprintf(a.stdout, "recorded %d actions on %d transactions in the mirror; nothing was sent to the bank (--write-back sends it)\n", sum.Actions, sum.Changed)
 		return nil
 	}
-	for {
-		pending, err := st.PendingRuleWriteBacks(ctx, time.Now(), 1)
-		if err != nil {
-			return err
-		}
-		if len(pending) == 0 {
-			break
-		}
-		if _, err := e.Round(ctx); err != nil {
-			return err
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
+	if err := e.Drain(ctx); err != nil {
+		return err
 	}
 	fmt.Fprintf(a.stdout, "applied %d actions on %d transactions; the write-backs are done or wait for their retry (see rule_applications)\n", sum.Actions, sum.Changed)
 	return nil

@@ -147,17 +147,8 @@ func rulesMatchAndApply(ctx context.Context, env Env, sim *benchSim, file string
 	if err != nil {
 		return err
 	}
-	for {
-		pending, err := st.PendingRuleWriteBacks(ctx, time.Now(), 1)
-		if err != nil {
-			return err
-		}
-		if len(pending) == 0 {
-			break
-		}
-		if _, err := e.Round(ctx); err != nil {
-			return err
-		}
+	if err := e.Drain(ctx); err != nil {
+		return err
 	}
 	after, err := simRequests(ctx, sim)
 	if err != nil {

@@ -63,7 +63,8 @@ type Options struct {
 	// PollInterval is how often joint accounts are polled (0: never).
 	PollInterval time.Duration
 	// PollOverlap is how far before the newest known transaction of a
-	// joint account a poll lists (default 1 minute).
+	// joint account a poll lists (default: Sync.Overlap, as an incremental
+	// sync).
 	PollOverlap time.Duration
 	// OnChange, if set, is called after SetPeople changed a person or a
 	// token (the daemon wakes its event worker).
@@ -71,6 +72,9 @@ type Options struct {
 	// OnPoll, if set, is told of every poll of an account.
 	OnPoll func(account, person string, r replica.Result, err error)
 }
+
+// defaultOverlap is replica's default Options.Overlap.
+const defaultOverlap = 3 * time.Hour
 
 // member is a person with their client.
 type member struct {
@@ -99,7 +103,13 @@ type Household struct {
 // New returns a household of no one yet: SetPeople gives it its people.
 func New(st *store.Store, log zerolog.Logger, opts Options) *Household {
 	if opts.PollOverlap <= 0 {
-		opts.PollOverlap = time.Minute
+		// As far back as an incremental sync lists, which leaves the
+		// polled joint account to the polls: a transaction the bank dates
+		// late is caught all the same.
+		opts.PollOverlap = opts.Sync.Overlap
+	}
+	if opts.PollOverlap <= 0 {
+		opts.PollOverlap = defaultOverlap
 	}
 	return &Household{store: st, mirror: st, base: log, log: log.With().Str(logfield.Component, "household").Logger(), opts: opts,
 		changed: make(chan struct{})}

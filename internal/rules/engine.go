@@ -190,6 +190,23 @@ func (e *Engine) Round(ctx context.Context) (next time.Time, err error) {
 	return e.writeBacks(ctx)
 }
 
+// Drain runs rounds until no write-back is due (those that failed wait
+// for their retry): what `rules apply --write-back` does before it ends.
+func (e *Engine) Drain(ctx context.Context) error {
+	for {
+		pending, err := e.mirror.PendingRuleWriteBacks(ctx, e.now(), 1)
+		if err != nil || len(pending) == 0 {
+			return err
+		}
+		if _, err := e.Round(ctx); err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+}
+
 // arrivals handles one batch of arrivals after the cursor.
 func (e *Engine) arrivals(ctx context.Context) (int, error) {
 	cursor, ok, err := e.mirror.RuleCursorSeq(ctx, CursorKey)

@@ -31,7 +31,7 @@ import (
 // runs after they are back.
 //
 // Their statements are schema.sql's, search.sql's and (the month index,
-// as version 12 redefined it) household_views.sql's own, read from the
+// as version 14 redefined it) person_views.sql's own, read from the
 // embedded files, so that each is written once.
 
 // historyIndex is the history's index on transaction_id.
@@ -55,7 +55,7 @@ var (
 	// every trigger of search.sql (each fills transactions_search).
 	bulkDeferred = append([]deferredObject{
 		{"index", historyIndex, historyIndexSQL},
-		{"index", monthIndex, sqlStatement(householdViews, "CREATE INDEX IF NOT EXISTS "+monthIndex+" ")},
+		{"index", monthIndex, sqlStatement(personViews, "CREATE INDEX IF NOT EXISTS "+monthIndex+" ")},
 	}, searchTriggers()...)
 
 	// searchRebuild fills transactions_search anew from transactions and

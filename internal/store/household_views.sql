@@ -40,6 +40,16 @@
 -- bankmirror runs when it records the accounts a person sees). Nothing
 -- needs re-pairing while the household is one person: the triggers do
 -- nothing then.
+--
+-- Why triggers and a column rather than a view or the store's write path:
+-- a view would pair at every read, and the monthly views read a year of
+-- transactions from transactions_month_money alone (the column is in it,
+-- so they leave household transfers out without reading the table); the
+-- write path has several writers (listings, webhooks, polls, write-back,
+-- deletions, another SQLite tool) that would each have to remember. The
+-- triggers find candidates through transactions_created_epoch; an index on
+-- amounts made every write about a third slower, for a household of one
+-- too, and only the rare full repair faster.
 
 -- 1 while the person's last listing of accounts had the account; 0 for a
 -- row kept as history: the account no token lists any more keeps the rows

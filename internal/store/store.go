@@ -123,6 +123,10 @@ var migrations = []migration{
 	// alerts waiting for their channel (alert_outbox), and the views
 	// saying so. rules.sql, alerts.sql, rules_views.sql.
 	{sql: ruleTables + alertTables + ruleViews},
+	// 14: the monthly views per person grouped in the month index's order
+	// (by performing_customer, which the index now holds right after the
+	// category), as fast as the household's. person_views.sql.
+	{sql: personViews},
 }
 
 // TimeLayout is how the store writes its own timestamps (observed_at,
