@@ -151,13 +151,16 @@ func TestRulesPageAndTransactionRules(t *testing.T) {
 	if !ok {
 		t.Fatal("the transaction's page lists no rule actions")
 	}
-	for _, s := range []string{"category", "waiting", "tag <bdi>tv</bdi>", joint, "note <bdi>&lt;script&gt;"} {
+	for _, s := range []string{"category", "waiting", "tag <bdi>tv</bdi>", joint, "note <bdi>&lt;script&gt;", "mirror only"} {
 		if !strings.Contains(actions, s) {
 			t.Errorf("the transaction's rule actions do not say %q", s)
 		}
 	}
 	if strings.Count(actions, "<tr>") != 4 {
 		t.Errorf("the transaction's rule actions have %d rows, want a header and 3", strings.Count(actions, "<tr>"))
+	}
+	if _, _, old := get(t, c, d.base+"/transactions/"+spoofID); !strings.Contains(old, "no: rules apply without --write-back") {
+		t.Error("a tag rules apply recorded without --write-back does not say it was not written back")
 	}
 	if _, _, other := get(t, c, d.base+"/transactions/"+hugeID); strings.Contains(other, "category-rule") || strings.Contains(other, "rule-actions") {
 		t.Error("a transaction no rule acted on shows rules")

@@ -64,10 +64,16 @@ func (h *Handler) ruleAction(a store.RuleApplication) ruleAction {
 		out.WrittenBack = h.localStamp(a.WrittenBackAt)
 	case a.WriteBack:
 		out.WrittenBack = "waiting"
-	case a.Action == store.RuleCategory || a.Action == store.RuleTag:
-		out.WrittenBack = "no (mirror only)"
-	default:
+	case a.Action != store.RuleCategory && a.Action != store.RuleTag:
 		out.WrittenBack = "mirror only"
+	case a.Error != "":
+		out.WrittenBack = "no"
+	case a.Source == store.RuleFirstSync:
+		out.WrittenBack = "no: a first sync writes nothing back"
+	case a.Source == store.RuleApplyRun:
+		out.WrittenBack = "no: rules apply without --write-back"
+	default:
+		out.WrittenBack = "no"
 	}
 	return out
 }
