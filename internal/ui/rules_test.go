@@ -143,7 +143,7 @@ func TestRulesPageAndTransactionRules(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("transaction: %d", code)
 	}
-	if !strings.Contains(page, `<span id="category-rule">set by the rule <a href="rules"><bdi>netflix is tv</bdi></a></span>`) {
+	if !strings.Contains(page, `<span id="category-rule">(set by the rule <a href="rules"><bdi>netflix is tv</bdi></a>)</span>`) {
 		t.Error("the transaction's page does not name the rule that set its category")
 	}
 	_, actions, ok := strings.Cut(page, `id="rule-actions"`)
