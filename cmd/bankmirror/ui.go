@@ -30,7 +30,7 @@ func (a *app) uiCommand() *cli.Command {
 	fs := newFlags("ui")
 	listen := fs.String("listen", "", "`ADDR` to serve the dashboard on (default: BANKMIRROR_UI_LISTEN if set, else "+defaultUIListen+")")
 	return &cli.Command{Name: "ui", Synopsis: "[--listen ADDR]", Flags: fs,
-		Summary: "the dashboard in the browser: spending, transactions with search, categories, recurring payments (read-only)",
+		Summary: "the dashboard in the browser: spending, transactions with search, categories, recurring payments, rules, alerts (read-only)",
 		Detail: `Prints a sign-in link, http://127.0.0.1:8083/login?code=CODE, whose code works once, within ten
 minutes, and the token for the login form. The token is random at each start unless BANKMIRROR_UI_TOKEN or
 BANKMIRROR_UI_TOKEN_FILE sets one (it is then not printed). The mirror is opened read-only, so the dashboard
@@ -125,7 +125,7 @@ func serveDashboard(ctx context.Context, cfg Config, st *store.Store, token, add
 		return nil, nil, &configError{envPrefix + "TIMEZONE", err}
 	}
 	h, err := ui.New(st, ui.Options{Token: token, Location: loc, Export: st.Reader(), Log: log, AttachmentsDir: cfg.AttachmentsDir,
-		OnRefused: onRefused,
+		OnRefused: onRefused, RulesFile: cfg.RulesFile, RulesFileSet: cfg.RulesFileSet,
 		Status: func(ctx context.Context) (health.Status, error) {
 			return health.GatherStatus(ctx, st, statusOptions(cfg))
 		}})

@@ -22,17 +22,21 @@ import (
 )
 
 // TestCLIUIServesTheMirror: `ui` prints one line with the address and a
-// random token, serves the overview to whoever opens it, and stops on the
-// signal (the context).
+// random token, serves the overview to whoever opens it, shows the rules
+// of BANKMIRROR_RULES_FILE, and stops on the signal (the context).
 func TestCLIUIServesTheMirror(t *testing.T) {
 	db := syntheticMirror(t, 300)
+	rulesFile := filepath.Join(t.TempDir(), "rules.toml")
+	if err := os.WriteFile(rulesFile, []byte("[[rule]]\nname = \"the cli's rule\"\nwhen = 'amount < 0'\ntags = [\"cli\"]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	pr, pw := io.Pipe()
 	var stderr cliBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, []string{"ui", "--listen", "127.0.0.1:0"}, map[string]string{"BANKMIRROR_DB": db}, pw, &stderr)
+		done <- run(ctx, []string{"ui", "--listen", "127.0.0.1:0"}, map[string]string{"BANKMIRROR_DB": db, "BANKMIRROR_RULES_FILE": rulesFile}, pw, &stderr)
 		pw.Close()
 	}()
 	line, err := bufio.NewReader(pr).ReadString('\n')
@@ -48,7 +52,8 @@ func TestCLIUIServesTheMirror(t *testing.T) {
 		t.Errorf("ui on loopback wrote to stderr: %q", stderr.String())
 	}
 	jar, _ := cookiejar.New(nil)
-	resp, err := (&http.Client{Jar: jar}).Get(link)
+	browser := &http.Client{Jar: jar}
+	resp, err := browser.Get(link)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,6 +61,15 @@ func TestCLIUIServesTheMirror(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "Spent in") {
 		t.Errorf("the printed link: %s, want the overview", resp.Status)
+	}
+	rules, err := browser.Get(resp.Request.URL.String() + "rules")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(rules.Body)
+	rules.Body.Close()
+	if rules.StatusCode != http.StatusOK || !strings.Contains(string(body), `<tr data-rule-line="1"><td class="num">1</td><td class="text desc"><bdi>the cli&#39;s rule</bdi>`) {
+		t.Errorf("the rules page: %s, without the rule of BANKMIRROR_RULES_FILE: %s", rules.Status, body)
 	}
 	if resp, err := http.Get(link); err != nil || resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("the printed link a second time: %v, want 401 (it works once)", resp.Status)

@@ -513,3 +513,26 @@ func TestBankForEvent(t *testing.T) {
 	check("alex's webhook, a joint transaction, alex's token rejected", store.InboxEvent{WebhookID: "hook-alex", TransactionID: joint}, sam)
 	check("alex's webhook, alex's own transaction, alex's token rejected", store.InboxEvent{WebhookID: "hook-alex", TransactionID: alexOwn}, alex)
 }
+
+// A 2Up account with nothing in it yet (just opened) is polled too: its
+// first purchase needs no webhook and no daily reconciliation.
+func TestPollCatchesTheFirstPurchaseOfAnEmptyJointAccount(t *testing.T) {
+	e := newEnv(t, simulator.Options{Seed: 5, Transactions: 4, JointTransactions: -1}, household.Options{})
+	e.people("alex", "sam")
+	e.full()
+	joint := e.sim.JointAccount()
+	if n := e.countOn(joint); n != 0 {
+		t.Fatalf("the joint account has %d transactions; the test wants none", n)
+	}
+	if _, err := e.sim.PurchaseAs("sam", joint, simulator.NewTransaction{Description: "First groceries", AmountBaseUnits: -4200}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := e.h.Poll(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Accounts != 1 || r.Upserted != 1 {
+		t.Fatalf("poll of the empty joint account: %+v, want it polled and the purchase upserted", r)
+	}
+	e.exact()
+}

@@ -46,6 +46,7 @@ func (h *Household) Poll(ctx context.Context) (PollResult, error) {
 		return pr, err
 	}
 	var held map[string]string
+	var listed map[string]bool
 	s := replica.New(ms[0].client, h.mirror, h.base, replica.Options{StopGrace: h.opts.Sync.StopGrace})
 	ctx = bank.WithLane(ctx, bank.LaneWebhook)
 	var errs []error
@@ -61,11 +62,17 @@ func (h *Household) Poll(ctx context.Context) (PollResult, error) {
 		if err != nil {
 			return pr, err
 		}
+		var since time.Time // an account listed whole with nothing in it: all of it (one request)
 		if edges.Newest == "" {
-			continue // not mirrored yet: a sync lists it whole
-		}
-		since, err := pollSince(edges.Newest, edges.OldestHeld, h.opts.PollOverlap)
-		if err != nil {
+			if listed == nil {
+				if listed, err = h.listed(ctx); err != nil {
+					return pr, err
+				}
+			}
+			if !listed[a.AccountID] {
+				continue // not mirrored yet: a sync lists it whole
+			}
+		} else if since, err = pollSince(edges.Newest, edges.OldestHeld, h.opts.PollOverlap); err != nil {
 			return pr, err
 		}
 		if held == nil {

@@ -208,6 +208,15 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("the list with a huge description scrolls sideways at 1280 px (%v)", err)
 	}
 
+	// The nav's Rules and Alerts: the browser test's dashboard has no rules
+	// file, which its rules page says, and no alert.
+	loaded(chromedp.Click(`nav a[href="rules"]`, chromedp.NodeVisible))
+	run(chromedp.WaitVisible("#rules-error"))
+	loaded(chromedp.Click(`nav a[href="alerts"]`, chromedp.NodeVisible))
+	if loc := location(); loc != sessionBase+"/alerts" {
+		t.Errorf("the nav's Alerts led to %q", loc)
+	}
+
 	mu.Lock()
 	seen := slices.Clone(requests)
 	mu.Unlock()

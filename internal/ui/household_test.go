@@ -4,8 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -22,18 +20,7 @@ import (
 func householdDashboard(t *testing.T) *dashboard {
 	t.Helper()
 	ctx := context.Background()
-	src, err := os.ReadFile(mirrorPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "household.db")
-	if err := os.WriteFile(path, src, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	w, err := store.Open(ctx, path, store.WithTimeZone(melbourne))
-	if err != nil {
-		t.Fatal(err)
-	}
+	path, w := copyMirror(t)
 	accts, err := w.AccountBalances(ctx)
 	if err != nil {
 		t.Fatal(err)

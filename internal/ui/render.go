@@ -45,7 +45,8 @@ func parsePages(fsys fs.FS, used []string, static func(string) string) (map[stri
 		}
 	}
 	funcs := template.FuncMap{"money": money, "moneyIn": moneyIn, "monthName": monthName, "shortMonth": shortMonth,
-		"plural": plural, "static": static, "short": short, "long": long, "text": clean}
+		"plural": plural, "static": static, "short": short, "long": long, "text": clean,
+		"int64": func(n int) int64 { return int64(n) }}
 	out := map[string]*template.Template{}
 	for _, name := range used {
 		if !slices.Contains(files, "templates/"+name+".html") {

@@ -24,7 +24,58 @@ func (h *Handler) transaction(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	h.render(w, r, http.StatusOK, "transaction", short(60, d.Description), struct{ T store.TxDetail }{d})
+	rs, err := h.m.TransactionRules(r.Context(), id)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	acts := make([]ruleAction, 0, len(rs.Applications))
+	for _, a := range rs.Applications {
+		acts = append(acts, h.ruleAction(a))
+	}
+	h.render(w, r, http.StatusOK, "transaction", short(60, d.Description), struct {
+		T            store.TxDetail
+		CategoryRule string
+		Actions      []ruleAction
+	}{d, rs.CategoryRule, acts})
+}
+
+// ruleAction is an action a rule took on the transaction, as its page
+// shows it.
+type ruleAction struct {
+	Rule, Action, Value, Applied, Source string
+	WrittenBack, Error                   string
+}
+
+// ruleAction says what a rule_applications row did: its value (a
+// category's id, "none" for a removal), when, and where the bank stands.
+func (h *Handler) ruleAction(a store.RuleApplication) ruleAction {
+	out := ruleAction{Rule: a.Rule, Action: a.Action, Value: a.Value, Applied: h.localStamp(a.AppliedAt), Source: a.Source, Error: a.Error}
+	switch a.Action {
+	case store.RuleCategory:
+		if a.Value == "" {
+			out.Value = "none"
+		}
+	case store.RuleExclude:
+		out.Value = map[bool]string{true: "left out of spending", false: "kept in spending"}[a.Value == "1"]
+	}
+	switch {
+	case a.WrittenBackAt != "":
+		out.WrittenBack = h.localStamp(a.WrittenBackAt)
+	case a.WriteBack:
+		out.WrittenBack = "waiting"
+	case a.Action != store.RuleCategory && a.Action != store.RuleTag:
+		out.WrittenBack = "mirror only"
+	case a.Error != "":
+		out.WrittenBack = "no"
+	case a.Source == store.RuleFirstSync:
+		out.WrittenBack = "no: a first sync writes nothing back"
+	case a.Source == store.RuleApplyRun:
+		out.WrittenBack = "no: rules apply without --write-back"
+	default:
+		out.WrittenBack = "no"
+	}
+	return out
 }
 
 // imageTypes are the receipts shown in the browser, inside a sandbox; a

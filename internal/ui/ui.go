@@ -1,6 +1,6 @@
 // Package ui is the dashboard of `bankmirror ui`: read-only pages of the
 // mirror for a browser (overview, transactions with search, categories,
-// recurring payments), rendered on the server with html/template, charts
+// recurring payments, rules, alerts), rendered on the server with html/template, charts
 // as inline SVG each with a table of its numbers, and every asset embedded
 // in the binary, so that a page loads nothing from elsewhere (its
 // Content-Security-Policy is 'self').
@@ -12,8 +12,8 @@
 // that neither a cookie that the browser also sends to other services of
 // this host nor a page's address in the browser's history opens a page on
 // its own. The files are split by page: one file a page (overview.go,
-// transactions.go, transaction.go, categories.go, recurring.go), the
-// templates and assets in render.go.
+// transactions.go, transaction.go, categories.go, recurring.go, rules.go,
+// alerts.go), the templates and assets in render.go.
 package ui
 
 import (
@@ -48,7 +48,15 @@ type Mirror interface {
 	ListTransactions(ctx context.Context, f store.TxFilter) (store.TxList, error)
 	TransactionDetail(ctx context.Context, id string) (store.TxDetail, error)
 	CategoryTree(ctx context.Context) (map[string]store.CategoryNode, error)
-	Payments(ctx context.Context, from string) ([]store.Payment, error)
+	PaymentsOut(ctx context.Context, from string) ([]store.PaymentOut, error)
+
+	// What the rules file did, and the alerts' outbox.
+	NewestTransactionIDs(ctx context.Context, since int64, limit int) ([]string, error)
+	RuleTransactions(ctx context.Context, q store.RuleQuery) ([]store.RuleTransaction, int64, error)
+	RuleSummaries(ctx context.Context, since string) (map[string]store.RuleSummary, error)
+	TransactionRules(ctx context.Context, id string) (store.TxRules, error)
+	AlertCountsByChannel(ctx context.Context) ([]store.AlertCounts, error)
+	RecentAlerts(ctx context.Context, limit int) ([]store.Alert, error)
 
 	// A household's: its people, and what each spent.
 	People(ctx context.Context) ([]store.Person, error)
@@ -109,6 +117,11 @@ type Options struct {
 	Throttle    throttle.Options
 	GlobalBurst int
 	GlobalEvery time.Duration
+	// RulesFile is the rules file (BANKMIRROR_RULES_FILE) the rules page
+	// shows, read at each visit; RulesFileSet says it was named, so that
+	// its absence is an error (otherwise no file is no rules).
+	RulesFile    string
+	RulesFileSet bool
 	// MaxHeavy is how many heavy requests (transaction lists, exports) run
 	// at once (DefaultMaxHeavy); more are answered 503 with Retry-After,
 	// and the other pages keep answering.
@@ -156,7 +169,9 @@ var routes = []route{
 	{"GET /transactions.csv", "", true, (*Handler).exportList},
 	{"GET /transactions.xlsx", "", true, (*Handler).exportList},
 	{"GET /categories", "categories", false, (*Handler).categories},
-	{"GET /recurring", "recurring", false, (*Handler).recurring},
+	{"GET /recurring", "recurring", true, (*Handler).recurring},
+	{"GET /rules", "rules", true, (*Handler).rules},
+	{"GET /alerts", "alerts", false, (*Handler).alerts},
 }
 
 // sharedTemplates are rendered by the handler itself, for any page.

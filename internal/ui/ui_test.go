@@ -149,7 +149,14 @@ type dashboard struct {
 
 func newDashboard(t *testing.T, mod ...func(*ui.Options)) *dashboard {
 	t.Helper()
-	st, err := store.OpenReadOnly(context.Background(), mirrorPath)
+	return dashboardAt(t, mirrorPath, mod...)
+}
+
+// dashboardAt serves the mirror at path (the test mirror, or a copy
+// closed for writing first), read-only, with mod's options.
+func dashboardAt(t *testing.T, path string, mod ...func(*ui.Options)) *dashboard {
+	t.Helper()
+	st, err := store.OpenReadOnly(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -394,7 +401,7 @@ func TestTwoDashboardsKeepTheirSessions(t *testing.T) {
 
 func TestWithoutSessionNoData(t *testing.T) {
 	d := newDashboard(t)
-	for _, path := range []string{"/", "/transactions", "/transactions/" + scriptID, "/categories", "/recurring", "/transactions.csv",
+	for _, path := range []string{"/", "/transactions", "/transactions/" + scriptID, "/categories", "/recurring", "/rules", "/alerts", "/transactions.csv",
 		"/?token=" + testToken, "/transactions?token=" + testToken} {
 		code, h, body := get(t, noRedirects(), d.url+path)
 		if code != http.StatusUnauthorized {
