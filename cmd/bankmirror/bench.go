@@ -145,7 +145,7 @@ func (a *app) benchBurstMode() *cli.Command {
 	fs.DurationVar(&o.Timeout, "timeout", time.Minute, "how long to wait for an exact mirror after the last delivery")
 	fs.Uint64Var(&o.Seed, "seed", 1, "`SEED` of the burst's choices")
 	fs.StringVar(&o.Dir, "dir", "", "directory `DIR` for the mirror (default: a temporary one)")
-	fs.IntVar(&o.Restarts, "restarts", 0, "kill -9 the daemon (then `serve` in a child process) `N` times during the burst, restarting it at once")
+	fs.IntVar(&o.Restarts, "restarts", 0, "kill -9 the daemon `N` times during the burst, restarting it at once (it then runs as bankmirror serve in a child process)")
 	return &cli.Command{Name: "burst", Flags: fs,
 		Synopsis: "[--events N] [--transactions N] [--duration DURATION] [--timeout DURATION] [--seed SEED] [--restarts N] [--dir DIR]",
 		Summary:  "a burst of webhook events with duplicates and reorders: bank requests used and time to an exact mirror",
