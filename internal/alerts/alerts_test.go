@@ -344,3 +344,53 @@ func TestTitleIsOneLine(t *testing.T) {
 		t.Fatalf("mail %+v", box.msgs)
 	}
 }
+
+// A channel's URL may be its secret (a chat service's webhook URL holds
+// its token in the path): a failed delivery's error, logged and kept in
+// the outbox, never holds it.
+func TestFailedDeliveryHidesTheURL(t *testing.T) {
+	ctx := context.Background()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close() // no answer at all
+		}
+	}()
+	t.Cleanup(func() { ln.Close() })
+	const token = "T0KEN-in-the-path"
+	var logs strings.Builder
+	var mu sync.Mutex
+	st := openStore(t)
+	d := alerts.NewDispatcher(st, nil, zerolog.New(zerolog.SyncWriter(writerFunc(func(p []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return logs.Write(p)
+	}))))
+	configure(t, d, "[channel.chat]\nurl = \"http://"+ln.Addr().String()+"/hooks/"+token+"?key="+token+"\"\n")
+	if err := d.Enqueue(ctx, purchase, []string{"chat"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Round(ctx); err != nil {
+		t.Fatal(err)
+	}
+	a, err := st.RecentAlerts(ctx, 1)
+	if err != nil || len(a) != 1 || a[0].Error == "" {
+		t.Fatalf("alerts %+v, %v", a, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Contains(a[0].Error, token) || strings.Contains(logs.String(), token) {
+		t.Fatalf("the URL's token leaked: error %q, log %s", a[0].Error, logs.String())
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

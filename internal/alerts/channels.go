@@ -198,7 +198,13 @@ func Sign(secret, body []byte) string {
 func do(client *http.Client, req *http.Request) error {
 	resp, err := client.Do(req)
 	if err != nil {
-		return fmt.Errorf("send: %w", err)
+		// The URL may be the channel's secret (a chat service's webhook
+		// holds its token in the path): the error names the host only.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return fmt.Errorf("send to %s: %w", req.URL.Host, err)
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
