@@ -394,3 +394,28 @@ func TestFailedDeliveryHidesTheURL(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// Bank text cannot reorder what an alert shows: a right-to-left override
+// in a description would print the amount after it backwards.
+func TestTitleHasNoBidiControls(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	d := alerts.NewDispatcher(st, nil, zerolog.Nop())
+	hook := newRecorder(t)
+	configure(t, d, "[channel.hook]\nurl = \""+hook.srv.URL+"\"\n")
+	m := purchase
+	m.Title = "Coffee \u202e -4.50 AUD\u2066x\u2069\u2028y"
+	m.Message = "Alex spent 4.50 AUD at Coffee \u202e, Mon"
+	if err := d.Enqueue(ctx, m, []string{"hook"}); err != nil {
+		t.Fatal(err)
+	}
+	a, err := st.RecentAlerts(ctx, 1)
+	if err != nil || len(a) != 1 {
+		t.Fatal(a, err)
+	}
+	for _, s := range []string{a[0].Title, a[0].Message, a[0].Payload} {
+		if strings.ContainsAny(s, "\u202e\u2066\u2069\u2028") || strings.Contains(s, `\u202e`) || strings.Contains(s, `\u2028`) {
+			t.Fatalf("bidi controls kept: %q", s)
+		}
+	}
+}

@@ -116,7 +116,7 @@ func (d *Dispatcher) Enqueue(ctx context.Context, m Message, channels []string) 
 	if m.CreatedAt == "" {
 		m.CreatedAt = d.now().UTC().Format(time.RFC3339)
 	}
-	m.Message = shorten(m.Message, maxMessage)
+	m.Message = shorten(noBidi(m.Message), maxMessage)
 	// A title is one line, whatever the bank's text holds (an email's
 	// Subject, a notification's heading).
 	m.Title = shorten(oneLine(m.Title), maxTitle)
@@ -319,12 +319,23 @@ func (d *Dispatcher) take(channel string, perHour int, now time.Time) time.Durat
 	return time.Duration((1 - b.tokens) / rate)
 }
 
-// oneLine is s with every control character (line breaks included) a
-// space.
+// oneLine is s with every control character and line or paragraph
+// separator a space, without bidirectional controls.
 func oneLine(s string) string {
 	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
+		if unicode.IsControl(r) || unicode.In(r, unicode.Zl, unicode.Zp) {
 			return ' '
+		}
+		return r
+	}, noBidi(s))
+}
+
+// noBidi is s without bidirectional controls, through which bank text
+// could show what follows it (an amount, a date) reversed.
+func noBidi(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.Is(unicode.Bidi_Control, r) {
+			return -1
 		}
 		return r
 	}, s)
