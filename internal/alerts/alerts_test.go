@@ -3,6 +3,7 @@ package alerts_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -417,5 +418,59 @@ func TestTitleHasNoBidiControls(t *testing.T) {
 		if strings.ContainsAny(s, "\u202e\u2066\u2069\u2028") || strings.Contains(s, `\u202e`) || strings.Contains(s, `\u2028`) {
 			t.Fatalf("bidi controls kept: %q", s)
 		}
+	}
+}
+
+// deferCounter is the store, counting the alerts deferred.
+type deferCounter struct {
+	*store.Store
+	deferred int
+}
+
+func (c *deferCounter) DeferAlert(ctx context.Context, id int64, until time.Time) error {
+	c.deferred++
+	return c.Store.DeferAlert(ctx, id, until)
+}
+
+// Alerts waiting for their channel's rate limit are each given their own
+// turn: a backlog is not written again whole every time one is sent.
+func TestRateLimitedBacklogIsDeferredOnce(t *testing.T) {
+	ctx := context.Background()
+	hook := newRecorder(t)
+	st := &deferCounter{Store: openStore(t)}
+	d := alerts.NewDispatcher(st, nil, zerolog.Nop())
+	now := time.Date(2025, 3, 3, 12, 0, 0, 0, time.UTC)
+	d.SetClock(func() time.Time { return now })
+	configure(t, d, "[channel.hook]\nurl = \""+hook.srv.URL+"\"\nper_hour = 6\n")
+	const n = 60
+	for i := range n {
+		m := purchase
+		m.Key = fmt.Sprintf("k%d", i)
+		if err := d.Enqueue(ctx, m, []string{"hook"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start := now
+	for range 1000 {
+		if len(hook.got()) >= 15 {
+			break
+		}
+		next, err := d.Round(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// 5 at once, then one every 10 minutes.
+		if sent, most := len(hook.got()), 5+int(now.Sub(start)/(10*time.Minute)); sent > most {
+			t.Fatalf("%d sent by %s, past the rate limit (%d)", sent, now.Format(time.TimeOnly), most)
+		}
+		if next.After(now) {
+			now = next
+		}
+	}
+	if sent := len(hook.got()); sent < 15 {
+		t.Fatalf("%d sent", sent)
+	}
+	if st.deferred > n+5 {
+		t.Fatalf("%d deferrals to send 15 of %d alerts at the rate limit", st.deferred, n)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"strings"
 	"sync"
@@ -58,10 +59,14 @@ type Dispatcher struct {
 
 	config atomic.Pointer[config]
 	wake   chan struct{}
-	mu     sync.Mutex // guards buckets
+	mu     sync.Mutex // guards buckets and reserved
 	// buckets holds each channel's rate limit: when its next message may
 	// go, paced at the channel's per-hour rate after a burst.
 	buckets map[string]*bucket
+	// reserved are the alerts deferred for their channel's rate limit,
+	// each holding the token it goes with when due: a backlog is deferred
+	// once, each alert to its own turn, not all again at every turn.
+	reserved map[int64]bool
 }
 
 // config is a rules file's channels and alert settings, opened.
@@ -74,7 +79,7 @@ type config struct {
 // NewDispatcher returns a dispatcher with no channels; Configure gives it
 // the rules file's.
 func NewDispatcher(o Outbox, counter Counter, log zerolog.Logger) *Dispatcher {
-	d := &Dispatcher{outbox: o, counter: counter, now: time.Now, wake: make(chan struct{}, 1), buckets: map[string]*bucket{},
+	d := &Dispatcher{outbox: o, counter: counter, now: time.Now, wake: make(chan struct{}, 1), buckets: map[string]*bucket{}, reserved: map[int64]bool{},
 		log: log.With().Str(logfield.Component, "alerts").Logger()}
 	d.config.Store(&config{senders: map[string]Sender{}})
 	return d
@@ -169,6 +174,7 @@ func (d *Dispatcher) Round(ctx context.Context) (time.Time, error) {
 	c := d.config.Load()
 	for _, a := range due {
 		if until, quiet := c.settings.QuietUntil(now); quiet && a.Kind != KindTest {
+			d.release(a.Channel, a.ID)
 			if err := d.outbox.DeferAlert(ctx, a.ID, until); err != nil {
 				return next, err
 			}
@@ -182,7 +188,7 @@ func (d *Dispatcher) Round(ctx context.Context) (time.Time, error) {
 			d.count(a.Channel, false)
 			continue
 		}
-		if wait := d.take(a.Channel, c.perHour[a.Channel], now); wait > 0 {
+		if wait := d.take(a.Channel, a.ID, c.perHour[a.Channel], now); wait > 0 {
 			if err := d.outbox.DeferAlert(ctx, a.ID, now.Add(wait)); err != nil {
 				return next, err
 			}
@@ -296,14 +302,19 @@ const (
 	burst          = 5
 )
 
-// take spends one of the channel's tokens, or says how long until one is
-// there.
-func (d *Dispatcher) take(channel string, perHour int, now time.Time) time.Duration {
+// take spends one of the channel's tokens for alert id, or reserves the
+// next one and says how long until it is there (id then goes, when due,
+// with its reserved token).
+func (d *Dispatcher) take(channel string, id int64, perHour int, now time.Time) time.Duration {
 	if perHour <= 0 {
 		perHour = DefaultPerHour
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	if d.reserved[id] {
+		delete(d.reserved, id)
+		return 0
+	}
 	b := d.buckets[channel]
 	if b == nil {
 		b = &bucket{tokens: burst, at: now}
@@ -316,7 +327,24 @@ func (d *Dispatcher) take(channel string, perHour int, now time.Time) time.Durat
 		b.tokens--
 		return 0
 	}
-	return time.Duration((1 - b.tokens) / rate)
+	// Rounded up: a token a rounding error short is not a wait of 0.
+	wait := time.Duration(math.Ceil((1 - b.tokens) / rate))
+	b.tokens--
+	d.reserved[id] = true
+	return wait
+}
+
+// release gives back the token alert id reserved, if any (it is deferred
+// for another reason: quiet hours).
+func (d *Dispatcher) release(channel string, id int64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.reserved[id] {
+		delete(d.reserved, id)
+		if b := d.buckets[channel]; b != nil {
+			b.tokens++
+		}
+	}
 }
 
 // oneLine is s with every control character and line or paragraph
