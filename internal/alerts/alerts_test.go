@@ -272,6 +272,10 @@ func TestSecretFileReadableByOthersIsRefused(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "can be read by others") {
 		t.Fatalf("error %v", err)
 	}
+	_, err = alerts.Open(rules.Channel{Name: "chat", URL: "https://chat.example.org/hooks/T0KEN%zz"}, nil)
+	if err == nil || strings.Contains(err.Error(), "T0KEN") {
+		t.Fatalf("a bad URL's error: %v", err)
+	}
 	for _, bad := range []string{"ftp://x/y", "ntfy://host", "smtp://host/", "https:///path"} {
 		if _, err := alerts.Open(rules.Channel{Name: "c", URL: bad}, nil); err == nil {
 			t.Fatalf("%s: no error", bad)

@@ -73,6 +73,11 @@ func (e *PermanentError) Unwrap() error { return e.Err }
 func Open(ch rules.Channel, client *http.Client) (Sender, error) {
 	u, err := url.Parse(ch.URL)
 	if err != nil {
+		// Not the URL itself: it may hold the channel's token.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
 		return nil, fmt.Errorf("channel %s: url: %w", ch.Name, err)
 	}
 	var secret string
