@@ -182,6 +182,7 @@ func (d *Dispatcher) Round(ctx context.Context) (time.Time, error) {
 		}
 		s, ok := c.senders[a.Channel]
 		if !ok {
+			d.release(a.Channel, a.ID)
 			if err := d.outbox.AlertFailed(ctx, a.ID, fmt.Sprintf("no channel %q in the rules file", a.Channel), time.Time{}); err != nil {
 				return next, err
 			}
