@@ -23,6 +23,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -241,6 +242,9 @@ func Load(path string, missingOK bool) (*Set, error) {
 	return Parse(path, buf.Bytes())
 }
 
+// decodeError is how the TOML decoder says a value has the wrong type.
+var decodeError = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`)
+
 // Parse parses and compiles a rules file's content; path names it in
 // errors.
 func Parse(path string, data []byte) (*Set, error) {
@@ -250,6 +254,11 @@ func Parse(path string, data []byte) (*Set, error) {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
 			return nil, &FileError{Path: path, Line: pe.Position.Line, Err: errors.New(firstLine(pe.Message))}
+		}
+		// A value of the wrong type: "toml: line N (last key "K"): what".
+		if m := decodeError.FindStringSubmatch(firstLine(err.Error())); m != nil {
+			line, _ := strconv.Atoi(m[1])
+			return nil, &FileError{Path: path, Line: line, Err: fmt.Errorf("%s: %s", m[2], m[3])}
 		}
 		return nil, &FileError{Path: path, Err: errors.New(firstLine(err.Error()))}
 	}

@@ -131,6 +131,7 @@ func TestBadFilesSayWhereAndWhy(t *testing.T) {
 		{"duplicate", "[[rule]]\nname = \"a\"\nwhen = 'true'\ntags = [\"x\"]\n[[rule]]\nname = \"a\"\nwhen = 'true'\ntags = [\"y\"]\n", `rules.toml:5: rule "a" is already defined at line 1`},
 		{"does nothing", "[[rule]]\nname = \"a\"\nwhen = 'true'\n", `rules.toml:1: rule "a" does nothing`},
 		{"no url", "[channel.phone]\nsecret_file = \"x\"\n", `rules.toml:1: channel "phone" has no url`},
+		{"wrong type", "[channel.hook]\nurl = \"https://example.org/h\"\nper_hour = \"ten\"\n", `rules.toml:3: channel.hook.per_hour: incompatible types`},
 		{"too many tags", "[[rule]]\nname = \"a\"\nwhen = 'true'\ntags = [\"1\",\"2\",\"3\",\"4\",\"5\",\"6\",\"7\"]\n", "adds 7 tags"},
 	}
 	for _, c := range cases {
