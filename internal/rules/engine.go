@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/rs/zerolog"
 
@@ -385,7 +386,7 @@ func boolValue(b bool) string {
 func ToTransaction(t *store.RuleTransaction, zone *time.Location) *Transaction {
 	amount, _ := strconv.ParseFloat(t.AmountValue, 64)
 	out := &Transaction{
-		ID: t.ID, Description: t.Description, RawText: t.RawText, Message: t.Message, Amount: amount,
+		ID: t.ID, Description: clip(t.Description), RawText: clip(t.RawText), Message: clip(t.Message), Amount: amount,
 		Currency: t.Currency, ForeignCurrency: t.ForeignCurrency, Account: t.AccountName, AccountType: t.AccountType,
 		Ownership: t.Ownership, Person: t.Person, Status: t.Status, Category: t.CategoryID,
 		ParentCategory: t.ParentCategoryID, Tags: t.Tags, CardPurchaseMethod: t.CardPurchase,
@@ -401,6 +402,23 @@ func ToTransaction(t *store.RuleTransaction, zone *time.Location) *Transaction {
 	}
 	out.Weekday, out.Hour = int(local.Weekday()), local.Hour()
 	return out
+}
+
+// MaxText is how much of the bank's text (description, raw_text,
+// message) rules see, in bytes: far more than the bank writes, and a bound
+// on what a rule's regular expression costs whatever the bank sends.
+const MaxText = 1000
+
+// clip is s cut to at most MaxText bytes, at a character's start.
+func clip(s string) string {
+	if len(s) <= MaxText {
+		return s
+	}
+	n := MaxText
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // writeBacks sends the pending write-backs that are due, one batch.

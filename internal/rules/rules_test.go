@@ -7,8 +7,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+	"unicode/utf8"
 
 	"github.com/bankmirror/bankmirror/internal/rules"
+	"github.com/bankmirror/bankmirror/internal/store"
 )
 
 // example is the file the documentation pins.
@@ -180,5 +183,28 @@ func TestLoad(t *testing.T) {
 	}
 	if _, err := rules.Load(big, true); err == nil || !strings.Contains(err.Error(), "larger than") {
 		t.Fatalf("big file: %v", err)
+	}
+}
+
+// Rules see the first MaxText bytes of the bank's text: a description of
+// 200,000 characters costs each rule no more than a short one.
+func TestRulesSeeBoundedText(t *testing.T) {
+	long := strings.Repeat("é", 100_000) + "TAIL"
+	tx := rules.ToTransaction(&store.RuleTransaction{ID: "t", Description: long, RawText: long, Message: long,
+		CreatedLocal: "2025-03-03 10:00:00"}, time.UTC)
+	for _, s := range []string{tx.Description, tx.RawText, tx.Message} {
+		if len(s) > rules.MaxText || !utf8.ValidString(s) || !strings.HasPrefix(long, s) {
+			t.Fatalf("%d bytes seen, want a valid prefix of at most %d", len(s), rules.MaxText)
+		}
+	}
+	set, err := rules.Parse("r.toml", []byte("[[rule]]\nname = \"tail\"\nwhen = 'description endsWith \"TAIL\"'\ntags = [\"x\"]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := set.Evaluate(tx); len(o.Matched) != 0 {
+		t.Fatalf("a rule saw past MaxText: %v", o.Matched)
+	}
+	if short := rules.ToTransaction(&store.RuleTransaction{Description: "Coffee TAIL"}, time.UTC); short.Description != "Coffee TAIL" {
+		t.Fatalf("a short description changed: %q", short.Description)
 	}
 }
