@@ -98,8 +98,8 @@ func (a *app) rulesCheck(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stdout, "%s: %d rules, %d channels, %d alerts; %d mirrored transactions\n",
-		set.Path, len(set.Rules), len(set.Channels), len(set.Alerts), sum.Transactions)
+	fmt.Fprintf(a.stdout, "%s: %s, %s, %s; %s\n", set.Path, plural(len(set.Rules), "rule"), plural(len(set.Channels), "channel"),
+		plural(len(set.Alerts), "alert"), plural(sum.Transactions, "mirrored transaction"))
 	tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "LINE\tRULE\tMATCHES\tDOES")
 	for _, r := range set.Rules {

@@ -165,7 +165,7 @@ func TestCLIRules(t *testing.T) {
 
 	r := runCLI(t, env, "rules", "check")
 	wantCode(t, r, 0)
-	if !strings.Contains(r.stdout, "servo") || !strings.Contains(r.stdout, " 2 ") {
+	if !strings.Contains(r.stdout, "servo") || !strings.Contains(r.stdout, " 2 ") || !strings.Contains(r.stdout, ": 1 rule, 0 channels, 0 alerts;") {
 		t.Fatalf("rules check:\n%s", r)
 	}
 	r = runCLI(t, env, "rules", "preview")
