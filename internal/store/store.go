@@ -118,6 +118,11 @@ var migrations = []migration{
 	// triggers) and left out of the household's monthly views, and the
 	// monthly views per person. household_views.sql.
 	{sql: householdViews},
+	// 13: monthly_totals, v_monthly_spending and v_monthly_income summed
+	// per month ahead of time and kept by triggers, for the dashboard's
+	// overview (monthly_totals.sql); and transaction_annotations, as the
+	// rules' migration makes it, whose exclusions it honours.
+	{sql: monthlyTotals},
 }
 
 // TimeLayout is how the store writes its own timestamps (observed_at,

@@ -1,0 +1,18 @@
+package store
+
+import (
+	_ "embed" // monthly_totals.sql
+)
+
+// monthlyTotals is the migration that adds monthly_totals, the monthly
+// views summed ahead of time and kept by triggers (monthly_totals.sql).
+//
+//go:embed monthly_totals.sql
+var monthlyTotals string
+
+// monthlyTotalsRebuild fills monthly_totals anew from the transactions:
+// monthly_totals.sql's own statements, which do it for an existing mirror.
+var monthlyTotalsRebuild = []string{
+	sqlStatement(monthlyTotals, "DELETE FROM monthly_totals;"),
+	sqlStatement(monthlyTotals, "INSERT INTO monthly_totals "),
+}
