@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -168,7 +169,7 @@ func (s *Store) ListTransactions(ctx context.Context, f TxFilter) (TxList, error
 		add("status = ?", strings.ToUpper(f.Status))
 	}
 	if f.Spending {
-		add(`status = 'SETTLED' AND NOT is_transfer AND NOT is_interest AND account_type IS NOT 'HOME_LOAN'
+		add(`status = 'SETTLED' AND NOT is_transfer AND NOT is_interest AND NOT household_transfer AND account_type IS NOT 'HOME_LOAN'
 			AND (amount_base_units < 0 OR offsets_spending)`)
 	}
 	// The count, the sum and the page's ids read the table, unless a
@@ -179,7 +180,9 @@ func (s *Store) ListTransactions(ctx context.Context, f TxFilter) (TxList, error
 	if f.Spending {
 		from = "v_transactions"
 	}
-	if q := SearchQuery(f.Search); q != "" {
+	q := SearchQuery(f.Search)
+	search := q != ""
+	if search {
 		match := "rowid IN (SELECT rowid FROM transactions_search WHERE transactions_search MATCH ?)"
 		if f.Spending {
 			match = "id IN (SELECT id FROM transactions WHERE " + match + ")"
@@ -190,25 +193,81 @@ func (s *Store) ListTransactions(ctx context.Context, f TxFilter) (TxList, error
 	if len(where) > 0 {
 		cond = strings.Join(where, " AND ")
 	}
-	var out TxList
-	// #nosec G202 -- the conditions are this function's constants; values are arguments
-	if err := s.ro.QueryRowContext(ctx, "SELECT count(*), coalesce(sum(amount_base_units), 0) FROM "+from+" WHERE "+cond, args...).
-		Scan(&out.Count, &out.Sum); err != nil {
-		return out, fmt.Errorf("list transactions: %w", err)
-	}
-	if f.BeforeID != "" {
-		cond += " AND (coalesce(created_epoch, 0) < ? OR (coalesce(created_epoch, 0) = ? AND id < ?))"
-		args = append(args, f.BeforeEpoch, f.BeforeEpoch, f.BeforeID)
-	}
 	limit := f.Limit
 	if limit <= 0 {
 		limit = 50
 	}
-	const order = " ORDER BY created_epoch DESC, id DESC"
+	before := ""
+	var beforeArgs []any
+	if f.BeforeID != "" {
+		before = " AND (coalesce(created_epoch, 0) < ? OR (coalesce(created_epoch, 0) = ? AND id < ?))"
+		beforeArgs = []any{f.BeforeEpoch, f.BeforeEpoch, f.BeforeID}
+	}
+	var out TxList
+	var err error
+	if search {
+		out, err = s.searchPage(ctx, from, cond, args, before, beforeArgs, limit)
+	} else {
+		out, err = s.listPage(ctx, from, cond, args, before, beforeArgs, limit)
+	}
+	return out, err
+}
+
+// txOrder is the order of a page of transactions: newest first.
+const txOrder = " ORDER BY created_epoch DESC, id DESC"
+
+// listPage counts and sums what cond selects of from, then reads the
+// page's ids through the index on created_epoch.
+func (s *Store) listPage(ctx context.Context, from, cond string, args []any, before string, beforeArgs []any, limit int) (TxList, error) {
+	var out TxList
+	// #nosec G202 -- the conditions are ListTransactions' constants; values are arguments
+	if err := s.ro.QueryRowContext(ctx, "SELECT count(*), coalesce(sum(amount_base_units), 0) FROM "+from+" WHERE "+cond, args...).
+		Scan(&out.Count, &out.Sum); err != nil {
+		return out, fmt.Errorf("list transactions: %w", err)
+	}
 	var err error
 	// #nosec G202 -- as above
 	out.Rows, err = queryAll(ctx, s.ro, "list transactions", scanTxRow, "SELECT "+txRowColumns+" FROM v_transactions WHERE id IN (SELECT id FROM "+
-		from+" WHERE "+cond+order+" LIMIT ?)"+order, append(args, limit)...)
+		from+" WHERE "+cond+before+txOrder+" LIMIT ?)"+txOrder, slices.Concat(args, beforeArgs, []any{limit})...)
+	return out, err
+}
+
+// searchPage is listPage for a search, whose matches are a part of the
+// table in no useful order: each match is read once, its id, time and
+// amount kept aside, and the count, the sum and the page's ids are taken
+// from them.
+func (s *Store) searchPage(ctx context.Context, from, cond string, args []any, before string, beforeArgs []any, limit int) (TxList, error) {
+	var out TxList
+	var ids []string
+	// #nosec G202 -- as in listPage
+	rows, err := s.ro.QueryContext(ctx, `WITH m AS MATERIALIZED (SELECT id, created_epoch, amount_base_units FROM `+from+` WHERE `+cond+`)
+		SELECT n, total, id FROM (SELECT count(*) AS n, coalesce(sum(amount_base_units), 0) AS total FROM m)
+		LEFT JOIN (SELECT id FROM m WHERE true`+before+txOrder+` LIMIT ?) ON true`, slices.Concat(args, beforeArgs, []any{limit})...)
+	if err != nil {
+		return out, fmt.Errorf("search transactions: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id sql.NullString
+		if err := rows.Scan(&out.Count, &out.Sum, &id); err != nil {
+			return out, fmt.Errorf("search transactions: %w", err)
+		}
+		if id.Valid {
+			ids = append(ids, id.String)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return out, fmt.Errorf("search transactions: %w", err)
+	}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	list, err := jsonArg(ids)
+	if err != nil {
+		return out, err
+	}
+	out.Rows, err = queryAll(ctx, s.ro, "search transactions", scanTxRow,
+		"SELECT "+txRowColumns+" FROM v_transactions WHERE id IN (SELECT value FROM json_each(?))"+txOrder, list)
 	return out, err
 }
 

@@ -223,3 +223,60 @@ func TestBulkLoadFillsMonthlyTotals(t *testing.T) {
 	upsert(t, s, spec{id: "later", account: "alex-spend", desc: "Cafe", cents: -300, created: mar2, category: "restaurants-and-cafes", parent: "good-life"})
 	totalsAgree(t, s, "a write after the load")
 }
+
+// TestSearchCountsSumsAndPages: a search's count and sum are those of
+// every match, and its pages, newest first, list each match once, as the
+// plain SQL of the same filter says; with a month, a category and the
+// spending filter too.
+func TestSearchCountsSumsAndPages(t *testing.T) {
+	ctx := context.Background()
+	s := offsetsFixture(t, t.TempDir()+"/m.db")
+	for _, f := range []TxFilter{
+		{Search: "woolworths"},
+		{Search: "ray"},
+		{Search: "o"}, // a prefix of many
+		{Search: "w", Month: "2025-10", Category: "home"},
+		{Search: "chin", Spending: true},
+		{Search: "nothing-matches"},
+	} {
+		cond := "id IN (SELECT id FROM transactions WHERE rowid IN (SELECT rowid FROM transactions_search WHERE transactions_search MATCH ?))"
+		args := []any{SearchQuery(f.Search)}
+		if f.Month != "" {
+			cond += " AND created_month = ? AND (category_id = ? OR parent_category_id = ?)"
+			args = append(args, f.Month, f.Category, f.Category)
+		}
+		if f.Spending {
+			cond += ` AND status = 'SETTLED' AND NOT is_transfer AND NOT is_interest
+				AND NOT household_transfer AND account_type IS NOT 'HOME_LOAN' AND (amount_base_units < 0 OR offsets_spending)`
+		}
+		var want []string
+		var wantSum int64
+		for _, r := range rows(t, s.Reader(), "SELECT id, amount_base_units FROM v_transactions WHERE "+cond+" ORDER BY created_epoch DESC, id DESC", args...) {
+			want = append(want, r[0])
+			n, _ := strconv.ParseInt(r[1], 10, 64)
+			wantSum += n
+		}
+		var got []string
+		f.Limit = 2
+		for page := 0; page < 20; page++ {
+			list, err := s.ListTransactions(ctx, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if list.Count != int64(len(want)) || list.Sum != wantSum {
+				t.Errorf("%+v: count %d sum %d, want %d and %d", f, list.Count, list.Sum, len(want), wantSum)
+			}
+			for _, r := range list.Rows {
+				got = append(got, r.ID)
+			}
+			if len(list.Rows) < f.Limit {
+				break
+			}
+			last := list.Rows[len(list.Rows)-1]
+			f.BeforeEpoch, f.BeforeID = last.Epoch, last.ID
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%+v: pages %v, want %v", f, got, want)
+		}
+	}
+}
