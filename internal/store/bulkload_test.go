@@ -266,3 +266,18 @@ func TestBulkLoadPairsHouseholdTransfersAtTheEnd(t *testing.T) {
 		t.Errorf("after deleting a side, pairs %v", got)
 	}
 }
+
+// The bulk load fills monthly_totals with the migration's own three
+// statements, the sum read from the month index alone.
+func TestMonthlyTotalsRebuildStatements(t *testing.T) {
+	if len(monthlyTotalsRebuild) != 3 || monthlyTotalsRebuild[0] != "DELETE FROM monthly_totals" ||
+		!strings.Contains(monthlyTotalsRebuild[1], "FROM monthly_totals_base\nGROUP BY") ||
+		!strings.Contains(monthlyTotalsRebuild[2], "FROM transaction_annotations an JOIN") {
+		t.Fatalf("monthlyTotalsRebuild = %q", monthlyTotalsRebuild)
+	}
+	s, _ := mustOpen(t)
+	sum := monthlyTotalsRebuild[1][strings.Index(monthlyTotalsRebuild[1], "SELECT"):]
+	if plan := queryPlan(t, s, sum); !strings.Contains(plan, "COVERING INDEX "+monthIndex) {
+		t.Errorf("the sum does not read %s alone: %s", monthIndex, plan)
+	}
+}

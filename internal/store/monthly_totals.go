@@ -2,6 +2,7 @@ package store
 
 import (
 	_ "embed" // monthly_totals.sql
+	"strings"
 )
 
 // monthlyTotals is the migration that adds monthly_totals, the monthly
@@ -15,4 +16,5 @@ var monthlyTotals string
 var monthlyTotalsRebuild = []string{
 	sqlStatement(monthlyTotals, "DELETE FROM monthly_totals;"),
 	sqlStatement(monthlyTotals, "INSERT INTO monthly_totals "),
+	sqlStatement(monthlyTotals[strings.Index(monthlyTotals, "GROUP BY month, kind"):], "INSERT INTO monthly_totals "),
 }

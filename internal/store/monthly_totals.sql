@@ -171,9 +171,18 @@ BEGIN
         count_out = count_out + excluded.count_out, count = count + excluded.count;
 END;
 
--- The existing transactions (anew, should the table hold rows already).
+-- The existing transactions (anew, should the table hold rows already):
+-- summed from transactions_month_money alone (it holds every column
+-- monthly_totals_base reads), then what the rules left out taken away.
 DELETE FROM monthly_totals;
 INSERT INTO monthly_totals (month, kind, account_id, parent_category_id, category_id, total_base_units, count_out, count)
 SELECT month, kind, account_id, parent_category_id, category_id, sum(amount_base_units), sum(amount_base_units < 0), count(*)
-FROM monthly_totals_rows
+FROM monthly_totals_base
 GROUP BY month, kind, account_id, parent_category_id, category_id;
+INSERT INTO monthly_totals (month, kind, account_id, parent_category_id, category_id, total_base_units, count_out, count)
+SELECT b.month, b.kind, b.account_id, b.parent_category_id, b.category_id, -sum(b.amount_base_units), -sum(b.amount_base_units < 0), -count(*)
+FROM transaction_annotations an JOIN monthly_totals_base b ON b.transaction_id = an.transaction_id
+WHERE coalesce(an.exclude_from_spending, 0) AND b.kind = 'spending'
+GROUP BY b.month, b.kind, b.account_id, b.parent_category_id, b.category_id
+ON CONFLICT DO UPDATE SET total_base_units = total_base_units + excluded.total_base_units,
+    count_out = count_out + excluded.count_out, count = count + excluded.count;
