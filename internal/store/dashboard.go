@@ -346,8 +346,10 @@ func (s *Store) TransactionDetail(ctx context.Context, id string) (TxDetail, err
 
 // HeldTransactions lists up to n HELD transactions, oldest first.
 func (s *Store) HeldTransactions(ctx context.Context, n int) ([]TxRow, error) {
+	// The ids first, from the table: the view's tag lists and joins would
+	// be computed for every HELD transaction before the sort.
 	return queryAll(ctx, s.ro, "held transactions", scanTxRow, "SELECT "+txRowColumns+` FROM v_transactions
-		WHERE status = 'HELD' ORDER BY created_epoch LIMIT ?`, n)
+		WHERE id IN (SELECT id FROM transactions WHERE status = 'HELD' ORDER BY created_epoch LIMIT ?) ORDER BY created_epoch`, n)
 }
 
 // Payment is what was paid to one payee (a description) in one month at

@@ -171,6 +171,10 @@ BEGIN
         count_out = count_out + excluded.count_out, count = count + excluded.count;
 END;
 
+-- The dashboard's oldest HELD transactions, read in order from this
+-- index rather than sorted from every HELD row.
+CREATE INDEX IF NOT EXISTS transactions_held_created ON transactions (status, created_epoch) WHERE status = 'HELD';
+
 -- The existing transactions (anew, should the table hold rows already):
 -- summed from transactions_month_money alone (it holds every column
 -- monthly_totals_base reads), then what the rules left out taken away.
