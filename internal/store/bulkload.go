@@ -13,7 +13,7 @@ import (
 )
 
 // A first full listing into an empty mirror (a bulk load) writes every
-// transaction once, with a 'created' history row. Three things kept up to
+// transaction once, with a 'created' history row. What is kept up to
 // date row by row cost it a large share of its disk writes and time
 // (docs/performance.md, Full sync):
 //
@@ -23,11 +23,11 @@ import (
 //     with every write to transactions and transaction_tags;
 //   - transactions_month_money, the monthly views' index;
 //   - the household's pairing of transfers (household_views.sql): its
-//     triggers, which every insert ran (their WHEN clause alone cost a
-//     quarter of SQLite's time per insert, in a mirror of one person), and
-//     their index transactions_household_match.
+//     triggers, which every insert ran, and their index
+//     transactions_household_match;
+//   - the triggers that keep monthly_totals (monthly_totals.sql).
 //
-// BeginListing drops the indexes and the search triggers for a bulk load,
+// BeginListing drops these indexes and triggers for a bulk load,
 // in the transaction that starts it, and they are made again, the indexes
 // from sorted keys and the search index from the table in one pass, when
 // the listing finishes or fails, or when the mirror is next opened (after a
