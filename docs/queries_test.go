@@ -6,6 +6,7 @@ package docs_test
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"net/http/httptest"
@@ -231,7 +232,124 @@ func cookbookMirror(t *testing.T) *sql.DB {
 	if _, err := syncer.Incremental(ctx); err != nil {
 		t.Fatal(err)
 	}
+	makeHousehold(ctx, t, st)
 	return st.Reader()
+}
+
+// The household of the cookbook's mirror: bobby, the demo bank's
+// customer, whose mirror it was, and alex, who shares the 2Up account and
+// adds their own spending account: what alex's token lists, written as a
+// sync of it would. alex and bobby pay each other by Up to Up (both sides
+// are written: bobby's as bobby's token would list it).
+const alexSpending = "a1e55a1e-0000-4000-8000-00000000a1e5"
+
+// alexTx is a transaction of the cookbook's household, as the bank would
+// send it: on account, at a Melbourne wall time in 2026, of cents
+// (negative: money out), made by performer.
+type alexTx struct {
+	id, account, at, desc, typ, category, parent, performer string
+	cents                                                   int64
+}
+
+func makeHousehold(ctx context.Context, t *testing.T, st *store.Store) {
+	t.Helper()
+	var bobbySpending, joint string
+	if err := st.Reader().QueryRowContext(ctx, `SELECT (SELECT id FROM accounts WHERE display_name = 'Spending'),
+		(SELECT id FROM accounts WHERE ownership_type = 'JOINT')`).Scan(&bobbySpending, &joint); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"bobby", "alex"} {
+		if err := st.UpsertPerson(ctx, store.PersonUpdate{Name: p, TokenState: store.TokenOK}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if claimed, err := st.ClaimSingleTokenMirror(ctx, "bobby"); err != nil || !claimed {
+		t.Fatalf("claim the mirror for bobby: %v, %v", claimed, err)
+	}
+	raw := []byte(`{"type":"accounts","id":"` + alexSpending + `"}`)
+	if _, err := st.UpsertAccounts(ctx, []bank.Account{{ID: alexSpending, DisplayName: "Alex's Spending", AccountType: "TRANSACTIONAL",
+		OwnershipType: "INDIVIDUAL", Balance: bank.Money{CurrencyCode: "AUD", Value: "2418.35", ValueInBaseUnits: 241835},
+		CreatedAt: "2024-06-01T09:00:00+10:00", Raw: raw}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.RecordPersonAccounts(ctx, "alex", []string{alexSpending, joint}); err != nil {
+		t.Fatal(err)
+	}
+	rows := []alexTx{
+		{"a1e5-0001", alexSpending, "2026-03-01 09:00:00", "Bobby", "Pay Anyone", "", "", "Alex", -65000},
+		{"b0bb-0001", bobbySpending, "2026-03-01 09:00:06", "Alex", "Osko Payment Received", "", "", "", 65000},
+		{"a1e5-0002", alexSpending, "2026-03-04 18:12:00", "Coles", "Purchase", "groceries", "home", "Alex", -14260},
+		{"a1e5-0003", alexSpending, "2026-03-09 12:40:00", "Origin Energy", "Direct Debit", "utilities", "home", "Alex", -21890},
+		{"a1e5-0004", alexSpending, "2026-03-13 09:00:00", "Globex Corporation", "Salary", "", "", "", 412000},
+		{"a1e5-0005", alexSpending, "2026-03-18 19:05:00", "Aldi", "Purchase", "groceries", "home", "Alex", -9375},
+		{"a1e5-0006", alexSpending, "2026-03-21 13:30:00", "Uber", "Purchase", "taxis-and-share-cars", "transport", "Alex", -2310},
+		{"a1e5-0007", alexSpending, "2026-03-27 20:15:00", "Readings", "Purchase", "books-and-magazines", "good-life", "Alex", -4499},
+		{"b0bb-0002", bobbySpending, "2026-04-05 19:30:00", "Alex", "Pay Anyone", "", "", "Bobby", -4550},
+		{"a1e5-0008", alexSpending, "2026-04-05 19:30:04", "Bobby", "Osko Payment Received", "", "", "", 4550},
+		{"a1e5-0009", alexSpending, "2026-04-08 17:45:00", "Woolworths", "Purchase", "groceries", "home", "Alex", -11820},
+		{"a1e5-0010", alexSpending, "2026-04-13 09:00:00", "Globex Corporation", "Salary", "", "", "", 412000},
+		{"a1e5-0011", alexSpending, "2026-04-19 11:10:00", "Bunnings", "Purchase", "homeware-and-appliances", "home", "Alex", -6790},
+	}
+	txs := make([]bank.Transaction, len(rows))
+	for i, r := range rows {
+		txs[i] = r.resource(t)
+	}
+	if _, err := st.UpsertTransactions(ctx, txs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.LearnDisplayNames(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// resource renders r as the bank's JSON and parses it as the daemon does.
+func (r alexTx) resource(t *testing.T) bank.Transaction {
+	t.Helper()
+	melbourne, err := time.LoadLocation("Australia/Melbourne")
+	if err != nil {
+		t.Fatal(err)
+	}
+	at, err := time.ParseInLocation(time.DateTime, r.at, melbourne)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sign, abs := "", r.cents
+	if abs < 0 {
+		sign, abs = "-", -abs
+	}
+	ident := func(typ, id string) any {
+		if id == "" {
+			return map[string]any{"data": nil}
+		}
+		return map[string]any{"data": map[string]any{"type": typ, "id": id}}
+	}
+	var performer any
+	if r.performer != "" {
+		performer = map[string]any{"displayName": r.performer}
+	}
+	res := map[string]any{"type": "transactions", "id": r.id,
+		"attributes": map[string]any{
+			"status": "SETTLED", "rawText": nil, "description": r.desc, "message": nil, "isCategorizable": true,
+			"holdInfo": nil, "roundUp": nil, "cashback": nil, "foreignAmount": nil, "cardPurchaseMethod": nil,
+			"amount":    map[string]any{"currencyCode": "AUD", "value": fmt.Sprintf("%s%d.%02d", sign, abs/100, abs%100), "valueInBaseUnits": r.cents},
+			"settledAt": at.Format(time.RFC3339), "createdAt": at.Format(time.RFC3339), "transactionType": r.typ,
+			"note": nil, "performingCustomer": performer, "deepLinkURL": "up://transaction/" + r.id,
+		},
+		"relationships": map[string]any{
+			"account": ident("accounts", r.account), "transferAccount": ident("accounts", ""),
+			"category": ident("categories", r.category), "parentCategory": ident("categories", r.parent),
+			"tags": map[string]any{"data": []any{}}, "attachment": ident("attachments", ""),
+		},
+	}
+	data, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := bank.ParseTransaction(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tx
 }
 
 // paybackCategories: the category the cookbook's customer gives a payment

@@ -22,10 +22,10 @@ import (
 // bench.
 func (a *app) benchCommand() *cli.Command {
 	return &cli.Command{Name: "bench", Default: "sync",
-		Summary: "whole-system benchmarks against same-run baselines: sync, receiver, burst, idle, export, bucket, ui",
+		Summary: "whole-system benchmarks against same-run baselines: sync, receiver, burst, idle, export, bucket, ui, household, rules",
 		Commands: []*cli.Command{
 			a.benchSyncMode(), a.benchReceiverMode(), a.benchBurstMode(), a.benchIdleMode(), a.benchExportMode(),
-			a.benchBucketMode(), a.benchUIMode(),
+			a.benchBucketMode(), a.benchUIMode(), a.benchHouseholdMode(), a.benchRulesMode(),
 		}}
 }
 
@@ -156,6 +156,24 @@ func (a *app) benchBurstMode() *cli.Command {
 		})}
 }
 
+func (a *app) benchRulesMode() *cli.Command {
+	fs := newFlags("bench rules")
+	var o bench.RulesOptions
+	fs.IntVar(&o.Transactions, "transactions", 100_000, "transactions in the simulated bank, matched and applied")
+	fs.IntVar(&o.Rules, "rules", 200, "rules in the generated rules file")
+	fs.IntVar(&o.Purchases, "purchases", 100, "purchases made one at a time for the latency on arrival")
+	fs.StringVar(&o.Dir, "dir", "", "directory `DIR` for the mirrors (default: a temporary one)")
+	return &cli.Command{Name: "rules", Flags: fs,
+		Synopsis: "[--transactions N] [--rules N] [--purchases N] [--dir DIR]",
+		Summary:  "the rules file: matching over the mirror, requests of rules apply per change, latency added on arrival",
+		Run: a.configured(func(ctx context.Context, _ []string) error {
+			if o.Transactions < 1 || o.Rules < 8 || o.Purchases < 1 {
+				return fmt.Errorf("%w: --transactions and --purchases must be positive, --rules at least 8", errUsage)
+			}
+			return bench.Rules(ctx, a.benchEnv(), o)
+		})}
+}
+
 func (a *app) benchIdleMode() *cli.Command {
 	fs := newFlags("bench idle")
 	var o bench.IdleOptions
@@ -172,6 +190,26 @@ func (a *app) benchIdleMode() *cli.Command {
 				return fmt.Errorf("%w: --transactions, --idle and --ticks must be positive", errUsage)
 			}
 			return bench.Idle(ctx, a.benchEnv(), o)
+		})}
+}
+
+func (a *app) benchHouseholdMode() *cli.Command {
+	fs := newFlags("bench household")
+	var o bench.HouseholdOptions
+	fs.IntVar(&o.Transactions, "transactions", 100000, "transactions on each person's own accounts")
+	fs.IntVar(&o.Joint, "joint", 20000, "transactions on the joint account")
+	fs.DurationVar(&o.Interval, "interval", 10*time.Second, "poll interval of the joint purchases' latency run")
+	fs.IntVar(&o.Purchases, "purchases", 20, "joint purchases timed")
+	fs.BoolVar(&o.Baseline, "baseline", true, "also a single customer's first sync of the same size")
+	fs.StringVar(&o.Dir, "dir", "", "directory `DIR` for the mirrors (default: a temporary one)")
+	return &cli.Command{Name: "household", Flags: fs,
+		Synopsis: "[--transactions N] [--joint N] [--interval DURATION] [--purchases N] [--baseline=false] [--dir DIR]",
+		Summary:  "a household of two with a joint account: the first sync's requests against the floor, an idle hour, joint purchase to mirror",
+		Run: a.configured(func(ctx context.Context, _ []string) error {
+			if o.Transactions < 1 || o.Joint < 1 || o.Interval <= 0 || o.Purchases < 1 {
+				return fmt.Errorf("%w: --transactions, --joint, --interval and --purchases must be positive", errUsage)
+			}
+			return bench.Household(ctx, a.benchEnv(), o)
 		})}
 }
 

@@ -56,6 +56,15 @@ func TestBenchModes(t *testing.T) {
 			"repeat: bankmirror bench bucket --transactions 500 --limit 200", "the reserve was not reached in the first bucket",
 			"| 500 | ",
 		}},
+		{"household", []string{"bench", "household", "--transactions", "1500", "--joint", "300", "--interval", "200ms", "--purchases", "3", "--baseline=false"}, []string{
+			"repeat: bankmirror bench household --transactions 1500 --joint 300", "first sync: ", "once: +0.0%)",
+			"idle hour: an incremental sync costs 6 requests (both tokens), a poll of the joint account 1",
+			"joint purchase to mirror, 3 purchases",
+		}},
+		{"rules", []string{"bench", "rules", "--transactions", "1500", "--rules", "40", "--purchases", "2"}, []string{
+			"repeat: bankmirror bench rules --transactions 1500 --rules 40 --purchases 2", "matching 40 rules, no writes: 1500 transactions",
+			"rules apply --write-back: ", "requests per changed transaction", "applied and written back with 40 rules",
+		}},
 		{"ui", []string{"bench", "ui", "--transactions", "2000", "--rounds", "1", "--requests", "2"}, []string{
 			"repeat: bankmirror bench ui --transactions 2000 --rounds 1 --requests 2", "mirror: 2000 transactions generated",
 			"round 1: overview p50", "| overview (/) | 2 |", "| search (/transactions?q=) | 10 |", "ui process RSS: peak",

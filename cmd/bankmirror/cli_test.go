@@ -24,6 +24,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/buildinfo"
 	"github.com/bankmirror/bankmirror/internal/cli"
 	"github.com/bankmirror/bankmirror/internal/mirrortest"
+	"github.com/bankmirror/bankmirror/internal/money"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 	"github.com/bankmirror/bankmirror/internal/store"
 	"github.com/bankmirror/bankmirror/internal/webhooks"
@@ -433,16 +434,26 @@ func TestCLIStatusWithoutMirror(t *testing.T) {
 	}
 }
 
+// The demo, by default a household (alex and sam, a 2Up joint account),
+// with and without its live part, and a single customer (--people me).
 func TestCLIDemo(t *testing.T) {
-	for _, live := range []bool{false, true} {
-		t.Run(fmt.Sprintf("live=%v", live), func(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		live   bool
+		people string
+	}{{"household", true, ""}, {"household,live=false", false, ""}, {"single", true, "me"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			household := tc.people == ""
 			db := filepath.Join(t.TempDir(), "demo.db")
 			// An empty file is no mirror: the demo may write there (any
 			// other file is refused: TestCLIDemoReplacesOnlyItsOwnMirrors).
 			must(t, os.WriteFile(db, nil, 0o600))
 			args := []string{"demo", "--db", db, "--transactions", "300"}
-			if !live {
+			if !tc.live {
 				args = append(args, "--live=false")
+			}
+			if tc.people != "" {
+				args = append(args, "--people", tc.people)
 			}
 			r := runCLI(t, map[string]string{"BANKMIRROR_LOG_FORMAT": "json"}, args...)
 			wantCode(t, r, 0)
@@ -461,8 +472,8 @@ func TestCLIDemo(t *testing.T) {
 			st := openMirror(t, db)
 			// The queries the demo suggests run on its mirror and answer.
 			suggested := regexp.MustCompile(`(?m)^  sqlite3 -header \S+ "(.+)"$`).FindAllStringSubmatch(r.stdout, -1)
-			if len(suggested) != 3 {
-				t.Errorf("%d suggested queries, want 3:\n%s", len(suggested), r)
+			if want := map[bool]int{false: 3, true: 6}[household]; len(suggested) != want {
+				t.Errorf("%d suggested queries, want %d:\n%s", len(suggested), want, r)
 			}
 			for _, q := range suggested {
 				if n := mirrortest.Int(t, st.Reader(), "SELECT count(*) FROM ("+q[1]+")"); n == 0 {
@@ -503,10 +514,15 @@ func TestCLIDemo(t *testing.T) {
 			if n := mirrortest.Int(t, st.Reader(), "SELECT count(*) FROM sync_runs WHERE kind = 'full' AND status = 'ok'"); n != 1 {
 				t.Errorf("%d successful full sync runs, want 1", n)
 			}
+			if household {
+				checkDemoHousehold(t, st, r, tc.live)
+			} else if got := mirrortest.Strings(t, st.Reader(), "SELECT name FROM people"); !slices.Equal(got, []string{"me"}) {
+				t.Errorf("people of the single customer's demo = %q, want [me]", got)
+			}
 			processed := mirrortest.Int(t, st.Reader(), "SELECT count(*) FROM webhook_events WHERE processed_at IS NOT NULL")
 			live1 := regexp.MustCompile(`\nLive: (\d+) events received and applied; (\d+) pending\.\n`).FindStringSubmatch(r.stdout)
-			if !live {
-				if live1 != nil || strings.Contains(r.stdout, "webhook") || processed != 0 {
+			if !tc.live {
+				if live1 != nil || strings.Contains(r.stdout, "webhook") || strings.Contains(r.stdout, "Poll:") || processed != 0 {
 					t.Errorf("live part ran with --live=false (%d events processed):\n%s", processed, r)
 				}
 				return
@@ -514,17 +530,131 @@ func TestCLIDemo(t *testing.T) {
 			if live1 == nil || live1[2] != "0" {
 				t.Fatalf("no live summary with nothing pending:\n%s", r)
 			}
-			// Its seven steps make 8 events (the last one is DELETED + CREATED).
-			if fmt.Sprint(processed) != live1[1] || processed != 8 {
-				t.Errorf("%d webhook events processed in the mirror; the demo says %s, want 8\n%s", processed, live1[1], r)
+			// The single customer's seven steps make 8 events (the last one
+			// is DELETED + CREATED); the household's 7: nothing for the
+			// joint purchase, two for the payment between them.
+			if fmt.Sprint(processed) != live1[1] || processed != map[bool]int{false: 8, true: 7}[household] {
+				t.Errorf("%d webhook events processed in the mirror; the demo says %s\n%s", processed, live1[1], r)
 			}
-			if n := mirrortest.Int(t, st.Reader(), "SELECT count(*) FROM transactions WHERE description = 'Woolworths'"); n < 1 {
+			if n := mirrortest.Int(t, st.Reader(), "SELECT count(*) FROM transactions WHERE description IN ('Woolworths', 'Ticketek')"); n < 1 {
 				t.Errorf("the live purchase was not mirrored")
 			}
-			if n := mirrortest.Int(t, st.Reader(), "SELECT count(*) FROM webhooks WHERE deleted_at IS NULL"); n != 1 {
-				t.Errorf("%d active webhooks stored, want 1", n)
+			if n, want := mirrortest.Int(t, st.Reader(), "SELECT count(*) FROM webhooks WHERE deleted_at IS NULL"), map[bool]int{false: 1, true: 2}[household]; n != want {
+				t.Errorf("%d active webhooks stored, want %d", n, want)
 			}
 		})
+	}
+}
+
+// An empty bank (--transactions 0, which the simulator would take for its
+// default) has no transaction but the live ones; its joint account, with
+// none in the mirror, is not polled yet, and the demo says so rather than
+// wait.
+func TestCLIDemoEmptyBank(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "demo.db")
+	r := runCLI(t, map[string]string{"BANKMIRROR_LOG_FORMAT": "json"}, "demo", "--db", db, "--transactions", "0")
+	wantCode(t, r, 0)
+	if !strings.Contains(r.stdout, "Transactions: 0 (0 HELD)") ||
+		!strings.Contains(r.stdout, "Poll: the joint account had no transactions in the mirror, so polls do not list it yet: sam's 2Up purchase waits for the next sync.") {
+		t.Errorf("the empty bank's demo:\n%s", r.stdout)
+	}
+	st := openMirror(t, db)
+	// The coffee, the tickets, the payment's two sides (the deposit came
+	// and went).
+	if n := mirrortest.Int(t, st.Reader(), "SELECT count(*) FROM transactions"); n != 4 {
+		t.Errorf("%d transactions in the empty bank's mirror, want the 4 live ones", n)
+	}
+}
+
+// A bad --people is a usage error naming it, and the demo writes nothing.
+func TestCLIDemoBadPeople(t *testing.T) {
+	for _, people := range []string{"Alex,sam", "alex,alex", "alex,", ""} {
+		dir := t.TempDir()
+		r := runCLI(t, map[string]string{"BANKMIRROR_LOG_FORMAT": "json"}, "demo", "--db", filepath.Join(dir, "demo.db"), "--people", people)
+		wantCode(t, r, 2)
+		if first, _, _ := strings.Cut(r.stderr, "\n"); !strings.HasPrefix(first, "bankmirror: usage: --people: ") {
+			t.Errorf("--people %q: want a usage error naming --people:\n%s", people, r)
+		}
+		if got := names(t, dir); len(got) != 0 {
+			t.Errorf("--people %q: the demo wrote %q", people, got)
+		}
+	}
+}
+
+// checkDemoHousehold checks the household demo's mirror and what it
+// printed: two people, the joint account once, joint purchases with their
+// person, household transfers in pairs; live, the joint purchase the poll
+// brought (sam's), the payment alex made sam, a webhook each.
+func checkDemoHousehold(t *testing.T, st *store.Store, r cliResult, live bool) {
+	t.Helper()
+	db := st.Reader()
+	if !strings.Contains(r.stdout, "a household, alex and sam, each with their own token and accounts, sharing a 2Up joint account") {
+		t.Errorf("the demo does not say it is a household:\n%s", r.stdout)
+	}
+	if got := mirrortest.Strings(t, db, "SELECT name FROM people WHERE removed_at IS NULL ORDER BY name"); !slices.Equal(got, []string{"alex", "sam"}) {
+		t.Errorf("people = %q, want [alex sam]", got)
+	}
+	if n := mirrortest.Int(t, db, "SELECT count(*) FROM accounts WHERE ownership_type = 'JOINT'"); n != 1 {
+		t.Errorf("%d joint accounts in the mirror, want 1", n)
+	}
+	if n := mirrortest.Int(t, db, "SELECT count(*) FROM v_account_people WHERE ownership_type = 'JOINT' AND people = 'alex,sam'"); n != 1 {
+		t.Errorf("the joint account is not recorded as both people's")
+	}
+	for _, p := range []string{"alex", "sam"} {
+		if n := mirrortest.Int(t, db, "SELECT count(*) FROM v_account_people WHERE ownership_type = 'INDIVIDUAL' AND people = ?", p); n == 0 {
+			t.Errorf("%s has no account of their own in the mirror", p)
+		}
+		if n := mirrortest.Int(t, db, "SELECT count(*) FROM v_transactions WHERE ownership_type = 'JOINT' AND person = ?", p); n == 0 {
+			t.Errorf("no joint transaction is %s's", p)
+		}
+	}
+	// Each transaction once: as many ids as rows, and the joint account's
+	// as many as the bank seeded there.
+	if n := mirrortest.Int(t, db, "SELECT count(*) - count(DISTINCT id) FROM transactions"); n != 0 {
+		t.Errorf("%d transactions twice", n)
+	}
+	pairs := mirrortest.Int(t, db, "SELECT count(*) FROM v_transactions WHERE household_transfer")
+	out := mirrortest.Int(t, db, "SELECT count(*) FROM v_transactions WHERE household_transfer AND amount_base_units < 0")
+	if pairs == 0 || pairs != 2*out {
+		t.Errorf("%d transactions flagged household_transfer, %d of them money out: want pairs", pairs, out)
+	}
+	for _, want := range []string{"spending per person (v_monthly_spending_by_person):", "who paid for what on 2Up (v_transactions.person):",
+		"(v_transactions.household_transfer), the latest:", "What a couple asks"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	// The per-person lines say what the view says.
+	m := regexp.MustCompile(`this month \(([0-9]{4}-[0-9]{2})\):`).FindStringSubmatch(r.stdout)
+	if m == nil {
+		t.Fatalf("no month of the household's summary:\n%s", r.stdout)
+	}
+	month := m[1]
+	for _, p := range []string{"alex", "sam"} {
+		cents := mirrortest.Int(t, db, "SELECT sum(total_spent_base_units) FROM v_monthly_spending_by_person WHERE month = ? AND person = ?", month, p)
+		if line := regexp.MustCompile(`(?m)^ +` + p + ` +` + regexp.QuoteMeta(money.Format(int64(cents), "AUD"))); !line.MatchString(r.stdout) {
+			t.Errorf("no line of %s spending %s in %s:\n%s", p, money.Format(int64(cents), "AUD"), month, r.stdout)
+		}
+	}
+	if !live {
+		return
+	}
+	if got := mirrortest.Strings(t, db, "SELECT person || ' ' || amount_base_units || ' ' || people FROM v_transactions WHERE ownership_type = 'JOINT' ORDER BY created_epoch DESC, id LIMIT 1"); !slices.Equal(got, []string{"sam -8745 alex,sam"}) {
+		t.Errorf("the newest joint transaction = %q, want sam's groceries, -8745 cents", got)
+	}
+	if !regexp.MustCompile(`(?m)^Poll: sam's 2Up purchase \(tx [0-9a-f-]{8}\.\.\.\) reached the mirror [0-9.]+ s after the bank made it, with no event\.$`).MatchString(r.stdout) {
+		t.Errorf("the demo does not show the poll bringing the joint purchase:\n%s", r.stdout)
+	}
+	if got := mirrortest.Strings(t, db, "SELECT person || ' ' || amount_base_units FROM v_transactions WHERE household_transfer AND message = 'Half the concert tickets 🎸' ORDER BY amount_base_units"); !slices.Equal(got, []string{"alex -6000", "sam 6000"}) {
+		t.Errorf("the payment between them = %q, want alex -6000 and sam 6000, flagged household_transfer", got)
+	}
+	if got := mirrortest.Strings(t, db, "SELECT person FROM webhooks WHERE deleted_at IS NULL ORDER BY person"); !slices.Equal(got, []string{"alex", "sam"}) {
+		t.Errorf("webhooks' people = %q, want one each", got)
+	}
+	for _, p := range []string{"alex", "sam"} {
+		if !strings.Contains(r.stdout, "    webhook ("+p+"): TRANSACTION_CREATED") {
+			t.Errorf("no event shown as %s's:\n%s", p, r.stdout)
+		}
 	}
 }
 

@@ -34,6 +34,8 @@ Every setting is a BANKMIRROR_* environment variable (see ENVIRONMENT); a missin
 			a.categorizeCommand(),
 			a.categoriesCommand(),
 			a.tagCommand(),
+			a.rulesCommand(),
+			a.alertsCommand(),
 			a.exportCommand(),
 			a.uiCommand(),
 			a.pingCommand(),

@@ -43,6 +43,7 @@ func TestConfigDefaults(t *testing.T) {
 		StaleAfter:          2 * time.Hour,
 		Person:              "me",
 		PollInterval:        5 * time.Minute,
+		RulesFile:           "/etc/bankmirror/rules.toml",
 	}
 	for _, tc := range []struct {
 		name    string
@@ -109,7 +110,7 @@ func TestConfigExplicitValues(t *testing.T) {
 		WorkerConcurrency: 1, EventMaxAttempts: 3, AttachmentsDir: "/srv/receipts", AttachmentsMaxBytes: 1000,
 		Timezone: "Australia/Perth", MigrationBackup: "off",
 		AdminListen: "127.0.0.1:9100", StaleAfter: 30 * time.Minute,
-		Person: "me", PollInterval: 5 * time.Minute,
+		Person: "me", PollInterval: 5 * time.Minute, RulesFile: "/etc/bankmirror/rules.toml",
 		SecretFrom: config.SecretSources{Token: "BANKMIRROR_TOKEN", WebhookSecret: "BANKMIRROR_WEBHOOK_SECRET"},
 	}
 	if got != want {

@@ -73,8 +73,8 @@ func TestServeClearsProgressAfterARun(t *testing.T) {
 }
 
 // Wrong tokens on the feed are counted in /metrics by reason (each reason
-// from zero), and past the burst an address gets 429 while another one
-// still gets in with the right token.
+// from zero), and past the burst loopback (every address of it, one
+// source) gets 429 for a wrong token while the right one still gets in.
 func TestServeFeedCountsAndThrottlesRefusals(t *testing.T) {
 	const token = "feed-token-0123456789abcdef"
 	cfg := testConfig(t, newBank(t, 20))
@@ -103,12 +103,12 @@ func TestServeFeedCountsAndThrottlesRefusals(t *testing.T) {
 			t.Fatalf("wrong token %d: status %d, want 401", i+1, resp.StatusCode)
 		}
 	}
-	resp := get("127.0.0.1", token)
+	resp := get("127.0.0.2", "wrong-token-0123456789")
 	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" {
-		t.Errorf("past the burst: status %d, Retry-After %q; want 429 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"))
+		t.Errorf("past the burst, from another loopback address: status %d, Retry-After %q; want 429 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"))
 	}
-	if resp := get("127.0.0.2", token); resp.StatusCode != http.StatusOK {
-		t.Errorf("another address with the right token: status %d, want 200", resp.StatusCode)
+	if resp := get("127.0.0.1", token); resp.StatusCode != http.StatusOK {
+		t.Errorf("the right token from the throttled source: status %d, want 200", resp.StatusCode)
 	}
 	fams = scrape(t, m)
 	for reason, want := range map[string]float64{"wrong_token": throttle.DefaultBurst, "throttled": 1, "no_token": 0} {

@@ -3,35 +3,13 @@ package main
 import (
 	"strconv"
 	"strings"
+
+	"github.com/bankmirror/bankmirror/internal/money"
 )
 
-// formatMoney is how every command prints an amount for people: base units
-// (cents) as a signed decimal with thousands separators and the currency,
+// formatMoney is how every command prints an amount for people:
 // -384,470.69 AUD.
-func formatMoney(baseUnits int64, currency string) string {
-	digits := strconv.FormatInt(baseUnits, 10)
-	sign := ""
-	if baseUnits < 0 {
-		sign, digits = "-", digits[1:]
-	}
-	for len(digits) < 3 {
-		digits = "0" + digits
-	}
-	whole, cents := digits[:len(digits)-2], digits[len(digits)-2:]
-	var b strings.Builder
-	b.WriteString(sign)
-	for i, d := range whole {
-		if i > 0 && (len(whole)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(d)
-	}
-	b.WriteString("." + cents)
-	if currency != "" {
-		b.WriteString(" " + currency)
-	}
-	return b.String()
-}
+func formatMoney(baseUnits int64, currency string) string { return money.Format(baseUnits, currency) }
 
 // shellQuote is s as a POSIX shell word, for a command line printed to be
 // copied: as it is when it has only safe characters, else single-quoted.

@@ -15,8 +15,8 @@ import (
 )
 
 // TestServeDashboardUnderAnIdleFlood: a local process holds more idle
-// keep-alive connections to serve's dashboard than its cap (one static
-// request each, as a browser's or a flood's): the connections idle the
+// keep-alive connections to serve's dashboard than its cap (one request
+// of the login page each, as a browser's or a flood's): the connections idle the
 // longest are closed to make room, the flood's last ones stay open, and
 // the owner's page is served.
 func TestServeDashboardUnderAnIdleFlood(t *testing.T) {
@@ -32,23 +32,23 @@ func TestServeDashboardUnderAnIdleFlood(t *testing.T) {
 		must(t, err)
 		t.Cleanup(func() { _ = c.Close() })
 		_ = c.SetDeadline(time.Now().Add(30 * time.Second))
-		_, err = io.WriteString(c, "GET /static/ui.css HTTP/1.1\r\nHost: "+addr+"\r\n\r\n")
+		_, err = io.WriteString(c, "GET /login HTTP/1.1\r\nHost: "+addr+"\r\n\r\n")
 		must(t, err)
 		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 		if err != nil {
-			t.Fatalf("static request %d of the flood: %v", i+1, err)
+			t.Fatalf("request %d of the flood: %v", i+1, err)
 		}
 		_, _ = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusOK {
-			t.Fatalf("static request %d of the flood: %s", i+1, resp.Status)
+			t.Fatalf("request %d of the flood: %s", i+1, resp.Status)
 		}
 		flood[i] = c
 	}
 
 	jar, _ := cookiejar.New(nil)
 	client := &http.Client{Jar: jar, Timeout: 30 * time.Second}
-	resp, err := client.Get(m.DashboardURL() + "/?token=" + token)
+	resp, err := client.Get(m.DashboardLoginLink())
 	if err != nil {
 		t.Fatalf("the owner's page under the flood: %v", err)
 	}

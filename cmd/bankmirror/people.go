@@ -122,8 +122,8 @@ func printPeople(w io.Writer, c clock, people []health.PersonStatus) {
 	for _, p := range people {
 		f := personFields(c, p)
 		if p.Token.Rejected {
-			fmt.Fprintf(w, "person %s: token %s: put a new token in BANKMIRROR_TOKENS_DIR/%s (or BANKMIRROR_TOKEN_FILE for a single token), then `systemctl reload bankmirror`; last sync %s\n",
-				p.Name, f.token, p.Name, f.lastSync)
+			fmt.Fprintf(w, "person %s: token %s: put a new token in BANKMIRROR_TOKENS_DIR/%s (the credential token.%s; the token file for a single token), then `systemctl restart bankmirror` (without systemd, send SIGHUP); last sync %s\n",
+				p.Name, f.token, p.Name, p.Name, f.lastSync)
 			continue
 		}
 		fmt.Fprintf(w, "person %s: token %s, %s requests left, accounts %s, webhook %s, last sync %s\n",

@@ -15,6 +15,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/admin"
+	"github.com/bankmirror/bankmirror/internal/alerts"
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/cli"
 	"github.com/bankmirror/bankmirror/internal/config"
@@ -26,6 +27,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/receipts"
 	"github.com/bankmirror/bankmirror/internal/receiver"
 	"github.com/bankmirror/bankmirror/internal/replica"
+	"github.com/bankmirror/bankmirror/internal/rules"
 	"github.com/bankmirror/bankmirror/internal/store"
 	"github.com/bankmirror/bankmirror/internal/systemd"
 	"github.com/bankmirror/bankmirror/internal/ui"
@@ -70,6 +72,9 @@ type Daemon struct {
 	// OnReceipts, if set before Open, is called after each pass of the
 	// receipts downloader.
 	OnReceipts func(receipts.Result, error)
+	// OnRulesRound, if set before Open, is called after each round of the
+	// rules engine.
+	OnRulesRound func(error)
 	// SyncProgress, if set before Open, receives the progress of syncs.
 	SyncProgress func(replica.Progress)
 	// InitialSyncDone is closed when the start-up sync (if any) is over.
@@ -97,6 +102,11 @@ type Daemon struct {
 	Receipts  *receipts.Fetcher // nil unless BANKMIRROR_ATTACHMENTS_DIR is set
 	Health    *health.Monitor
 	Metrics   *admin.Metrics
+	// Rules applies the rules file as transactions arrive; Alerts delivers
+	// what it and watcher (the built-in alerts) ask to be told.
+	Rules   *rules.Engine
+	Alerts  *alerts.Dispatcher
+	watcher *alerts.Watcher
 
 	http   *httpserver.Server
 	admin  *httpserver.Server
@@ -175,6 +185,9 @@ func (m *Daemon) Open(ctx context.Context) error {
 	}
 	m.openBank()
 	m.openSync()
+	if err := m.openRules(ctx); err != nil {
+		return err
+	}
 	if err := m.openReceiver(ctx); err != nil {
 		return err
 	}
@@ -197,6 +210,7 @@ func (m *Daemon) Open(ctx context.Context) error {
 		return err
 	}
 	m.startPolls()
+	m.startRules()
 	m.bg.Go(func() { m.Health.Run(m.bgCtx) })
 	if err := m.openAdmin(ctx); err != nil {
 		return err
@@ -261,7 +275,8 @@ func (m *Daemon) startPolls() {
 // is set.
 func (m *Daemon) openBank() {
 	if m.Config.AttachmentsDir != "" {
-		m.Receipts = receipts.New(m.Bank, m.Store, m.Log, receipts.Options{Dir: m.Config.AttachmentsDir,
+		// Each person's receipts through their own token.
+		m.Receipts = receipts.New(m.Household, m.Store, m.Log, receipts.Options{Dir: m.Config.AttachmentsDir,
 			MaxBytes: m.Config.AttachmentsMaxBytes, APIURL: m.Config.APIURL, OnPass: m.OnReceipts})
 	}
 }
@@ -300,12 +315,18 @@ func (m *Daemon) syncProgressed(p replica.Progress) {
 func (m *Daemon) syncEnded(replica.Result, error) {
 	m.progress.Store(nil)
 	m.wakeReceipts()
+	if m.Rules != nil {
+		m.Rules.Wake()
+	}
 }
 
 // eventApplied counts an event the worker applied, wakes the receipts
 // downloader and passes the event on to OnEventApplied.
 func (m *Daemon) eventApplied(e store.InboxEvent, c store.Change) {
 	m.wakeReceipts()
+	if m.Rules != nil {
+		m.Rules.Wake()
+	}
 	m.Metrics.Applied()
 	if m.OnEventApplied != nil {
 		m.OnEventApplied(e, c)
@@ -369,8 +390,12 @@ func (m *Daemon) openAdmin(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		proxies, err := export.ParseTrustedProxies(m.Config.TrustedProxies)
+		if err != nil {
+			return &configError{envPrefix + "TRUSTED_PROXIES", err}
+		}
 		feed, err := export.NewFeed(m.Store.Reader(), m.Config.ExportToken, export.FeedOptions{Location: loc, Log: m.Log,
-			OnRefused: m.Metrics.ExportRefused(export.RefusalReasons()...)})
+			TrustedProxies: proxies, OnRefused: m.Metrics.ExportRefused(export.RefusalReasons()...)})
 		if err != nil {
 			return err
 		}
@@ -444,13 +469,15 @@ func (m *Daemon) syncing() string {
 	return s
 }
 
-// Reload reads the tokens again (BANKMIRROR_TOKENS_DIR, the credentials
+// Reload reads the rules file again (a bad one keeps the rules in use),
+// then the tokens (BANKMIRROR_TOKENS_DIR, the credentials
 // token.NAME, or the single token: config.People) and gives them to the
 // household: a person added gets a client, one removed is dropped, a new
 // token replaces the old, and syncs and webhook refetches paused by a
 // rejected token resume at once. Tokens that cannot be read, or none at
 // all, change nothing. SIGHUP calls it.
 func (m *Daemon) Reload() error {
+	m.reloadRules(context.Background())
 	people, err := config.People(m.Environ)
 	if err == nil && len(people) == 0 {
 		err = &configError{envPrefix + "TOKEN", errors.New("not set: set BANKMIRROR_TOKEN_FILE to a file holding the token, or BANKMIRROR_TOKENS_DIR to a household's tokens")}

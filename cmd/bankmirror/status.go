@@ -243,6 +243,8 @@ func printStatus(w io.Writer, db string, c clock, s health.Status) {
 	}
 	fmt.Fprintf(w, "last successful: %s\n", strings.Join(last, "; "))
 	switch t := s.Token; {
+	case len(s.People) > 1:
+		// Each person's token has its line below.
 	case !t.Known:
 		fmt.Fprintln(w, "token: unknown (no daemon report)")
 	case t.Rejected:

@@ -50,7 +50,7 @@ func (a *app) sync(ctx context.Context, full bool) error {
 	if a.cfg.AttachmentsDir == "" {
 		return nil
 	}
-	r, err := a.receipts(h.Primary(), st).Fetch(ctx)
+	r, err := a.receipts(h, st).Fetch(ctx)
 	fmt.Fprintf(a.stdout, "receipts: %d saved, %d refused (see attachments.download_error)\n", r.Saved, r.Failed)
 	if err != nil {
 		return fmt.Errorf("receipts: %w", err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/bankmirror/bankmirror/internal/admin"
 	"github.com/bankmirror/bankmirror/internal/cli"
@@ -14,6 +15,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/logfield"
 	"github.com/bankmirror/bankmirror/internal/store"
 	"github.com/bankmirror/bankmirror/internal/ui"
+	"github.com/rs/zerolog"
 )
 
 // defaultUIListen is where `bankmirror ui` listens without --listen or
@@ -28,10 +30,11 @@ func (a *app) uiCommand() *cli.Command {
 	fs := newFlags("ui")
 	listen := fs.String("listen", "", "`ADDR` to serve the dashboard on (default: BANKMIRROR_UI_LISTEN if set, else "+defaultUIListen+")")
 	return &cli.Command{Name: "ui", Synopsis: "[--listen ADDR]", Flags: fs,
-		Summary: "the dashboard in the browser: spending, transactions with search, categories, recurring payments (read-only)",
-		Detail: `Prints the address with its token: http://127.0.0.1:8083/?token=TOKEN. The token is random at each
-start unless BANKMIRROR_UI_TOKEN or BANKMIRROR_UI_TOKEN_FILE sets one. The mirror is opened read-only, so
-the dashboard runs beside the daemon and never writes.`,
+		Summary: "the dashboard in the browser: spending, transactions with search, categories, recurring payments, rules, alerts (read-only)",
+		Detail: `Prints a sign-in link, http://127.0.0.1:8083/login?code=CODE, whose code works once, within ten
+minutes, and the token for the login form. The token is random at each start unless BANKMIRROR_UI_TOKEN or
+BANKMIRROR_UI_TOKEN_FILE sets one (it is then not printed). The mirror is opened read-only, so the dashboard
+runs beside the daemon and never writes.`,
 		Run: a.configured(func(ctx context.Context, _ []string) error {
 			addr := *listen
 			if addr == "" {
@@ -52,22 +55,19 @@ the dashboard runs beside the daemon and never writes.`,
 			if token == "" {
 				token, random = ui.NewToken(), true
 			}
-			h, err := a.dashboard(st, token)
+			h, srv, err := serveDashboard(ctx, a.cfg, st, token, addr, a.log, nil)
 			if err != nil {
 				return err
 			}
 			defer h.Close()
-			srv, err := httpserver.Start(ctx, "dashboard", addr, httpserver.New(httpserver.LoopbackHosts(h, addr)), httpserver.Limits(httpserver.PerSourceOptions{})...)
-			if err != nil {
-				return err
-			}
 			if bound := strings.TrimPrefix(srv.URL(), "http://"); admin.Exposed(bound) {
 				fmt.Fprintf(a.stderr, "bankmirror: warning: dashboard on %s: %s\n", bound, exposedDashboard)
 			}
+			fmt.Fprintf(a.stdout, "dashboard: %s%s\n", srv.LocalURL(), h.LoginLink())
 			if random {
-				fmt.Fprintf(a.stdout, "dashboard: %s/?%s=%s\n", srv.LocalURL(), ui.TokenParam, token)
+				fmt.Fprintf(a.stdout, "the link works once, within %d minutes; then sign in with the token: %s\n", int(ui.CodeLifetime/time.Minute), token)
 			} else {
-				fmt.Fprintf(a.stdout, "dashboard: %s/ (the token is BANKMIRROR_UI_TOKEN's)\n", srv.LocalURL())
+				fmt.Fprintf(a.stdout, "the link works once, within %d minutes; then sign in with BANKMIRROR_UI_TOKEN's token\n", int(ui.CodeLifetime/time.Minute))
 			}
 			select {
 			case <-ctx.Done():
@@ -80,28 +80,17 @@ the dashboard runs beside the daemon and never writes.`,
 
 // openDashboard serves the dashboard of the daemon's mirror on
 // BANKMIRROR_UI_LISTEN, guarded by BANKMIRROR_UI_TOKEN (required: a random
-// token printed by a daemon would be lost in its log).
+// token printed by a daemon would be lost in its log), its refused tokens
+// counted in /metrics.
 func (m *Daemon) openDashboard(ctx context.Context) error {
 	if m.Config.UIToken == "" {
 		return &configError{envPrefix + "UI_LISTEN", errors.New("serve's dashboard needs a token: set BANKMIRROR_UI_TOKEN or BANKMIRROR_UI_TOKEN_FILE")}
 	}
-	loc, err := loadZone(m.Config.Timezone)
-	if err != nil {
-		return &configError{envPrefix + "TIMEZONE", err}
-	}
-	h, err := ui.New(m.Store, ui.Options{Token: m.Config.UIToken, Location: loc, Export: m.Store.Reader(), Log: m.Log,
-		AttachmentsDir: m.Config.AttachmentsDir,
-		Status: func(ctx context.Context) (health.Status, error) {
-			return health.GatherStatus(ctx, m.Store, statusOptions(m.Config))
-		}})
+	h, srv, err := serveDashboard(ctx, m.Config, m.Store, m.Config.UIToken, m.Config.UIListen, m.Log, m.Metrics.DashboardRefused(ui.RefusalReasons()...))
 	if err != nil {
 		return err
 	}
-	if m.dashboard, err = httpserver.Start(ctx, "dashboard", m.Config.UIListen,
-		httpserver.New(httpserver.LoopbackHosts(h, m.Config.UIListen)), httpserver.Limits(httpserver.PerSourceOptions{})...); err != nil {
-		return err
-	}
-	m.dash = h
+	m.dash, m.dashboard = h, srv
 	addr := strings.TrimPrefix(m.dashboard.URL(), "http://")
 	m.Log.Info().Str(logfield.UIListen, addr).Msg("dashboard serving")
 	if admin.Exposed(addr) {
@@ -118,15 +107,35 @@ func (m *Daemon) DashboardURL() string {
 	return m.dashboard.URL()
 }
 
-// dashboard is the dashboard of the mirror st (opened read-only, or the
-// daemon's store) guarded by token.
-func (a *app) dashboard(st *store.Store, token string) (*ui.Handler, error) {
-	loc, err := loadZone(a.cfg.Timezone)
-	if err != nil {
-		return nil, &configError{envPrefix + "TIMEZONE", err}
+// DashboardLoginLink is a new sign-in link of serve's dashboard (tests).
+func (m *Daemon) DashboardLoginLink() string {
+	if m.dash == nil {
+		return ""
 	}
-	return ui.New(st, ui.Options{Token: token, Location: loc, Export: st.Reader(), Log: a.log, AttachmentsDir: a.cfg.AttachmentsDir,
+	return m.DashboardURL() + m.dash.LoginLink()
+}
+
+// serveDashboard makes the dashboard of the mirror st (opened read-only,
+// or the daemon's store) guarded by token, and serves it on addr: the one
+// construction behind `ui` and serve's dashboard.
+func serveDashboard(ctx context.Context, cfg Config, st *store.Store, token, addr string, log zerolog.Logger,
+	onRefused func(string)) (*ui.Handler, *httpserver.Server, error) {
+	loc, err := loadZone(cfg.Timezone)
+	if err != nil {
+		return nil, nil, &configError{envPrefix + "TIMEZONE", err}
+	}
+	h, err := ui.New(st, ui.Options{Token: token, Location: loc, Export: st.Reader(), Log: log, AttachmentsDir: cfg.AttachmentsDir,
+		OnRefused: onRefused, RulesFile: cfg.RulesFile, RulesFileSet: cfg.RulesFileSet,
 		Status: func(ctx context.Context) (health.Status, error) {
-			return health.GatherStatus(ctx, st, statusOptions(a.cfg))
+			return health.GatherStatus(ctx, st, statusOptions(cfg))
 		}})
+	if err != nil {
+		return nil, nil, err
+	}
+	srv, err := httpserver.Start(ctx, "dashboard", addr, httpserver.New(httpserver.LoopbackHosts(h, addr)), httpserver.Limits(httpserver.PerSourceOptions{})...)
+	if err != nil {
+		h.Close()
+		return nil, nil, err
+	}
+	return h, srv, nil
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/cookiejar"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -21,17 +22,21 @@ import (
 )
 
 // TestCLIUIServesTheMirror: `ui` prints one line with the address and a
-// random token, serves the overview to whoever opens it, and stops on the
-// signal (the context).
+// random token, serves the overview to whoever opens it, shows the rules
+// of BANKMIRROR_RULES_FILE, and stops on the signal (the context).
 func TestCLIUIServesTheMirror(t *testing.T) {
 	db := syntheticMirror(t, 300)
+	rulesFile := filepath.Join(t.TempDir(), "rules.toml")
+	if err := os.WriteFile(rulesFile, []byte("[[rule]]\nname = \"the cli's rule\"\nwhen = 'amount < 0'\ntags = [\"cli\"]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	pr, pw := io.Pipe()
 	var stderr cliBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- run(ctx, []string{"ui", "--listen", "127.0.0.1:0"}, map[string]string{"BANKMIRROR_DB": db}, pw, &stderr)
+		done <- run(ctx, []string{"ui", "--listen", "127.0.0.1:0"}, map[string]string{"BANKMIRROR_DB": db, "BANKMIRROR_RULES_FILE": rulesFile}, pw, &stderr)
 		pw.Close()
 	}()
 	line, err := bufio.NewReader(pr).ReadString('\n')
@@ -40,14 +45,15 @@ func TestCLIUIServesTheMirror(t *testing.T) {
 	}
 	go func() { _, _ = io.Copy(io.Discard, pr) }()
 	link, ok := strings.CutPrefix(strings.TrimSpace(line), "dashboard: ")
-	if !ok || !strings.HasPrefix(link, "http://127.0.0.1:") || !strings.Contains(link, "/?token=") || len(link[strings.Index(link, "token=")+6:]) != 32 {
-		t.Fatalf("ui printed %q, want dashboard: http://127.0.0.1:PORT/?token=<32 hex digits>", line)
+	if !ok || !strings.HasPrefix(link, "http://127.0.0.1:") || !strings.Contains(link, "/login?code=") || len(link[strings.Index(link, "code=")+5:]) != 32 {
+		t.Fatalf("ui printed %q, want dashboard: http://127.0.0.1:PORT/login?code=<32 hex digits>", line)
 	}
 	if stderr.String() != "" {
 		t.Errorf("ui on loopback wrote to stderr: %q", stderr.String())
 	}
 	jar, _ := cookiejar.New(nil)
-	resp, err := (&http.Client{Jar: jar}).Get(link)
+	browser := &http.Client{Jar: jar}
+	resp, err := browser.Get(link)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +62,21 @@ func TestCLIUIServesTheMirror(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "Spent in") {
 		t.Errorf("the printed link: %s, want the overview", resp.Status)
 	}
-	base, _, _ := strings.Cut(link, "/?")
+	rules, err := browser.Get(resp.Request.URL.String() + "rules")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(rules.Body)
+	rules.Body.Close()
+	if rules.StatusCode != http.StatusOK || !strings.Contains(string(body), `<tr data-rule-line="1"><td class="num">1</td><td class="text desc"><bdi>the cli&#39;s rule</bdi>`) {
+		t.Errorf("the rules page: %s, without the rule of BANKMIRROR_RULES_FILE: %s", rules.Status, body)
+	}
+	if resp, err := http.Get(link); err != nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("the printed link a second time: %v, want 401 (it works once)", resp.Status)
+	} else {
+		resp.Body.Close()
+	}
+	base, _, _ := strings.Cut(link, "/login?")
 	wantMisdirected(t, base)
 	resp, err = http.Get(base + "/")
 	if err != nil {
@@ -92,8 +112,8 @@ func TestCLIUIOnAllAddresses(t *testing.T) {
 	}
 	go func() { _, _ = io.Copy(io.Discard, pr) }()
 	link, ok := strings.CutPrefix(strings.TrimSpace(line), "dashboard: ")
-	if !ok || !strings.HasPrefix(link, "http://127.0.0.1:") || !strings.Contains(link, "/?token=") {
-		t.Errorf("ui on 0.0.0.0 printed %q, want a link to http://127.0.0.1:PORT/?token=", line)
+	if !ok || !strings.HasPrefix(link, "http://127.0.0.1:") || !strings.Contains(link, "/login?code=") {
+		t.Errorf("ui on 0.0.0.0 printed %q, want a link to http://127.0.0.1:PORT/login?code=", line)
 	}
 	if !strings.Contains(stderr.String(), "warning: dashboard on ") || !strings.Contains(stderr.String(), "beyond loopback over plain HTTP") {
 		t.Errorf("ui on 0.0.0.0 did not warn on stderr: %q", stderr.String())
@@ -136,6 +156,13 @@ func TestConfigUIToken(t *testing.T) {
 	if !strings.Contains(r.stderr, "BANKMIRROR_UI_LISTEN") {
 		t.Errorf("bad UI_LISTEN: %s", r)
 	}
+	if _, err := loadConfig(map[string]string{"BANKMIRROR_TRUSTED_PROXIES": "127.0.0.1,proxy.example"}); err == nil ||
+		!strings.Contains(err.Error(), "BANKMIRROR_TRUSTED_PROXIES") || !strings.Contains(err.Error(), "proxy.example") {
+		t.Errorf("a name in BANKMIRROR_TRUSTED_PROXIES: %v, want an error naming the variable and the value", err)
+	}
+	if c, err := loadConfig(map[string]string{"BANKMIRROR_TRUSTED_PROXIES": "127.0.0.1, 10.0.0.0/8"}); err != nil || c.TrustedProxies != "127.0.0.1, 10.0.0.0/8" {
+		t.Errorf("trusted proxies: %q, %v", c.TrustedProxies, err)
+	}
 }
 
 func writeTemp(t *testing.T, content string) string {
@@ -165,8 +192,18 @@ func TestServeDashboard(t *testing.T) {
 	if resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("without the token: %s, want 401", resp.Status)
 	}
+	form := url.Values{"token": {"wrong-token-0123456789"}}
+	resp, err = http.PostForm(base+"/login", form)
+	must(t, err)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("a wrong token: %s, want 401", resp.Status)
+	}
+	if n := value(scrape(t, m), "bankmirror_dashboard_requests_refused_total", "reason", "wrong_token"); n != 1 {
+		t.Errorf("/metrics counts %v wrong dashboard tokens, want 1", n)
+	}
 	jar, _ := cookiejar.New(nil)
-	resp, err = (&http.Client{Jar: jar}).Get(base + "/?token=" + token)
+	resp, err = (&http.Client{Jar: jar}).PostForm(base+"/login", url.Values{"token": {token}})
 	must(t, err)
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()

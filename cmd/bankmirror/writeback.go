@@ -141,7 +141,7 @@ func readRows(path string) ([]writeback.Row, error) {
 // writeBack runs the rows and prints what happened: each step of a batch
 // as it is done, then a summary.
 func (a *app) writeBack(ctx context.Context, op writeback.Op, rows []writeback.Row, batch, skipInvalid bool) error {
-	people, err := a.members()
+	through, err := a.householdWriters()
 	if err != nil {
 		return err
 	}
@@ -151,10 +151,6 @@ func (a *app) writeBack(ctx context.Context, op writeback.Op, rows []writeback.R
 	}
 	defer st.Close()
 	// Each change goes through the token of a person who sees its account.
-	through := make([]writeback.Person, len(people))
-	for i, p := range people {
-		through[i] = writeback.Person{Name: p.Name, Bank: a.client(a.cfg.APIURL, p.Token, a.cfg.RequestsPerHour)}
-	}
 	w := writeback.NewHousehold(through, st, a.log)
 	opts := writeback.Options{SkipInvalid: skipInvalid}
 	if batch {

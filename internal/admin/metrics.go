@@ -28,6 +28,10 @@ type Metrics struct {
 	bank     *prometheus.CounterVec
 	bankOK   prometheus.Counter // the common case, resolved once
 	feed     *prometheus.CounterVec
+	dash     *prometheus.CounterVec
+	// alerts: delivered and given up per channel; waiting per channel.
+	alertsSent, alertsFailed *prometheus.CounterVec
+	alertsPending            *prometheus.GaugeVec
 }
 
 // Sync results, the result label of bankmirror_sync_run_duration_seconds.
@@ -67,13 +71,22 @@ func NewMetrics(src StateSource) *Metrics {
 	}
 	m.feed = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "bankmirror_export_requests_refused_total",
 		Help: "Requests to the export feed refused before any query, by reason (no_token, wrong_token, throttled, cross_site)."}, []string{"reason"})
+	m.dash = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "bankmirror_dashboard_requests_refused_total",
+		Help: "Tokens given to serve's dashboard that were refused, by reason (wrong_token, throttled, cross_site)."}, []string{"reason"})
+	m.alertsSent = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "bankmirror_alerts_sent_total",
+		Help: "Alerts delivered to their channel (the rules file's [channel.NAME]), by channel."}, []string{"channel"})
+	m.alertsFailed = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "bankmirror_alerts_failed_total",
+		Help: "Alerts given up after their attempts (or refused by the channel), by channel."}, []string{"channel"})
+	m.alertsPending = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "bankmirror_alerts_pending",
+		Help: "Alerts in the outbox waiting for their channel (retries, quiet hours, rate limit), by channel."}, []string{"channel"})
 	m.bankOK = m.bank.WithLabelValues("200")
 	b := buildinfo.Get()
 	build := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "bankmirror_build_info",
 		Help: "Always 1; the labels say which build runs: its version and commit, and the Go and SQLite versions."},
 		[]string{"version", "commit", "goversion", "sqlite"})
 	build.WithLabelValues(b.Version, b.Commit, b.GoVersion, b.SQLite).Set(1)
-	reg.MustRegister(m.received, m.refused, m.applied, m.syncs, m.bank, m.feed, build,
+	reg.MustRegister(m.received, m.refused, m.applied, m.syncs, m.bank, m.feed, m.dash, build,
+		m.alertsSent, m.alertsFailed, m.alertsPending,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		&stateCollector{src: src})
 	return m
@@ -96,6 +109,32 @@ func (m *Metrics) ExportRefused(reasons ...string) func(reason string) {
 		m.feed.WithLabelValues(r)
 	}
 	return func(reason string) { m.feed.WithLabelValues(reason).Inc() }
+}
+
+// DashboardRefused returns the dashboard's refusal hook, counting refused
+// tokens by reason; each of reasons is exposed from zero.
+func (m *Metrics) DashboardRefused(reasons ...string) func(reason string) {
+	for _, r := range reasons {
+		m.dash.WithLabelValues(r)
+	}
+	return func(reason string) { m.dash.WithLabelValues(reason).Inc() }
+}
+
+// AlertSent counts an alert delivered to channel.
+func (m *Metrics) AlertSent(channel string) { m.alertsSent.WithLabelValues(channel).Inc() }
+
+// AlertFailed counts an alert given up for channel.
+func (m *Metrics) AlertFailed(channel string) { m.alertsFailed.WithLabelValues(channel).Inc() }
+
+// AlertsPending sets how many alerts wait for each channel (the channels
+// of the rules file, those with none at 0).
+func (m *Metrics) AlertsPending(pending map[string]int) {
+	m.alertsPending.Reset()
+	for ch, n := range pending {
+		m.alertsPending.WithLabelValues(ch).Set(float64(n))
+		m.alertsSent.WithLabelValues(ch)
+		m.alertsFailed.WithLabelValues(ch)
+	}
 }
 
 // Applied counts an event applied by the worker.
@@ -145,7 +184,7 @@ var (
 	descBudgetWaiting = prometheus.NewDesc("bankmirror_bank_budget_waiting",
 		"1 while a request waits for the bank's budget.", nil, nil)
 	descTokenRejected = prometheus.NewDesc("bankmirror_token_rejected",
-		"1 while the bank rejects the token (syncs and refetches wait for a new one).", nil, nil)
+		"1 while the bank rejects the token (syncs and refetches wait for a new one); in a household, every person's token.", nil, nil)
 	descCheck = prometheus.NewDesc("bankmirror_health_check_ok",
 		"1 when a readiness check passes (database, sync, token, inbox).", []string{"check"}, nil)
 	descReady       = prometheus.NewDesc("bankmirror_ready", "1 when /readyz answers 200.", nil, nil)
@@ -197,11 +236,15 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 		gauge(descBudgetWaiting, b2f(b.Waiting))
 	}
+	var people []health.PersonState
+	if c.src.People != nil {
+		people = c.src.People()
+	}
 	if c.src.Token != nil {
-		gauge(descTokenRejected, b2f(c.src.Token().Rejected))
+		gauge(descTokenRejected, b2f(health.AllRejected(c.src.Token(), people)))
 	}
 	if c.src.People != nil {
-		for _, p := range c.src.People() {
+		for _, p := range people {
 			gauge(descPersonToken, b2f(!p.Token.Rejected), p.Name)
 			if p.Budget.Known {
 				gauge(descPersonBudget, float64(p.Budget.Remaining), p.Name)

@@ -57,7 +57,10 @@ func TestPersonTokenMetrics(t *testing.T) {
 	now := time.Now()
 	f := health.Facts{Now: now, Probed: true, LastSync: now.Add(-time.Minute), People: people()}
 	s := snapshot(f)
-	m := NewMetrics(StateSource{Health: func(context.Context) health.Snapshot { return s }, People: people})
+	// The first person's client (sam's, rejected) does not speak for the
+	// household.
+	m := NewMetrics(StateSource{Health: func(context.Context) health.Snapshot { return s }, People: people,
+		Token: func() bank.TokenState { return clients["sam"].Token() }})
 	rec := httptest.NewRecorder()
 	Handler(checker{s}, m).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
 	parser := expfmt.NewTextParser(model.UTF8Validation)
@@ -81,6 +84,12 @@ func TestPersonTokenMetrics(t *testing.T) {
 	}
 	if got := byPerson("bankmirror_person_token_ok"); len(got) != 2 || got["alex"] != 1 || got["sam"] != 0 {
 		t.Errorf("bankmirror_person_token_ok = %v, want alex 1, sam 0", got)
+	}
+	if v := fams["bankmirror_token_rejected"].Metric[0].Gauge.GetValue(); v != 0 {
+		t.Errorf("bankmirror_token_rejected = %v with alex's token accepted, want 0", v)
+	}
+	if line := health.StatusLine(s, clients["sam"].Token(), now); strings.Contains(line, "waiting for a new token") || !strings.Contains(line, "sam's token rejected") {
+		t.Errorf("status line = %q, want it mirroring and saying sam's token was rejected", line)
 	}
 	// The simulator's bucket is 1,000 an hour: alex made two requests.
 	if got := byPerson("bankmirror_person_budget_remaining"); got["alex"] != 998 {
@@ -113,5 +122,19 @@ func TestPersonTokenMetrics(t *testing.T) {
 	all := snapshot(f)
 	if level, _ := health.Verdict(all.Checks); level != health.Failing || all.Ready {
 		t.Errorf("every token revoked: %v, ready %t; want FAILING, not ready", level, all.Ready)
+	}
+	if line := health.StatusLine(all, clients["sam"].Token(), now); !strings.Contains(line, "waiting for a new token") {
+		t.Errorf("status line with every token revoked = %q", line)
+	}
+	rec = httptest.NewRecorder()
+	Handler(checker{all}, m).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	if fams, err = parser.TextToMetricFamilies(rec.Body); err != nil {
+		t.Fatal(err)
+	}
+	if v := fams["bankmirror_token_rejected"].Metric[0].Gauge.GetValue(); v != 1 {
+		t.Errorf("bankmirror_token_rejected with every token revoked = %v, want 1", v)
+	}
+	if got := byPerson("bankmirror_person_token_ok"); got["alex"] != 0 || got["sam"] != 0 {
+		t.Errorf("bankmirror_person_token_ok with every token revoked = %v", got)
 	}
 }

@@ -67,6 +67,9 @@ func (env Env) startSim(ctx context.Context, n int, extra ...string) (*benchSim,
 		"BANKMIRROR_API_URL=": &s.apiURL, "BANKMIRROR_TOKEN=": &s.token,
 		"BANKMIRROR_SIM_CONTROL_URL=": &s.controlURL, "BANKMIRROR_SIM_CONTROL_TOKEN=": &s.controlToken,
 	}
+	if slices.Contains(extra, "--people") {
+		s.token = "-" // a token per person, given by --token
+	}
 	sc := bufio.NewScanner(out)
 	for (s.apiURL == "" || s.token == "" || s.controlURL == "" || s.controlToken == "") && sc.Scan() {
 		for prefix, p := range vars {

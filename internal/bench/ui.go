@@ -85,16 +85,29 @@ func UI(ctx context.Context, env Env, o UIOptions) error {
 	if err != nil {
 		return fmt.Errorf("bankmirror ui printed no address: %w", err)
 	}
-	base, _, ok := strings.Cut(strings.TrimPrefix(strings.TrimSpace(line), "dashboard: "), "/ ")
+	link, ok := strings.CutPrefix(strings.TrimSpace(line), "dashboard: ")
 	if !ok {
 		return fmt.Errorf("bankmirror ui printed %q", line)
 	}
 	go func() { _, _ = io.Copy(io.Discard, stdout) }()
 	jar, _ := cookiejar.New(nil)
 	client := &http.Client{Jar: jar, Timeout: 30 * time.Second}
-	if _, err := uiPage(ctx, client, base+"/?token="+token); err != nil {
+	// The printed link's code opens a session, whose pages live under the
+	// address it leads to.
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, link, nil)
+	if err != nil {
 		return err
 	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("the printed link: %s", resp.Status)
+	}
+	base := strings.TrimSuffix(resp.Request.URL.String(), "/")
 	fmt.Fprintf(w, "ui: bankmirror ui at %s (pid %d), RSS %.1f MiB after the first page\n", base, ui.Process.Pid, pidMiB(ui.Process.Pid, "VmRSS"))
 
 	db, err := store.OpenReadOnlyDB(ctx, path)

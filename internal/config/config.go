@@ -72,6 +72,10 @@ type Config struct {
 	WebhookSecretFile string `env:"WEBHOOK_SECRET_FILE,file"`
 	SyncSchedule      string `env:"SYNC_SCHEDULE"`
 	ReconcileSchedule string `env:"RECONCILE_SCHEDULE"`
+	// RulesFile is the rules file (rules and alerts, TOML); RulesFileSet
+	// says the variable named it (a default that is missing is no rules).
+	RulesFile    string `env:"RULES_FILE"`
+	RulesFileSet bool   `env:"-"`
 	// PollInterval is how often accounts the bank sends no webhooks for
 	// (joint accounts) are polled; 0 turns polling off.
 	PollInterval      time.Duration `env:"POLL_INTERVAL"`
@@ -91,6 +95,9 @@ type Config struct {
 	// export feed: off unless a token is set
 	ExportToken     string `env:"EXPORT_TOKEN"`
 	ExportTokenFile string `env:"EXPORT_TOKEN_FILE,file"`
+	// TrustedProxies are the reverse proxies (IPs or CIDRs, comma-separated)
+	// whose X-Forwarded-For names the feed's client; none by default.
+	TrustedProxies string `env:"TRUSTED_PROXIES"`
 
 	// dashboard (bankmirror ui; serve when UI_LISTEN is set)
 	UIToken     string `env:"UI_TOKEN"`
@@ -334,6 +341,15 @@ func varOfField(name string) string {
 
 // defaultDB is the mirror's path when BANKMIRROR_DB is not set: in
 // systemd's state directory if there is one.
+// defaultRulesFile is rules.toml in the configuration directory:
+// $CONFIGURATION_DIRECTORY under systemd, else /etc/bankmirror.
+func defaultRulesFile(environ map[string]string) string {
+	if dir := environ["CONFIGURATION_DIRECTORY"]; dir != "" {
+		return filepath.Join(strings.Split(dir, ":")[0], "rules.toml")
+	}
+	return "/etc/bankmirror/rules.toml"
+}
+
 func defaultDB(environ map[string]string) string {
 	if dir := environ["STATE_DIRECTORY"]; dir != "" {
 		// systemd may pass several directories separated by colons.

@@ -138,7 +138,7 @@ func TestExampleFileLoads(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Those with an example rather than a default differ from the defaults.
-	d.DB, d.LogFormat, d.AttachmentsDir, d.UIListen = c.DB, c.LogFormat, c.AttachmentsDir, c.UIListen
+	d.DB, d.LogFormat, d.AttachmentsDir, d.UIListen, d.TrustedProxies = c.DB, c.LogFormat, c.AttachmentsDir, c.UIListen, c.TrustedProxies
 	if c != d {
 		t.Errorf("the example's values load to\n%+v\nnot the defaults\n%+v", c, d)
 	}

@@ -349,6 +349,21 @@ var Settings = []Setting{
 		check:   func(c *Config) error { return checkSchedule(c.ReconcileSchedule) },
 	},
 	{
+		Name:          "RULES_FILE",
+		DefaultDoc:    "$CONFIGURATION_DIRECTORY/rules.toml if CONFIGURATION_DIRECTORY is set, else /etc/bankmirror/rules.toml",
+		Doc:           "the rules file (TOML): rules that set categories and tags as transactions arrive and write them back to the bank, and the alerts and their channels; a missing default file is no rules. serve reads it again on SIGHUP, keeping the rules in use when the file is bad",
+		Manual:        "the rules file (TOML, see [docs/rules.md](rules.md)): rules that set categories and tags as transactions arrive and write them back to the bank, and the alerts and their channels. A missing file at the default path means no rules; a file this variable names must exist. `serve` reads it again on SIGHUP; a bad file keeps the rules in use and says why in one line (`file:line: what`)",
+		ManualDefault: "`$CONFIGURATION_DIRECTORY/rules.toml` if set, else `/etc/bankmirror/rules.toml`",
+		Example:       "/etc/bankmirror/rules.toml",
+		load: func(c *Config, environ map[string]string) error {
+			c.RulesFileSet = c.RulesFile != ""
+			if c.RulesFile == "" {
+				c.RulesFile = defaultRulesFile(environ)
+			}
+			return nil
+		},
+	},
+	{
 		Name:    "POLL_INTERVAL",
 		Default: "5m",
 		Doc:     "how often the accounts the bank sends no webhook events for (2Up joint accounts) are polled for new transactions; 0 turns polling off",
@@ -446,6 +461,18 @@ var Settings = []Setting{
 		Unset:         "the spreadsheet feed is off",
 		Example:       "/etc/bankmirror/export-token",
 		check:         func(c *Config) error { return checkStrongToken(c.ExportToken) },
+	},
+	{
+		Name:          "TRUSTED_PROXIES",
+		Doc:           "reverse proxies (IPs or CIDRs, comma-separated) whose X-Forwarded-For names the spreadsheet feed's client for its throttle; unset: the header is ignored",
+		Manual:        "reverse proxies (IP addresses or CIDR prefixes, comma-separated, e.g. `127.0.0.1,10.0.0.0/8`) in front of the admin listener whose `X-Forwarded-For` names the spreadsheet feed's client, for its throttle; the client is the nearest address in the header that is not one of them. Unset, the header is ignored and the client is the connection's peer (so no local process can name itself another address). See [spreadsheets.md](spreadsheets.md)",
+		ManualDefault: "(none)",
+		Unset:         "X-Forwarded-For is ignored",
+		Example:       "127.0.0.1",
+		check: func(c *Config) error {
+			_, err := export.ParseTrustedProxies(c.TrustedProxies)
+			return err
+		},
 	},
 	{
 		Name:          "UI_TOKEN",

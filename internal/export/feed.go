@@ -1,8 +1,6 @@
 package export
 
 import (
-	"crypto/sha256"
-	"crypto/subtle"
 	"database/sql"
 	"fmt"
 	"math"
@@ -19,31 +17,29 @@ import (
 
 	"github.com/bankmirror/bankmirror/internal/httpserver"
 	"github.com/bankmirror/bankmirror/internal/logfield"
-	"github.com/bankmirror/bankmirror/internal/refusals"
 	"github.com/bankmirror/bankmirror/internal/throttle"
+	"github.com/bankmirror/bankmirror/internal/tokencheck"
 )
 
 // Reasons a request is refused before any query runs, passed to
-// FeedOptions.OnRefused and counted in the log's summaries.
+// FeedOptions.OnRefused and counted in the log's summaries (tokencheck's).
 const (
 	// RefusedNoToken: no token in the request (401).
-	RefusedNoToken = "no_token"
+	RefusedNoToken = tokencheck.NoToken
 	// RefusedWrongToken: a token that is not the feed's (401).
-	RefusedWrongToken = "wrong_token"
-	// RefusedThrottled: the client's address failed too often lately; its
-	// token is not even looked at (429 with Retry-After).
-	RefusedThrottled = "throttled"
+	RefusedWrongToken = tokencheck.WrongToken
+	// RefusedThrottled: too many wrong tokens lately, from the client's
+	// source or from all together (429 with Retry-After).
+	RefusedThrottled = tokencheck.Throttled
 	// RefusedCrossSite: a browser sent the request for another site's
 	// page (Sec-Fetch-Site or Origin say so): 403, its token not looked at
 	// and nothing counted against the address.
-	RefusedCrossSite = "cross_site"
+	RefusedCrossSite = tokencheck.CrossSite
 )
 
 // RefusalReasons is every reason OnRefused is called with, so that a
 // metric can start each at zero.
-func RefusalReasons() []string {
-	return []string{RefusedNoToken, RefusedWrongToken, RefusedThrottled, RefusedCrossSite}
-}
+func RefusalReasons() []string { return tokencheck.Reasons() }
 
 // FeedPrefix is where the feed is served: FeedPrefix + "v_transactions.csv".
 const FeedPrefix = "/export/"
@@ -74,7 +70,11 @@ type FeedOptions struct {
 	// (throttle's defaults: 10 failures in a row, then one per 6 s; 4,096
 	// addresses remembered).
 	Throttle throttle.Options
-	Log      zerolog.Logger
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
+	// the client (BANKMIRROR_TRUSTED_PROXIES); none by default, so that
+	// no client can name itself another address.
+	TrustedProxies []netip.Prefix
+	Log            zerolog.Logger
 }
 
 // Feed serves the mirror's views as CSV or JSON lines over HTTP, for
@@ -84,21 +84,18 @@ type FeedOptions struct {
 //
 // with the filters of `bankmirror export` as query parameters. Every
 // request must carry the token, as "Authorization: Bearer TOKEN" or as
-// ?token=TOKEN; without it the answer is 401 and no query runs. An address
-// that keeps sending no token or a wrong one is slowed down: past a burst
-// of failures it gets 429 without its token being looked at, until it has
-// earned another try. The client's address is the peer's or, when the peer
-// is on loopback (a reverse proxy on this machine), the last address of
-// X-Forwarded-For (the one that proxy appended).
+// ?token=TOKEN; without it the answer is 401 and no query runs. Tokens are
+// checked by package tokencheck: a source that keeps sending wrong ones is
+// answered 429, and a global ceiling bounds the guesses of all sources
+// together. The client's address is the peer's or, when the peer is one of
+// TrustedProxies, the address that X-Forwarded-For names beyond them.
 type Feed struct {
-	db        *sql.DB
-	token     [sha256.Size]byte
-	loc       *time.Location
-	sem       chan struct{}
-	log       zerolog.Logger
-	throttle  *throttle.Table
-	refused   *refusals.Counter
-	onRefused func(string)
+	db      *sql.DB
+	loc     *time.Location
+	sem     chan struct{}
+	log     zerolog.Logger
+	check   *tokencheck.Checker
+	proxies []netip.Prefix
 }
 
 // NewFeed returns the feed reading the mirror through db (read-only
@@ -114,19 +111,17 @@ func NewFeed(db *sql.DB, token string, opts FeedOptions) (*Feed, error) {
 		opts.MaxConcurrent = 2
 	}
 	log := opts.Log.With().Str(logfield.Component, "export-feed").Logger()
-	return &Feed{db: db, token: sha256.Sum256([]byte(token)), loc: opts.Location,
-		sem: make(chan struct{}, opts.MaxConcurrent), log: log,
-		throttle: throttle.New(opts.Throttle),
-		refused: refusals.New(refusals.Options{Log: log, Level: zerolog.InfoLevel, Every: opts.RefusedLogInterval,
-			Reasons: RefusalReasons(), Message: "export feed requests refused since the last report"}),
-		onRefused: opts.OnRefused}, nil
+	return &Feed{db: db, loc: opts.Location, sem: make(chan struct{}, opts.MaxConcurrent), log: log,
+		proxies: opts.TrustedProxies,
+		check: tokencheck.New(token, tokencheck.Options{Name: "export feed", Throttle: opts.Throttle,
+			OnRefused: opts.OnRefused, RefusedLogInterval: opts.RefusedLogInterval, Log: log})}, nil
 }
 
 // Close writes the refusals not reported yet to the log.
-func (f *Feed) Close() { f.refused.Flush() }
+func (f *Feed) Close() { f.check.Close() }
 
 // Tracked is how many client addresses the throttle remembers.
-func (f *Feed) Tracked() int { return f.throttle.Len() }
+func (f *Feed) Tracked() int { return f.check.Tracked() }
 
 // Register mounts the feed on mux at FeedPrefix.
 func (f *Feed) Register(mux *http.ServeMux) { mux.Handle(FeedPrefix, f) }
@@ -140,30 +135,17 @@ func (f *Feed) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
-	client := clientAddr(r)
-	if httpserver.CrossSite(r) {
-		// Another site's page made a browser ask: refused unheard and not
-		// counted against the address, or any page could lock it out.
-		f.refuse(client, RefusedCrossSite, http.StatusForbidden)
-		http.Error(w, "forbidden: the feed does not answer requests made for another site's page", http.StatusForbidden)
-		return
-	}
-	key := throttle.Key(client)
-	if wait := f.throttle.Wait(key); wait > 0 {
-		h.Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
-		f.refuse(client, RefusedThrottled, http.StatusTooManyRequests)
-		http.Error(w, "too many requests: too many refused tokens from this address lately; retry after the time in Retry-After", http.StatusTooManyRequests)
-		return
-	}
-	if !hasToken || !f.authorized(token) {
-		f.throttle.Fail(key)
-		reason := RefusedNoToken
-		if hasToken {
-			reason = RefusedWrongToken
+	if v := f.check.Check(r, clientAddr(r, f.proxies), token, hasToken); !v.OK {
+		switch v.Status {
+		case http.StatusForbidden:
+			http.Error(w, "forbidden: the feed does not answer requests made for another site's page", http.StatusForbidden)
+		case http.StatusTooManyRequests:
+			h.Set("Retry-After", strconv.Itoa(int(math.Ceil(v.RetryAfter.Seconds()))))
+			http.Error(w, "too many requests: too many refused tokens lately; retry after the time in Retry-After", http.StatusTooManyRequests)
+		default:
+			h.Set("WWW-Authenticate", `Bearer realm="bankmirror export"`)
+			http.Error(w, "unauthorized: a token is required (Authorization: Bearer TOKEN or ?token=TOKEN)", http.StatusUnauthorized)
 		}
-		f.refuse(client, reason, http.StatusUnauthorized)
-		h.Set("WWW-Authenticate", `Bearer realm="bankmirror export"`)
-		http.Error(w, "unauthorized: a token is required (Authorization: Bearer TOKEN or ?token=TOKEN)", http.StatusUnauthorized)
 		return
 	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -248,49 +230,63 @@ func (f *Feed) fail(w http.ResponseWriter, view string, format Format, err error
 	http.Error(w, msg, status)
 }
 
-// refuse counts a request refused for its token or its address and logs
-// it if it is the first of its reason lately (anyone reaching the proxy can
-// cause these: the rest are summarised once per interval).
-func (f *Feed) refuse(client netip.Addr, reason string, status int) {
-	if f.onRefused != nil {
-		f.onRefused(reason)
-	}
-	if !f.refused.Note(reason) {
-		return
-	}
-	f.log.Info().Str(logfield.Reason, reason).Int(logfield.Status, status).Str(logfield.Client, client.String()).
-		Str(logfield.Interval, f.refused.Every().String()).
-		Msg("export feed request refused; more refusals for this reason are counted and summarised once per interval")
-}
-
-// clientAddr is the address the request comes from: the peer's or, when
-// the peer is on loopback (a reverse proxy on this machine), the last
-// address in X-Forwarded-For, which that proxy appended. Anything else in
-// the header is the client's to choose and is ignored.
-func clientAddr(r *http.Request) netip.Addr {
+// clientAddr is the address request r comes from: the TCP peer's or, when
+// the peer is one of the trusted proxies, the nearest address in
+// X-Forwarded-For that is not one of them (each proxy appends the address
+// it was reached from; what lies beyond the first untrusted one is the
+// client's to choose). Without trusted proxies the header is ignored.
+func clientAddr(r *http.Request, trusted []netip.Prefix) netip.Addr {
 	addr := httpserver.PeerAddr(r)
-	if !addr.IsLoopback() {
+	if !inPrefixes(addr, trusted) {
 		return addr
 	}
 	fwd := r.Header.Values("X-Forwarded-For")
-	if len(fwd) == 0 {
-		return addr
-	}
-	last := fwd[len(fwd)-1]
-	if i := strings.LastIndexByte(last, ','); i >= 0 {
-		last = last[i+1:]
-	}
-	if a, err := netip.ParseAddr(strings.TrimSpace(last)); err == nil {
-		return a.Unmap()
+	for i := len(fwd) - 1; i >= 0; i-- {
+		hops := strings.Split(fwd[i], ",")
+		for j := len(hops) - 1; j >= 0; j-- {
+			a, err := netip.ParseAddr(strings.TrimSpace(hops[j]))
+			if err != nil {
+				return addr
+			}
+			addr = a.Unmap()
+			if !inPrefixes(addr, trusted) {
+				return addr
+			}
+		}
 	}
 	return addr
 }
 
-// authorized compares the token in constant time (of hashes, so that the
-// length leaks nothing either).
-func (f *Feed) authorized(token string) bool {
-	sum := sha256.Sum256([]byte(token))
-	return subtle.ConstantTimeCompare(sum[:], f.token[:]) == 1
+// ParseTrustedProxies reads a comma-separated list of IP addresses and
+// CIDR prefixes (BANKMIRROR_TRUSTED_PROXIES); "" is none.
+func ParseTrustedProxies(s string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, f := range strings.Split(s, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if p, err := netip.ParsePrefix(f); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(f)
+		if err != nil {
+			return nil, fmt.Errorf("%q is neither an IP address nor a CIDR prefix", f)
+		}
+		a = a.Unmap()
+		out = append(out, netip.PrefixFrom(a, a.BitLen()))
+	}
+	return out, nil
+}
+
+func inPrefixes(a netip.Addr, ps []netip.Prefix) bool {
+	for _, p := range ps {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
 }
 
 // takeToken returns the request's token, from the Authorization header or

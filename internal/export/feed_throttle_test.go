@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 	"sync"
 	"testing"
@@ -26,12 +27,6 @@ func (c *clock) now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.t
-}
-
-func (c *clock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
 }
 
 // fromAddr is an HTTP client whose connections come from the loopback
@@ -64,13 +59,13 @@ func feedGet(t *testing.T, c *http.Client, url, bearer, fwd string) (int, http.H
 	return resp.StatusCode, resp.Header
 }
 
-// An address that keeps failing is answered 429 (with Retry-After, its
-// token not even looked at) once its burst is spent, while other
-// addresses, and the same one once it has earned a try back, get in with
-// the right token. Behind a reverse proxy on loopback the address is the
-// last one of X-Forwarded-For. Every refusal is counted by reason; the log
-// has one line per reason, with the address, and never the token. The
-// table of addresses stays at its cap.
+// A source that keeps failing is answered 429 (with Retry-After) once its
+// burst is spent, while the right token still gets in, from it and from
+// others. All of loopback is one source: a client rotating through
+// 127.x.y.z gains nothing. Behind a trusted proxy the source is the
+// address X-Forwarded-For names beyond it. Every refusal is counted by
+// reason; the log has one line per reason, with the address, and never
+// the token. The table of sources stays at its cap.
 func TestFeedThrottlesFailingAddresses(t *testing.T) {
 	db := openMirror(t)
 	clk := &clock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
@@ -84,7 +79,8 @@ func TestFeedThrottlesFailingAddresses(t *testing.T) {
 				counts[r]++
 				mu.Unlock()
 			},
-			Throttle: throttle.Options{Burst: 3, Every: time.Minute, Max: 8, Now: clk.now}})
+			TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")},
+			Throttle:       throttle.Options{Burst: 3, Every: time.Minute, Max: 8, Now: clk.now}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,45 +88,41 @@ func TestFeedThrottlesFailingAddresses(t *testing.T) {
 		return f
 	})
 	url := s.URL + "/export/v_ledger.csv?since=2026-01"
-	one, two := fromAddr("127.0.0.1"), fromAddr("127.0.0.2")
+	one, proxy, other := fromAddr("127.0.0.1"), fromAddr("127.0.0.2"), fromAddr("127.0.0.3")
 
 	for i, bearer := range []string{"", "wrong-token-0123456789", "wrong-token-9876543210"} {
 		if code, _ := feedGet(t, one, url, bearer, ""); code != http.StatusUnauthorized {
 			t.Fatalf("failure %d: status %d, want 401", i+1, code)
 		}
 	}
-	for _, bearer := range []string{"wrong-token-again", feedToken} {
-		code, h := feedGet(t, one, url, bearer, "")
+	for _, c := range []*http.Client{one, other} {
+		code, h := feedGet(t, c, url, "wrong-token-again", "")
 		if code != http.StatusTooManyRequests || h.Get("Retry-After") != "60" {
-			t.Errorf("a throttled address with token %q: status %d, Retry-After %q; want 429, 60", bearer, code, h.Get("Retry-After"))
+			t.Errorf("a wrong token from throttled loopback: status %d, Retry-After %q; want 429, 60", code, h.Get("Retry-After"))
 		}
 	}
-	if code, _ := feedGet(t, two, url, feedToken, ""); code != http.StatusOK {
-		t.Errorf("another address with the right token: status %d, want 200", code)
-	}
-	clk.advance(time.Minute)
 	if code, _ := feedGet(t, one, url, feedToken, ""); code != http.StatusOK {
-		t.Errorf("the throttled address a minute later with the right token: status %d, want 200", code)
+		t.Errorf("the right token from the throttled source: status %d, want 200", code)
 	}
 
-	// Behind a proxy on loopback: the address the proxy appended counts;
-	// what the client put before it does not.
+	// Behind the trusted proxy: the address it appended counts; what the
+	// client put before it does not.
 	for i := range 3 {
-		if code, _ := feedGet(t, two, url, "wrong-token-0123456789", fmt.Sprintf("198.51.100.%d, 203.0.113.9", i)); code != http.StatusUnauthorized {
+		if code, _ := feedGet(t, proxy, url, "wrong-token-0123456789", fmt.Sprintf("198.51.100.%d, 203.0.113.9", i)); code != http.StatusUnauthorized {
 			t.Fatalf("forwarded failure %d: status %d, want 401", i+1, code)
 		}
 	}
-	if code, _ := feedGet(t, two, url, feedToken, "203.0.113.9"); code != http.StatusTooManyRequests {
+	if code, _ := feedGet(t, proxy, url, "wrong-token-0123456789", "203.0.113.9"); code != http.StatusTooManyRequests {
 		t.Errorf("a throttled forwarded address: status %d, want 429", code)
 	}
-	if code, _ := feedGet(t, two, url, feedToken, "203.0.113.10"); code != http.StatusOK {
-		t.Errorf("another forwarded address with the right token: status %d, want 200", code)
+	if code, _ := feedGet(t, proxy, url, "wrong-token-0123456789", "203.0.113.10"); code != http.StatusUnauthorized {
+		t.Errorf("another forwarded address: status %d, want 401", code)
 	}
 
 	mu.Lock()
 	got := fmt.Sprint(counts)
 	mu.Unlock()
-	if want := fmt.Sprint(map[string]int{export.RefusedNoToken: 1, export.RefusedWrongToken: 5, export.RefusedThrottled: 3}); got != want {
+	if want := fmt.Sprint(map[string]int{export.RefusedNoToken: 1, export.RefusedWrongToken: 6, export.RefusedThrottled: 3}); got != want {
 		t.Errorf("refusals counted %s, want %s", got, want)
 	}
 	s.mu.Lock()
@@ -148,14 +140,14 @@ func TestFeedThrottlesFailingAddresses(t *testing.T) {
 	s.mu.Lock()
 	logs = s.logs.String()
 	s.mu.Unlock()
-	if !strings.Contains(logs, `"refused":{"wrong_token":4,"throttled":2},"total":6`) {
+	if !strings.Contains(logs, `"refused":{"wrong_token":5,"throttled":2},"total":7`) {
 		t.Errorf("no summary of the refusals not logged in full:\n%s", logs)
 	}
 	s.assertTokenNeverRecorded(t)
 
 	// Strangers from many addresses: the table keeps its cap.
 	for i := range 40 {
-		feedGet(t, two, url, "wrong-token-0123456789", fmt.Sprintf("192.0.2.%d", i))
+		feedGet(t, proxy, url, "wrong-token-0123456789", fmt.Sprintf("192.0.2.%d", i))
 	}
 	if n := feed.Tracked(); n != 8 {
 		t.Errorf("the throttle remembers %d addresses after 40 strangers, want its cap of 8", n)
@@ -229,5 +221,41 @@ func TestFeedRefusesCrossSiteRequestsUncounted(t *testing.T) {
 	defer mu.Unlock()
 	if want := fmt.Sprint(map[string]int{export.RefusedCrossSite: 30}); fmt.Sprint(counts) != want {
 		t.Errorf("refusals counted %v, want %s", counts, want)
+	}
+}
+
+// Without trusted proxies X-Forwarded-For names nothing: a client that
+// names itself another address at each try is still its peer address.
+func TestFeedIgnoresForwardedForWithoutTrustedProxies(t *testing.T) {
+	db := openMirror(t)
+	s := newFeedServer(t, func(log zerolog.Logger) *export.Feed {
+		f, err := export.NewFeed(db, feedToken, export.FeedOptions{Log: log, Throttle: throttle.Options{Burst: 3, Every: time.Hour}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	})
+	url := s.URL + "/export/v_ledger.csv?since=2026-01"
+	c := fromAddr("127.0.0.1")
+	for i := range 3 {
+		if code, _ := feedGet(t, c, url, "wrong-token-0123456789", fmt.Sprintf("198.51.100.%d", i)); code != http.StatusUnauthorized {
+			t.Fatalf("failure %d: status %d, want 401", i+1, code)
+		}
+	}
+	if code, _ := feedGet(t, c, url, "wrong-token-0123456789", "203.0.113.77"); code != http.StatusTooManyRequests {
+		t.Errorf("a fourth wrong token under a new X-Forwarded-For: status %d, want 429 (the peer is throttled)", code)
+	}
+}
+
+func TestParseTrustedProxies(t *testing.T) {
+	got, err := export.ParseTrustedProxies(" 127.0.0.1, 10.1.2.3/8,::1 ,")
+	if err != nil || fmt.Sprint(got) != "[127.0.0.1/32 10.0.0.0/8 ::1/128]" {
+		t.Errorf("ParseTrustedProxies: %v, %v", got, err)
+	}
+	if got, err := export.ParseTrustedProxies(""); err != nil || len(got) != 0 {
+		t.Errorf("empty: %v, %v; want none", got, err)
+	}
+	if _, err := export.ParseTrustedProxies("127.0.0.1,proxy.example"); err == nil || !strings.Contains(err.Error(), `"proxy.example"`) {
+		t.Errorf("a name: %v, want an error naming it", err)
 	}
 }

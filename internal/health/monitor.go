@@ -290,7 +290,7 @@ func (m *Monitor) PersonTokenChanged(person string) func(bank.TokenState) {
 		if st.Rejected {
 			m.log.Error().Str(logfield.Person, person).Time(logfield.RejectedAt, st.RejectedAt).Msg("the bank rejected " + person +
 				"'s token (401): what only their token sees waits, the other people's work goes on. Put a new token in " +
-				"BANKMIRROR_TOKENS_DIR/" + person + " and run `systemctl reload bankmirror` (or send SIGHUP)")
+				"BANKMIRROR_TOKENS_DIR/" + person + " (or the credential token." + person + ") and run `systemctl restart bankmirror` (without systemd, send SIGHUP)")
 		} else {
 			m.log.Info().Str(logfield.Person, person).Msg("token replaced; resuming their syncs and webhook refetches")
 		}
@@ -320,7 +320,7 @@ func (m *Monitor) publish(s Snapshot) {
 func StatusLine(s Snapshot, tok bank.TokenState, now time.Time) string {
 	f := s.Facts
 	switch {
-	case tok.Rejected:
+	case AllRejected(tok, f.People):
 		return "token rejected by the bank: waiting for a new token (systemctl restart)"
 	case f.Probed && f.ProbeErr != nil:
 		return "database not writable: " + f.ProbeErr.Error()
@@ -340,7 +340,7 @@ func StatusLine(s Snapshot, tok bank.TokenState, now time.Time) string {
 	if o := f.BankOutage; o.Syncs > 0 {
 		line += fmt.Sprintf(", bank unreachable for %s", Age(now.Sub(o.Since)))
 	}
-	if names, _ := rejected(f.People); len(names) > 0 {
+	if names, _ := rejected(f.People); len(names) > 0 && len(names) < len(f.People) {
 		line += fmt.Sprintf(", %s token rejected", possessive(names))
 	}
 	return line

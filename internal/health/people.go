@@ -32,6 +32,17 @@ func rejected(people []PersonState) (names []string, since time.Time) {
 	return names, since
 }
 
+// AllRejected reports whether the bank rejected every token: tok, the
+// single token's state, or in a household of several people each
+// person's.
+func AllRejected(tok bank.TokenState, people []PersonState) bool {
+	if len(people) < 2 {
+		return tok.Rejected
+	}
+	names, _ := rejected(people)
+	return len(names) == len(people)
+}
+
 // tokenCheck is the token check of a household: a rejected token stops
 // only its person's work, so while another person's token is accepted it
 // is DEGRADED naming the person, and not a readiness check (/readyz
@@ -48,12 +59,12 @@ func tokenCheck(f Facts) (Check, bool) {
 	case len(names) == len(f.People):
 		return Check{Name: CheckToken, Level: Failing, Readiness: true, Detail: fmt.Sprintf(
 			"the bank rejected every person's token (401), the first %s ago: syncs and webhook refetches wait for new tokens "+
-				"(put them in BANKMIRROR_TOKENS_DIR, then `systemctl reload bankmirror`)", Age(f.Now.Sub(since)))}, true
+				"(put them in BANKMIRROR_TOKENS_DIR or the credentials token.NAME, then `systemctl restart bankmirror`; without systemd, send SIGHUP)", Age(f.Now.Sub(since)))}, true
 	}
 	return Check{Name: CheckToken, Level: Degraded, Detail: fmt.Sprintf(
 		"the bank rejected %s token (401) %s ago: what only %s can see waits for a new token "+
-			"(put it in BANKMIRROR_TOKENS_DIR/%s, then `systemctl reload bankmirror`); the others' accounts and the joint ones stay exact",
-		possessive(names), Age(f.Now.Sub(since)), strings.Join(names, " and "), names[0])}, true
+			"(put it in BANKMIRROR_TOKENS_DIR/%s or the credential token.%s, then `systemctl restart bankmirror`; without systemd, send SIGHUP); the others' accounts and the joint ones stay exact",
+		possessive(names), Age(f.Now.Sub(since)), strings.Join(names, " and "), names[0], names[0])}, true
 }
 
 // possessive is "sam's", "sam's and kim's".

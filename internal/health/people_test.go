@@ -49,6 +49,9 @@ func TestStatusNamesThePersonWhoseTokenWasRejected(t *testing.T) {
 	if s.Level != health.Degraded || !strings.Contains(s.Reason, "sam's token") || strings.Contains(s.Reason, "alex") {
 		t.Errorf("status = %v: %s; want DEGRADED naming sam", s.Level, s.Reason)
 	}
+	if s.Token.Rejected {
+		t.Error("the household's token is rejected with alex's accepted")
+	}
 	if len(s.People) != 2 {
 		t.Fatalf("people = %+v", s.People)
 	}

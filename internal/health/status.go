@@ -174,6 +174,15 @@ func GatherStatus(ctx context.Context, st statusStore, o StatusOptions) (Status,
 		s.Daemon = DaemonStatus{Reported: true, PID: rep.PID, ReportAt: at, ReportAge: d.ReportAge.Seconds(),
 			Running: d.ReportAge <= 3*every && !rep.Stopped, Stopped: rep.Stopped, DatabaseError: rep.DatabaseError}
 		s.Token = TokenStatus{Known: true, Rejected: rep.Token.Rejected, RejectedAt: rep.Token.RejectedAt}
+		if len(rep.People) > 1 {
+			// A household's token is rejected when every person's is.
+			names, since := rejected(rep.People)
+			s.Token.Rejected = len(names) == len(rep.People)
+			s.Token.RejectedAt = time.Time{}
+			if s.Token.Rejected {
+				s.Token.RejectedAt = since
+			}
+		}
 	}
 	runs, err := st.LastSuccessfulRuns(ctx, KindIncremental, KindFull)
 	errs = append(errs, err)

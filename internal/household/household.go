@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -40,8 +41,10 @@ type Store interface {
 	LearnDisplayNames(ctx context.Context) ([]string, error)
 	OtherPeopleSeen(ctx context.Context, person string) (bool, error)
 	AccountEdgesOf(ctx context.Context, account string) (store.AccountEdges, error)
+	BalanceOlder(ctx context.Context, account string) (bool, error)
 	HeldTransactionAccounts(ctx context.Context) (map[string]string, error)
 	WebhookPeople(ctx context.Context) (map[string]string, error)
+	TransactionAccounts(ctx context.Context, ids []string) (map[string]store.TxAccount, error)
 	UpsertAccounts(ctx context.Context, accounts []bank.Account) (int, error)
 	GetState(ctx context.Context, key string, v any) (time.Time, bool, error)
 	PutState(ctx context.Context, key string, v any) error
@@ -60,7 +63,8 @@ type Options struct {
 	// PollInterval is how often joint accounts are polled (0: never).
 	PollInterval time.Duration
 	// PollOverlap is how far before the newest known transaction of a
-	// joint account a poll lists (default 1 minute).
+	// joint account a poll lists (default: Sync.Overlap, as an incremental
+	// sync).
 	PollOverlap time.Duration
 	// OnChange, if set, is called after SetPeople changed a person or a
 	// token (the daemon wakes its event worker).
@@ -68,6 +72,9 @@ type Options struct {
 	// OnPoll, if set, is told of every poll of an account.
 	OnPoll func(account, person string, r replica.Result, err error)
 }
+
+// defaultOverlap is replica's default Options.Overlap.
+const defaultOverlap = 3 * time.Hour
 
 // member is a person with their client.
 type member struct {
@@ -96,7 +103,13 @@ type Household struct {
 // New returns a household of no one yet: SetPeople gives it its people.
 func New(st *store.Store, log zerolog.Logger, opts Options) *Household {
 	if opts.PollOverlap <= 0 {
-		opts.PollOverlap = time.Minute
+		// As far back as an incremental sync lists, which leaves the
+		// polled joint account to the polls: a transaction the bank dates
+		// late is caught all the same.
+		opts.PollOverlap = opts.Sync.Overlap
+	}
+	if opts.PollOverlap <= 0 {
+		opts.PollOverlap = defaultOverlap
 	}
 	return &Household{store: st, mirror: st, base: log, log: log.With().Str(logfield.Component, "household").Logger(), opts: opts,
 		changed: make(chan struct{})}
@@ -135,7 +148,7 @@ func (h *Household) SetPeople(ctx context.Context, people []Person) error {
 		}
 		next = append(next, m)
 	}
-	slices.SortFunc(next, func(a, b *member) int { return compareStrings(a.name, b.name) })
+	slices.SortFunc(next, func(a, b *member) int { return strings.Compare(a.name, b.name) })
 	h.members = next
 	if changed {
 		close(h.changed)
@@ -176,16 +189,6 @@ func (h *Household) SetPeople(ctx context.Context, people []Person) error {
 		h.opts.OnChange()
 	}
 	return errors.Join(errs...)
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // snapshot is the members now.

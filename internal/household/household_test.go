@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -267,6 +268,11 @@ func TestPollCatchesJointPurchasesSettlementsAndDroppedHolds(t *testing.T) {
 		}
 		return r
 	}
+	// The first sync stored the accounts before their transactions: the
+	// first poll fetches the joint account's balance again, once.
+	if r := poll(); r.Requests != 2 || r.Upserted != 0 {
+		t.Errorf("first poll: %d requests, %d upserted; want 2 (the listing, the balance) and 0", r.Requests, r.Upserted)
+	}
 	if r := poll(); r.Requests != 1 || r.Upserted != 0 {
 		t.Errorf("quiet poll: %d requests, %d upserted; want 1 and 0", r.Requests, r.Upserted)
 	}
@@ -367,12 +373,11 @@ func TestUpgradeFetchesNothingAgain(t *testing.T) {
 	for _, a := range e.sim.PersonAccounts("sam") {
 		want += e.pagesOf(a)
 	}
-	// Every account alex and sam see that the mirror held is listed since
-	// its newest transaction: one page each.
-	want += int64(len(e.sim.PersonAccounts("alex"))) + 1
+	// Only sam's own accounts are listed whole; what the mirror held is
+	// listed since its newest transactions.
 	got := e.requests("alex", accountListing) + e.requests("sam", accountListing)
 	if got != want {
-		t.Errorf("adding sam fetched %d pages of accounts' transactions, want %d (sam's own whole, the rest one page since the newest)", got, want)
+		t.Errorf("adding sam fetched %d pages of accounts' transactions, want %d (sam's own, whole)", got, want)
 	}
 	if e.pagesOf(e.sim.JointAccount()) < 3 {
 		t.Fatal("the joint account should fill several pages for this test to tell")
@@ -411,4 +416,123 @@ func TestInterruptedFullSyncResumes(t *testing.T) {
 	if again > floor-5 {
 		t.Errorf("resumed listing fetched %d pages, floor %d: it started over", again, floor)
 	}
+}
+
+// An idle incremental sync costs each token three requests (its accounts,
+// its transactions since, what it holds) however many accounts it sees;
+// with polling on, the joint account is left to the polls; a quiet poll
+// costs one.
+func TestIdleCosts(t *testing.T) {
+	e := newEnv(t, simulator.Options{Seed: 9, Transactions: 120, JointTransactions: 50}, household.Options{PollInterval: 5 * time.Minute})
+	e.people("alex", "sam")
+	e.full()
+	e.incremental()
+	before := e.sim.Snapshot()
+	req := func() int64 {
+		var n int64
+		for _, p := range []string{"alex", "sam"} {
+			for _, c := range e.sim.PersonRequestCounts(p) {
+				n += c.Count
+			}
+		}
+		return n
+	}
+	r0 := req()
+	r := e.incremental()
+	if got := req() - r0; got != 6 || r.Requests != 6 {
+		t.Errorf("an idle incremental sync of two people cost %d requests (run counted %d), want 6", got, r.Requests)
+	}
+	r0 = req()
+	if _, err := e.h.Poll(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got := req() - r0; got != 1 {
+		t.Errorf("a quiet poll cost %d requests, want 1", got)
+	}
+	if len(e.sim.Snapshot().Transactions) != len(before.Transactions) {
+		t.Fatal("the bank changed")
+	}
+	e.exact()
+}
+
+// A receipt is fetched through the token of the person who has it,
+// whoever's token is asked first.
+func TestAttachmentThroughItsPersonsToken(t *testing.T) {
+	e := newEnv(t, simulator.Options{Seed: 10, Transactions: 300, JointTransactions: 20}, household.Options{})
+	e.people("alex", "sam")
+	e.full()
+	for _, p := range []string{"alex", "sam"} {
+		var id string
+		err := e.st.Reader().QueryRow(`SELECT a.id FROM attachments AS a JOIN transactions AS t ON t.id = a.transaction_id
+			WHERE t.account_id IN (SELECT value FROM json_each(?)) LIMIT 1`, `["`+strings.Join(e.sim.PersonAccounts(p), `","`)+`"]`).Scan(&id)
+		if err != nil {
+			t.Fatalf("no attachment of %s's: %v", p, err)
+		}
+		a, err := e.h.Attachment(t.Context(), id)
+		if err != nil || a.ID != id {
+			t.Errorf("attachment %s of %s: %v", id, p, err)
+		}
+	}
+}
+
+// An event's transaction is fetched through the token of the webhook's
+// person; when that token is rejected, or the webhook's person is
+// unknown, through a token that sees the mirrored transaction's account.
+func TestBankForEvent(t *testing.T) {
+	e := newEnv(t, simulator.Options{Seed: 11, Transactions: 60, JointTransactions: 20}, household.Options{})
+	e.people("alex", "sam")
+	e.full()
+	ctx := t.Context()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(e.st.SaveWebhook(ctx, store.Webhook{ID: "hook-alex", URL: "https://x/w", SecretKey: "s1", CreatedAt: "2026-01-01T00:00:00Z", Person: "alex"}))
+	txOn := func(account string) string {
+		var id string
+		must(e.st.Reader().QueryRow("SELECT id FROM transactions WHERE account_id = ? LIMIT 1", account).Scan(&id))
+		return id
+	}
+	joint, alexOwn, samOwn := txOn(e.sim.JointAccount()), txOn(e.sim.PersonAccounts("alex")[0]), txOn(e.sim.PersonAccounts("sam")[0])
+	alex, sam := e.h.Client("alex"), e.h.Client("sam")
+	check := func(what string, ev store.InboxEvent, want *bank.Client) {
+		t.Helper()
+		if got := e.h.BankForEvent(ev); got != replica.WorkerBank(want) {
+			t.Errorf("%s: fetched through the wrong person's token", what)
+		}
+	}
+	check("alex's webhook, a joint transaction", store.InboxEvent{WebhookID: "hook-alex", TransactionID: joint}, alex)
+	check("an unknown webhook, sam's transaction", store.InboxEvent{WebhookID: "elsewhere", TransactionID: samOwn}, sam)
+	// alex's token rejected.
+	must(e.sim.RevokePersonToken("alex"))
+	if _, err := alex.Accounts(ctx); !errors.Is(err, bank.ErrUnauthorized) {
+		t.Fatalf("alex's token still accepted: %v", err)
+	}
+	check("alex's webhook, a joint transaction, alex's token rejected", store.InboxEvent{WebhookID: "hook-alex", TransactionID: joint}, sam)
+	check("alex's webhook, alex's own transaction, alex's token rejected", store.InboxEvent{WebhookID: "hook-alex", TransactionID: alexOwn}, alex)
+}
+
+// A 2Up account with nothing in it yet (just opened) is polled too: its
+// first purchase needs no webhook and no daily reconciliation.
+func TestPollCatchesTheFirstPurchaseOfAnEmptyJointAccount(t *testing.T) {
+	e := newEnv(t, simulator.Options{Seed: 5, Transactions: 4, JointTransactions: -1}, household.Options{})
+	e.people("alex", "sam")
+	e.full()
+	joint := e.sim.JointAccount()
+	if n := e.countOn(joint); n != 0 {
+		t.Fatalf("the joint account has %d transactions; the test wants none", n)
+	}
+	if _, err := e.sim.PurchaseAs("sam", joint, simulator.NewTransaction{Description: "First groceries", AmountBaseUnits: -4200}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := e.h.Poll(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Accounts != 1 || r.Upserted != 1 {
+		t.Fatalf("poll of the empty joint account: %+v, want it polled and the purchase upserted", r)
+	}
+	e.exact()
 }

@@ -21,7 +21,10 @@ import (
 // settled hold keeps its createdAt and shows SETTLED, and a HELD one the
 // complete listing lacks is fetched again (a 404 deletes it). Holds are
 // few and short-lived, so that listing is one page but on a busy account
-// with an old hold.
+// with an old hold. A poll that changed something also fetches the
+// account, whose balance moved, and so does one that finds a transaction
+// written after the account's balance (a sync that listed the accounts
+// before that transaction came).
 
 // PollResult summarises one poll of every joint account.
 type PollResult struct {
@@ -43,6 +46,7 @@ func (h *Household) Poll(ctx context.Context) (PollResult, error) {
 		return pr, err
 	}
 	var held map[string]string
+	var listed map[string]bool
 	s := replica.New(ms[0].client, h.mirror, h.base, replica.Options{StopGrace: h.opts.Sync.StopGrace})
 	ctx = bank.WithLane(ctx, bank.LaneWebhook)
 	var errs []error
@@ -58,11 +62,17 @@ func (h *Household) Poll(ctx context.Context) (PollResult, error) {
 		if err != nil {
 			return pr, err
 		}
+		var since time.Time // an account listed whole with nothing in it: all of it (one request)
 		if edges.Newest == "" {
-			continue // not mirrored yet: a sync lists it whole
-		}
-		since, err := pollSince(edges.Newest, edges.OldestHeld, h.opts.PollOverlap)
-		if err != nil {
+			if listed == nil {
+				if listed, err = h.listed(ctx); err != nil {
+					return pr, err
+				}
+			}
+			if !listed[a.AccountID] {
+				continue // not mirrored yet: a sync lists it whole
+			}
+		} else if since, err = pollSince(edges.Newest, edges.OldestHeld, h.opts.PollOverlap); err != nil {
 			return pr, err
 		}
 		if held == nil {
@@ -90,6 +100,19 @@ func (h *Household) Poll(ctx context.Context) (PollResult, error) {
 				h.recordToken(context.WithoutCancel(ctx), m, false)
 				continue // the other token polls it
 			}
+			if err == nil {
+				// The balance moved with the transactions (this poll's, or
+				// those a sync brought after it listed the accounts): one
+				// request more.
+				stale := r.Upserted+r.Deleted > 0
+				if !stale {
+					stale, err = h.store.BalanceOlder(ctx, a.AccountID)
+				}
+				if err == nil && stale {
+					err = h.refreshBalance(ctx, m, a.AccountID)
+					pr.Requests++
+				}
+			}
 			if err != nil {
 				errs = append(errs, fmt.Errorf("poll joint account %s through %s: %w", a.AccountID, m.name, err))
 			}
@@ -97,6 +120,16 @@ func (h *Household) Poll(ctx context.Context) (PollResult, error) {
 		}
 	}
 	return pr, errors.Join(errs...)
+}
+
+// refreshBalance stores the account as m's token sees it now.
+func (h *Household) refreshBalance(ctx context.Context, m *member, account string) error {
+	a, err := m.client.Account(ctx, account)
+	if err != nil {
+		return err
+	}
+	_, err = h.store.UpsertAccounts(ctx, []bank.Account{a})
+	return err
 }
 
 // pollSince is where a poll of an account starts: its newest known

@@ -2,6 +2,7 @@ package household
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"time"
 
@@ -12,14 +13,49 @@ import (
 
 // BankForEvent is the client through which the event worker fetches an
 // event's transaction: that of the person whose webhook delivered it
-// (webhooks.person), who sees its account; the first person's for a
-// webhook whose person is unknown (one made elsewhere, or from before the
-// household). The worker's WorkerOptions.BankFor.
+// (webhooks.person), who sees its account. When that person's token is
+// rejected, or the webhook's person is unknown (one made elsewhere), a
+// token that sees the account of the transaction, if it is mirrored; else
+// the person's own (the event waits for their token) or the first
+// person's. The worker's WorkerOptions.BankFor.
 func (h *Household) BankForEvent(e store.InboxEvent) replica.WorkerBank {
-	if c := h.Client(h.webhookPerson(e.WebhookID)); c != nil {
+	c := h.Client(h.webhookPerson(e.WebhookID))
+	if c != nil {
+		if rejected, _ := c.TokenRejected(); !rejected {
+			return c
+		}
+	}
+	if other := h.seeingTransaction(e.TransactionID); other != nil {
+		return other
+	}
+	if c != nil {
 		return c
 	}
 	return h.Primary()
+}
+
+// seeingTransaction is the client of a person whose token sees the
+// account of a mirrored transaction and is not rejected, the one with the
+// most budget left; nil when there is none.
+func (h *Household) seeingTransaction(id string) *bank.Client {
+	if id == "" {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	accounts, err := h.store.TransactionAccounts(ctx, []string{id})
+	if err != nil {
+		h.log.Warn().Err(err).Msg("read a transaction's account")
+		return nil
+	}
+	a, ok := accounts[id]
+	if !ok {
+		return nil
+	}
+	if ms := byHeadroom(seeing(h.snapshot(), a.People)); len(ms) > 0 {
+		return ms[0].client
+	}
+	return nil
 }
 
 // webhookPerson is whose token registered the webhook, "" when unknown.
@@ -110,4 +146,20 @@ func seeing(ms []*member, names []string) []*member {
 		}
 	}
 	return out
+}
+
+// Attachment fetches an attachment (a receipt, with a fresh download
+// link) through the token of a person who has it: attachments are each
+// person's own, and another person's token answers 404, so the next
+// token is asked. The receipts downloader's Bank.
+func (h *Household) Attachment(ctx context.Context, id string) (bank.Attachment, error) {
+	err := ErrNoToken
+	for _, m := range byHeadroom(h.snapshot()) {
+		a, aerr := m.client.Attachment(ctx, id)
+		if !errors.Is(aerr, bank.ErrNotFound) {
+			return a, aerr
+		}
+		err = aerr
+	}
+	return bank.Attachment{}, err
 }

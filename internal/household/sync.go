@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
@@ -108,9 +109,8 @@ func (h *Household) Full(ctx context.Context) (replica.Result, error) {
 }
 
 // Incremental lists every person's accounts, lists whole the accounts
-// new to the mirror, and for the others what each account has had since
-// its newest known transaction (less the overlap), each account once;
-// then what is HELD. When no full sync has completed (or one was
+// new to the mirror, and what the others have had lately, one listing
+// per person (listRecent); then what is HELD. When no full sync has completed (or one was
 // interrupted) it runs, or resumes, one instead.
 func (h *Household) Incremental(ctx context.Context) (replica.Result, error) {
 	ms := h.snapshot()
@@ -164,11 +164,19 @@ func (h *Household) Incremental(ctx context.Context) (replica.Result, error) {
 			if err := h.addListed(ctx, done); err != nil {
 				return err
 			}
-		}
-		for _, rt := range known {
-			if err := h.listSince(ctx, s, run, rt); err != nil {
+			// Their receipts too (a full sync lists every person's).
+			var banks []replica.Bank
+			for _, rt := range fresh {
+				if len(rt.Banks) > 0 && !slices.Contains(banks, rt.Banks[0]) {
+					banks = append(banks, rt.Banks[0])
+				}
+			}
+			if err := s.AddAttachments(ctx, banks); err != nil {
 				return err
 			}
+		}
+		if err := h.listRecent(ctx, s, run, l, known); err != nil {
+			return err
 		}
 		return s.ReconcileHeldRoutes(ctx, run, l.heldRoutes())
 	})
@@ -176,37 +184,139 @@ func (h *Household) Incremental(ctx context.Context) (replica.Result, error) {
 	return res, err
 }
 
-// listSince lists what one account has had since its newest known
-// transaction less the overlap, through the first of its clients whose
-// token the bank accepts.
-func (h *Household) listSince(ctx context.Context, s *replica.Syncer, run *replica.RunState, rt replica.Route) error {
-	edges, err := h.store.AccountEdgesOf(ctx, rt.AccountID)
-	if err != nil {
+// throughKey is the daemon_state key of the instant through which each
+// account's transactions are known complete (RFC 3339, by account id):
+// when the last listing of its person's transactions that started then
+// ended.
+const throughKey = "household_listed_through"
+
+// listRecent lists what each person's accounts have had lately, one
+// listing of /transactions per person (a quiet person costs one request,
+// however many accounts they have): each account is given to one person
+// whose token sees it (the one with the most budget left; none for a
+// joint account when it is polled), and a person lists since the oldest
+// of their accounts' marks (the instant through which it is known
+// complete, or its newest transaction when later) less the overlap. A
+// person whose token the bank rejects lists nothing: their accounts keep
+// their marks, so the listing after a new token covers the gap; what
+// they share with another person that person lists.
+func (h *Household) listRecent(ctx context.Context, s *replica.Syncer, run *replica.RunState, l *listing, routes []replica.Route) error {
+	through := map[string]time.Time{}
+	var saved map[string]string
+	if _, _, err := h.store.GetState(ctx, throughKey, &saved); err != nil {
 		return err
 	}
-	var since time.Time
-	if edges.Newest != "" {
-		t, err := time.Parse(time.RFC3339, edges.Newest)
-		if err != nil {
-			return fmt.Errorf("parse newest createdAt %q: %w", edges.Newest, err)
+	for id, v := range saved {
+		if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+			through[id] = t
 		}
-		since = t.Add(-s.Overlap())
 	}
-	for _, b := range rt.Banks {
-		err = s.ListSince(ctx, run, b, rt.AccountID, since)
-		if !errors.Is(err, bank.ErrUnauthorized) {
+	owner := map[*bank.Client]*member{}
+	for _, m := range l.answered {
+		owner[m.client] = m
+	}
+	// Which accounts each person lists for; the others' clients in order.
+	todo := map[*member][]replica.Route{}
+	var order []*member
+	give := func(rt replica.Route) {
+		for len(rt.Banks) > 0 {
+			c, ok := rt.Banks[0].(*bank.Client)
+			m := owner[c]
+			if ok && m != nil {
+				if _, seen := todo[m]; !seen {
+					order = append(order, m)
+				}
+				todo[m] = append(todo[m], rt)
+				return
+			}
+			rt.Banks = rt.Banks[1:]
+		}
+	}
+	for _, rt := range routes {
+		if h.opts.PollInterval > 0 && l.ownership[rt.AccountID] == "JOINT" {
+			continue // polled
+		}
+		give(rt)
+	}
+	for i := 0; i < len(order); i++ {
+		m := order[i]
+		rts := todo[m]
+		if len(rts) == 0 {
+			continue
+		}
+		since, err := h.recentSince(ctx, rts, through, s.Overlap())
+		if err != nil {
 			return err
 		}
+		started := time.Now().UTC()
+		err = s.ListSince(ctx, run, m.client, "", since)
+		if errors.Is(err, bank.ErrUnauthorized) {
+			// The accounts another token sees go to that person.
+			delete(todo, m)
+			for _, rt := range rts {
+				rt.Banks = rt.Banks[1:]
+				give(rt)
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		for _, id := range l.byMember[m] {
+			if started.After(through[id]) {
+				through[id] = started
+			}
+		}
 	}
-	return nil // every token that sees it was rejected: it waits
+	out := make(map[string]string, len(through))
+	for id, t := range through {
+		out[id] = t.Format(time.RFC3339Nano)
+	}
+	return h.store.PutState(ctx, throughKey, out)
+}
+
+// recentSince is where a person's listing of recent transactions starts:
+// the oldest of their accounts' marks, each the later of the instant
+// through which the account is known complete and its newest transaction,
+// less overlap. An account with neither (empty, never listed since) does
+// not hold it back. Zero when none has a mark: from the start.
+func (h *Household) recentSince(ctx context.Context, rts []replica.Route, through map[string]time.Time, overlap time.Duration) (time.Time, error) {
+	var since time.Time
+	for _, rt := range rts {
+		mark := through[rt.AccountID]
+		edges, err := h.store.AccountEdgesOf(ctx, rt.AccountID)
+		if err != nil {
+			return time.Time{}, err
+		}
+		if edges.Newest != "" {
+			t, err := time.Parse(time.RFC3339, edges.Newest)
+			if err != nil {
+				return time.Time{}, fmt.Errorf("parse newest createdAt %q: %w", edges.Newest, err)
+			}
+			if t.After(mark) {
+				mark = t
+			}
+		}
+		if mark.IsZero() {
+			continue
+		}
+		if since.IsZero() || mark.Before(since) {
+			since = mark
+		}
+	}
+	if since.IsZero() {
+		return since, nil
+	}
+	return since.Add(-overlap), nil
 }
 
 // listing is what the people's listings of their accounts said.
 type listing struct {
-	seenBy   map[string][]*member // account -> the members whose token lists it
-	byMember map[*member][]string
-	answered []*member
-	failed   []*member // token rejected
+	seenBy    map[string][]*member // account -> the members whose token lists it
+	ownership map[string]string    // account -> INDIVIDUAL or JOINT
+	byMember  map[*member][]string
+	answered  []*member
+	failed    []*member // token rejected
 }
 
 // listAccounts lists each person's accounts through their own token,
@@ -214,7 +324,7 @@ type listing struct {
 // whose token the bank rejects is left out; when every token is
 // rejected it returns ErrNoToken.
 func (h *Household) listAccounts(ctx context.Context, s *replica.Syncer, ms []*member) (*listing, error) {
-	l := &listing{seenBy: map[string][]*member{}, byMember: map[*member][]string{}}
+	l := &listing{seenBy: map[string][]*member{}, ownership: map[string]string{}, byMember: map[*member][]string{}}
 	var all []bank.Account
 	listed := map[string][]string{}
 	for _, m := range ms {
@@ -234,6 +344,7 @@ func (h *Household) listAccounts(ctx context.Context, s *replica.Syncer, ms []*m
 		ids := make([]string, 0, len(accounts))
 		for _, a := range accounts {
 			ids = append(ids, a.ID)
+			l.ownership[a.ID] = a.OwnershipType
 			if len(l.seenBy[a.ID]) == 0 {
 				all = append(all, a)
 			}
@@ -269,7 +380,7 @@ func (l *listing) routes() []replica.Route {
 		}
 		out = append(out, rt)
 	}
-	slices.SortFunc(out, func(a, b replica.Route) int { return compareStrings(a.AccountID, b.AccountID) })
+	slices.SortFunc(out, func(a, b replica.Route) int { return strings.Compare(a.AccountID, b.AccountID) })
 	return out
 }
 

@@ -165,4 +165,12 @@ const (
 	RetryAt = "retry_at"
 	// RejectedAt is when the bank rejected the token.
 	RejectedAt = "rejected_at"
+
+	// Rule is a rule's name in the rules file; Rules how many there are.
+	Rule  = "rule"
+	Rules = "rules"
+	// Applications is how many actions rules took in a batch.
+	Applications = "applications"
+	// Channel is an alert channel's name in the rules file.
+	Channel = "channel"
 )

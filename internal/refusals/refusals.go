@@ -4,7 +4,8 @@
 // per interval while they keep coming. After an interval without a
 // refusal, the next one of any reason is logged in full again. A flood of
 // refused requests thus writes a line or two an interval, whatever its
-// rate. The webhook receiver and the export feed use it.
+// rate. The webhook receiver and tokencheck (the export feed and the
+// dashboard) use it.
 package refusals
 
 import (

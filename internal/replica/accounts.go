@@ -221,7 +221,8 @@ func planIndex(accounts []string, pageURL string) int {
 }
 
 // ListSince upserts what the bank lists of one account's transactions
-// created since since, through b: an incremental pass of one account.
+// (every account b sees when accountID is "") created since since,
+// through b: an incremental pass.
 func (s *Syncer) ListSince(ctx context.Context, run *RunState, b Bank, accountID string, since time.Time) error {
 	upsert := func(p bank.Page[bank.Transaction]) (store.UpsertResult, error) {
 		return s.store.UpsertTransactions(ctx, p.Data)
@@ -321,6 +322,12 @@ func (s *Syncer) SyncCatalogs(ctx context.Context, banks []Bank, complete bool) 
 		}
 	}
 	return s.syncAttachmentsFrom(ctx, banks, complete)
+}
+
+// AddAttachments stores the attachment lists of banks, deleting nothing:
+// the receipts of accounts new to the mirror, between full syncs.
+func (s *Syncer) AddAttachments(ctx context.Context, banks []Bank) error {
+	return s.syncAttachmentsFrom(ctx, banks, false)
 }
 
 // StoreAccounts stores the accounts a household's people listed (each

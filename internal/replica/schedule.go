@@ -99,7 +99,10 @@ func (s *Schedule) Start(ctx context.Context) error {
 		return fmt.Errorf("reconcile schedule: %w", err)
 	}
 	s.cron.Start()
-	s.bg.Go(func() { s.resumeOnNewToken(ctx, s.syncer) })
+	// The channel of the next token is taken here, not in the goroutine:
+	// a token given before the goroutine runs must still start a sync.
+	_, replaced := s.syncer.TokenRejected()
+	s.bg.Go(func() { s.resumeOnNewToken(ctx, s.syncer, replaced) })
 	s.bg.Go(func() {
 		defer close(s.StartupDone)
 		// Incremental runs (or resumes) a full sync when the mirror needs
@@ -124,8 +127,7 @@ func (s *Schedule) Stop() {
 // resumeOnNewToken syncs at once whenever the bank client gets a new
 // token: after a rejected one, the mirror catches up without waiting for
 // the next tick.
-func (s *Schedule) resumeOnNewToken(ctx context.Context, g tokenGate) {
-	_, replaced := g.TokenRejected()
+func (s *Schedule) resumeOnNewToken(ctx context.Context, g tokenGate, replaced <-chan struct{}) {
 	for {
 		select {
 		case <-ctx.Done():

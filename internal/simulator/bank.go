@@ -253,6 +253,7 @@ type Bank struct {
 	attByID     map[string]*Attachment
 	tagCount    map[string]int
 	held        map[string]*txn // the HELD transactions, for LiveStep
+	writeLog    writeLog        // the API's write-backs (GET /_sim/writes)
 
 	gen   atomic.Uint64 // data generation: bumped by every mutation, under mu
 	pages pageCache

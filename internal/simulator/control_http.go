@@ -72,6 +72,7 @@ var controlRoutes = []controlRoute{
 	{http.MethodPost, []string{"people", "{}", "token", "restore"}, (*Bank).ctlPersonRestore},
 	{http.MethodPost, []string{"people", "{}", "token", "rotate"}, (*Bank).ctlPersonRotate},
 	{http.MethodPost, []string{"payments"}, (*Bank).ctlPay},
+	{http.MethodGet, []string{"writes"}, (*Bank).ctlWrites},
 }
 
 // ControlToken is the bearer token of the control API.

@@ -21,6 +21,7 @@ func (b *Bank) Reset() {
 	b.txs, b.txByID = nil, nil
 	b.attachments, b.attByID = nil, nil
 	b.tagCount = nil
+	b.writeLog = writeLog{}
 	b.seed(b.opts.Transactions, b.seededAt)
 	b.changedLocked()
 	b.mu.Unlock()

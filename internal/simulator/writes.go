@@ -61,7 +61,9 @@ func (b *Bank) handlePatchCategory(rq *request) {
 	t, ok := b.visibleTx(rq.who, rq.params[0])
 	var err error
 	if ok && aerr == nil {
-		err = b.setCategoryLocked(t, categoryID)
+		if err = b.setCategoryLocked(t, categoryID); err == nil {
+			b.recordWriteLocked(APIWrite{Person: rq.who.name, TransactionID: t.ID, Op: "category", CategoryID: categoryID})
+		}
 	}
 	b.mu.Unlock()
 	switch {
@@ -101,23 +103,25 @@ func readTagLabels(w http.ResponseWriter, r *http.Request) ([]string, *apiError)
 }
 
 func (b *Bank) handleAddTags(rq *request) {
-	b.updateTags(rq, func(cur, labels []string) []string { return append(slices.Clone(cur), labels...) })
+	b.updateTags(rq, "tags add", func(cur, labels []string) []string { return append(slices.Clone(cur), labels...) })
 }
 
 func (b *Bank) handleRemoveTags(rq *request) {
-	b.updateTags(rq, func(cur, labels []string) []string {
+	b.updateTags(rq, "tags remove", func(cur, labels []string) []string {
 		return slices.DeleteFunc(slices.Clone(cur), func(t string) bool { return slices.Contains(labels, t) })
 	})
 }
 
 // updateTags applies change to a transaction's tags (silently: no event).
-func (b *Bank) updateTags(rq *request, change func(cur, labels []string) []string) {
+func (b *Bank) updateTags(rq *request, op string, change func(cur, labels []string) []string) {
 	labels, aerr := readTagLabels(rq.w, rq.r)
 	b.mu.Lock()
 	t, ok := b.visibleTx(rq.who, rq.params[0])
 	var err error
 	if ok && aerr == nil {
-		err = b.setTagsLocked(t, change(t.Tags, labels))
+		if err = b.setTagsLocked(t, change(t.Tags, labels)); err == nil {
+			b.recordWriteLocked(APIWrite{Person: rq.who.name, TransactionID: t.ID, Op: op, Tags: slices.Clone(labels)})
+		}
 	}
 	b.mu.Unlock()
 	switch {

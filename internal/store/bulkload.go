@@ -23,8 +23,7 @@ import (
 //     with every write to transactions and transaction_tags;
 //   - transactions_month_money, the monthly views' index;
 //   - the household's pairing of transfers (household_views.sql): its
-//     triggers, which every insert ran, and their index
-//     transactions_household_match;
+//     triggers, which every insert ran;
 //   - the triggers that keep monthly_totals (monthly_totals.sql).
 //
 // BeginListing drops these indexes and triggers for a bulk load,
@@ -33,20 +32,20 @@ import (
 // the listing finishes or fails, or when the mirror is next opened (after a
 // crash), and the household's transfers are paired then, all at once
 // (repairHouseholdTransfers), when the mirror has more than one person.
-// Until then a search finds nothing. Nothing the daemon writes reads them; FinishListing's deletion pass reads the history index, and
-// runs after they are back.
+// Until then a search finds nothing. Nothing the daemon writes reads them;
+// FinishListing's deletion pass reads the history index, and runs after
+// they are back.
 //
-// Their statements are schema.sql's and search.sql's own, read from the
-// embedded files, so that each is written once.
+// Their statements are schema.sql's, search.sql's, household_views.sql's,
+// monthly_totals.sql's and (the month index, as version 14 redefined it)
+// person_views.sql's own, read from the embedded files, so that each is
+// written once.
 
 // historyIndex is the history's index on transaction_id.
 const historyIndex = "transaction_history_tx"
 
 // monthIndex is the index of what the monthly views read.
 const monthIndex = "transactions_month_money"
-
-// householdIndex is the index the household's pairing triggers read.
-const householdIndex = "transactions_household_match"
 
 // deferredObject is a schema object a bulk load drops.
 type deferredObject struct {
@@ -59,13 +58,12 @@ var (
 	// historyIndexSQL is the history index's statement in schema.sql.
 	historyIndexSQL = sqlStatement(bankmirror.Schema, "CREATE INDEX IF NOT EXISTS "+historyIndex+" ")
 
-	// bulkDeferred is what a bulk load runs without: three indexes, every
+	// bulkDeferred is what a bulk load runs without: two indexes, every
 	// trigger of search.sql (each fills transactions_search), the
 	// household's pairing triggers and those that keep monthly_totals.
 	bulkDeferred = slices.Concat([]deferredObject{
 		{"index", historyIndex, historyIndexSQL},
-		{"index", monthIndex, sqlStatement(householdViews, "CREATE INDEX IF NOT EXISTS "+monthIndex+" ")},
-		{"index", householdIndex, sqlStatement(householdViews, "CREATE INDEX IF NOT EXISTS "+householdIndex+" ")},
+		{"index", monthIndex, sqlStatement(personViews, "CREATE INDEX IF NOT EXISTS "+monthIndex+" ")},
 	}, searchTriggers(), triggersOf(householdViews, "household_transfer_"), triggersOf(monthlyTotals, "monthly_totals_"))
 
 	// searchRebuild fills transactions_search anew from transactions and

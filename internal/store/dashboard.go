@@ -110,8 +110,12 @@ type TxFilter struct {
 	// Search is words to find (SearchQuery) in the description, message,
 	// note, raw text and tag labels.
 	Search string
-	// Spending keeps what v_monthly_spending counts (its WHERE clause).
+	// Spending keeps what v_monthly_spending counts (its WHERE clause), or
+	// with Person what v_monthly_spending_by_person counts.
 	Spending bool
+	// Person keeps the transactions v_transactions.person says the person
+	// (people.name) made.
+	Person string
 	// BeforeEpoch and BeforeID page: only transactions older than this
 	// one (created_epoch, then id, descending). Unset when BeforeID is "".
 	BeforeEpoch int64
@@ -127,6 +131,7 @@ type TxRow struct {
 	ID, Local, Description, AccountID, AccountName, Status string
 	CategoryID, CategoryPath, Tags, Currency               string
 	Cents, Epoch                                           int64
+	Person                                                 string // who made it (v_transactions.person); "" when not known
 }
 
 // TxList is a page of transactions, and the count and sum of all that match.
@@ -136,11 +141,12 @@ type TxList struct {
 }
 
 const txRowColumns = `id, coalesce(created_local, created_at), description, account_id, coalesce(account_name, account_id), status,
-	coalesce(category_id, ''), coalesce(category_path, ''), coalesce(tags, ''), currency, amount_base_units, coalesce(created_epoch, 0)`
+	coalesce(category_id, ''), coalesce(category_path, ''), coalesce(tags, ''), currency, amount_base_units, coalesce(created_epoch, 0),
+	coalesce(person, '')`
 
 func scanTxRow(r *sql.Rows, t *TxRow) error {
 	return r.Scan(&t.ID, &t.Local, &t.Description, &t.AccountID, &t.AccountName, &t.Status,
-		&t.CategoryID, &t.CategoryPath, &t.Tags, &t.Currency, &t.Cents, &t.Epoch)
+		&t.CategoryID, &t.CategoryPath, &t.Tags, &t.Currency, &t.Cents, &t.Epoch, &t.Person)
 }
 
 // ListTransactions is the transactions f selects, newest first, at most
@@ -169,22 +175,31 @@ func (s *Store) ListTransactions(ctx context.Context, f TxFilter) (TxList, error
 		add("status = ?", strings.ToUpper(f.Status))
 	}
 	if f.Spending {
-		add(`status = 'SETTLED' AND NOT is_transfer AND NOT is_interest AND NOT household_transfer AND account_type IS NOT 'HOME_LOAN'
-			AND (amount_base_units < 0 OR offsets_spending)`)
+		add(`status = 'SETTLED' AND NOT is_transfer AND NOT is_interest
+			AND NOT excluded_from_spending AND account_type IS NOT 'HOME_LOAN' AND (amount_base_units < 0 OR offsets_spending)`)
+		if f.Person == "" {
+			// The household's spending leaves out what one person pays
+			// another (v_monthly_spending); a person's counts it
+			// (v_monthly_spending_by_person).
+			add("NOT household_transfer")
+		}
+	}
+	if f.Person != "" {
+		add("person = ?", f.Person)
 	}
 	// The count, the sum and the page's ids read the table, unless a
 	// condition needs a column of the view: its joins and tag lists cost
 	// more than the rows they count. Only the page's rows are read from
 	// the view.
 	from := "transactions"
-	if f.Spending {
+	if f.Spending || f.Person != "" {
 		from = "v_transactions"
 	}
 	q := SearchQuery(f.Search)
 	search := q != ""
 	if search {
 		match := "rowid IN (SELECT rowid FROM transactions_search WHERE transactions_search MATCH ?)"
-		if f.Spending {
+		if from != "transactions" {
 			match = "id IN (SELECT id FROM transactions WHERE " + match + ")"
 		}
 		add(match, q)
@@ -311,7 +326,7 @@ func (s *Store) TransactionDetail(ctx context.Context, id string) (TxDetail, err
 		coalesce(foreign_amount_value, ''), coalesce(foreign_amount_currency, ''), coalesce(transfer_account_name, ''),
 		coalesce(attachment_id, '') FROM v_transactions WHERE id = ?`, id).Scan(
 		&d.ID, &d.Local, &d.Description, &d.AccountID, &d.AccountName, &d.Status,
-		&d.CategoryID, &d.CategoryPath, &d.Tags, &d.Currency, &d.Cents, &d.Epoch,
+		&d.CategoryID, &d.CategoryPath, &d.Tags, &d.Currency, &d.Cents, &d.Epoch, &d.Person,
 		&d.Message, &d.Note, &d.RawText, &d.Settled, &d.Type, &d.CardMethod,
 		&d.ForeignAmount, &d.ForeignCurrency, &d.TransferAccount, &d.AttachmentID)
 	switch {

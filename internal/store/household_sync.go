@@ -25,21 +25,27 @@ func (s *Store) FinishListingOf(ctx context.Context, l *Listing, accounts []stri
 // HeldTransactionAccounts returns the account of every locally HELD
 // transaction, by transaction id.
 func (s *Store) HeldTransactionAccounts(ctx context.Context) (map[string]string, error) {
-	rows, err := s.ro.QueryContext(ctx, "SELECT id, account_id FROM transactions WHERE status = 'HELD'")
+	return s.stringMap(ctx, "held transactions", "SELECT id, account_id FROM transactions WHERE status = 'HELD'")
+}
+
+// stringMap reads a query's two text columns into a map, the first the
+// key; what names the query in errors.
+func (s *Store) stringMap(ctx context.Context, what, q string) (map[string]string, error) {
+	rows, err := s.ro.QueryContext(ctx, q)
 	if err != nil {
-		return nil, fmt.Errorf("held transactions: %w", err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	defer rows.Close()
 	out := map[string]string{}
 	for rows.Next() {
-		var id, account string
-		if err := rows.Scan(&id, &account); err != nil {
-			return nil, fmt.Errorf("held transactions: %w", err)
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
 		}
-		out[id] = account
+		out[k] = v
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("held transactions: %w", err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return out, nil
 }
@@ -66,6 +72,20 @@ func (s *Store) AccountEdgesOf(ctx context.Context, account string) (AccountEdge
 	return AccountEdges{Newest: newest.String, OldestHeld: held.String}, nil
 }
 
+// BalanceOlder reports whether a transaction of account was written after
+// the account's balance was (accounts.synced_at): a sync that listed the
+// accounts before it brought the transaction left a balance older than
+// it.
+func (s *Store) BalanceOlder(ctx context.Context, account string) (bool, error) {
+	var older bool
+	err := s.ro.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM accounts AS a JOIN transactions AS t ON t.account_id = a.id
+		WHERE a.id = ? AND t.updated_at > a.synced_at)`, account).Scan(&older)
+	if err != nil {
+		return false, fmt.Errorf("balance of account %s: %w", account, err)
+	}
+	return older, nil
+}
+
 // OtherPeopleSeen reports whether account_people names anyone but
 // person: then the mirror is, or was, a household of several people.
 func (s *Store) OtherPeopleSeen(ctx context.Context, person string) (bool, error) {
@@ -79,21 +99,5 @@ func (s *Store) OtherPeopleSeen(ctx context.Context, person string) (bool, error
 // WebhookPeople returns whose token registered each webhook, by webhook
 // id, for the webhooks whose person is known.
 func (s *Store) WebhookPeople(ctx context.Context) (map[string]string, error) {
-	rows, err := s.ro.QueryContext(ctx, "SELECT id, person FROM webhooks WHERE person IS NOT NULL")
-	if err != nil {
-		return nil, fmt.Errorf("webhook people: %w", err)
-	}
-	defer rows.Close()
-	out := map[string]string{}
-	for rows.Next() {
-		var id, person string
-		if err := rows.Scan(&id, &person); err != nil {
-			return nil, fmt.Errorf("webhook people: %w", err)
-		}
-		out[id] = person
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("webhook people: %w", err)
-	}
-	return out, nil
+	return s.stringMap(ctx, "webhook people", "SELECT id, person FROM webhooks WHERE person IS NOT NULL")
 }

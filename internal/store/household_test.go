@@ -144,12 +144,16 @@ func TestHouseholdViewsSayWhoSpentIt(t *testing.T) {
 func TestTransactionsViewKeepsItsColumnOrder(t *testing.T) {
 	s, _ := mustOpen(t)
 	cols := columns(t, s.Reader(), "v_transactions")
-	n := len(cols)
-	if !slices.Equal(cols[n-5:], []string{"offsets_spending", "person", "people", "household_transfer", "household_transfer_id"}) {
-		t.Errorf("v_transactions ends with %q", cols[n-5:])
+	i := slices.Index(cols, "offsets_spending")
+	if i < 0 || !slices.Equal(cols[i:i+5], []string{"offsets_spending", "person", "people", "household_transfer", "household_transfer_id"}) {
+		t.Errorf("v_transactions columns from offsets_spending: %q", cols[max(i, 0):])
 	}
-	if cols[0] != "id" || cols[n-6] != "is_interest" {
+	if cols[0] != "id" || i < 1 || cols[i-1] != "is_interest" {
 		t.Errorf("v_transactions columns %q", cols)
+	}
+	// The rules' columns come after the household's.
+	if !slices.Equal(cols[i+5:], []string{"category_rule", "excluded_from_spending", "excluded_by_rule", "rule_note", "rule_tags_local"}) {
+		t.Errorf("v_transactions ends with %q", cols[i+5:])
 	}
 }
 
@@ -409,5 +413,88 @@ func TestSingleTokenMirrorBecomesAHouseholdOfOne(t *testing.T) {
 	// Only once: a second start claims nothing.
 	if claimed, err := s.ClaimSingleTokenMirror(ctx, "me"); err != nil || claimed {
 		t.Errorf("second claim: %v, %v", claimed, err)
+	}
+}
+
+// The monthly views, the household's and each person's, read a month from
+// transactions_month_money alone, never from the table's wide rows; the
+// spending views, the household's and per person, need no sort to group.
+func TestMonthlyViewsReadTheMonthIndex(t *testing.T) {
+	s := household(t)
+	upsert(t, s, householdRows()...)
+	for _, view := range []string{"v_monthly_spending", "v_monthly_income", "v_monthly_spending_by_person", "v_monthly_income_by_person"} {
+		plan := queryPlan(t, s, "SELECT * FROM "+view+" WHERE month = '2026-03'")
+		if !strings.Contains(plan, "SEARCH t USING COVERING INDEX "+monthIndex+" (created_month=?)") {
+			t.Errorf("%s does not read %s alone: %s", view, monthIndex, plan)
+		}
+		if strings.HasPrefix(view, "v_monthly_spending") && strings.Contains(plan, "TEMP B-TREE") {
+			t.Errorf("%s sorts: %s", view, plan)
+		}
+	}
+}
+
+// A bulk load makes transactions_month_money again as the last version to
+// define it (14: with performing_customer and household_transfer_id) did,
+// not as version 10 did.
+func TestBulkLoadMakesTheLatestMonthIndex(t *testing.T) {
+	s, _ := mustOpen(t)
+	var made string
+	if err := s.Reader().QueryRow("SELECT sql FROM sqlite_schema WHERE type = 'index' AND name = ?", monthIndex).Scan(&made); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range bulkDeferred {
+		if o.name != monthIndex {
+			continue
+		}
+		norm := func(s string) string {
+			return strings.Join(strings.Fields(strings.ReplaceAll(s, "IF NOT EXISTS ", "")), " ")
+		}
+		if norm(o.sql) != norm(made) || !strings.Contains(o.sql, "category_id, performing_customer") || !strings.Contains(o.sql, "household_transfer_id") {
+			t.Errorf("a bulk load makes\n%q\na new mirror has\n%q", norm(o.sql), norm(made))
+		}
+		return
+	}
+	t.Fatal("a bulk load does not drop the month index")
+}
+
+// The triggers' statements find what they re-pair through indexes: none
+// scans the transactions, whose rows are wide.
+func TestHouseholdTriggersScanNothing(t *testing.T) {
+	s := household(t)
+	upsert(t, s, householdRows()...)
+	for _, name := range []string{"household_transfer_insert", "household_transfer_delete", "household_transfer_update"} {
+		trigger := sqlStatement(householdViews, "CREATE TRIGGER IF NOT EXISTS "+name+" ")
+		body := trigger[strings.Index(trigger, "\nBEGIN\n")+7 : strings.LastIndex(trigger, "\nEND")]
+		body = strings.NewReplacer("new.id", "'x'", "new.amount_base_units", "(-500)", "old.amount_base_units", "(-500)",
+			"new.created_epoch", "1000", "old.created_epoch", "1000").Replace(strings.TrimSuffix(strings.TrimSpace(body), ";"))
+		if strings.Contains(body, "new.") || strings.Contains(body, "old.") {
+			t.Fatalf("%s: %s", name, body)
+		}
+		plan := queryPlan(t, s, body)
+		for _, step := range strings.Split(plan, "; ") {
+			if strings.HasPrefix(step, "SCAN ") && !strings.Contains(step, "account_people") && !strings.Contains(step, "subquery") {
+				t.Errorf("%s scans: %s\n%s", name, step, plan)
+			}
+		}
+	}
+}
+
+// v_monthly_spending_by_person gives each group the person v_transactions
+// gives each of its transactions.
+func TestSpendingByPersonAgreesWithTransactions(t *testing.T) {
+	s := household(t)
+	upsert(t, s, householdRows()...)
+	upsert(t, s, spec{id: "j4", account: "joint", desc: "Coles", cents: -1200, created: mar2, performer: "Sam", category: "groceries", parent: "home"})
+	for range 2 { // before the display names are learned, and after
+		want := rows(t, s.Reader(), `SELECT created_month, coalesce(person, '?'), account_id, coalesce(category_id, '-'), -sum(amount_base_units), count(*)
+			FROM v_transactions WHERE status = 'SETTLED' AND NOT is_transfer AND NOT is_interest AND account_type IS NOT 'HOME_LOAN'
+				AND (amount_base_units < 0 OR offsets_spending)
+			GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`)
+		wantRows(t, s.Reader(), want, `SELECT month, coalesce(person, '?'), account_id, coalesce(category_id, '-'),
+			sum(total_spent_base_units), sum(count + refund_count)
+			FROM v_monthly_spending_by_person GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`)
+		if _, err := s.LearnDisplayNames(context.Background()); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

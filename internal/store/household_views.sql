@@ -40,6 +40,16 @@
 -- bankmirror runs when it records the accounts a person sees). Nothing
 -- needs re-pairing while the household is one person: the triggers do
 -- nothing then.
+--
+-- Why triggers and a column rather than a view or the store's write path:
+-- a view would pair at every read, and the monthly views read a year of
+-- transactions from transactions_month_money alone (the column is in it,
+-- so they leave household transfers out without reading the table); the
+-- write path has several writers (listings, webhooks, polls, write-back,
+-- deletions, another SQLite tool) that would each have to remember. The
+-- triggers find candidates through transactions_created_epoch; an index on
+-- amounts made every write about a third slower, for a household of one
+-- too, and only the rare full repair faster.
 
 -- 1 while the person's last listing of accounts had the account; 0 for a
 -- row kept as history: the account no token lists any more keeps the rows
@@ -50,9 +60,9 @@ ALTER TABLE account_people ADD COLUMN listed INTEGER NOT NULL DEFAULT 1;
 -- NULL for any other transaction.
 ALTER TABLE transactions ADD COLUMN household_transfer_id TEXT;
 
--- The candidates of a transaction, by amount and time.
-CREATE INDEX IF NOT EXISTS transactions_household_match ON transactions (amount_base_units, created_epoch)
-    WHERE transfer_account_id IS NULL;
+-- The transactions paired now (few): what a repair starts from.
+CREATE INDEX IF NOT EXISTS transactions_household_paired ON transactions (household_transfer_id)
+    WHERE household_transfer_id IS NOT NULL;
 
 -- Each account and who can see it: one row per account.
 CREATE VIEW IF NOT EXISTS v_account_people AS
@@ -129,8 +139,8 @@ END;
 
 -- A transaction changed in what the rule reads: re-pair around what it
 -- was and around what it is.
-CREATE TRIGGER IF NOT EXISTS household_transfer_update
-AFTER UPDATE OF amount_base_units, amount_currency, created_epoch, transfer_account_id, account_id ON transactions
+CREATE TRIGGER IF NOT EXISTS household_transfer_update AFTER UPDATE OF amount_base_units, amount_currency, created_epoch,
+    transfer_account_id, account_id ON transactions
 WHEN (new.amount_base_units IS NOT old.amount_base_units OR new.amount_currency IS NOT old.amount_currency
         OR new.created_epoch IS NOT old.created_epoch OR new.transfer_account_id IS NOT old.transfer_account_id
         OR new.account_id IS NOT old.account_id)
@@ -150,14 +160,23 @@ BEGIN
 END;
 
 -- household_transfers_repair: every transaction re-paired, for a change of
--- who sees which account (and this migration).
+-- who sees which account (and this migration): those paired now, and those
+-- with a transaction of the opposite amount within 10 minutes.
 UPDATE transactions SET household_transfer_id = c.other_id
-FROM (SELECT x.id, (SELECT p.other_id FROM household_transfer_pairs p WHERE p.id = x.id) AS other_id
+FROM (SELECT x.rowid AS rid, (SELECT p.other_id FROM household_transfer_pairs p WHERE p.id = x.id) AS other_id
       FROM transactions x
-      WHERE x.household_transfer_id IS NOT NULL
-        OR (x.transfer_account_id IS NULL AND x.amount_base_units <> 0
-            AND (SELECT count(DISTINCT person) FROM account_people) > 1)) AS c
-WHERE transactions.id = c.id AND transactions.household_transfer_id IS NOT c.other_id;
+      WHERE x.rowid IN (
+        SELECT rowid FROM transactions WHERE household_transfer_id IS NOT NULL
+        UNION ALL
+        SELECT m.rowid FROM transactions m
+        WHERE m.transfer_account_id IS NULL AND m.amount_base_units <> 0
+            AND (SELECT count(DISTINCT person) FROM account_people) > 1
+            -- '+': SQLite builds a transient index on the amounts for
+            -- this statement rather than scanning each 20 minutes by time
+            AND EXISTS (SELECT 1 FROM transactions y WHERE y.amount_base_units = -m.amount_base_units
+                AND +y.created_epoch BETWEEN m.created_epoch - 600 AND m.created_epoch + 600
+                AND y.transfer_account_id IS NULL))) AS c
+WHERE transactions.rowid = c.rid AND transactions.household_transfer_id IS NOT c.other_id;
 
 -- The monthly views read these columns too: the month index holds them
 -- (see search.sql).

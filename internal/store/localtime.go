@@ -39,6 +39,21 @@ var searchIndex string
 //go:embed household.sql
 var householdTables string
 
+// ruleTables is the migration that adds rule_applications and
+// transaction_annotations (rules.sql), and alert_outbox (alerts.sql).
+//
+//go:embed rules.sql
+var ruleTables string
+
+//go:embed alerts.sql
+var alertTables string
+
+// ruleViews redefines v_transactions and the spending views with what the
+// rules did (rules_views.sql).
+//
+//go:embed rules_views.sql
+var ruleViews string
+
 // DefaultTimeZone is the zone of the customer's local dates when none is
 // configured: the zone of the bank's own timestamps.
 const DefaultTimeZone = "Australia/Melbourne"

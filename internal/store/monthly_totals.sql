@@ -17,16 +17,6 @@
 -- the table anew at the end (bulkload.go reads this file's statements by
 -- the line they start).
 
--- Rules may leave a transaction out of the spending (the rules file's
--- table, made here too, the same, so that the triggers below can read it).
-CREATE TABLE IF NOT EXISTS transaction_annotations (
-    transaction_id         TEXT PRIMARY KEY,
-    exclude_from_spending  INTEGER,  -- 1 leaves it out of v_monthly_spending
-    exclude_rule           TEXT,
-    note                   TEXT,
-    note_rule              TEXT
-) STRICT, WITHOUT ROWID;
-
 CREATE TABLE IF NOT EXISTS monthly_totals (
     month               TEXT NOT NULL,    -- created_month; '' when unknown
     kind                TEXT NOT NULL,    -- 'spending' or 'income'

@@ -189,7 +189,8 @@ func TestMigrationNetsCategorisedMoneyInOnExistingMirror(t *testing.T) {
 	// they can run again.
 	undo12 := `DROP TRIGGER household_transfer_insert; DROP TRIGGER household_transfer_delete; DROP TRIGGER household_transfer_update;
 		DROP VIEW v_monthly_spending_by_person; DROP VIEW v_monthly_income_by_person; DROP VIEW household_transfer_pairs;
-		DROP VIEW household_transfer_candidates; DROP VIEW v_account_people; DROP INDEX transactions_household_match;
+		DROP VIEW household_transfer_candidates; DROP VIEW v_account_people;
+		DROP INDEX transactions_household_paired;
 		DROP INDEX transactions_month_money; DROP VIEW v_monthly_spending; DROP VIEW v_transactions;
 		ALTER TABLE transactions DROP COLUMN household_transfer_id`
 	var undo13 []string

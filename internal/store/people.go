@@ -17,6 +17,12 @@ import (
 //go:embed household_views.sql
 var householdViews string
 
+// personViews is the migration that groups the monthly views per person
+// in the month index's order (person_views.sql).
+//
+//go:embed person_views.sql
+var personViews string
+
 // repairHouseholdTransfers re-pairs every household transfer: the
 // statement of household_views.sql that does it for the migration.
 var repairHouseholdTransfers = sqlStatement(householdViews, "UPDATE transactions SET household_transfer_id ")

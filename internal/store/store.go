@@ -118,10 +118,19 @@ var migrations = []migration{
 	// triggers) and left out of the household's monthly views, and the
 	// monthly views per person. household_views.sql.
 	{sql: householdViews},
-	// 13: monthly_totals, v_monthly_spending and v_monthly_income summed
+	// 13: what the rules file did to each transaction (rule_applications),
+	// the mirror-only settings it made (transaction_annotations), and the
+	// alerts waiting for their channel (alert_outbox), and the views
+	// saying so. rules.sql, alerts.sql, rules_views.sql.
+	{sql: ruleTables + alertTables + ruleViews},
+	// 14: the monthly views per person grouped in the month index's order
+	// (by performing_customer, which the index now holds right after the
+	// category), as fast as the household's. person_views.sql.
+	{sql: personViews},
+	// 15: monthly_totals, v_monthly_spending and v_monthly_income summed
 	// per month ahead of time and kept by triggers, for the dashboard's
-	// overview (monthly_totals.sql); and transaction_annotations, as the
-	// rules' migration makes it, whose exclusions it honours.
+	// overview, without what rules left out of the spending
+	// (monthly_totals.sql).
 	{sql: monthlyTotals},
 }
 

@@ -93,13 +93,17 @@ func (t *Table) Fail(key string) {
 func (t *Table) Len() int { return t.keys.Len() }
 
 // Key is the key of a client's address: the address for IPv4, its /64 for
-// IPv6 (one host commonly holds a whole /64). An invalid address is one
-// key, "invalid".
+// IPv6 (one host commonly holds a whole /64), and one key, "loopback", for
+// every loopback address (127.0.0.0/8 and ::1 are all this machine: a
+// client rotating through 127.x.y.z is one source). An invalid address is
+// one key, "invalid".
 func Key(a netip.Addr) string {
 	a = a.Unmap()
 	switch {
 	case !a.IsValid():
 		return "invalid"
+	case a.IsLoopback():
+		return "loopback"
 	case a.Is6():
 		p, err := a.Prefix(64)
 		if err != nil {

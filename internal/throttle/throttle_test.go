@@ -86,7 +86,10 @@ func TestKey(t *testing.T) {
 		"2001:db8:1:2:ffff::1": "2001:db8:1:2::/64",
 		"2001:db8:1:3::1":      "2001:db8:1:3::/64",
 		"fe80::1%eth0":         "fe80::/64",
-		"::1":                  "::/64",
+		"::1":                  "loopback",
+		"127.0.0.1":            "loopback",
+		"127.45.6.7":           "loopback",
+		"::ffff:127.0.0.2":     "loopback",
 	} {
 		if got := Key(netip.MustParseAddr(in)); got != want {
 			t.Errorf("Key(%s) = %s, want %s", in, got, want)

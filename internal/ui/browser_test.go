@@ -2,19 +2,27 @@ package ui_test
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+
+	"github.com/bankmirror/bankmirror/internal/ui"
 )
 
 // screenshotEnv set to 1 makes TestBrowser write docs/dashboard.png.
@@ -38,7 +46,11 @@ func chromium(t *testing.T) string {
 
 // TestBrowser drives headless Chromium through the dashboard as a person
 // would: it opens the printed link, reads the totals, follows a category,
-// searches, and checks that no request left 127.0.0.1.
+// searches, and checks that no request left the dashboard. Then it attacks
+// it as another local service would: a second server on another port of
+// 127.0.0.1 captures what the browser sends it, and cannot read a page with
+// that, nor with the dashboard's cookie itself; and the printed link left
+// in the browser's history opens nothing.
 func TestBrowser(t *testing.T) {
 	exe := chromium(t)
 	d := newDashboard(t)
@@ -60,7 +72,7 @@ func TestBrowser(t *testing.T) {
 		chromedp.Flag("disable-default-apps", true),
 		chromedp.Flag("disable-extensions", true),
 		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1100, 900),
+		chromedp.WindowSize(1280, 900),
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(t.Context(), opts...)
 	defer cancelAlloc()
@@ -114,12 +126,15 @@ func TestBrowser(t *testing.T) {
 		return n
 	}
 
-	// The printed link: the token is exchanged for the cookie, and the
-	// address bar ends without it.
-	run(chromedp.Navigate(d.url+"/?token="+testToken), chromedp.WaitVisible("#this-month"))
-	if loc := location(); loc != d.url+"/" {
-		t.Errorf("after the token link the address is %q, want %q", loc, d.url+"/")
+	// The printed link: its one-time code is exchanged for a session, whose
+	// pages live under a secret path.
+	link := d.h.LoginLink()
+	run(chromedp.Navigate(d.url+link), chromedp.WaitVisible("#this-month"))
+	session := location()
+	if !regexp.MustCompile(`^` + regexp.QuoteMeta(d.url) + `/s/[0-9a-f]{32}/$`).MatchString(session) {
+		t.Fatalf("after the printed link the address is %q, want %s/s/SECRET/", session, d.url)
 	}
+	sessionBase := strings.TrimSuffix(session, "/")
 	now := simNow.In(melbourne)
 	this := now.Format("2006-01")
 	last := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, melbourne).AddDate(0, -1, 0).Format("2006-01")
@@ -153,7 +168,7 @@ func TestBrowser(t *testing.T) {
 	catURL := location()
 	sum := attr("#summary [data-cents]", "data-cents")
 	u, err := url.Parse(catURL)
-	if err != nil || u.Path != "/transactions" || u.Query().Get("month") != this || u.Query().Get("category") == "" {
+	if err != nil || u.Scheme+"://"+u.Host+u.Path != sessionBase+"/transactions" || u.Query().Get("month") != this || u.Query().Get("category") == "" {
 		t.Fatalf("the category bar led to %q", catURL)
 	}
 	cat := u.Query().Get("category")
@@ -168,7 +183,7 @@ func TestBrowser(t *testing.T) {
 
 	// Search, as typed into the box: the description with markup is shown
 	// as text and runs nothing.
-	run(chromedp.Navigate(d.url+"/transactions"),
+	run(chromedp.Navigate(sessionBase+"/transactions"),
 		chromedp.WaitVisible(`input[name="q"]`),
 		chromedp.SendKeys(`input[name="q"]`, "cafe owned"))
 	loaded(chromedp.Submit(`input[name="q"]`))
@@ -186,18 +201,111 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("the page holds %d script elements", n)
 	}
 
-	mu.Lock()
-	defer mu.Unlock()
-	if len(requests) < 4 {
-		t.Fatalf("only %d requests seen: the listener saw nothing", len(requests))
+	// A description of 200,000 characters does not push the list wider
+	// than the window at 1280 px.
+	run(chromedp.Navigate(sessionBase+"/transactions?q=Hugeword"), chromedp.WaitVisible("#transactions"))
+	if wide, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth`)); err != nil || wide {
+		t.Errorf("the list with a huge description scrolls sideways at 1280 px (%v)", err)
 	}
-	for _, r := range requests {
+
+	// The nav's Rules and Alerts: the browser test's dashboard has no rules
+	// file, which its rules page says, and no alert.
+	loaded(chromedp.Click(`nav a[href="rules"]`, chromedp.NodeVisible))
+	run(chromedp.WaitVisible("#rules-error"))
+	loaded(chromedp.Click(`nav a[href="alerts"]`, chromedp.NodeVisible))
+	if loc := location(); loc != sessionBase+"/alerts" {
+		t.Errorf("the nav's Alerts led to %q", loc)
+	}
+
+	mu.Lock()
+	seen := slices.Clone(requests)
+	mu.Unlock()
+	if len(seen) < 4 {
+		t.Fatalf("only %d requests seen: the listener saw nothing", len(seen))
+	}
+	for _, r := range seen {
 		ru, err := url.Parse(r)
 		if err != nil || ru.Scheme == "data" {
 			continue
 		}
 		if ru.Hostname() != "127.0.0.1" || ru.Host != base.Host {
 			t.Errorf("a request left the dashboard: %s", r)
+		}
+	}
+
+	// Another web service on this host, on another port: the browser
+	// sends it the cookies it holds for 127.0.0.1 (ports are not part of a
+	// cookie's scope). It captures them, and replays them to the dashboard.
+	var capMu sync.Mutex
+	var captured []string
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		capMu.Lock()
+		captured = append(captured, r.Header.Values("Cookie")...)
+		capMu.Unlock()
+		_, _ = io.WriteString(w, "<!doctype html><title>another service</title><p id=other>printer page</p>")
+	}))
+	defer other.Close()
+	for _, p := range []string{"/", "/transactions", "/s/"} {
+		run(chromedp.Navigate(other.URL+p), chromedp.WaitVisible("#other"))
+	}
+	cookies, err := chromedp.Call(ctx, network.GetCookies, network.GetCookiesParams{URLs: []string{session, other.URL + "/"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	capMu.Lock()
+	replays := slices.Clone(captured)
+	capMu.Unlock()
+	dashCookies := 0
+	for _, c := range cookies.Cookies {
+		if strings.HasPrefix(c.Name, ui.CookiePrefix) {
+			dashCookies++
+		}
+		// The most a thief of cookies could hold: the dashboard's own.
+		replays = append(replays, c.Name+"="+c.Value)
+	}
+	if dashCookies != 1 {
+		t.Fatalf("the browser holds %d dashboard cookies, want 1", dashCookies)
+	}
+	for _, h := range captured {
+		if strings.Contains(h, ui.CookiePrefix) {
+			t.Errorf("the other service received the dashboard's cookie: %q", h)
+		}
+	}
+	for _, cookie := range replays {
+		for _, p := range []string{"/", "/transactions", "/categories", "/transactions.csv"} {
+			req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, d.url+p, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Cookie", cookie)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusUnauthorized || strings.Contains(string(body), "data-cents") {
+				t.Errorf("another service replaying %q to %s: %s, want 401 and no data", cookie, p, resp.Status)
+			}
+		}
+	}
+
+	// The printed link, as the history keeps it, opens nothing now.
+	hist, err := chromedp.Call(ctx, page.GetNavigationHistory, cdp.Empty{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range append(hist.Entries, &page.NavigationEntry{URL: d.url + link}) {
+		if !strings.Contains(e.URL, "code=") {
+			continue
+		}
+		resp, err := noRedirects().Get(e.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized || len(resp.Cookies()) != 0 {
+			t.Errorf("the history's %s: %s, want 401 (the code is spent)", e.URL, resp.Status)
 		}
 	}
 }

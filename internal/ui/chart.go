@@ -16,7 +16,11 @@ type hbar struct {
 	Label string
 	Link  string
 	Cents int64
-	Y, W  float64
+	// Short is the label as the chart shows it, cut only when it is longer
+	// than the widest label column allows.
+	Short   string
+	X, Y, W float64
+	AmountX float64
 }
 
 // hbarChart is this month's spending by category.
@@ -25,42 +29,51 @@ type hbarChart struct {
 	Height float64
 }
 
-// Geometry of hbarChart: labels on the left, bars from barX, amounts
-// after each bar.
+// Geometry of hbarChart, in a viewBox hbarWidth wide: the labels' column
+// as wide as the longest label needs (between hbarMinLabel and
+// hbarMaxLabel), the bars after it, the amount after each bar.
 const (
-	hbarRow   = 26.0
-	hbarX     = 190.0
-	hbarMaxW  = 300.0
-	hbarLabel = 26 // characters of a label shown in the chart (the table has them whole)
+	hbarWidth    = 720.0
+	hbarRow      = 26.0
+	hbarCharW    = 6.6 // an average character at 12px
+	hbarMinLabel = 120.0
+	hbarMaxLabel = 360.0
+	hbarAmountW  = 96.0
 )
 
 func newHBarChart(bars []hbar) hbarChart {
-	var max int64
+	var top int64
+	longest := 0
 	for _, b := range bars {
-		max = maxInt(max, b.Cents)
+		top = maxInt(top, b.Cents)
+		longest = max(longest, len([]rune(b.Label)))
 	}
+	labelW := min(max(float64(longest)*hbarCharW+12, hbarMinLabel), hbarMaxLabel)
+	chars := int((labelW - 12) / hbarCharW)
+	barMax := hbarWidth - labelW - hbarAmountW
 	for i := range bars {
-		bars[i].Y = float64(i) * hbarRow
-		if max > 0 && bars[i].Cents > 0 {
-			bars[i].W = hbarMaxW * float64(bars[i].Cents) / float64(max)
+		bars[i].Short = short(chars, bars[i].Label)
+		bars[i].X, bars[i].Y = labelW, float64(i)*hbarRow
+		if top > 0 && bars[i].Cents > 0 {
+			bars[i].W = barMax * float64(bars[i].Cents) / float64(top)
 		}
+		bars[i].AmountX = labelW + bars[i].W + 6
 	}
 	return hbarChart{Bars: bars, Height: float64(len(bars))*hbarRow + 4}
 }
 
-// Short is the label cut to fit the chart.
-func (b hbar) Short() string {
-	r := []rune(b.Label)
-	if len(r) <= hbarLabel {
-		return b.Label
-	}
-	return string(r[:hbarLabel-1]) + "…"
-}
-
-// monthsChart is twelve months of spending and income, side by side.
+// monthsChart is twelve months of spending and income, side by side,
+// with a scale: lines at round amounts, labelled on the left.
 type monthsChart struct {
 	Groups []monthGroup
 	Max    int64
+	Ticks  []tick
+}
+
+// tick is a line of the scale.
+type tick struct {
+	Y     float64
+	Label string
 }
 
 type monthGroup struct {
@@ -76,6 +89,7 @@ const (
 	monthsPlotH = 180.0
 	monthsGroup = 60.0
 	monthsBar   = 22.0
+	monthsAxisW = 56.0 // the scale's labels, left of the bars
 )
 
 func newMonthsChart(months []string, spent, income map[string]int64) monthsChart {
@@ -84,13 +98,44 @@ func newMonthsChart(months []string, spent, income map[string]int64) monthsChart
 		c.Max = maxInt(c.Max, maxInt(spent[m], income[m]))
 	}
 	for i, m := range months {
-		g := monthGroup{Month: m, Spent: spent[m], Income: income[m], X: float64(i)*monthsGroup + 6}
+		g := monthGroup{Month: m, Spent: spent[m], Income: income[m], X: monthsAxisW + float64(i)*monthsGroup + 6}
 		g.TxtX = g.X + monthsBar
 		g.SpentH, g.IncomeH = barHeight(g.Spent, c.Max), barHeight(g.Income, c.Max)
 		g.SpentY, g.IncomeY = monthsTop+monthsPlotH-g.SpentH, monthsTop+monthsPlotH-g.IncomeH
 		c.Groups = append(c.Groups, g)
 	}
+	if c.Max > 0 {
+		step := niceStep(c.Max / 4)
+		for v := int64(0); v <= c.Max; v += step {
+			c.Ticks = append(c.Ticks, tick{Y: monthsTop + monthsPlotH - barHeight(v, c.Max), Label: compactMoney(v)})
+		}
+	}
 	return c
+}
+
+// niceStep is the smallest of 1, 2 or 5 times a power of ten (in dollars,
+// as cents) at least cents.
+func niceStep(cents int64) int64 {
+	for p := int64(100); ; p *= 10 {
+		for _, m := range []int64{1, 2, 5} {
+			if m*p >= cents {
+				return m * p
+			}
+		}
+	}
+}
+
+// compactMoney is a round amount of the scale: $0, $500, $2k, $1.5m.
+func compactMoney(cents int64) string {
+	d := cents / 100
+	switch {
+	case d >= 1_000_000:
+		return "$" + strings.TrimSuffix(fmt.Sprintf("%.1f", float64(d)/1e6), ".0") + "m"
+	case d >= 1000:
+		return "$" + strings.TrimSuffix(fmt.Sprintf("%.1f", float64(d)/1e3), ".0") + "k"
+	default:
+		return fmt.Sprintf("$%d", d)
+	}
 }
 
 func barHeight(v, max int64) float64 {

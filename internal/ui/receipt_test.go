@@ -94,7 +94,9 @@ func TestReceiptServedOnlyFromTheAttachmentsDir(t *testing.T) {
 		t.Cleanup(h.Close)
 		srv := httptest.NewServer(h)
 		t.Cleanup(srv.Close)
-		return (&dashboard{url: srv.URL}).browser(t), srv.URL
+		d := &dashboard{url: srv.URL, h: h}
+		c := d.browser(t)
+		return c, d.base
 	}
 	c, base := serve(attDir)
 	receiptPath := "/transactions/" + txID + "/receipt"

@@ -1,0 +1,345 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/bankmirror/bankmirror/internal/alerts"
+	"github.com/bankmirror/bankmirror/internal/cli"
+	"github.com/bankmirror/bankmirror/internal/rules"
+	"github.com/bankmirror/bankmirror/internal/store"
+	"github.com/bankmirror/bankmirror/internal/writeback"
+)
+
+// rulesCommand checks, previews and applies the rules file.
+func (a *app) rulesCommand() *cli.Command {
+	preview := newFlags("rules preview")
+	previewSince := preview.String("since", "", "only transactions created on or after `DATE` (YYYY-MM-DD, the customer's zone)")
+	apply := newFlags("rules apply")
+	applySince := apply.String("since", "", "apply to transactions created on or after `DATE` (YYYY-MM-DD; required)")
+	applyWrite := apply.Bool("write-back", false, "write the categories and tags to the bank too (without it, the mirror records what the rules decided and the mirror-only settings)")
+	return &cli.Command{Name: "rules", Summary: "check, preview and apply the rules file (BANKMIRROR_RULES_FILE)",
+		Detail: "Rules set categories and tags as transactions arrive and write them back to the bank; serve applies them. These commands work on the mirror's history. The format: docs/rules.md.",
+		Commands: []*cli.Command{
+			{Name: "check", Summary: "validate the rules file and list each rule with how many mirrored transactions it matches",
+				Run: a.configured(func(ctx context.Context, _ []string) error { return a.rulesCheck(ctx) })},
+			{Name: "preview", Synopsis: "[--since DATE]", Flags: preview,
+				Summary: "show, as a table, exactly what applying the rules would change",
+				Run:     a.configured(func(ctx context.Context, _ []string) error { return a.rulesPreview(ctx, *previewSince) })},
+			{Name: "apply", Synopsis: "--since DATE [--write-back]", Flags: apply,
+				Summary: "apply the rules to history, resumably; --write-back sends the changes to the bank within the budget",
+				Run: a.configured(func(ctx context.Context, _ []string) error {
+					return a.rulesApply(ctx, *applySince, *applyWrite)
+				})},
+		}}
+}
+
+// loadRules reads the rules file against the mirror's categories, and
+// checks its alerts and channels.
+func (a *app) loadRules(ctx context.Context, st *store.Store) (*rules.Set, error) {
+	set, err := rules.LoadResolved(ctx, a.cfg.RulesFile, false, st)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("no rules file at %s (set BANKMIRROR_RULES_FILE): %w", a.cfg.RulesFile, err)
+		}
+		return nil, err
+	}
+	if err := alerts.CheckSettings(set); err != nil {
+		return nil, err
+	}
+	for _, ch := range set.Channels {
+		if _, err := alerts.Open(ch, nil); err != nil {
+			return nil, &rules.FileError{Path: set.Path, Line: ch.Line, Err: err}
+		}
+	}
+	return set, nil
+}
+
+// rulesEngine is an engine over st with writer (nil: none).
+func (a *app) rulesEngine(st *store.Store, set *rules.Set, writer rules.Writer) *rules.Engine {
+	zone, _ := time.LoadLocation(a.cfg.Timezone) // checked with the configuration
+	return rules.NewEngine(st, writer, set, zone, a.log)
+}
+
+// openExistingReadOnly opens the configured mirror read-only, beside a
+// running daemon.
+func (a *app) openExistingReadOnly(ctx context.Context) (*store.Store, error) {
+	if _, err := os.Lstat(a.cfg.DB); err != nil {
+		return nil, fmt.Errorf("no mirror at %s (set BANKMIRROR_DB, or run `bankmirror sync --full` first): %w", a.cfg.DB, err)
+	}
+	return store.OpenReadOnly(ctx, a.cfg.DB)
+}
+
+// readRules opens the mirror read-only and loads the rules file against
+// it; close closes the mirror.
+func (a *app) readRules(ctx context.Context) (st *store.Store, set *rules.Set, err error) {
+	if st, err = a.openExistingReadOnly(ctx); err != nil {
+		return nil, nil, err
+	}
+	if set, err = a.loadRules(ctx, st); err != nil {
+		st.Close()
+		return nil, nil, err
+	}
+	return st, set, nil
+}
+
+func (a *app) rulesCheck(ctx context.Context) error {
+	st, set, err := a.readRules(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	sum, err := a.rulesEngine(st, set, nil).Scan(ctx, "", 0, false, nil)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "%s: %d rules, %d channels, %d alerts; %d mirrored transactions\n",
+		set.Path, len(set.Rules), len(set.Channels), len(set.Alerts), sum.Transactions)
+	tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "LINE\tRULE\tMATCHES\tDOES")
+	for _, r := range set.Rules {
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%s\n", r.Line, r.Name, sum.Matches[r.Name], describeRule(r))
+	}
+	return tw.Flush()
+}
+
+// describeRule says what a rule does, short.
+func describeRule(r *rules.Rule) string {
+	var parts []string
+	if r.SetsCategory() {
+		parts = append(parts, "category "+r.Category)
+	}
+	if len(r.Tags) > 0 {
+		parts = append(parts, "tags "+strings.Join(r.Tags, ", "))
+	}
+	if r.ExcludeFromSpending != nil {
+		parts = append(parts, fmt.Sprintf("exclude_from_spending %v", *r.ExcludeFromSpending))
+	}
+	if r.Note != nil {
+		parts = append(parts, "note")
+	}
+	if len(r.Notify) > 0 {
+		parts = append(parts, "notify "+strings.Join(r.Notify, ", "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func (a *app) rulesPreview(ctx context.Context, since string) error {
+	if err := checkDate(since); err != nil {
+		return err
+	}
+	st, set, err := a.readRules(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "DATE\tDESCRIPTION\tAMOUNT\tCHANGE\tRULE")
+	sum, err := a.rulesEngine(st, set, nil).Scan(ctx, since, 0, true, func(changes []rules.Change, _ int, _ int64) error {
+		for _, c := range changes {
+			for _, act := range c.Actions {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", dateOf(c.Tx.CreatedLocal), shorten(c.Tx.Description, 40),
+					formatMoney(c.Tx.AmountBaseUnits, c.Tx.Currency), describeAction(c.Tx, act), act.Rule)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "%d of %d transactions would change; writing back takes %d changes at the bank (each a request and a refetch)\n",
+		sum.Changed, sum.Transactions, sum.Requests)
+	return nil
+}
+
+// describeAction says what an action changes.
+func describeAction(t store.RuleTransaction, act store.RuleApplication) string {
+	switch act.Action {
+	case store.RuleCategory:
+		return fmt.Sprintf("category %s → %s", orNone(t.CategoryID), orNone(act.Value))
+	case store.RuleTag:
+		s := "tag +" + act.Value
+		if act.Error != "" {
+			s += " (mirror only: 2Up)"
+		}
+		return s
+	case store.RuleExclude:
+		return "exclude from spending"
+	default:
+		return "note " + shorten(act.Value, 30)
+	}
+}
+
+func dateOf(local string) string {
+	if len(local) >= 10 {
+		return local[:10]
+	}
+	return local
+}
+
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+func checkDate(d string) error {
+	if d == "" {
+		return nil
+	}
+	if _, err := time.Parse("2006-01-02", d); err != nil {
+		return fmt.Errorf("%w: --since %q: want a date, YYYY-MM-DD", errUsage, d)
+	}
+	return nil
+}
+
+func (a *app) rulesApply(ctx context.Context, since string, writeBack bool) error {
+	if since == "" {
+		return fmt.Errorf("%w: rules apply needs --since DATE", errUsage)
+	}
+	if err := checkDate(since); err != nil {
+		return err
+	}
+	st, err := a.openExistingStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	set, err := a.loadRules(ctx, st)
+	if err != nil {
+		return err
+	}
+	var writer rules.Writer
+	if writeBack {
+		people, err := a.householdWriters()
+		if err != nil {
+			return err
+		}
+		writer = writeback.NewHousehold(people, st, a.log)
+	}
+	e := a.rulesEngine(st, set, writer)
+	plan, err := e.Scan(ctx, since, 0, writeBack, nil)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "%d of %d transactions since %s change", plan.Changed, plan.Transactions, since)
+	if writeBack {
+		fmt.Fprintf(a.stdout, "; %d changes to write back at the bank, about %d requests", plan.Requests, 2*plan.Requests)
+	}
+	fmt.Fprintln(a.stdout)
+	sum, err := e.Apply(ctx, since, writeBack, rules.StorePlace{Store: st}, func(p rules.ApplyProgress) {
+		if a.statusLine != nil {
+			a.statusLine.set(fmt.Sprintf("rules apply: %d transactions scanned, %d changed", p.Done, p.Changed))
+		}
+	})
+	if a.statusLine != nil {
+		a.statusLine.clear()
+	}
+	if err != nil {
+		return err
+	}
+	if !writeBack {
+		fmt.Fprintf(a.stdout, "recorded %d actions on %d transactions in the mirror; nothing was sent to the bank (--write-back sends it)\n", sum.Actions, sum.Changed)
+		return nil
+	}
+	if err := e.Drain(ctx); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "applied %d actions on %d transactions; the write-backs are done or wait for their retry (see rule_applications)\n", sum.Actions, sum.Changed)
+	return nil
+}
+
+// householdWriters are the household's people, each with a client of
+// their own token, for write-back.
+func (a *app) householdWriters() ([]writeback.Person, error) {
+	people, err := a.members()
+	if err != nil {
+		return nil, err
+	}
+	through := make([]writeback.Person, len(people))
+	for i, p := range people {
+		through[i] = writeback.Person{Name: p.Name, Bank: a.client(a.cfg.APIURL, p.Token, a.cfg.RequestsPerHour)}
+	}
+	return through, nil
+}
+
+// alertsCommand tests channels and shows the outbox.
+func (a *app) alertsCommand() *cli.Command {
+	return &cli.Command{Name: "alerts", Summary: "send a test alert to a channel, and show the alerts sent, pending and failed",
+		Commands: []*cli.Command{
+			{Name: "test", Synopsis: "CHANNEL", TakesArgs: true, Summary: "send one test alert to a channel of the rules file, now",
+				Run: a.configured(func(ctx context.Context, args []string) error {
+					if len(args) != 1 {
+						return fmt.Errorf("%w: alerts test needs CHANNEL", errUsage)
+					}
+					return a.alertsTest(ctx, args[0])
+				})},
+			{Name: "list", Summary: "the newest alerts and each channel's counts",
+				Run: a.configured(func(ctx context.Context, _ []string) error { return a.alertsList(ctx) })},
+		}}
+}
+
+func (a *app) alertsTest(ctx context.Context, channel string) error {
+	set, err := rules.Load(a.cfg.RulesFile, false)
+	if err != nil {
+		return err
+	}
+	if _, ok := set.Channels[channel]; !ok {
+		return fmt.Errorf("no [channel.%s] in %s", channel, set.Path)
+	}
+	d := alerts.NewDispatcher(nil, nil, a.log)
+	if err := d.Configure(set, nil); err != nil {
+		return err
+	}
+	m := alerts.Message{Kind: alerts.KindTest, Key: "test:" + time.Now().UTC().Format(time.RFC3339Nano),
+		Title: "bankmirror test alert", Message: "This is a test alert from bankmirror: the channel " + channel + " works.",
+		DashboardURL: set.AlertSettings.DashboardURL}
+	if err := d.SendNow(ctx, channel, m); err != nil {
+		return fmt.Errorf("channel %s: %w", channel, err)
+	}
+	fmt.Fprintf(a.stdout, "sent a test alert to %s\n", channel)
+	return nil
+}
+
+func (a *app) alertsList(ctx context.Context) error {
+	st, err := a.openExistingReadOnly(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	counts, err := st.AlertCountsByChannel(ctx)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "CHANNEL\tSENT\tPENDING\tFAILED")
+	for _, c := range counts {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\n", c.Channel, c.Sent, c.Pending, c.Failed)
+	}
+	fmt.Fprintln(tw, "\nCREATED\tCHANNEL\tKIND\tSTATE\tTITLE")
+	recent, err := st.RecentAlerts(ctx, 20)
+	if err != nil {
+		return err
+	}
+	for _, al := range recent {
+		state := "pending"
+		switch {
+		case al.SentAt != "":
+			state = "sent"
+		case al.FailedAt != "":
+			state = "failed: " + shorten(al.Error, 40)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", al.CreatedAt, al.Channel, al.Kind, state, shorten(al.Title, 50))
+	}
+	return tw.Flush()
+}

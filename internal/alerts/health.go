@@ -1,0 +1,39 @@
+package alerts
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/bankmirror/bankmirror/internal/health"
+)
+
+// UnreachableFor is how long the bank must have been out of reach before
+// [alert.health] says so.
+const UnreachableFor = time.Hour
+
+// Conditions are what [alert.health] tells of the daemon's facts: each
+// person's token the bank rejected, the bank unreachable past an hour,
+// the mirror stale (its last sync older than staleAfter).
+func Conditions(f health.Facts, staleAfter time.Duration) []Condition {
+	var out []Condition
+	for _, p := range f.People {
+		if p.Token.Rejected {
+			out = append(out, Condition{Key: "token:" + p.Name, Since: p.Token.RejectedAt,
+				Title:   fmt.Sprintf("The bank rejected %s's token", p.Name),
+				Message: fmt.Sprintf("The bank answered 401 to %s's token: their accounts are not mirrored until a new token is in place (then systemctl reload bankmirror).", p.Name)})
+		}
+	}
+	if len(f.People) == 0 && f.TokenRejected {
+		out = append(out, Condition{Key: "token", Since: f.TokenRejectedAt, Title: "The bank rejected the token",
+			Message: "The bank answered 401 to the token: nothing is mirrored until a new token is in place (then systemctl reload bankmirror)."})
+	}
+	if o := f.BankOutage; o.Syncs > 0 && f.Now.Sub(o.Since) >= UnreachableFor {
+		out = append(out, Condition{Key: "bank_unreachable", Since: o.Since, Title: "The bank is unreachable",
+			Message: fmt.Sprintf("The last %d syncs could not reach the bank, since %s: %s", o.Syncs, o.Since.Format(time.RFC3339), shorten(o.LastError, 200))})
+	}
+	if staleAfter > 0 && !f.LastSync.IsZero() && f.Now.Sub(f.LastSync) > staleAfter {
+		out = append(out, Condition{Key: "stale", Since: f.LastSync, Title: "The mirror is stale",
+			Message: fmt.Sprintf("The last successful sync was %s ago.", f.Now.Sub(f.LastSync).Round(time.Minute))})
+	}
+	return out
+}

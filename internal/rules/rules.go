@@ -1,0 +1,659 @@
+// Package rules reads the rules file (BANKMIRROR_RULES_FILE, TOML) and
+// decides what its rules do to a transaction: the category they set, the
+// tags they add, the channels they notify, and the mirror-only flags
+// (exclude_from_spending, note).
+//
+// A rule's `when` is an expression of github.com/expr-lang/expr over the
+// transaction as the bank has it (Transaction's fields, by their expr
+// names): conditions never see what an earlier rule did, so a rule's match
+// does not depend on the rules above it. Rules run in file order; for the
+// category, exclude_from_spending and note the first rule that sets one
+// wins; tags and notify accumulate, each once, in order of first mention.
+//
+// The package decides; it writes nothing. Applying the decision (at the
+// bank, in the mirror, as alerts) belongs to its callers.
+package rules
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/vm"
+
+	"github.com/bankmirror/bankmirror/internal/store"
+	"github.com/bankmirror/bankmirror/internal/writeback"
+)
+
+// Limits of a rules file, so that a file pasted by mistake is refused
+// rather than compiled.
+const (
+	MaxFileBytes   = 1 << 20
+	MaxRules       = 2000
+	MaxWhenLength  = 4096
+	maxExprNodes   = 2000
+	maxNameLength  = 200
+	maxTagsPerRule = 6
+)
+
+// Transaction is what a rule's `when` sees. Amounts are decimal numbers,
+// negative for money out; optional text is "" when the bank sends none.
+type Transaction struct {
+	ID                 string   `expr:"id"`
+	Description        string   `expr:"description"`
+	RawText            string   `expr:"raw_text"`
+	Message            string   `expr:"message"`
+	Amount             float64  `expr:"amount"`
+	Currency           string   `expr:"currency"`
+	ForeignCurrency    string   `expr:"foreign_currency"`
+	Account            string   `expr:"account"`
+	AccountType        string   `expr:"account_type"`
+	Ownership          string   `expr:"ownership"`
+	Person             string   `expr:"person"`
+	Status             string   `expr:"status"`
+	Category           string   `expr:"category"`
+	ParentCategory     string   `expr:"parent_category"`
+	Tags               []string `expr:"tags"`
+	CardPurchaseMethod string   `expr:"card_purchase_method"`
+	// Weekday is 0 (Sunday) to 6 and Hour 0 to 23, of the transaction's
+	// creation in the customer's zone.
+	Weekday int `expr:"weekday"`
+	Hour    int `expr:"hour"`
+}
+
+// Rule is one [[rule]] of the file.
+type Rule struct {
+	Name string
+	When string
+	// Category is as written in the file (an id, a name, or "none");
+	// CategoryID is what Resolve made of it ("" removes the category).
+	Category   string
+	CategoryID string
+	Tags       []string
+	Notify     []string
+	// ExcludeFromSpending and Note are the mirror's own: they never reach
+	// the bank.
+	ExcludeFromSpending *bool
+	Note                *string
+	// Line is where the rule's [[rule]] header is in the file.
+	Line    int
+	program *vm.Program
+}
+
+// SetsCategory says whether the rule sets (or removes) the category.
+func (r *Rule) SetsCategory() bool { return r.Category != "" }
+
+// Channel is a [channel.NAME] of the file: where alerts go.
+type Channel struct {
+	Name       string
+	URL        string
+	SecretFile string
+	// PerHour is the channel's rate limit (0: the default).
+	PerHour int
+	// Line is where the channel's table is in the file.
+	Line int
+}
+
+// Alert is an [alert.KIND] of the file: a built-in alert turned on, with
+// its settings as written (the alerts package reads them).
+type Alert struct {
+	Kind     string
+	Notify   []string
+	Settings map[string]any
+	Line     int
+}
+
+// Set is a parsed, compiled rules file.
+type Set struct {
+	Path     string
+	Rules    []*Rule
+	Channels map[string]Channel
+	Alerts   []Alert
+	// AlertSettings is the file's [alerts] table.
+	AlertSettings AlertSettings
+	// Unresolved says the categories could not be resolved yet (the
+	// mirror had none: before its first sync); until they are, no rule
+	// sets a category.
+	Unresolved bool
+}
+
+// AlertSettings is the [alerts] table: where the dashboard is, and the
+// quiet hours during which alerts wait.
+type AlertSettings struct {
+	DashboardURL string
+	// Quiet hours, as minutes of the day in Zone: from QuietFrom to
+	// QuietTo (across midnight when QuietTo < QuietFrom); none when equal.
+	QuietFrom, QuietTo int
+	// Zone is the customer's zone (set by the caller; UTC when nil).
+	Zone *time.Location
+}
+
+// QuietUntil says whether now is in the quiet hours, and when they end.
+func (a AlertSettings) QuietUntil(now time.Time) (time.Time, bool) {
+	if a.QuietFrom == a.QuietTo {
+		return time.Time{}, false
+	}
+	zone := a.Zone
+	if zone == nil {
+		zone = time.UTC
+	}
+	local := now.In(zone)
+	m := local.Hour()*60 + local.Minute()
+	in := (a.QuietFrom < a.QuietTo && m >= a.QuietFrom && m < a.QuietTo) ||
+		(a.QuietFrom > a.QuietTo && (m >= a.QuietFrom || m < a.QuietTo))
+	if !in {
+		return time.Time{}, false
+	}
+	end := time.Date(local.Year(), local.Month(), local.Day(), a.QuietTo/60, a.QuietTo%60, 0, 0, zone)
+	if !end.After(local) {
+		end = end.AddDate(0, 0, 1)
+	}
+	return end, true
+}
+
+// parseQuiet reads "HH:MM-HH:MM".
+func parseQuiet(v string) (from, to int, err error) {
+	a, b, ok := strings.Cut(v, "-")
+	if !ok {
+		return 0, 0, fmt.Errorf("quiet_hours %q: want HH:MM-HH:MM", v)
+	}
+	parse := func(s string) (int, error) {
+		t, err := time.Parse("15:04", strings.TrimSpace(s))
+		if err != nil {
+			return 0, fmt.Errorf("quiet_hours %q: want HH:MM-HH:MM", v)
+		}
+		return t.Hour()*60 + t.Minute(), nil
+	}
+	if from, err = parse(a); err != nil {
+		return 0, 0, err
+	}
+	to, err = parse(b)
+	return from, to, err
+}
+
+// fileDoc is the TOML document.
+type fileDoc struct {
+	Rule []struct {
+		Name                string   `toml:"name"`
+		When                string   `toml:"when"`
+		Category            string   `toml:"category"`
+		Tags                []string `toml:"tags"`
+		Notify              []string `toml:"notify"`
+		ExcludeFromSpending *bool    `toml:"exclude_from_spending"`
+		Note                *string  `toml:"note"`
+	} `toml:"rule"`
+	Channel map[string]struct {
+		URL        string `toml:"url"`
+		SecretFile string `toml:"secret_file"`
+		PerHour    int    `toml:"per_hour"`
+	} `toml:"channel"`
+	Alert  map[string]map[string]any `toml:"alert"`
+	Alerts struct {
+		DashboardURL string `toml:"dashboard_url"`
+		QuietHours   string `toml:"quiet_hours"`
+	} `toml:"alerts"`
+}
+
+// FileError is a problem of the rules file at a line: its Error is one
+// line, "file:line: what".
+type FileError struct {
+	Path string
+	Line int
+	Err  error
+}
+
+func (e *FileError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %v", e.Path, e.Line, e.Err)
+	}
+	return fmt.Sprintf("%s: %v", e.Path, e.Err)
+}
+
+func (e *FileError) Unwrap() error { return e.Err }
+
+// Load reads and parses the rules file at path. A missing file is an
+// empty set (no rules) when missingOK; otherwise an error.
+func Load(path string, missingOK bool) (*Set, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) && missingOK {
+		return &Set{Path: path, Channels: map[string]Channel{}}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read rules file: %w", err)
+	}
+	defer f.Close()
+	var buf bytes.Buffer
+	if _, err := buf.ReadFrom(io.LimitReader(f, MaxFileBytes+1)); err != nil {
+		return nil, fmt.Errorf("read rules file: %w", err)
+	}
+	if buf.Len() > MaxFileBytes {
+		return nil, &FileError{Path: path, Err: fmt.Errorf("larger than %d bytes", MaxFileBytes)}
+	}
+	return Parse(path, buf.Bytes())
+}
+
+// Parse parses and compiles a rules file's content; path names it in
+// errors.
+func Parse(path string, data []byte) (*Set, error) {
+	var doc fileDoc
+	md, err := toml.Decode(string(data), &doc)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, &FileError{Path: path, Line: pe.Position.Line, Err: errors.New(firstLine(pe.Message))}
+		}
+		return nil, &FileError{Path: path, Err: errors.New(firstLine(err.Error()))}
+	}
+	lines := locate(data)
+	if und := md.Undecoded(); len(und) > 0 {
+		k := und[0]
+		return nil, &FileError{Path: path, Line: lines.key(k), Err: fmt.Errorf("unknown key %q", k.String())}
+	}
+	if len(doc.Rule) > MaxRules {
+		return nil, &FileError{Path: path, Err: fmt.Errorf("%d rules, at most %d", len(doc.Rule), MaxRules)}
+	}
+	set := &Set{Path: path, Channels: map[string]Channel{}}
+	for name, c := range doc.Channel {
+		line := lines.table("channel." + name)
+		if c.URL == "" {
+			return nil, &FileError{Path: path, Line: line, Err: fmt.Errorf("channel %q has no url", name)}
+		}
+		if c.PerHour < 0 {
+			return nil, &FileError{Path: path, Line: line, Err: fmt.Errorf("channel %q: per_hour must not be negative", name)}
+		}
+		set.Channels[name] = Channel{Name: name, URL: c.URL, SecretFile: c.SecretFile, PerHour: c.PerHour, Line: line}
+	}
+	set.AlertSettings.DashboardURL = strings.TrimRight(doc.Alerts.DashboardURL, "/")
+	if q := doc.Alerts.QuietHours; q != "" {
+		from, to, err := parseQuiet(q)
+		if err != nil {
+			return nil, &FileError{Path: path, Line: lines.table("alerts"), Err: err}
+		}
+		set.AlertSettings.QuietFrom, set.AlertSettings.QuietTo = from, to
+	}
+	names := map[string]int{}
+	for i, r := range doc.Rule {
+		line := lines.arrayTable("rule", i)
+		rule := &Rule{
+			Name: strings.TrimSpace(r.Name), When: r.When, Category: strings.TrimSpace(r.Category),
+			Tags: dedupe(r.Tags), Notify: dedupe(r.Notify),
+			ExcludeFromSpending: r.ExcludeFromSpending, Note: r.Note, Line: line,
+		}
+		if err := set.check(rule, names); err != nil {
+			return nil, &FileError{Path: path, Line: line, Err: err}
+		}
+		names[rule.Name] = line
+		set.Rules = append(set.Rules, rule)
+	}
+	kinds := make([]string, 0, len(doc.Alert))
+	for k := range doc.Alert {
+		kinds = append(kinds, k)
+	}
+	slices.Sort(kinds)
+	for _, k := range kinds {
+		settings := doc.Alert[k]
+		a := Alert{Kind: k, Settings: map[string]any{}, Line: lines.table("alert." + k)}
+		for key, v := range settings {
+			if key == "notify" {
+				list, err := stringList(v)
+				if err != nil {
+					return nil, &FileError{Path: path, Line: a.Line, Err: fmt.Errorf("alert %s: notify: %w", k, err)}
+				}
+				a.Notify = dedupe(list)
+				continue
+			}
+			a.Settings[key] = v
+		}
+		if err := set.checkNotify(a.Notify); err != nil {
+			return nil, &FileError{Path: path, Line: a.Line, Err: fmt.Errorf("alert %s: %w", k, err)}
+		}
+		set.Alerts = append(set.Alerts, a)
+	}
+	return set, nil
+}
+
+// check validates and compiles one rule.
+func (s *Set) check(r *Rule, names map[string]int) error {
+	switch {
+	case r.Name == "":
+		return errors.New("a rule needs a name")
+	case len(r.Name) > maxNameLength:
+		return fmt.Errorf("rule name longer than %d bytes", maxNameLength)
+	case names[r.Name] != 0:
+		return fmt.Errorf("rule %q is already defined at line %d", r.Name, names[r.Name])
+	case strings.TrimSpace(r.When) == "":
+		return fmt.Errorf("rule %q has no when", r.Name)
+	case len(r.When) > MaxWhenLength:
+		return fmt.Errorf("rule %q: when longer than %d bytes", r.Name, MaxWhenLength)
+	case !r.SetsCategory() && len(r.Tags) == 0 && len(r.Notify) == 0 && r.ExcludeFromSpending == nil && r.Note == nil:
+		return fmt.Errorf("rule %q does nothing: give it category, tags, notify, exclude_from_spending or note", r.Name)
+	case len(r.Tags) > maxTagsPerRule:
+		return fmt.Errorf("rule %q adds %d tags, the bank allows %d on a transaction", r.Name, len(r.Tags), maxTagsPerRule)
+	}
+	for _, t := range r.Tags {
+		if t == "" || strings.TrimSpace(t) != t {
+			return fmt.Errorf("rule %q: tag %q is empty or has spaces around it", r.Name, t)
+		}
+	}
+	if err := s.checkNotify(r.Notify); err != nil {
+		return fmt.Errorf("rule %q: %w", r.Name, err)
+	}
+	prog, err := Compile(r.When)
+	if err != nil {
+		return fmt.Errorf("rule %q: when: %w", r.Name, err)
+	}
+	r.program = prog
+	return nil
+}
+
+func (s *Set) checkNotify(channels []string) error {
+	for _, c := range channels {
+		if _, ok := s.Channels[c]; !ok {
+			return fmt.Errorf("notify names channel %q, which has no [channel.%s]", c, c)
+		}
+	}
+	return nil
+}
+
+// Compile compiles a `when` expression against Transaction: unknown
+// names, wrong types and a result that is not a boolean are errors here,
+// not at run time.
+func Compile(when string) (*vm.Program, error) {
+	prog, err := expr.Compile(when, expr.Env(Transaction{}), expr.AsBool(), expr.MaxNodes(maxExprNodes))
+	if err != nil {
+		return nil, errors.New(firstLine(err.Error()))
+	}
+	return prog, nil
+}
+
+// Resolve turns each rule's category (an id, a name or "none") into an
+// id through resolve, which answers the id ("" for none) or why the value
+// names no category.
+func (s *Set) Resolve(resolve func(v string) (id, reason string)) error {
+	for _, r := range s.Rules {
+		if !r.SetsCategory() {
+			continue
+		}
+		id, reason := resolve(r.Category)
+		if reason != "" {
+			return &FileError{Path: s.Path, Line: r.Line, Err: fmt.Errorf("rule %q: category %q: %s", r.Name, r.Category, reason)}
+		}
+		r.CategoryID = id
+	}
+	return nil
+}
+
+// Match says whether the rule matches tx. A run-time failure (which the
+// compile-time checks make rare: a regular expression that does not
+// compile, say) is an error, and the rule counts as not matching.
+func (r *Rule) Match(tx *Transaction) (bool, error) {
+	out, err := expr.Run(r.program, tx)
+	if err != nil {
+		return false, fmt.Errorf("rule %q: %w", r.Name, errors.New(firstLine(err.Error())))
+	}
+	b, _ := out.(bool)
+	return b, nil
+}
+
+// Outcome is what the rules decide for one transaction, and which rule
+// decided each part.
+type Outcome struct {
+	// Matched lists the rules that matched, in file order.
+	Matched []*Rule
+	// CategorySet says a rule sets the category; CategoryID is the id it
+	// sets ("" removes it) and CategoryRule the rule.
+	CategorySet  bool
+	CategoryID   string
+	CategoryRule *Rule
+	// Tags are the tags the matching rules add (each once), TagRules the
+	// rule that first added each.
+	Tags     []string
+	TagRules map[string]*Rule
+	// Notify lists the channels to alert, each once, and NotifyRules the
+	// rules that asked for each.
+	Notify      []string
+	NotifyRules map[string][]*Rule
+	// Exclude and Note are the mirror-only settings of the first rules
+	// that set them (nil when none did).
+	Exclude     *bool
+	ExcludeRule *Rule
+	Note        *string
+	NoteRule    *Rule
+	// Errors are the rules that failed at run time.
+	Errors []error
+}
+
+// Evaluate runs every rule against tx, in file order.
+func (s *Set) Evaluate(tx *Transaction) Outcome {
+	var o Outcome
+	for _, r := range s.Rules {
+		ok, err := r.Match(tx)
+		if err != nil {
+			o.Errors = append(o.Errors, err)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		o.Matched = append(o.Matched, r)
+		if r.SetsCategory() && !o.CategorySet {
+			o.CategorySet, o.CategoryID, o.CategoryRule = true, r.CategoryID, r
+		}
+		for _, t := range r.Tags {
+			if o.TagRules == nil {
+				o.TagRules = map[string]*Rule{}
+			}
+			if _, seen := o.TagRules[t]; !seen {
+				o.Tags = append(o.Tags, t)
+				o.TagRules[t] = r
+			}
+		}
+		for _, c := range r.Notify {
+			if o.NotifyRules == nil {
+				o.NotifyRules = map[string][]*Rule{}
+			}
+			if _, seen := o.NotifyRules[c]; !seen {
+				o.Notify = append(o.Notify, c)
+			}
+			o.NotifyRules[c] = append(o.NotifyRules[c], r)
+		}
+		if r.ExcludeFromSpending != nil && o.Exclude == nil {
+			o.Exclude, o.ExcludeRule = r.ExcludeFromSpending, r
+		}
+		if r.Note != nil && o.Note == nil {
+			o.Note, o.NoteRule = r.Note, r
+		}
+	}
+	return o
+}
+
+// Rule returns the rule of that name, or nil.
+func (s *Set) Rule(name string) *Rule {
+	for _, r := range s.Rules {
+		if r.Name == name {
+			return r
+		}
+	}
+	return nil
+}
+
+func dedupe(in []string) []string {
+	var out []string
+	for _, v := range in {
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func stringList(v any) ([]string, error) {
+	items, ok := v.([]any)
+	if !ok {
+		return nil, errors.New("want a list of channel names")
+	}
+	out := make([]string, 0, len(items))
+	for _, it := range items {
+		s, ok := it.(string)
+		if !ok {
+			return nil, errors.New("want a list of channel names")
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[:i])
+	}
+	return s
+}
+
+// lineIndex finds where tables and keys are in the file, for errors that
+// come after decoding (the TOML decoder keeps key positions to itself). It
+// reads only header lines and key names, never values.
+type lineIndex struct {
+	headers []header
+	keys    []keyLine
+}
+
+type header struct {
+	name  string
+	array bool
+	line  int
+}
+
+type keyLine struct {
+	header int // index into headers, -1 before any
+	key    string
+	line   int
+}
+
+var (
+	headerRe = regexp.MustCompile(`^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?`)
+	keyRe    = regexp.MustCompile(`^\s*([A-Za-z0-9_-]+|"[^"]*")\s*=`)
+)
+
+func locate(data []byte) lineIndex {
+	var ix lineIndex
+	cur := -1
+	for i, l := range strings.Split(string(data), "\n") {
+		if m := headerRe.FindStringSubmatch(l); m != nil {
+			ix.headers = append(ix.headers, header{name: unquote(m[2]), array: m[1] == "[[", line: i + 1})
+			cur = len(ix.headers) - 1
+			continue
+		}
+		if m := keyRe.FindStringSubmatch(l); m != nil {
+			ix.keys = append(ix.keys, keyLine{header: cur, key: strings.Trim(m[1], `"`), line: i + 1})
+		}
+	}
+	return ix
+}
+
+func unquote(name string) string {
+	parts := strings.Split(name, ".")
+	for i, p := range parts {
+		parts[i] = strings.Trim(strings.TrimSpace(p), `"'`)
+	}
+	return strings.Join(parts, ".")
+}
+
+// table is the line of [name].
+func (ix lineIndex) table(name string) int {
+	for _, h := range ix.headers {
+		if !h.array && h.name == name {
+			return h.line
+		}
+	}
+	return 0
+}
+
+// arrayTable is the line of the n-th [[name]].
+func (ix lineIndex) arrayTable(name string, n int) int {
+	for _, h := range ix.headers {
+		if h.array && h.name == name {
+			if n == 0 {
+				return h.line
+			}
+			n--
+		}
+	}
+	return 0
+}
+
+// key is the best line for an undecoded key: the key's own line under
+// its table, else the table's.
+func (ix lineIndex) key(k toml.Key) int {
+	if len(k) == 0 {
+		return 0
+	}
+	table, last := strings.Join(k[:len(k)-1], "."), k[len(k)-1]
+	for _, kl := range ix.keys {
+		h := ""
+		if kl.header >= 0 {
+			h = ix.headers[kl.header].name
+		}
+		if h == table && kl.key == last {
+			return kl.line
+		}
+	}
+	for _, h := range ix.headers {
+		if h.name == table || h.name == k.String() {
+			return h.line
+		}
+	}
+	return 0
+}
+
+// Categories is what resolving a file's categories needs of the mirror
+// (*store.Store).
+type Categories interface {
+	CategoryTree(ctx context.Context) (map[string]store.CategoryNode, error)
+}
+
+// LoadResolved loads the rules file at path (a missing one is no rules
+// when missingOK) and resolves its categories against the mirror's.
+func LoadResolved(ctx context.Context, path string, missingOK bool, c Categories) (*Set, error) {
+	set, err := Load(path, missingOK)
+	if err != nil {
+		return nil, err
+	}
+	if len(set.Rules) == 0 {
+		return set, nil
+	}
+	return set, set.ResolveIn(ctx, c)
+}
+
+// ResolveIn resolves the categories against the mirror's; with none in
+// the mirror yet, the set stays Unresolved.
+func (s *Set) ResolveIn(ctx context.Context, c Categories) error {
+	tree, err := c.CategoryTree(ctx)
+	if err != nil {
+		return err
+	}
+	if len(tree) == 0 {
+		s.Unresolved = slices.ContainsFunc(s.Rules, (*Rule).SetsCategory)
+		return nil
+	}
+	if err := s.Resolve(func(v string) (string, string) { return writeback.ResolveCategory(tree, v) }); err != nil {
+		return err
+	}
+	s.Unresolved = false
+	return nil
+}
+
+// unresolved says the rule's category has not been resolved to an id.
+func (r *Rule) unresolved() bool {
+	return r.SetsCategory() && r.CategoryID == "" && !strings.EqualFold(r.Category, writeback.None)
+}

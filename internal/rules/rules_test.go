@@ -1,0 +1,183 @@
+package rules_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/bankmirror/bankmirror/internal/rules"
+)
+
+// example is the file the documentation pins.
+const example = `
+[[rule]]
+name = "fuel, not groceries"
+when = 'description contains "Woolworths Petrol" or raw_text matches "(?i)^WW PETROL"'
+category = "fuel"            # a category's id or name; "none" removes it
+tags = ["car"]               # added
+notify = ["phone"]           # channel names
+
+[[rule]]
+name = "work lunches"
+when = 'amount < -15 and amount > -60 and weekday in [1,2,3,4,5] and category == "restaurants-and-cafes"'
+tags = ["work"]
+exclude_from_spending = true # local only: v_monthly_spending leaves it out, v_transactions says why
+note = "reimbursed"          # local only
+
+[[rule]]
+name = "anything at the servo"
+when = 'description contains "Petrol"'
+category = "groceries"
+tags = ["car", "servo"]
+
+[channel.phone]
+url = "ntfy://ntfy.example.org/our-money"
+
+[channel.hook]
+url = "https://example.org/hooks/money"   # http(s): POST of a JSON body
+secret_file = "/etc/bankmirror/hook.secret"
+
+[alert.low_balance]
+account = "2Up Spending"
+below = 200
+notify = ["phone"]
+`
+
+func parse(t *testing.T, text string) *rules.Set {
+	t.Helper()
+	s, err := rules.Parse("rules.toml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestExampleFileParses(t *testing.T) {
+	s := parse(t, example)
+	if len(s.Rules) != 3 || s.Rules[0].Name != "fuel, not groceries" || s.Rules[1].Line != 9 {
+		t.Fatalf("rules %+v", s.Rules)
+	}
+	if c := s.Channels["hook"]; c.URL != "https://example.org/hooks/money" || c.SecretFile != "/etc/bankmirror/hook.secret" {
+		t.Fatalf("hook channel %+v", c)
+	}
+	if len(s.Alerts) != 1 || s.Alerts[0].Kind != "low_balance" || !slices.Equal(s.Alerts[0].Notify, []string{"phone"}) ||
+		s.Alerts[0].Settings["account"] != "2Up Spending" || s.Alerts[0].Settings["below"] != int64(200) {
+		t.Fatalf("alerts %+v", s.Alerts)
+	}
+}
+
+func TestFirstCategoryWinsTagsAccumulate(t *testing.T) {
+	s := parse(t, example)
+	if err := s.Resolve(func(v string) (string, string) { return strings.ToLower(v), "" }); err != nil {
+		t.Fatal(err)
+	}
+	tx := &rules.Transaction{Description: "Woolworths Petrol Carlton", Amount: -55.2, Weekday: 3, Category: "groceries"}
+	o := s.Evaluate(tx)
+	if !o.CategorySet || o.CategoryID != "fuel" || o.CategoryRule.Name != "fuel, not groceries" {
+		t.Fatalf("category %v %q %v", o.CategorySet, o.CategoryID, o.CategoryRule)
+	}
+	if !slices.Equal(o.Tags, []string{"car", "servo"}) || o.TagRules["servo"].Name != "anything at the servo" {
+		t.Fatalf("tags %v", o.Tags)
+	}
+	if !slices.Equal(o.Notify, []string{"phone"}) || o.Exclude != nil || len(o.Matched) != 2 {
+		t.Fatalf("notify %v exclude %v matched %d", o.Notify, o.Exclude, len(o.Matched))
+	}
+
+	lunch := &rules.Transaction{Description: "Cafe", Amount: -22.5, Weekday: 2, Category: "restaurants-and-cafes"}
+	o = s.Evaluate(lunch)
+	if o.CategorySet || !slices.Equal(o.Tags, []string{"work"}) || o.Exclude == nil || !*o.Exclude || *o.Note != "reimbursed" {
+		t.Fatalf("lunch outcome %+v", o)
+	}
+	lunch.Weekday = 6
+	if o = s.Evaluate(lunch); len(o.Matched) != 0 {
+		t.Fatalf("a Saturday lunch matched %d rules", len(o.Matched))
+	}
+}
+
+func TestRawTextMatchesAndNoneRemoves(t *testing.T) {
+	s := parse(t, `
+[[rule]]
+name = "landlord"
+when = 'raw_text matches "(?i)^ww petrol" and foreign_currency == "" and "rent" in tags'
+category = "none"
+`)
+	if err := s.Resolve(func(v string) (string, string) {
+		if v == "none" {
+			return "", ""
+		}
+		return "", "unknown"
+	}); err != nil {
+		t.Fatal(err)
+	}
+	o := s.Evaluate(&rules.Transaction{RawText: "WW PETROL 123", Tags: []string{"rent"}})
+	if !o.CategorySet || o.CategoryID != "" {
+		t.Fatalf("outcome %+v", o)
+	}
+}
+
+// Every mistake is one line naming the file and the line, and nothing of
+// the file is kept.
+func TestBadFilesSayWhereAndWhy(t *testing.T) {
+	cases := []struct{ name, text, want string }{
+		{"syntax", "[[rule]]\nname = \"a\"\nwhen = 'true'\ntags = [\"x\"\n", "rules.toml:4:"},
+		{"unknown field", "[[rule]]\nname = \"a\"\nwhen = 'descripton contains \"x\"'\ntags = [\"x\"]\n", `rules.toml:1: rule "a": when: unknown name descripton`},
+		{"not boolean", "[[rule]]\nname = \"a\"\nwhen = 'amount + 1'\ntags = [\"x\"]\n", `rules.toml:1: rule "a": when: expected bool`},
+		{"unknown key", "[[rule]]\nname = \"a\"\nwhen = 'true'\ntags = [\"x\"]\ncatgory = \"fuel\"\n", `rules.toml:5: unknown key "rule.catgory"`},
+		{"unknown channel", "[[rule]]\nname = \"a\"\nwhen = 'true'\nnotify = [\"pager\"]\n", `rules.toml:1: rule "a": notify names channel "pager"`},
+		{"no name", "[[rule]]\nwhen = 'true'\ntags = [\"x\"]\n\n[[rule]]\nname = \"b\"\n", "rules.toml:1: a rule needs a name"},
+		{"duplicate", "[[rule]]\nname = \"a\"\nwhen = 'true'\ntags = [\"x\"]\n[[rule]]\nname = \"a\"\nwhen = 'true'\ntags = [\"y\"]\n", `rules.toml:5: rule "a" is already defined at line 1`},
+		{"does nothing", "[[rule]]\nname = \"a\"\nwhen = 'true'\n", `rules.toml:1: rule "a" does nothing`},
+		{"no url", "[channel.phone]\nsecret_file = \"x\"\n", `rules.toml:1: channel "phone" has no url`},
+		{"too many tags", "[[rule]]\nname = \"a\"\nwhen = 'true'\ntags = [\"1\",\"2\",\"3\",\"4\",\"5\",\"6\",\"7\"]\n", "adds 7 tags"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := rules.Parse("rules.toml", []byte(c.text))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error %q, want one line containing %q", err, c.want)
+			}
+			var fe *rules.FileError
+			if !errors.As(err, &fe) {
+				t.Fatalf("error %T is not a FileError", err)
+			}
+		})
+	}
+}
+
+func TestResolveNamesTheRuleOfAnUnknownCategory(t *testing.T) {
+	s := parse(t, example)
+	err := s.Resolve(func(v string) (string, string) {
+		if v == "groceries" {
+			return "", "no such category"
+		}
+		return v, ""
+	})
+	if err == nil || err.Error() != `rules.toml:16: rule "anything at the servo": category "groceries": no such category` {
+		t.Fatalf("error %v", err)
+	}
+}
+
+func TestLoad(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "rules.toml")
+	s, err := rules.Load(missing, true)
+	if err != nil || len(s.Rules) != 0 {
+		t.Fatalf("missing file with missingOK: %v %v", s, err)
+	}
+	if _, err := rules.Load(missing, false); err == nil {
+		t.Fatal("missing file without missingOK: no error")
+	}
+	big := filepath.Join(dir, "big.toml")
+	if err := os.WriteFile(big, []byte(strings.Repeat("#", rules.MaxFileBytes+1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rules.Load(big, true); err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Fatalf("big file: %v", err)
+	}
+}
