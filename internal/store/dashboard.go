@@ -361,10 +361,12 @@ func (s *Store) TransactionDetail(ctx context.Context, id string) (TxDetail, err
 
 // HeldTransactions lists up to n HELD transactions, oldest first.
 func (s *Store) HeldTransactions(ctx context.Context, n int) ([]TxRow, error) {
-	// The ids first, from the table: the view's tag lists and joins would
-	// be computed for every HELD transaction before the sort.
+	// The ids first, in the order of transactions_held_created: the
+	// view's tag lists and joins would be computed for every HELD
+	// transaction before the sort.
+	const oldest = " ORDER BY unixepoch(created_at, 'subsec')"
 	return queryAll(ctx, s.ro, "held transactions", scanTxRow, "SELECT "+txRowColumns+` FROM v_transactions
-		WHERE id IN (SELECT id FROM transactions WHERE status = 'HELD' ORDER BY created_epoch LIMIT ?) ORDER BY created_epoch`, n)
+		WHERE id IN (SELECT id FROM transactions WHERE status = 'HELD'`+oldest+` LIMIT ?)`+oldest, n)
 }
 
 // Payment is what was paid to one payee (a description) in one month at

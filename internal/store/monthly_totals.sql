@@ -161,9 +161,11 @@ BEGIN
         count_out = count_out + excluded.count_out, count = count + excluded.count;
 END;
 
--- The dashboard's oldest HELD transactions, read in order from this
--- index rather than sorted from every HELD row.
-CREATE INDEX IF NOT EXISTS transactions_held_created ON transactions (status, created_epoch) WHERE status = 'HELD';
+-- The oldest HELD transactions (the dashboard's list, `status`'s oldest
+-- HELD), read in order from this index rather than sorted from every HELD
+-- row.
+CREATE INDEX IF NOT EXISTS transactions_held_created ON transactions (status, unixepoch(created_at, 'subsec'))
+    WHERE status = 'HELD';
 
 -- The existing transactions (anew, should the table hold rows already):
 -- summed from transactions_month_money alone (it holds every column

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -275,6 +276,20 @@ func TestSearchCountsSumsAndPages(t *testing.T) {
 		}
 		if !slices.Equal(got, want) {
 			t.Errorf("%+v: pages %v, want %v", f, got, want)
+		}
+	}
+}
+
+// The dashboard's and status's oldest HELD transactions are read from
+// transactions_held_created, not sorted from every HELD row.
+func TestOldestHeldReadFromTheirIndex(t *testing.T) {
+	s, _ := mustOpen(t)
+	for _, q := range []string{
+		"SELECT id FROM transactions WHERE status = 'HELD' ORDER BY unixepoch(created_at, 'subsec') LIMIT 20",
+		"SELECT id, description, created_at FROM transactions WHERE status = 'HELD' ORDER BY unixepoch(created_at, 'subsec') LIMIT 1",
+	} {
+		if plan := queryPlan(t, s, q); !strings.Contains(plan, "transactions_held_created") || strings.Contains(plan, "TEMP B-TREE") {
+			t.Errorf("%s: %s", q, plan)
 		}
 	}
 }
