@@ -16,5 +16,14 @@ var monthlyTotals string
 var monthlyTotalsRebuild = []string{
 	sqlStatement(monthlyTotals, "DELETE FROM monthly_totals;"),
 	sqlStatement(monthlyTotals, "INSERT INTO monthly_totals "),
-	sqlStatement(monthlyTotals[strings.Index(monthlyTotals, "GROUP BY month, kind"):], "INSERT INTO monthly_totals "),
+	sqlStatement(after(monthlyTotals, "GROUP BY month, kind"), "INSERT INTO monthly_totals "),
+}
+
+// after is what follows the first marker in src.
+func after(src, marker string) string {
+	_, rest, ok := strings.Cut(src, marker)
+	if !ok {
+		panic("store: no " + marker)
+	}
+	return rest
 }
