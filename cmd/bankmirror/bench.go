@@ -145,12 +145,16 @@ func (a *app) benchBurstMode() *cli.Command {
 	fs.DurationVar(&o.Timeout, "timeout", time.Minute, "how long to wait for an exact mirror after the last delivery")
 	fs.Uint64Var(&o.Seed, "seed", 1, "`SEED` of the burst's choices")
 	fs.StringVar(&o.Dir, "dir", "", "directory `DIR` for the mirror (default: a temporary one)")
+	fs.IntVar(&o.Restarts, "restarts", 0, "kill -9 the daemon `N` times during the burst, restarting it at once (it then runs as bankmirror serve in a child process)")
 	return &cli.Command{Name: "burst", Flags: fs,
-		Synopsis: "[--events N] [--transactions N] [--duration DURATION] [--timeout DURATION] [--seed SEED] [--dir DIR]",
+		Synopsis: "[--events N] [--transactions N] [--duration DURATION] [--timeout DURATION] [--seed SEED] [--restarts N] [--dir DIR]",
 		Summary:  "a burst of webhook events with duplicates and reorders: bank requests used and time to an exact mirror",
 		Run: a.configured(func(ctx context.Context, _ []string) error {
-			if o.Events < 20 || o.Transactions < 0 || o.Duration < 0 || o.Timeout <= 0 {
-				return fmt.Errorf("%w: --events must be at least 20, --timeout positive", errUsage)
+			if o.Events < 20 || o.Transactions < 0 || o.Duration < 0 || o.Timeout <= 0 || o.Restarts < 0 {
+				return fmt.Errorf("%w: --events must be at least 20, --timeout positive, --restarts not negative", errUsage)
+			}
+			if o.Restarts > 0 {
+				return bench.BurstRestarts(ctx, a.benchEnv(), o)
 			}
 			return bench.Burst(ctx, a.benchEnv(), o)
 		})}

@@ -548,21 +548,20 @@ func TestCLIDemo(t *testing.T) {
 
 // An empty bank (--transactions 0, which the simulator would take for its
 // default) has no transaction but the live ones; its joint account, with
-// none in the mirror, is not polled yet, and the demo says so rather than
-// wait.
+// none in the mirror, is polled from its start: the 2Up purchase comes.
 func TestCLIDemoEmptyBank(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "demo.db")
 	r := runCLI(t, map[string]string{"BANKMIRROR_LOG_FORMAT": "json"}, "demo", "--db", db, "--transactions", "0")
 	wantCode(t, r, 0)
 	if !strings.Contains(r.stdout, "Transactions: 0 (0 HELD)") ||
-		!strings.Contains(r.stdout, "Poll: the joint account had no transactions in the mirror, so polls do not list it yet: sam's 2Up purchase waits for the next sync.") {
+		!strings.Contains(r.stdout, "Poll: sam's 2Up purchase (tx ") {
 		t.Errorf("the empty bank's demo:\n%s", r.stdout)
 	}
 	st := openMirror(t, db)
-	// The coffee, the tickets, the payment's two sides (the deposit came
-	// and went).
-	if n := mirrortest.Int(t, st.Reader(), "SELECT count(*) FROM transactions"); n != 4 {
-		t.Errorf("%d transactions in the empty bank's mirror, want the 4 live ones", n)
+	// The coffee, the tickets, the 2Up groceries, the payment's two sides
+	// (the deposit came and went).
+	if n := mirrortest.Int(t, st.Reader(), "SELECT count(*) FROM transactions"); n != 5 {
+		t.Errorf("%d transactions in the empty bank's mirror, want the 5 live ones", n)
 	}
 }
 

@@ -230,19 +230,13 @@ func demoHouseholdLive(ctx context.Context, a *app, m *Daemon, sim *simulator.Ba
 		return err
 	}
 	// The joint purchase is watched for from the moment it is made: no
-	// event announces it, the poll brings it. A poll lists a joint account
-	// from its newest transaction: an empty one (--transactions 0) waits
-	// for a sync.
-	joint, err := demo.JointTransactions(ctx, m.Store.Reader())
-	if err != nil {
-		return err
-	}
+	// event announces it, the poll brings it.
 	wctx, cancel := context.WithTimeout(ctx, 10*demoPollInterval+10*time.Second)
 	defer cancel()
 	polled := make(chan error, 1)
 	var arrived time.Time
 	for i, s := range act.Steps {
-		if !s.Joint || joint == 0 {
+		if !s.Joint {
 			continue
 		}
 		do := s.Do
@@ -264,10 +258,6 @@ func demoHouseholdLive(ctx context.Context, a *app, m *Daemon, sim *simulator.Ba
 	}
 	if err := demoEventsApplied(ctx, a, m, sim, ev); err != nil {
 		return err
-	}
-	if joint == 0 {
-		fmt.Fprintf(a.stdout, "Poll: the joint account had no transactions in the mirror, so polls do not list it yet: %s's 2Up purchase waits for the next sync.\n", act.JointBy)
-		return nil
 	}
 	if err := <-polled; err != nil {
 		return err

@@ -243,7 +243,10 @@ func (m *Daemon) openHousehold(ctx context.Context) error {
 			}
 			return bank.New(m.Config.APIURL, p.Token, bank.WithHourlyBudget(m.Config.RequestsPerHour),
 				bank.WithReserve(m.Config.BudgetReserve), bank.WithLogger(m.Log.With().Str(logfield.Person, p.Name).Logger()),
-				bank.WithResponseObserver(m.Metrics.BankResponse), bank.WithTokenObserver(observe))
+				bank.WithResponseObserver(m.Metrics.BankResponse), bank.WithTokenObserver(observe),
+				// A bank it cannot reach fails the sync within seconds; the
+				// schedule syncs again soon (replica.ScheduleConfig.RetryBase).
+				bank.WithUnreachableWithin(unreachableWithin))
 		},
 		Sync: replica.Options{Overlap: m.Config.SyncOverlap, StopGrace: workGrace,
 			OnProgress: m.syncProgressed, AfterRun: m.syncEnded},
@@ -297,9 +300,13 @@ func (m *Daemon) openSync() {
 	})
 	m.Schedule = replica.NewSchedule(m.Household, m.Healer, m.Worker, m.Store, replica.ScheduleConfig{
 		Sync: m.Config.SyncSchedule, Reconcile: m.Config.ReconcileSchedule, InboxRetention: m.Config.InboxRetention,
-		OnRun: m.Metrics.SyncRun, StartupDone: m.InitialSyncDone,
+		OnRun: m.Metrics.SyncRun, StartupDone: m.InitialSyncDone, RetryBase: outageRetryBase,
 	}, m.Log)
 }
+
+// outageRetryBase is how soon the daemon syncs again after a sync the
+// bank or the network failed (tests shorten it).
+var outageRetryBase = replica.DefaultOutageRetryBase
 
 // syncProgressed keeps a sync's progress for the daemon's report and
 // passes it on to SyncProgress.

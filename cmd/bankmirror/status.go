@@ -255,7 +255,8 @@ func printStatus(w io.Writer, db string, c clock, s health.Status) {
 	}
 	printPeople(w, c, s.People)
 	if o := s.BankOutage; o != nil {
-		fmt.Fprintf(w, "bank: UNREACHABLE by %s, since %s (%s ago): %s\n", health.LastSyncs(o.Syncs), c.at(o.Since), health.Age(time.Since(o.Since)), o.LastError)
+		fmt.Fprintf(w, "bank: UNREACHABLE by %s, since %s (%s ago)%s: %s\n", health.LastSyncs(o.Syncs), c.at(o.Since), health.Age(time.Since(o.Since)),
+			retrying(c, o.RetryAt), o.LastError)
 	}
 	printBudget(w, c, s.Budget)
 	if wk := s.Worker; wk != nil && wk.Paused && !wk.Unauthorized {
@@ -335,4 +336,13 @@ func printBudget(w io.Writer, c clock, b *bank.BudgetState) {
 	default:
 		fmt.Fprintln(w, "bank budget: not reported by the bank yet")
 	}
+}
+
+// retrying is ", retrying at 10:04:05" when the daemon said when it syncs
+// again, else "".
+func retrying(c clock, at time.Time) string {
+	if at.IsZero() {
+		return ""
+	}
+	return ", retrying at " + c.time(at)
 }

@@ -184,8 +184,12 @@ url = "smtp://`+box.addr+`/?to=alex@example.org,sam@example.org&from=bankmirror@
 	}
 
 	got := ntfy.got()
-	if len(got) != 1 || got[0].Path != "/our-money" || got[0].Header.Get("Title") != purchase.Title ||
-		got[0].Body != purchase.Message || got[0].Header.Get("Click") != purchase.DashboardURL {
+	var pub map[string]any
+	if len(got) == 1 {
+		_ = json.Unmarshal([]byte(got[0].Body), &pub)
+	}
+	if len(got) != 1 || got[0].Path != "/" || pub["topic"] != "our-money" || pub["title"] != purchase.Title ||
+		pub["message"] != purchase.Message || pub["click"] != purchase.DashboardURL {
 		t.Fatalf("ntfy got %+v", got)
 	}
 	hooks := hook.got()
@@ -315,5 +319,28 @@ func TestRateLimitAndQuietHours(t *testing.T) {
 	a, _ := st2.RecentAlerts(ctx, 1)
 	if len(quiet.got()) != 0 || a[0].NotBefore != "2025-03-04T07:00:00.000000Z" {
 		t.Fatalf("in quiet hours: sent %d, not before %q", len(quiet.got()), a[0].NotBefore)
+	}
+}
+
+// A title made of the bank's text stays one line: no header of an email
+// or a notification can be forged through it.
+func TestTitleIsOneLine(t *testing.T) {
+	ctx := context.Background()
+	box := newMailbox(t)
+	st := openStore(t)
+	d := alerts.NewDispatcher(st, nil, zerolog.Nop())
+	configure(t, d, "[channel.mail]\nurl = \"smtp://"+box.addr+"/?to=alex@example.org&tls=none\"\n")
+	m := purchase
+	m.Title = "Shop\r\nBcc: mallory@example.org\r\nX: y"
+	if err := d.Enqueue(ctx, m, []string{"mail"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Round(ctx); err != nil {
+		t.Fatal(err)
+	}
+	box.mu.Lock()
+	defer box.mu.Unlock()
+	if len(box.msgs) != 1 || len(box.msgs[0].To) != 1 || strings.Contains(box.msgs[0].Data, "\r\nBcc:") {
+		t.Fatalf("mail %+v", box.msgs)
 	}
 }

@@ -122,11 +122,13 @@ func readSecret(path string) (string, error) {
 	return s, nil
 }
 
-// ntfy publishes to a topic: https://host/topic with the title, the
-// dashboard link and the message as ntfy's headers and body.
+// ntfy publishes to a topic through ntfy's JSON API (a POST of
+// {"topic", "title", "message", "click", "tags"} to the server's root), so
+// that a title from the bank's text, in any script and with any character,
+// needs no header encoding.
 type ntfy struct {
-	url, user, secret string
-	client            *http.Client
+	url, topic, user, secret string
+	client                   *http.Client
 }
 
 func newNtfy(name string, u *url.URL, secret string, client *http.Client) (*ntfy, error) {
@@ -138,19 +140,20 @@ func newNtfy(name string, u *url.URL, secret string, client *http.Client) (*ntfy
 	if s := u.Query().Get("scheme"); s == "http" {
 		scheme = s
 	}
-	return &ntfy{url: scheme + "://" + u.Host + "/" + url.PathEscape(topic), user: u.User.Username(), secret: secret, client: client}, nil
+	return &ntfy{url: scheme + "://" + u.Host + "/", topic: topic, user: u.User.Username(), secret: secret, client: client}, nil
 }
 
 func (n *ntfy) Send(ctx context.Context, m Message) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, n.url, strings.NewReader(m.Message))
+	body, err := json.Marshal(map[string]any{"topic": n.topic, "title": m.Title, "message": m.Message,
+		"click": m.DashboardURL, "tags": []string{"moneybag"}})
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Title", m.Title)
-	req.Header.Set("Tags", "moneybag")
-	if m.DashboardURL != "" {
-		req.Header.Set("Click", m.DashboardURL)
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, n.url, bytes.NewReader(body))
+	if err != nil {
+		return err
 	}
+	req.Header.Set("Content-Type", "application/json")
 	switch {
 	case n.secret != "" && n.user != "":
 		req.SetBasicAuth(n.user, n.secret)

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
 
 	"github.com/rs/zerolog"
 
@@ -35,8 +37,9 @@ const (
 	// up (failed_at).
 	MaxAttempts = 10
 	dueBatch    = 50
-	// maxMessage bounds what a channel is sent of a message.
+	// maxMessage and maxTitle bound what a channel is sent of a message.
 	maxMessage = 1000
+	maxTitle   = 200
 )
 
 // Counter counts deliveries per channel (the admin listener's metrics).
@@ -114,6 +117,9 @@ func (d *Dispatcher) Enqueue(ctx context.Context, m Message, channels []string) 
 		m.CreatedAt = d.now().UTC().Format(time.RFC3339)
 	}
 	m.Message = shorten(m.Message, maxMessage)
+	// A title is one line, whatever the bank's text holds (an email's
+	// Subject, a notification's heading).
+	m.Title = shorten(oneLine(m.Title), maxTitle)
 	payload, err := json.Marshal(m)
 	if err != nil {
 		return fmt.Errorf("encode alert: %w", err)
@@ -311,6 +317,17 @@ func (d *Dispatcher) take(channel string, perHour int, now time.Time) time.Durat
 		return 0
 	}
 	return time.Duration((1 - b.tokens) / rate)
+}
+
+// oneLine is s with every control character (line breaks included) a
+// space.
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
 }
 
 func shorten(s string, n int) string {

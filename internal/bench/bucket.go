@@ -149,7 +149,7 @@ func Bucket(ctx context.Context, env Env, o BucketOptions) error {
 	var diff string
 	exactAt := time.Time{}
 	for {
-		if diff, err = mirrorDiff(ctx, sim, m.Store()); err != nil {
+		if diff, err = mirrorDiff(ctx, sim, m.Store().Reader()); err != nil {
 			return err
 		}
 		if diff == "" {

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	mrand "math/rand/v2"
 	"net/http"
@@ -22,6 +23,7 @@ type BurstOptions struct {
 	Timeout      time.Duration // to wait for an exact mirror after the last delivery
 	Seed         uint64        // of the burst's choices
 	Dir          string        // for the mirror; "" makes a temporary one
+	Restarts     int           // kill -9 of the daemon during the burst (BurstRestarts)
 }
 
 // Burst sends the daemon (as serve runs it, default settings, in this
@@ -83,11 +85,8 @@ func Burst(ctx context.Context, env Env, o BurstOptions) error {
 		return err
 	}
 	changed := time.Since(start)
-	if err := sim.control(ctx, http.MethodPost, "/deliveries/flush", nil, nil); err != nil {
+	if err := sim.deliverAll(ctx, o.Timeout); err != nil {
 		return err
-	}
-	if err := sim.control(ctx, http.MethodPost, "/deliveries/wait", map[string]string{"timeout": o.Timeout.String()}, nil); err != nil {
-		return fmt.Errorf("the bank could not deliver the burst: %w", err)
 	}
 	delivered := time.Now()
 	last := time.Unix(0, lastStored.Load())
@@ -101,7 +100,7 @@ func Burst(ctx context.Context, env Env, o BurstOptions) error {
 	exact := false
 	for deadline := delivered.Add(o.Timeout); ; {
 		appliedBefore := lastApplied.Load()
-		diff, err = mirrorDiff(ctx, sim, m.Store())
+		diff, err = mirrorDiff(ctx, sim, m.Store().Reader())
 		if err != nil {
 			return err
 		}
@@ -137,7 +136,7 @@ func Burst(ctx context.Context, env Env, o BurstOptions) error {
 	// them after applying events, on its own time.
 	var balances string
 	for deadline := time.Now().Add(o.Timeout); ; time.Sleep(20 * time.Millisecond) {
-		if balances, err = balanceDiff(ctx, sim, m.Store()); err != nil {
+		if balances, err = balanceDiff(ctx, sim, m.Store().Reader()); err != nil {
 			return err
 		}
 		if balances == "" {
@@ -163,6 +162,18 @@ func Burst(ctx context.Context, env Env, o BurstOptions) error {
 	fmt.Fprintf(w, "requests by route: %s\n", cmpOrString(formatCounts(used), "none"))
 	fmt.Fprintf(w, "account balances: %s\n", balances)
 	fmt.Fprintln(w, "peak RSS: this process's VmHWM from the burst's start to the exact mirror, with the harness's exactness checks (each parses the whole bank); in brackets up to the last delivery")
+	return nil
+}
+
+// deliverAll has the bank deliver what it holds back, and waits up to
+// timeout until it has nothing left to deliver.
+func (s *benchSim) deliverAll(ctx context.Context, timeout time.Duration) error {
+	if err := s.control(ctx, http.MethodPost, "/deliveries/flush", nil, nil); err != nil {
+		return err
+	}
+	if err := s.control(ctx, http.MethodPost, "/deliveries/wait", map[string]string{"timeout": timeout.String()}, nil); err != nil {
+		return fmt.Errorf("the bank could not deliver the burst: %w", err)
+	}
 	return nil
 }
 
@@ -207,6 +218,11 @@ func (p *burstPlan) String() string {
 // flushing the held deliveries every 250 ms so each batch arrives
 // shuffled.
 func (p *burstPlan) run(ctx context.Context, sim *benchSim, d time.Duration) error {
+	return p.runHook(ctx, sim, d, nil)
+}
+
+// runHook is run, calling after(n) once the n-th change is made.
+func (p *burstPlan) runHook(ctx context.Context, sim *benchSim, d time.Duration, after func(n int) error) error {
 	left := map[string]int{"held": p.held, "settled": p.settledNew, "settle": p.settle, "replace": p.replace, "remove": p.remove}
 	kinds := []string{"held", "settled", "settle", "replace", "remove"}
 	var holds []string
@@ -274,6 +290,11 @@ func (p *burstPlan) run(ctx context.Context, sim *benchSim, d time.Duration) err
 		if err != nil {
 			return fmt.Errorf("burst: %w", err)
 		}
+		if after != nil {
+			if err := after(i + 1); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -334,7 +355,7 @@ func burstStats(ctx context.Context, sim *benchSim, hookID string) (burstFigures
 // (mirrortest.CompareTransactions): the same ids, each row's raw JSON byte
 // for byte as the bank renders it now, and the same tags. It returns ""
 // when they are equal, else a short description of the differences.
-func mirrorDiff(ctx context.Context, sim *benchSim, st *store.Store) (string, error) {
+func mirrorDiff(ctx context.Context, sim *benchSim, db *sql.DB) (string, error) {
 	txs, err := sim.transactions(ctx)
 	if err != nil {
 		return "", err
@@ -343,7 +364,7 @@ func mirrorDiff(ctx context.Context, sim *benchSim, st *store.Store) (string, er
 	for i, t := range txs {
 		truth[i] = mirrortest.Rendering{ID: t.ID, Raw: t.raw}
 	}
-	m, err := mirrortest.CompareTransactions(ctx, st.Reader(), truth)
+	m, err := mirrortest.CompareTransactions(ctx, db, truth)
 	if err != nil {
 		return "", err
 	}
@@ -352,12 +373,12 @@ func mirrorDiff(ctx context.Context, sim *benchSim, st *store.Store) (string, er
 
 // balanceDiff compares the accounts, balances included, with the bank's
 // (mirrortest.CompareAccounts).
-func balanceDiff(ctx context.Context, sim *benchSim, st *store.Store) (string, error) {
+func balanceDiff(ctx context.Context, sim *benchSim, db *sql.DB) (string, error) {
 	accounts, err := sim.accounts(ctx)
 	if err != nil {
 		return "", err
 	}
-	diffs, err := mirrortest.CompareAccounts(ctx, st.Reader(), accounts)
+	diffs, err := mirrortest.CompareAccounts(ctx, db, accounts)
 	if err != nil {
 		return "", err
 	}

@@ -248,6 +248,13 @@ func (env Env) startServeChild(ctx context.Context, vars []string) (*serveChild,
 
 func (c *serveChild) pid() int { return c.proc.Pid }
 
+// kill kills the daemon (SIGKILL: no shutdown, as a crash) and waits for
+// it to be gone.
+func (c *serveChild) kill() {
+	_ = c.proc.Kill()
+	<-c.done
+}
+
 func (c *serveChild) exited() bool {
 	select {
 	case <-c.done:

@@ -107,6 +107,8 @@ func Receiver(ctx context.Context, env Env, o ReceiverOptions) error {
 		catchUp             []time.Duration
 		behind              []string
 		peak, barePeak      float64
+		loadPeak            float64
+		anon, file          []float64
 	}
 	rows := make([]row, len(o.Concurrency))
 	for ci, c := range o.Concurrency {
@@ -132,6 +134,8 @@ func Receiver(ctx context.Context, env Env, o ReceiverOptions) error {
 			r.bare, r.daemon, r.ratio = append(r.bare, b.rate()), append(r.daemon, d.rate()), append(r.ratio, d.rate()/b.rate())
 			r.p50, r.p99 = append(r.p50, benchMs(d.pct(50))), append(r.p99, benchMs(d.pct(99)))
 			r.peak = max(r.peak, d.peak)
+			r.loadPeak = max(r.loadPeak, d.loadPeak)
+			r.anon, r.file = append(r.anon, d.anon), append(r.file, d.file)
 			caught := fmt.Sprintf("all applied %.0f ms after the last ack", benchMs(d.catchUp))
 			if d.pending > 0 {
 				caught = fmt.Sprintf("%d of %d NOT applied %s after the last ack", d.pending, d.stored, o.CatchUp)
@@ -139,12 +143,12 @@ func Receiver(ctx context.Context, env Env, o ReceiverOptions) error {
 			} else {
 				r.catchUp = append(r.catchUp, d.catchUp)
 			}
-			fmt.Fprintf(w, "c=%d round %d: bare %.0f acks/s (p50 %.2f ms, p99 %.2f ms); daemon %.0f acks/s (p50 %.2f ms, p99 %.2f ms), %.2fx; %s; %s; peak RSS %.0f MiB\n",
+			fmt.Fprintf(w, "c=%d round %d: bare %.0f acks/s (p50 %.2f ms, p99 %.2f ms); daemon %.0f acks/s (p50 %.2f ms, p99 %.2f ms), %.2fx; %s; %s; peak RSS %.1f MiB (start-up %.1f, load %.1f; at the end %.1f anonymous + %.1f file)\n",
 				c, round, b.rate(), benchMs(b.pct(50)), benchMs(b.pct(99)), d.rate(), benchMs(d.pct(50)), benchMs(d.pct(99)),
-				d.rate()/b.rate(), d.refused(), caught, d.peak)
+				d.rate()/b.rate(), d.refused(), caught, d.peak, d.startPeak, d.loadPeak, d.anon, d.file)
 		}
 	}
-	fmt.Fprintf(w, "\n| concurrency | bare acks/s | daemon acks/s | ratio | daemon p50 | daemon p99 | worker done after last ack | peak RSS (bare) |\n|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "\n| concurrency | bare acks/s | daemon acks/s | ratio | daemon p50 | daemon p99 | worker done after last ack | peak RSS (bare) | peak RSS under load | RSS at the end: anonymous + file |\n|---|---|---|---|---|---|---|---|---|---|\n")
 	for ci, c := range o.Concurrency {
 		r := rows[ci]
 		done := "-"
@@ -158,10 +162,11 @@ func Receiver(ctx context.Context, env Env, o ReceiverOptions) error {
 		if len(r.behind) > 0 {
 			done += fmt.Sprintf(" (%d of %d rounds NOT caught up after %s: %s pending)", len(r.behind), o.Rounds, o.CatchUp, strings.Join(r.behind, ", "))
 		}
-		fmt.Fprintf(w, "| %d | %.0f/s | %.0f/s | %.2fx | %.2f ms | %.2f ms | %s | %.0f MiB (%.0f MiB) |\n",
-			c, median(r.bare), median(r.daemon), median(r.ratio), median(r.p50), median(r.p99), done, r.peak, r.barePeak)
+		fmt.Fprintf(w, "| %d | %.0f/s | %.0f/s | %.2fx | %.2f ms | %.2f ms | %s | %.0f MiB (%.0f MiB) | %.1f MiB | %.1f + %.1f MiB |\n",
+			c, median(r.bare), median(r.daemon), median(r.ratio), median(r.p50), median(r.p99), done, r.peak, r.barePeak,
+			r.loadPeak, median(r.anon), median(r.file))
 	}
-	fmt.Fprintf(w, "\nmedians of %d rounds; peak RSS is the daemon's own (bankmirror serve in a child process, GOMEMLIMIT=%s, VmHWM); in brackets this process's during the bare rounds, with the load generator\n", o.Rounds, o.MemLimit)
+	fmt.Fprintf(w, "\nmedians of %d rounds; peak RSS is the daemon's own (bankmirror serve in a child process, GOMEMLIMIT=%s, VmHWM), over the round and from the first delivery on (the maxima of the rounds); in brackets this process's during the bare rounds, with the load generator; RSS at the end (medians) is RssAnon + RssFile 2 s after the worker applied every event\n", o.Rounds, o.MemLimit)
 	return nil
 }
 
@@ -380,7 +385,13 @@ type daemonResult struct {
 	stored, pending int           // events in the inbox, and not yet applied at the end
 	catchUp         time.Duration // last acknowledgement -> every event applied
 	peak            float64       // VmHWM during the round, MiB
+	startPeak       float64       // VmHWM from the daemon's start to the end of its start-up sync, MiB
+	loadPeak        float64       // VmHWM from the first delivery on, MiB
+	anon, file      float64       // RSS settle after the end: anonymous, and file pages (the binary's, shared libraries), MiB
 }
+
+// settle is how long after the worker caught up the daemon's RSS is read.
+const settle = 2 * time.Second
 
 // daemonRound runs `bankmirror serve` in a child process, with vars (the
 // defaults, the bench's settings and the unit's GOMEMLIMIT) on the mirror
@@ -394,12 +405,8 @@ func (env Env) daemonRound(ctx context.Context, vars []string, db, listen, path 
 		return daemonResult{}, err
 	}
 	defer ro.Close()
-	runs := func() (n int, err error) {
-		err = ro.QueryRowContext(ctx, "SELECT count(*) FROM sync_runs WHERE status = ?", store.RunOK).Scan(&n)
-		return n, err
-	}
-	before, err := runs()
-	if err != nil {
+	var before int
+	if err := ro.QueryRowContext(ctx, "SELECT count(*) FROM sync_runs WHERE status = ?", store.RunOK).Scan(&before); err != nil {
 		return daemonResult{}, fmt.Errorf("read sync runs: %w", err)
 	}
 	child, err := env.startServeChild(ctx, vars)
@@ -408,25 +415,17 @@ func (env Env) daemonRound(ctx context.Context, vars []string, db, listen, path 
 	}
 	defer child.stop()
 	// The start-up sync (incremental) finishes before the load starts.
-	for {
-		n, err := runs()
-		if err == nil && n > before {
-			break
-		}
-		if child.exited() {
-			return daemonResult{}, fmt.Errorf("the daemon exited before its start-up sync finished")
-		}
-		select {
-		case <-ctx.Done():
-			return daemonResult{}, ctx.Err()
-		case <-time.After(10 * time.Millisecond):
-		}
+	if err := waitStartupSync(ctx, ro, child, before); err != nil {
+		return daemonResult{}, err
 	}
+	// The peak of the start-up, then that of the load alone.
+	startPeak := pidMiB(child.pid(), "VmHWM")
+	resetPidPeakRSS(child.pid())
 	res, err := driveWebhooks(ctx, "http://"+listen, path, load, c)
 	if err != nil {
 		return daemonResult{}, fmt.Errorf("daemon: %w", err)
 	}
-	d := daemonResult{loadResult: res}
+	d := daemonResult{loadResult: res, startPeak: startPeak}
 	deadline := res.end.Add(catchUp)
 	for {
 		// The inbox is the schema's public interface: an event is applied
@@ -456,7 +455,15 @@ func (env Env) daemonRound(ctx context.Context, vars []string, db, listen, path 
 		case <-time.After(5 * time.Millisecond):
 		}
 	}
-	d.peak = pidMiB(child.pid(), "VmHWM")
+	d.loadPeak = pidMiB(child.pid(), "VmHWM")
+	d.peak = max(d.startPeak, d.loadPeak)
+	// Steady state: the daemon idle again after the burst.
+	select {
+	case <-ctx.Done():
+		return d, ctx.Err()
+	case <-time.After(settle):
+	}
+	d.anon, d.file = pidMiB(child.pid(), "RssAnon"), pidMiB(child.pid(), "RssFile")
 	if d.stored != res.acked {
 		return d, fmt.Errorf("daemon: %d events acknowledged but %d in the inbox", res.acked, d.stored)
 	}

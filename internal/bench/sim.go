@@ -339,6 +339,11 @@ func resetPeakRSS() bool {
 	return os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
 }
 
+// resetPidPeakRSS resets the peak RSS (VmHWM) of the process pid.
+func resetPidPeakRSS(pid int) bool {
+	return os.WriteFile("/proc/"+strconv.Itoa(pid)+"/clear_refs", []byte("5"), 0) == nil
+}
+
 // copyFile copies src to dst (the benchmark's template mirrors).
 func copyFile(dst, src string) error {
 	in, err := os.Open(src)

@@ -139,16 +139,3 @@ func WaitMirrored(ctx context.Context, db Querier, id string, every time.Duratio
 		}
 	}
 }
-
-// JointTransactions counts the transactions of joint accounts in the
-// mirror: the daemon polls a joint account from its newest one, so one
-// without any waits for a sync.
-func JointTransactions(ctx context.Context, db Querier) (int, error) {
-	n := 0
-	err := each(ctx, db, `SELECT count(*) FROM transactions t JOIN accounts a ON a.id = t.account_id WHERE a.ownership_type = 'JOINT'`, nil,
-		func(r *sql.Rows) error { return r.Scan(&n) })
-	if err != nil {
-		return 0, fmt.Errorf("count joint transactions: %w", err)
-	}
-	return n, nil
-}

@@ -159,7 +159,7 @@ func TestJSONLinesEqualView(t *testing.T) {
 							t.Errorf("line %d %s: %v, want null", i, name, got)
 						}
 					case int64:
-						if strings.HasPrefix(name, "is_") || name == "offsets_spending" {
+						if strings.HasPrefix(name, "is_") || slices.Contains(boolCols, name) {
 							sawBool = true
 							if got != (v == 1) {
 								t.Errorf("line %d %s: %v, want %v", i, name, got, v == 1)

@@ -15,7 +15,8 @@ import (
 // writeJSON writes each row of src as one JSON object per line, keys in
 // the view's column order. Numbers are JSON numbers; an amount stored as
 // decimal text (-12.50) is written as that number, unrounded; 0/1 flags
-// (is_*, has_*, offsets_spending) are booleans; *_json columns are
+// (is_*, has_*, offsets_spending, excluded_from_spending, household_transfer)
+// are booleans; *_json columns are
 // embedded as JSON; NULL is null.
 func writeJSON(ctx context.Context, src *source, w io.Writer) (int64, error) {
 	bw := bufio.NewWriterSize(w, 64<<10)

@@ -48,7 +48,7 @@ const (
 	KindDate           // a local date, YYYY-MM-DD
 	KindMonth          // a month, YYYY-MM
 	KindTimestamp      // an RFC 3339 timestamp
-	KindBool           // a 0/1 flag (is_*, has_*, offsets_spending)
+	KindBool           // a 0/1 flag (is_*, has_*, offsets_spending, excluded_from_spending, household_transfer)
 	KindJSON           // text holding JSON (*_json)
 	// KindLocalTime is a wall-clock time already in the customer's zone,
 	// 'YYYY-MM-DD HH:MM:SS' (*_local): shown as it is, never converted.
@@ -131,9 +131,10 @@ func describe(ctx context.Context, q Queryer, view string) ([]Column, error) {
 	return cols, rows.Err()
 }
 
-// flagOffsetsSpending is the one flag of the mirror's views not named is_*:
-// without this, its name would make it an amount (isMoneyName).
-const flagOffsetsSpending = "offsets_spending"
+// flagNames are the flags of the mirror's views not named is_* or has_*
+// (offsets_spending and excluded_from_spending would otherwise be amounts
+// by their names: isMoneyName).
+var flagNames = map[string]bool{"offsets_spending": true, "excluded_from_spending": true, "household_transfer": true}
 
 // inferKind guesses a column's kind from its name, by the mirror's
 // conventions, and its declared type (SQLite's affinity rules).
@@ -143,7 +144,7 @@ func inferKind(name, decl string) Kind {
 	switch {
 	case strings.HasSuffix(n, "_json"):
 		return KindJSON
-	case (strings.HasPrefix(n, "is_") || strings.HasPrefix(n, "has_") || n == flagOffsetsSpending) && aff != "TEXT":
+	case (strings.HasPrefix(n, "is_") || strings.HasPrefix(n, "has_") || flagNames[n]) && aff != "TEXT":
 		return KindBool
 	case aff == "BLOB":
 		return KindText

@@ -69,7 +69,7 @@ var (
 	monthCols     = []string{"month", "created_month", "settled_month", "observed_month"}
 	moneyCols     = []string{"amount", "foreign_amount", "foreign_amount_value", "total_spent", "hold_amount",
 		"hold_foreign_amount", "round_up_amount", "cashback_amount", "spent", "refunded", "total_income", "balance"}
-	boolCols = []string{"is_transfer", "is_refund", "is_interest", "offsets_spending", "is_categorizable", "is_observed", "is_live"}
+	boolCols = []string{"is_transfer", "is_refund", "is_interest", "offsets_spending", "excluded_from_spending", "household_transfer", "is_categorizable", "is_observed", "is_live"}
 )
 
 // isDateLike: a column shown as a date or a date and time.

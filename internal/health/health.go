@@ -204,8 +204,12 @@ func Evaluate(f Facts, r Rules) []Check {
 	if o := f.BankOutage; o.Syncs > 0 {
 		// Not a readiness check: the mirror is as good as its last sync,
 		// which the sync check ages; this says why no newer one came.
-		add(CheckBank, Degraded, false, "%s could not reach the bank, since %s (%s ago): %s",
-			LastSyncs(o.Syncs), o.Since.UTC().Format("2006-01-02 15:04:05 UTC"), Age(f.Now.Sub(o.Since)), o.LastError)
+		retry := ""
+		if !o.RetryAt.IsZero() {
+			retry = ", syncing again at " + o.RetryAt.UTC().Format("15:04:05 UTC")
+		}
+		add(CheckBank, Degraded, false, "%s could not reach the bank, since %s (%s ago)%s: %s",
+			LastSyncs(o.Syncs), o.Since.UTC().Format("2006-01-02 15:04:05 UTC"), Age(f.Now.Sub(o.Since)), retry, o.LastError)
 	}
 	if f.Undelivered > 0 {
 		add(CheckDeliveries, Degraded, false, "the bank could not deliver %d webhook events in the last %s (see `bankmirror webhook logs`): is the webhook URL reachable?",

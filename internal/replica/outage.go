@@ -24,6 +24,9 @@ type Outage struct {
 	// ended.
 	LastError string    `json:"last_error"`
 	LastAt    time.Time `json:"last_at"`
+	// RetryAt is when the daemon's schedule syncs again (zero: unknown,
+	// the failed syncs were not the daemon's).
+	RetryAt time.Time `json:"retry_at,omitzero"`
 }
 
 // recordOutage keeps the Outage up to date after a run that started at
@@ -47,7 +50,7 @@ func (s *Syncer) recordOutage(ctx context.Context, start time.Time, runErr error
 				o.Since = start.UTC()
 			}
 			o.Syncs++
-			o.LastError, o.LastAt = bank.Cause(runErr), s.now().UTC()
+			o.LastError, o.LastAt, o.RetryAt = bank.Cause(runErr), s.now().UTC(), time.Time{}
 		}
 		err = s.store.PutState(ctx, OutageKey, o)
 	}

@@ -2,6 +2,8 @@ package replica_test
 
 import (
 	"context"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -67,4 +69,56 @@ func TestScheduleWaitsForANewTokenThenSyncs(t *testing.T) {
 		t.Errorf("after the sync: %s, want %s", kind, replica.KindHeal)
 	}
 	e.assertMirrorEqualsTruth(t)
+}
+
+// startSchedule starts a schedule on e's mirror and returns the kinds of
+// the runs of its start-up, once over.
+func startSchedule(t *testing.T, e *env) []string {
+	t.Helper()
+	var mu sync.Mutex
+	var kinds []string
+	s := replica.NewSchedule(replica.New(e.client, e.store, zerolog.Nop(), replica.Options{}),
+		replica.NewHealer(e.client, e.store, zerolog.Nop(), replica.HealerOptions{}), nobody{}, e.store,
+		replica.ScheduleConfig{Sync: "@every 1000h", Reconcile: "@every 1000h",
+			OnRun: func(kind string, _ time.Duration, err error) {
+				if err != nil {
+					t.Errorf("%s: %v", kind, err)
+				}
+				mu.Lock()
+				kinds = append(kinds, kind)
+				mu.Unlock()
+			}}, zerolog.Nop())
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := s.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	<-s.StartupDone
+	cancel()
+	s.Stop()
+	mu.Lock()
+	defer mu.Unlock()
+	return kinds
+}
+
+// A daemon that stopped cleanly syncs at start; one restarted after a
+// crash moments after a sync only heals from the delivery logs (the
+// bank's retries and the logs bring what it missed), so a crash loop or
+// a kill during a burst does not list the last hours again each time.
+func TestScheduleSkipsTheStartupSyncRightAfterACrash(t *testing.T) {
+	e := newEnv(t, 150)
+	e.full(t)
+	if kinds := startSchedule(t, e); !slices.Equal(kinds, []string{replica.KindIncremental, replica.KindHeal}) {
+		t.Errorf("start-up after a clean stop ran %v, want an incremental sync and a heal", kinds)
+	}
+	// The daemon dies: its schedule never stops.
+	if err := e.store.PutState(t.Context(), "schedule_running", true); err != nil {
+		t.Fatal(err)
+	}
+	before := e.sim.Requests()
+	if kinds := startSchedule(t, e); !slices.Equal(kinds, []string{replica.KindHeal}) {
+		t.Errorf("start-up after a crash ran %v, want only a heal", kinds)
+	}
+	if n := e.sim.Requests() - before; n > 2 {
+		t.Errorf("%d requests after the crash, want only the heal's", n)
+	}
 }

@@ -3,6 +3,7 @@ package replica
 import (
 	"context"
 	"errors"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/logfield"
+	"github.com/bankmirror/bankmirror/internal/malloc"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
 
@@ -22,8 +24,10 @@ type eventInbox interface {
 	ApplyEvents(ctx context.Context, b store.EventBatch) (store.BatchResult, error)
 	FailEvents(ctx context.Context, ids []string, cause error, retryAt time.Time) error
 	KnownTransactions(ctx context.Context, ids []string) (map[string]store.KnownTransaction, error)
+	DeletedTransactions(ctx context.Context, ids []string) (map[string]bool, error)
 	CountCreatedSince(ctx context.Context, since time.Time) (int, error)
 	UpsertAccounts(ctx context.Context, accounts []bank.Account) (int, error)
+	ReleaseMemory(ctx context.Context) error
 }
 
 var _ eventInbox = (*store.Store)(nil)
@@ -174,6 +178,7 @@ type Worker struct {
 
 	lastRound time.Time
 	lastTook  time.Duration  // how long the last round took
+	listed    bool           // a round listed since the worker was last idle: a burst
 	paused    failureBackoff // the bank or the network is unavailable
 	dbDown    failureBackoff // the database cannot be read or written
 
@@ -194,11 +199,18 @@ type WorkerState struct {
 // NewWorker returns a Worker; call Run to start it.
 func NewWorker(b workerBank, in eventInbox, log zerolog.Logger, opts WorkerOptions) *Worker {
 	opts.defaults()
+	// The limiter starts with one round's worth of direct fetches
+	// (ListAbove), not a full DirectBurst: a restarted daemon (a crash
+	// loop, a kill in the middle of a burst) earns the rest at DirectRate
+	// like a running one rather than spending a fresh burst each time;
+	// meanwhile its events are coalesced into listings.
+	direct := rate.NewLimiter(opts.DirectRate, opts.DirectBurst)
+	direct.AllowN(time.Now(), max(opts.DirectBurst-opts.ListAbove, 0))
 	return &Worker{
 		bank: b, inbox: in, opts: opts, now: time.Now,
 		log:    log.With().Str(logfield.Component, "worker").Logger(),
 		wake:   make(chan struct{}, 1),
-		direct: rate.NewLimiter(opts.DirectRate, opts.DirectBurst),
+		direct: direct,
 		dirty:  map[string]bool{},
 		paused: failureBackoff{base: opts.RetryBase, max: min(opts.RetryMax, time.Minute)},
 		dbDown: failureBackoff{base: opts.RetryBase, max: min(opts.RetryMax, time.Minute)},
@@ -276,10 +288,23 @@ func (w *Worker) round(ctx context.Context) (bool, time.Duration) {
 		w.mu.Lock()
 		idle := len(w.dirty) == 0
 		w.mu.Unlock()
+		if idle && w.listed {
+			w.listed = false
+			w.release(ctx)
+		}
 		if idle && w.opts.OnIdle != nil {
 			w.opts.OnIdle()
 		}
 		return false, w.untilNextDue(ctx)
+	}
+	if evs, err = w.skipCovered(ctx, evs); err != nil {
+		if ctx.Err() == nil {
+			w.databaseFailed(err)
+		}
+		return false, 0
+	}
+	if len(evs) == 0 {
+		return true, 0
 	}
 	ids := transactionIDs(evs)
 	now := w.now()
@@ -298,6 +323,7 @@ func (w *Worker) round(ctx context.Context) (bool, time.Duration) {
 		}
 	}
 	w.lastRound = now
+	w.listed = w.listed || !direct
 	applied := w.apply(ctx, evs, ids, direct)
 	w.refreshBalances(ctx)
 	w.lastTook = w.now().Sub(now)
@@ -307,6 +333,51 @@ func (w *Worker) round(ctx context.Context) (bool, time.Duration) {
 		return false, time.Minute
 	}
 	return len(evs) == w.opts.RoundLimit, 0
+}
+
+// skipCovered applies, without asking the bank, the events whose change
+// the mirror already holds: their transaction's copy was fetched after
+// they were received (store.KnownTransaction.Covers), by a round or a
+// sync, before a restart as well as since; or the bank confirmed it
+// deleted, which is final. It returns the others.
+func (w *Worker) skipCovered(ctx context.Context, evs []store.InboxEvent) ([]store.InboxEvent, error) {
+	ids := transactionIDs(evs)
+	known, err := w.inbox.KnownTransactions(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	deleted, err := w.inbox.DeletedTransactions(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	var covered []store.InboxEvent
+	rest := evs[:0:0]
+	for _, e := range evs {
+		k, ok := known[e.TransactionID]
+		if transactionEvent(e) && (deleted[e.TransactionID] || ok && k.Covers(e.ReceivedAt)) {
+			covered = append(covered, e)
+		} else {
+			rest = append(rest, e)
+		}
+	}
+	if len(covered) == 0 {
+		return evs, nil
+	}
+	b := store.EventBatch{Events: make([]string, len(covered))}
+	for i, e := range covered {
+		b.Events[i] = e.ID
+	}
+	if _, err := w.inbox.ApplyEvents(ctx, b); err != nil {
+		return nil, err
+	}
+	for _, e := range covered {
+		w.log.Debug().Str(logfield.EventID, bank.LogID(e.ID)).Str(logfield.EventType, e.EventType).
+			Str(logfield.TransactionID, bank.LogID(e.TransactionID)).Msg("event applied: the mirror's copy is newer")
+		if w.opts.OnApplied != nil {
+			w.opts.OnApplied(e, "")
+		}
+	}
+	return rest, nil
 }
 
 // partition groups evs by the client their transactions are fetched
@@ -805,6 +876,18 @@ func (w *Worker) refreshBalances(ctx context.Context) {
 	w.mu.Unlock()
 }
 
+// release returns what a burst of events used to the OS once the worker
+// has caught up, as the schedule does after a sync: SQLite's page caches,
+// the C heap pages they freed, and Go's free heap. A daemon that applied
+// a burst otherwise keeps its peak until the next sync.
+func (w *Worker) release(ctx context.Context) {
+	if err := w.inbox.ReleaseMemory(ctx); err != nil && ctx.Err() == nil {
+		w.log.Debug().Err(err).Msg("release memory")
+	}
+	malloc.Trim()
+	debug.FreeOSMemory()
+}
+
 // untilNextDue is how long to wait for the next retry or balance refresh.
 func (w *Worker) untilNextDue(ctx context.Context) time.Duration {
 	d := time.Minute
@@ -840,17 +923,22 @@ func transactionIDs(evs []store.InboxEvent) []string {
 	seen := map[string]bool{}
 	var ids []string
 	for _, e := range evs {
-		switch e.EventType {
-		case bank.EventTransactionCreated, bank.EventTransactionSettled, bank.EventTransactionDeleted:
-		default:
-			continue
-		}
-		if e.TransactionID != "" && !seen[e.TransactionID] {
+		if transactionEvent(e) && !seen[e.TransactionID] {
 			seen[e.TransactionID] = true
 			ids = append(ids, e.TransactionID)
 		}
 	}
 	return ids
+}
+
+// transactionEvent reports whether e is about a transaction, of a type
+// the worker applies.
+func transactionEvent(e store.InboxEvent) bool {
+	switch e.EventType {
+	case bank.EventTransactionCreated, bank.EventTransactionSettled, bank.EventTransactionDeleted:
+		return e.TransactionID != ""
+	}
+	return false
 }
 
 // oldestKnown is the earliest createdAt among mirrored transactions.

@@ -664,3 +664,65 @@ func TestWorkerDeletesNothingOnARefusedListing(t *testing.T) {
 		t.Errorf("%d of %d transactions in the mirror, settled", n, len(txs))
 	}
 }
+
+// An event received before the mirror's copy of its transaction was asked
+// for (by a sync, or a round before a restart) is applied without asking
+// the bank again, and so is one about a transaction the bank confirmed
+// deleted (final); one received after the copy was asked for is fetched.
+func TestWorkerSkipsEventsTheMirrorsCopyCovers(t *testing.T) {
+	st := openStore(t)
+	ctx := context.Background()
+	now := time.Now()
+	fetched := now.Add(-time.Minute)
+	covered, newer, gone := txFor("t-covered", "HELD"), txFor("t-newer", "HELD"), txFor("t-gone", "HELD")
+	covered.FetchedAt, newer.FetchedAt, gone.FetchedAt = fetched, fetched, fetched
+	if _, err := st.ApplyEvents(ctx, store.EventBatch{Upserts: []bank.Transaction{covered, newer, gone}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.ApplyEvents(ctx, store.EventBatch{Deletes: []string{"t-gone"}}); err != nil {
+		t.Fatal(err)
+	}
+	before, after := inboxEvent("e-before", bank.EventTransactionSettled, "t-covered"), inboxEvent("e-after", bank.EventTransactionSettled, "t-newer")
+	late := inboxEvent("e-late", bank.EventTransactionCreated, "t-gone")
+	before.ReceivedAt = fetched.Add(-time.Second).UTC().Format(store.TimeLayout)
+	after.ReceivedAt = fetched.Add(time.Second).UTC().Format(store.TimeLayout)
+	if _, err := st.InsertEvents(ctx, []store.InboxEvent{before, after, late}); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var asked []string
+	b := &fakeBank{TransactionFn: func(_ context.Context, id string) (bank.Transaction, error) {
+		mu.Lock()
+		asked = append(asked, id)
+		mu.Unlock()
+		return txFor(id, "SETTLED"), nil
+	}}
+	o := newObserved()
+	startWorker(t, b, st, replica.WorkerOptions{OnApplied: o.onApplied})
+	o.waitFor(t, "e-before", "e-after", "e-late")
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Equal(asked, []string{"t-newer"}) {
+		t.Errorf("the bank was asked for %v, want only t-newer (t-covered's copy was fetched after its event arrived, t-gone was deleted)", asked)
+	}
+	var n int
+	if err := st.Reader().QueryRowContext(ctx, "SELECT count(*) FROM transactions WHERE id = 't-gone'").Scan(&n); err != nil || n != 0 {
+		t.Errorf("t-gone: %d rows, %v; want it still deleted", n, err)
+	}
+	var status string
+	if err := st.Reader().QueryRowContext(ctx, "SELECT status FROM transactions WHERE id = 't-newer'").Scan(&status); err != nil || status != "SETTLED" {
+		t.Errorf("t-newer: status %q, %v; want SETTLED", status, err)
+	}
+	if n := pendingEvents(t, st); n != 0 {
+		t.Errorf("%d events pending, want none", n)
+	}
+}
+
+func pendingEvents(t *testing.T, st *store.Store) int {
+	t.Helper()
+	var n int
+	if err := st.Reader().QueryRowContext(context.Background(), "SELECT count(*) FROM webhook_events WHERE processed_at IS NULL").Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}

@@ -227,6 +227,15 @@ func (e *Engine) arrivals(ctx context.Context) (int, error) {
 		}
 		return 0, e.mirror.RecordRuleApplications(ctx, nil, &store.RuleCursor{Key: CursorKey, Seq: last})
 	}
+	if len(e.set.Load().Rules) == 0 {
+		// No rules: nothing to decide; the cursor moves to the newest
+		// arrival in one step (rules added later start from there).
+		last, err := e.mirror.LastHistorySeq(ctx)
+		if err != nil || last <= cursor {
+			return 0, err
+		}
+		return 0, e.mirror.RecordRuleApplications(ctx, nil, &store.RuleCursor{Key: CursorKey, Seq: last})
+	}
 	arr, err := e.mirror.Arrivals(ctx, cursor, arrivalBatch)
 	if err != nil || len(arr) == 0 {
 		return 0, err

@@ -357,3 +357,35 @@ tags = ["petrol"]
 		t.Fatalf("second apply: %+v %v", again, err)
 	}
 }
+
+// Without rules the engine records nothing and moves its cursor past the
+// arrivals; rules given later start from there (history is for rules
+// apply).
+func TestNoRulesMoveTheCursorOnly(t *testing.T) {
+	e := newEnv(t, fuelRules)
+	e.engine.SetRules(&rules.Set{Channels: map[string]rules.Channel{}})
+	e.round(t)
+	id := e.arrive(t, simulator.NewTransaction{Description: "Woolworths Petrol Early", AmountBaseUnits: -1000})
+	e.round(t)
+	set, err := rules.Parse("rules.toml", []byte(fuelRules))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, err := e.store.CategoryTree(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := set.Resolve(func(v string) (string, string) { return writeback.ResolveCategory(tree, v) }); err != nil {
+		t.Fatal(err)
+	}
+	e.engine.SetRules(set)
+	e.round(t)
+	if apps := e.applications(t, id); len(apps) != 0 {
+		t.Fatalf("an arrival before the rules got %d applications", len(apps))
+	}
+	later := e.arrive(t, simulator.NewTransaction{Description: "Woolworths Petrol Later", AmountBaseUnits: -1000})
+	e.round(t)
+	if got := e.bankTx(t, later); got.CategoryID != "fuel" {
+		t.Fatalf("an arrival after the rules: category %q", got.CategoryID)
+	}
+}

@@ -331,6 +331,19 @@ func (s *Store) PruneInbox(ctx context.Context, cutoff time.Time) (events, logs 
 // tell whether a listing covered it.
 type KnownTransaction struct {
 	CreatedAt string // as sent by the bank
+	// FetchedAt is when the request that brought the mirrored copy was
+	// sent (TimeLayout; "" when unknown): the copy holds every change the
+	// bank made before then.
+	FetchedAt string
+}
+
+// Covers reports whether the mirrored copy k already holds the change an
+// event received at receivedAt (TimeLayout, the inbox's received_at)
+// announces: the bank made the change before the event reached the
+// daemon, and the copy was asked for after that. Applying the event would
+// fetch what the mirror has.
+func (k KnownTransaction) Covers(receivedAt string) bool {
+	return k.FetchedAt != "" && receivedAt != "" && receivedAt <= k.FetchedAt
 }
 
 // KnownTransactions returns the mirrored rows among ids.
@@ -339,7 +352,7 @@ func (s *Store) KnownTransactions(ctx context.Context, ids []string) (map[string
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.ro.QueryContext(ctx, `SELECT id, created_at FROM transactions
+	rows, err := s.ro.QueryContext(ctx, `SELECT id, created_at, fetched_at FROM transactions
 		WHERE id IN (SELECT value FROM json_each(?))`, arg)
 	if err != nil {
 		return nil, fmt.Errorf("known transactions: %w", err)
@@ -347,14 +360,43 @@ func (s *Store) KnownTransactions(ctx context.Context, ids []string) (map[string
 	defer rows.Close()
 	out := map[string]KnownTransaction{}
 	for rows.Next() {
-		var id, created string
-		if err := rows.Scan(&id, &created); err != nil {
+		var id string
+		var k KnownTransaction
+		if err := rows.Scan(&id, &k.CreatedAt, &k.FetchedAt); err != nil {
 			return nil, fmt.Errorf("known transactions: %w", err)
 		}
-		out[id] = KnownTransaction{CreatedAt: created}
+		out[id] = k
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("known transactions: %w", err)
+	}
+	return out, nil
+}
+
+// DeletedTransactions returns those of ids that the bank confirmed
+// deleted (a tombstone): a deletion is final, so no event about them can
+// change the mirror.
+func (s *Store) DeletedTransactions(ctx context.Context, ids []string) (map[string]bool, error) {
+	arg, err := jsonArg(ids)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.ro.QueryContext(ctx, `SELECT id FROM transaction_tombstones
+		WHERE id IN (SELECT value FROM json_each(?))`, arg)
+	if err != nil {
+		return nil, fmt.Errorf("deleted transactions: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("deleted transactions: %w", err)
+		}
+		out[id] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("deleted transactions: %w", err)
 	}
 	return out, nil
 }
