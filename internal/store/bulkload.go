@@ -6,13 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/bankmirror/bankmirror"
 )
 
 // A first full listing into an empty mirror (a bulk load) writes every
-// transaction once, with a 'created' history row. Three things kept up to
+// transaction once, with a 'created' history row. What is kept up to
 // date row by row cost it a large share of its disk writes and time
 // (docs/performance.md, Full sync):
 //
@@ -20,19 +21,25 @@ import (
 //     at random, so that most of its pages are rewritten at every commit;
 //   - transactions_search (FTS5), which the triggers of search.sql fill
 //     with every write to transactions and transaction_tags;
-//   - transactions_month_money, the monthly views' index.
+//   - transactions_month_money, the monthly views' index;
+//   - the household's pairing of transfers (household_views.sql): its
+//     triggers, which every insert ran;
+//   - the triggers that keep monthly_totals (monthly_totals.sql).
 //
-// BeginListing drops the indexes and the search triggers for a bulk load,
+// BeginListing drops these indexes and triggers for a bulk load,
 // in the transaction that starts it, and they are made again, the indexes
 // from sorted keys and the search index from the table in one pass, when
 // the listing finishes or fails, or when the mirror is next opened (after a
-// crash). Until then a search finds nothing. Nothing the daemon writes
-// reads them; FinishListing's deletion pass reads the history index, and
-// runs after they are back.
+// crash), and the household's transfers are paired then, all at once
+// (repairHouseholdTransfers), when the mirror has more than one person.
+// Until then a search finds nothing. Nothing the daemon writes reads them;
+// FinishListing's deletion pass reads the history index, and runs after
+// they are back.
 //
-// Their statements are schema.sql's, search.sql's and (the month index,
-// as version 14 redefined it) person_views.sql's own, read from the
-// embedded files, so that each is written once.
+// Their statements are schema.sql's, search.sql's, household_views.sql's,
+// monthly_totals.sql's and (the month index, as version 14 redefined it)
+// person_views.sql's own, read from the embedded files, so that each is
+// written once.
 
 // historyIndex is the history's index on transaction_id.
 const historyIndex = "transaction_history_tx"
@@ -51,12 +58,13 @@ var (
 	// historyIndexSQL is the history index's statement in schema.sql.
 	historyIndexSQL = sqlStatement(bankmirror.Schema, "CREATE INDEX IF NOT EXISTS "+historyIndex+" ")
 
-	// bulkDeferred is what a bulk load runs without: the two indexes and
-	// every trigger of search.sql (each fills transactions_search).
-	bulkDeferred = append([]deferredObject{
+	// bulkDeferred is what a bulk load runs without: two indexes, every
+	// trigger of search.sql (each fills transactions_search), the
+	// household's pairing triggers and those that keep monthly_totals.
+	bulkDeferred = slices.Concat([]deferredObject{
 		{"index", historyIndex, historyIndexSQL},
 		{"index", monthIndex, sqlStatement(personViews, "CREATE INDEX IF NOT EXISTS "+monthIndex+" ")},
-	}, searchTriggers()...)
+	}, searchTriggers(), triggersOf(householdViews, "household_transfer_"), triggersOf(monthlyTotals, "monthly_totals_"))
 
 	// searchRebuild fills transactions_search anew from transactions and
 	// transaction_tags: search.sql's own statements, which do it for an
@@ -68,16 +76,21 @@ var (
 )
 
 // triggerName is the name of a trigger statement of search.sql.
-var triggerName = regexp.MustCompile(`(?m)^CREATE TRIGGER IF NOT EXISTS (\w+) `)
+var triggerName = regexp.MustCompile(`(?m)^CREATE TRIGGER IF NOT EXISTS (\w+)\s`)
 
 // searchTriggers is every trigger of search.sql.
-func searchTriggers() []deferredObject {
+func searchTriggers() []deferredObject { return triggersOf(searchIndex, "") }
+
+// triggersOf is every trigger of src whose name starts with prefix.
+func triggersOf(src, prefix string) []deferredObject {
 	var out []deferredObject
-	for _, m := range triggerName.FindAllStringSubmatch(searchIndex, -1) {
-		out = append(out, deferredObject{"trigger", m[1], sqlStatement(searchIndex, m[0])})
+	for _, m := range triggerName.FindAllStringSubmatch(src, -1) {
+		if strings.HasPrefix(m[1], prefix) {
+			out = append(out, deferredObject{"trigger", m[1], sqlStatement(src, m[0])})
+		}
 	}
 	if len(out) == 0 {
-		panic("store: search.sql has no trigger")
+		panic("store: no trigger " + prefix)
 	}
 	return out
 }
@@ -161,8 +174,9 @@ func (s *Store) restoreBulkDeferred(ctx context.Context) error {
 	return nil
 }
 
-// restoreInTx makes the missing objects, and the search index if a
-// trigger is among them, in one transaction on conn.
+// restoreInTx makes the missing objects in one transaction on conn; the
+// search index anew if a search trigger is among them, and the household's
+// transfers paired if a pairing trigger is, and there are people to pair.
 func restoreInTx(ctx context.Context, conn *sql.Conn, missing []deferredObject) (err error) {
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
@@ -173,17 +187,40 @@ func restoreInTx(ctx context.Context, conn *sql.Conn, missing []deferredObject) 
 			_ = tx.Rollback()
 		}
 	}()
-	rebuild := false
+	rebuild, repair, totals := false, false, false
 	for _, o := range missing {
 		if _, err := tx.ExecContext(ctx, o.sql); err != nil {
 			return fmt.Errorf("%s %s: %w", o.kind, o.name, err)
 		}
-		rebuild = rebuild || o.kind == "trigger"
+		rebuild = rebuild || o.kind == "trigger" && strings.HasPrefix(o.name, "transactions_search_")
+		repair = repair || o.kind == "trigger" && strings.HasPrefix(o.name, "household_transfer_")
+		totals = totals || o.kind == "trigger" && strings.HasPrefix(o.name, "monthly_totals_")
 	}
 	if rebuild {
 		for _, q := range searchRebuild {
 			if _, err := tx.ExecContext(ctx, q); err != nil {
 				return fmt.Errorf("fill transactions_search: %w", err)
+			}
+		}
+	}
+	if repair {
+		// One person pairs nothing, and every row of the load has no
+		// pair: the statement's scan of the table would change nothing.
+		var people int
+		if err := tx.QueryRowContext(ctx, "SELECT count(DISTINCT person) FROM account_people").Scan(&people); err != nil {
+			return fmt.Errorf("pair household transfers: %w", err)
+		}
+		if people > 1 {
+			if _, err := tx.ExecContext(ctx, repairHouseholdTransfers); err != nil {
+				return fmt.Errorf("pair household transfers: %w", err)
+			}
+		}
+	}
+	// After the pairing: the totals leave household transfers out.
+	if totals {
+		for _, q := range monthlyTotalsRebuild {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("fill monthly_totals: %w", err)
 			}
 		}
 	}

@@ -20,8 +20,8 @@ func TestBulkDeferredStatementsComeFromTheSchema(t *testing.T) {
 	}
 	var triggers []string
 	for _, o := range bulkDeferred {
-		want := "CREATE " + strings.ToUpper(o.kind) + " IF NOT EXISTS " + o.name + " "
-		if !strings.HasPrefix(o.sql, want) {
+		want := "CREATE " + strings.ToUpper(o.kind) + " IF NOT EXISTS " + o.name
+		if rest, ok := strings.CutPrefix(o.sql, want); !ok || !strings.ContainsAny(rest[:1], " \n") {
 			t.Errorf("%s: statement %q", o.name, o.sql)
 		}
 		if strings.Count(o.sql, "CREATE") != 1 || strings.HasSuffix(o.sql, ";") {
@@ -36,7 +36,10 @@ func TestBulkDeferredStatementsComeFromTheSchema(t *testing.T) {
 			t.Errorf("%s: more than one statement: %q", o.name, o.sql)
 		}
 	}
-	want := "transactions_search_insert transactions_search_update transactions_search_delete transactions_search_tag_insert transactions_search_tag_delete"
+	want := "transactions_search_insert transactions_search_update transactions_search_delete transactions_search_tag_insert transactions_search_tag_delete" +
+		" household_transfer_insert household_transfer_delete household_transfer_update" +
+		" monthly_totals_insert monthly_totals_delete monthly_totals_update_before monthly_totals_update_after" +
+		" monthly_totals_exclude_insert monthly_totals_exclude_update monthly_totals_exclude_delete"
 	if got := strings.Join(triggers, " "); got != want {
 		t.Errorf("triggers %q, want %q", got, want)
 	}
@@ -217,4 +220,64 @@ func TestBulkLoadDefersSearch(t *testing.T) {
 		defer s.Close()
 		searchRestored(t, s)
 	})
+}
+
+// TestBulkLoadPairsHouseholdTransfersAtTheEnd: a household's first listing
+// runs without the pairing triggers, and the transfers it wrote are paired
+// when it ends, as the triggers pair them row by row.
+func TestBulkLoadPairsHouseholdTransfersAtTheEnd(t *testing.T) {
+	ctx := context.Background()
+	rowByRow := household(t)
+	upsert(t, rowByRow, householdRows()...)
+	want := pairs(t, rowByRow)
+	if len(want) != 2 {
+		t.Fatalf("row by row, pairs %v", want)
+	}
+
+	s := household(t)
+	l, err := s.BeginListing(ctx, "transactions", "http://x/p1", time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := deferredPresent(t, s); n != 0 {
+		t.Fatalf("%d objects kept during a bulk load", n)
+	}
+	var page []bank.Transaction
+	for _, sp := range householdRows() {
+		page = append(page, sp.resource(t))
+	}
+	if _, err := s.SaveListingPage(ctx, &l, page, ""); err != nil {
+		t.Fatal(err)
+	}
+	if got := pairs(t, s); got != nil {
+		t.Fatalf("paired during the load: %v", got)
+	}
+	if _, err := s.FinishListing(ctx, &l); err != nil {
+		t.Fatal(err)
+	}
+	if got := pairs(t, s); !slices.Equal(got, want) {
+		t.Errorf("after the load, pairs %v, want %v", got, want)
+	}
+	// The triggers are back: a deletion unpairs the other side.
+	if _, err := s.ApplyEvents(ctx, EventBatch{Deletes: []string{"pay-in"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := pairs(t, s); got != nil {
+		t.Errorf("after deleting a side, pairs %v", got)
+	}
+}
+
+// The bulk load fills monthly_totals with the migration's own three
+// statements, the sum read from the month index alone.
+func TestMonthlyTotalsRebuildStatements(t *testing.T) {
+	if len(monthlyTotalsRebuild) != 3 || monthlyTotalsRebuild[0] != "DELETE FROM monthly_totals" ||
+		!strings.Contains(monthlyTotalsRebuild[1], "FROM monthly_totals_base\nGROUP BY") ||
+		!strings.Contains(monthlyTotalsRebuild[2], "FROM transaction_annotations an JOIN") {
+		t.Fatalf("monthlyTotalsRebuild = %q", monthlyTotalsRebuild)
+	}
+	s, _ := mustOpen(t)
+	sum := "SELECT" + after(monthlyTotalsRebuild[1], "SELECT")
+	if plan := queryPlan(t, s, sum); !strings.Contains(plan, "COVERING INDEX "+monthIndex) {
+		t.Errorf("the sum does not read %s alone: %s", monthIndex, plan)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -25,21 +26,30 @@ type CategorySpending struct {
 }
 
 // SpendingByCategory is v_monthly_spending from month from to month to
-// (YYYY-MM, inclusive), per month and category.
+// (YYYY-MM, inclusive), per month and category. It reads monthly_totals,
+// the view summed ahead of time (monthly_totals.sql), so that its time
+// does not grow with the transactions.
 func (s *Store) SpendingByCategory(ctx context.Context, from, to string) ([]CategorySpending, error) {
 	return queryAll(ctx, s.ro, "spending by category", func(r *sql.Rows, c *CategorySpending) error {
 		return r.Scan(&c.Month, &c.ParentCategory, &c.Category, &c.ParentCategoryID, &c.CategoryID, &c.Cents, &c.Count)
-	}, `SELECT month, parent_category, category, coalesce(parent_category_id, ''),
-		coalesce(category_id, ''), sum(total_spent_base_units), sum(count)
-		FROM v_monthly_spending WHERE month BETWEEN ? AND ?
-		GROUP BY month, parent_category_id, category_id ORDER BY month`, from, to)
+	}, `SELECT m.month, coalesce(pc.name, 'Uncategorised'), coalesce(c.name, 'Uncategorised'), m.parent_category_id,
+		m.category_id, -sum(m.total_base_units), sum(m.count_out)
+		FROM monthly_totals m
+		LEFT JOIN accounts a ON a.id = m.account_id
+		LEFT JOIN categories c ON c.id = nullif(m.category_id, '')
+		LEFT JOIN categories pc ON pc.id = nullif(m.parent_category_id, '')
+		WHERE m.month BETWEEN ? AND ? AND m.kind = 'spending' AND m.count > 0 AND a.account_type IS NOT 'HOME_LOAN'
+		GROUP BY m.month, m.parent_category_id, m.category_id ORDER BY m.month`, from, to)
 }
 
 // IncomeByMonth is v_monthly_income's total_income_base_units per month
 // from month from to month to (inclusive), months without income left out.
+// It reads monthly_totals, as SpendingByCategory does.
 func (s *Store) IncomeByMonth(ctx context.Context, from, to string) (map[string]int64, error) {
-	rows, err := s.ro.QueryContext(ctx, `SELECT month, sum(total_income_base_units) FROM v_monthly_income
-		WHERE month BETWEEN ? AND ? GROUP BY month`, from, to)
+	rows, err := s.ro.QueryContext(ctx, `SELECT m.month, sum(m.total_base_units) FROM monthly_totals m
+		LEFT JOIN accounts a ON a.id = m.account_id
+		WHERE m.month BETWEEN ? AND ? AND m.kind = 'income' AND m.count > 0 AND a.account_type IS NOT 'HOME_LOAN'
+		GROUP BY m.month`, from, to)
 	if err != nil {
 		return nil, fmt.Errorf("income by month: %w", err)
 	}
@@ -166,7 +176,7 @@ func (s *Store) ListTransactions(ctx context.Context, f TxFilter) (TxList, error
 	}
 	if f.Spending {
 		add(`status = 'SETTLED' AND NOT is_transfer AND NOT is_interest
-			AND account_type IS NOT 'HOME_LOAN' AND (amount_base_units < 0 OR offsets_spending)`)
+			AND NOT excluded_from_spending AND account_type IS NOT 'HOME_LOAN' AND (amount_base_units < 0 OR offsets_spending)`)
 		if f.Person == "" {
 			// The household's spending leaves out what one person pays
 			// another (v_monthly_spending); a person's counts it
@@ -185,7 +195,9 @@ func (s *Store) ListTransactions(ctx context.Context, f TxFilter) (TxList, error
 	if f.Spending || f.Person != "" {
 		from = "v_transactions"
 	}
-	if q := SearchQuery(f.Search); q != "" {
+	q := SearchQuery(f.Search)
+	search := q != ""
+	if search {
 		match := "rowid IN (SELECT rowid FROM transactions_search WHERE transactions_search MATCH ?)"
 		if from != "transactions" {
 			match = "id IN (SELECT id FROM transactions WHERE " + match + ")"
@@ -196,25 +208,81 @@ func (s *Store) ListTransactions(ctx context.Context, f TxFilter) (TxList, error
 	if len(where) > 0 {
 		cond = strings.Join(where, " AND ")
 	}
-	var out TxList
-	// #nosec G202 -- the conditions are this function's constants; values are arguments
-	if err := s.ro.QueryRowContext(ctx, "SELECT count(*), coalesce(sum(amount_base_units), 0) FROM "+from+" WHERE "+cond, args...).
-		Scan(&out.Count, &out.Sum); err != nil {
-		return out, fmt.Errorf("list transactions: %w", err)
-	}
-	if f.BeforeID != "" {
-		cond += " AND (coalesce(created_epoch, 0) < ? OR (coalesce(created_epoch, 0) = ? AND id < ?))"
-		args = append(args, f.BeforeEpoch, f.BeforeEpoch, f.BeforeID)
-	}
 	limit := f.Limit
 	if limit <= 0 {
 		limit = 50
 	}
-	const order = " ORDER BY created_epoch DESC, id DESC"
+	before := ""
+	var beforeArgs []any
+	if f.BeforeID != "" {
+		before = " AND (coalesce(created_epoch, 0) < ? OR (coalesce(created_epoch, 0) = ? AND id < ?))"
+		beforeArgs = []any{f.BeforeEpoch, f.BeforeEpoch, f.BeforeID}
+	}
+	var out TxList
+	var err error
+	if search {
+		out, err = s.searchPage(ctx, from, cond, args, before, beforeArgs, limit)
+	} else {
+		out, err = s.listPage(ctx, from, cond, args, before, beforeArgs, limit)
+	}
+	return out, err
+}
+
+// txOrder is the order of a page of transactions: newest first.
+const txOrder = " ORDER BY created_epoch DESC, id DESC"
+
+// listPage counts and sums what cond selects of from, then reads the
+// page's ids through the index on created_epoch.
+func (s *Store) listPage(ctx context.Context, from, cond string, args []any, before string, beforeArgs []any, limit int) (TxList, error) {
+	var out TxList
+	// #nosec G202 -- the conditions are ListTransactions' constants; values are arguments
+	if err := s.ro.QueryRowContext(ctx, "SELECT count(*), coalesce(sum(amount_base_units), 0) FROM "+from+" WHERE "+cond, args...).
+		Scan(&out.Count, &out.Sum); err != nil {
+		return out, fmt.Errorf("list transactions: %w", err)
+	}
 	var err error
 	// #nosec G202 -- as above
 	out.Rows, err = queryAll(ctx, s.ro, "list transactions", scanTxRow, "SELECT "+txRowColumns+" FROM v_transactions WHERE id IN (SELECT id FROM "+
-		from+" WHERE "+cond+order+" LIMIT ?)"+order, append(args, limit)...)
+		from+" WHERE "+cond+before+txOrder+" LIMIT ?)"+txOrder, slices.Concat(args, beforeArgs, []any{limit})...)
+	return out, err
+}
+
+// searchPage is listPage for a search, whose matches are a part of the
+// table in no useful order: each match is read once, its id, time and
+// amount kept aside, and the count, the sum and the page's ids are taken
+// from them.
+func (s *Store) searchPage(ctx context.Context, from, cond string, args []any, before string, beforeArgs []any, limit int) (TxList, error) {
+	var out TxList
+	var ids []string
+	// #nosec G202 -- as in listPage
+	rows, err := s.ro.QueryContext(ctx, `WITH m AS MATERIALIZED (SELECT id, created_epoch, amount_base_units FROM `+from+` WHERE `+cond+`)
+		SELECT n, total, id FROM (SELECT count(*) AS n, coalesce(sum(amount_base_units), 0) AS total FROM m)
+		LEFT JOIN (SELECT id FROM m WHERE true`+before+txOrder+` LIMIT ?) ON true`, slices.Concat(args, beforeArgs, []any{limit})...)
+	if err != nil {
+		return out, fmt.Errorf("search transactions: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id sql.NullString
+		if err := rows.Scan(&out.Count, &out.Sum, &id); err != nil {
+			return out, fmt.Errorf("search transactions: %w", err)
+		}
+		if id.Valid {
+			ids = append(ids, id.String)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return out, fmt.Errorf("search transactions: %w", err)
+	}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	list, err := jsonArg(ids)
+	if err != nil {
+		return out, err
+	}
+	out.Rows, err = queryAll(ctx, s.ro, "search transactions", scanTxRow,
+		"SELECT "+txRowColumns+" FROM v_transactions WHERE id IN (SELECT value FROM json_each(?))"+txOrder, list)
 	return out, err
 }
 
@@ -293,8 +361,12 @@ func (s *Store) TransactionDetail(ctx context.Context, id string) (TxDetail, err
 
 // HeldTransactions lists up to n HELD transactions, oldest first.
 func (s *Store) HeldTransactions(ctx context.Context, n int) ([]TxRow, error) {
+	// The ids first, in the order of transactions_held_created: the
+	// view's tag lists and joins would be computed for every HELD
+	// transaction before the sort.
+	const oldest = " ORDER BY unixepoch(created_at, 'subsec')"
 	return queryAll(ctx, s.ro, "held transactions", scanTxRow, "SELECT "+txRowColumns+` FROM v_transactions
-		WHERE status = 'HELD' ORDER BY created_epoch LIMIT ?`, n)
+		WHERE id IN (SELECT id FROM transactions WHERE status = 'HELD'`+oldest+` LIMIT ?)`+oldest, n)
 }
 
 // Payment is what was paid to one payee (a description) in one month at

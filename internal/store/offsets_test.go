@@ -185,7 +185,7 @@ func TestMigrationNetsCategorisedMoneyInOnExistingMirror(t *testing.T) {
 			v5 = append(v5, l)
 		}
 	}
-	// Version 12's and 11's tables, views and columns go too, so that
+	// Version 13's, 12's and 11's tables, views and columns go too, so that
 	// they can run again.
 	undo12 := `DROP TRIGGER household_transfer_insert; DROP TRIGGER household_transfer_delete; DROP TRIGGER household_transfer_update;
 		DROP VIEW v_monthly_spending_by_person; DROP VIEW v_monthly_income_by_person; DROP VIEW household_transfer_pairs;
@@ -193,6 +193,11 @@ func TestMigrationNetsCategorisedMoneyInOnExistingMirror(t *testing.T) {
 		DROP INDEX transactions_household_paired;
 		DROP INDEX transactions_month_money; DROP VIEW v_monthly_spending; DROP VIEW v_transactions;
 		ALTER TABLE transactions DROP COLUMN household_transfer_id`
+	var undo13 []string
+	for _, o := range triggersOf(monthlyTotals, "monthly_totals_") {
+		undo13 = append(undo13, "DROP TRIGGER "+o.name)
+	}
+	undo12 = strings.Join(append(undo13, "DROP VIEW monthly_totals_rows", "DROP VIEW monthly_totals_base", undo12), "; ")
 	undo11 := "DROP TABLE people; DROP TABLE account_people; ALTER TABLE accounts DROP COLUMN gone_at; ALTER TABLE webhooks DROP COLUMN person"
 	for _, q := range []string{"DROP VIEW v_ledger; DROP VIEW v_monthly_income", undo12, strings.Join(v5, "\n"), ledgerView, undo11, "PRAGMA user_version = 8"} {
 		if _, err := s.db.Exec(q); err != nil {

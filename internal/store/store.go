@@ -127,6 +127,11 @@ var migrations = []migration{
 	// (by performing_customer, which the index now holds right after the
 	// category), as fast as the household's. person_views.sql.
 	{sql: personViews},
+	// 15: monthly_totals, v_monthly_spending and v_monthly_income summed
+	// per month ahead of time and kept by triggers, for the dashboard's
+	// overview, without what rules left out of the spending
+	// (monthly_totals.sql).
+	{sql: monthlyTotals},
 }
 
 // TimeLayout is how the store writes its own timestamps (observed_at,
