@@ -20,12 +20,12 @@ func Conditions(f health.Facts, staleAfter time.Duration) []Condition {
 		if p.Token.Rejected {
 			out = append(out, Condition{Key: "token:" + p.Name, Since: p.Token.RejectedAt,
 				Title:   fmt.Sprintf("The bank rejected %s's token", p.Name),
-				Message: fmt.Sprintf("The bank answered 401 to %s's token: their accounts are not mirrored until a new token is in place (then systemctl reload bankmirror).", p.Name)})
+				Message: fmt.Sprintf("The bank answered 401 to %s's token: their accounts are not mirrored until a new token is in place (then systemctl restart bankmirror: the unit copies a credential at start).", p.Name)})
 		}
 	}
 	if len(f.People) == 0 && f.TokenRejected {
 		out = append(out, Condition{Key: "token", Since: f.TokenRejectedAt, Title: "The bank rejected the token",
-			Message: "The bank answered 401 to the token: nothing is mirrored until a new token is in place (then systemctl reload bankmirror)."})
+			Message: "The bank answered 401 to the token: nothing is mirrored until a new token is in place (then systemctl restart bankmirror: the unit copies the credential at start)."})
 	}
 	if o := f.BankOutage; o.Syncs > 0 && f.Now.Sub(o.Since) >= UnreachableFor {
 		out = append(out, Condition{Key: "bank_unreachable", Since: o.Since, Title: "The bank is unreachable",

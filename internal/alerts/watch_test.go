@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 
 	"github.com/bankmirror/bankmirror/internal/alerts"
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/health"
 	"github.com/bankmirror/bankmirror/internal/replica"
 	"github.com/bankmirror/bankmirror/internal/rules"
 	"github.com/bankmirror/bankmirror/internal/simulator"
@@ -134,5 +136,20 @@ func TestCheckSettingsSaysWhere(t *testing.T) {
 	}
 	if err := alerts.CheckSettings(set); err == nil || err.Error() != "rules.toml:4: alert.low_balance: needs account (a name or an id)" {
 		t.Fatalf("error %v", err)
+	}
+}
+
+// A rejected token's alert gives the advice status gives: the packaged
+// unit copies a credential at start, so a new token needs a restart.
+func TestTokenAlertSaysRestart(t *testing.T) {
+	now := time.Date(2025, 3, 3, 12, 0, 0, 0, time.UTC)
+	for _, f := range []health.Facts{
+		{Now: now, TokenRejected: true, TokenRejectedAt: now},
+		{Now: now, People: []health.PersonState{{Name: "sam", Token: bank.TokenState{Rejected: true, RejectedAt: now}}}},
+	} {
+		c := alerts.Conditions(f, 0)
+		if len(c) != 1 || !strings.Contains(c[0].Message, "systemctl restart bankmirror") || strings.Contains(c[0].Message, "reload") {
+			t.Fatalf("conditions %+v", c)
+		}
 	}
 }
