@@ -478,3 +478,42 @@ func TestRateLimitedBacklogIsDeferredOnce(t *testing.T) {
 		t.Fatalf("%d deferrals to send 15 of %d alerts at the rate limit", st.deferred, n)
 	}
 }
+
+// A channel that never answers holds up only its own alerts: another
+// channel's go out meanwhile.
+func TestAHungChannelHoldsUpOnlyItself(t *testing.T) {
+	ctx := context.Background()
+	release := make(chan struct{})
+	hung := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(hung.Close)
+	delivered := make(chan struct{}, 1)
+	good := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		delivered <- struct{}{}
+	}))
+	t.Cleanup(good.Close)
+	st := openStore(t)
+	d := alerts.NewDispatcher(st, nil, zerolog.Nop())
+	configure(t, d, "[channel.hung]\nurl = \""+hung.URL+"\"\n[channel.good]\nurl = \""+good.URL+"\"\n")
+	if err := d.Enqueue(ctx, purchase, []string{"hung"}); err != nil {
+		t.Fatal(err)
+	}
+	other := purchase
+	other.Key = "rule:big:tx-2"
+	if err := d.Enqueue(ctx, other, []string{"good"}); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { defer close(done); _, _ = d.Round(ctx) }()
+	select {
+	case <-delivered:
+	case <-time.After(10 * time.Second):
+		t.Error("the good channel's alert waited for the hung channel")
+	}
+	close(release)
+	<-done
+}

@@ -172,6 +172,10 @@ func (d *Dispatcher) Round(ctx context.Context) (time.Time, error) {
 		return next, err
 	}
 	c := d.config.Load()
+	// What is to be sent now, per channel: each channel's alerts go in
+	// order, the channels side by side, so that one that never answers
+	// holds up only its own.
+	sends := map[string][]store.Alert{}
 	for _, a := range due {
 		if until, quiet := c.settings.QuietUntil(now); quiet && a.Kind != KindTest {
 			d.release(a.Channel, a.ID)
@@ -180,8 +184,7 @@ func (d *Dispatcher) Round(ctx context.Context) (time.Time, error) {
 			}
 			continue
 		}
-		s, ok := c.senders[a.Channel]
-		if !ok {
+		if _, ok := c.senders[a.Channel]; !ok {
 			d.release(a.Channel, a.ID)
 			if err := d.outbox.AlertFailed(ctx, a.ID, fmt.Sprintf("no channel %q in the rules file", a.Channel), time.Time{}); err != nil {
 				return next, err
@@ -195,9 +198,10 @@ func (d *Dispatcher) Round(ctx context.Context) (time.Time, error) {
 			}
 			continue
 		}
-		if err := d.send(ctx, s, a); err != nil {
-			return next, err
-		}
+		sends[a.Channel] = append(sends[a.Channel], a)
+	}
+	if err := d.sendAll(ctx, c, sends); err != nil {
+		return next, err
 	}
 	if err := d.reportPending(ctx, c); err != nil {
 		return next, err
@@ -215,6 +219,31 @@ func (d *Dispatcher) Round(ctx context.Context) (time.Time, error) {
 		}
 	}
 	return next, nil
+}
+
+// sendAll sends each channel's alerts in order, the channels at once,
+// and returns the first failure to record one.
+func (d *Dispatcher) sendAll(ctx context.Context, c *config, sends map[string][]store.Alert) error {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var first error
+	for channel, alerts := range sends {
+		s := c.senders[channel]
+		wg.Go(func() {
+			for _, a := range alerts {
+				if err := d.send(ctx, s, a); err != nil {
+					mu.Lock()
+					if first == nil {
+						first = err
+					}
+					mu.Unlock()
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return first
 }
 
 // reportPending tells the counter how many alerts wait per channel.
