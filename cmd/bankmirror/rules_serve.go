@@ -91,10 +91,10 @@ func (m *Daemon) reloadRules(ctx context.Context) {
 type householdWriter struct{ m *Daemon }
 
 func (w householdWriter) Run(ctx context.Context, op writeback.Op, rows []writeback.Row, opts writeback.Options) (writeback.Report, error) {
-	names := w.m.Household.People()
-	people := make([]writeback.Person, 0, len(names))
-	for _, n := range names {
-		people = append(people, writeback.Person{Name: n, Bank: w.m.Household.Client(n)})
+	cs := w.m.personClients()
+	people := make([]writeback.Person, len(cs))
+	for i, c := range cs {
+		people[i] = writeback.Person{Name: c.name, Bank: c.client}
 	}
 	return writeback.NewHousehold(people, w.m.Store, w.m.Log).Run(ctx, op, rows, opts)
 }
