@@ -246,9 +246,11 @@ func (e *Engine) arrivals(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	ids := make([]string, 0, len(arr))
+	seen := make(map[string]bool, len(arr))
 	fromFirstSync := map[string]bool{}
 	for _, a := range arr {
-		if !slices.Contains(ids, a.TransactionID) {
+		if !seen[a.TransactionID] {
+			seen[a.TransactionID] = true
 			ids = append(ids, a.TransactionID)
 		}
 		if !synced || a.ObservedAt <= firstEnd {
