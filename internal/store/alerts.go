@@ -81,24 +81,10 @@ func (s *Store) alerts(ctx context.Context, where string, args ...any) ([]Alert,
 	const columns = `SELECT id, alert_key, channel, kind, title, message, payload, created_at, not_before,
 		attempts, coalesce(sent_at, ''), coalesce(failed_at, ''), coalesce(error, '') FROM alert_outbox `
 	q := columns + where //nolint:gosec // where is one of this file's constant clauses
-	rows, err := s.ro.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("read alert outbox: %w", err)
-	}
-	defer rows.Close()
-	var out []Alert
-	for rows.Next() {
-		var a Alert
-		if err := rows.Scan(&a.ID, &a.Key, &a.Channel, &a.Kind, &a.Title, &a.Message, &a.Payload, &a.CreatedAt,
-			&a.NotBefore, &a.Attempts, &a.SentAt, &a.FailedAt, &a.Error); err != nil {
-			return nil, fmt.Errorf("read alert outbox: %w", err)
-		}
-		out = append(out, a)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read alert outbox: %w", err)
-	}
-	return out, nil
+	return queryAll(ctx, s.ro, "read alert outbox", func(r *sql.Rows, a *Alert) error {
+		return r.Scan(&a.ID, &a.Key, &a.Channel, &a.Kind, &a.Title, &a.Message, &a.Payload, &a.CreatedAt,
+			&a.NotBefore, &a.Attempts, &a.SentAt, &a.FailedAt, &a.Error)
+	}, q, args...)
 }
 
 // AlertSent records that the channel has the alert.
@@ -152,22 +138,8 @@ type AlertCounts struct {
 
 // AlertCountsByChannel counts the outbox per channel.
 func (s *Store) AlertCountsByChannel(ctx context.Context) ([]AlertCounts, error) {
-	rows, err := s.ro.QueryContext(ctx, `SELECT channel, count(sent_at), count(failed_at),
+	return queryAll(ctx, s.ro, "read alert outbox", func(r *sql.Rows, c *AlertCounts) error {
+		return r.Scan(&c.Channel, &c.Sent, &c.Failed, &c.Pending)
+	}, `SELECT channel, count(sent_at), count(failed_at),
 		count(*) FILTER (WHERE sent_at IS NULL AND failed_at IS NULL) FROM alert_outbox GROUP BY channel ORDER BY channel`)
-	if err != nil {
-		return nil, fmt.Errorf("read alert outbox: %w", err)
-	}
-	defer rows.Close()
-	var out []AlertCounts
-	for rows.Next() {
-		var c AlertCounts
-		if err := rows.Scan(&c.Channel, &c.Sent, &c.Failed, &c.Pending); err != nil {
-			return nil, fmt.Errorf("read alert outbox: %w", err)
-		}
-		out = append(out, c)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read alert outbox: %w", err)
-	}
-	return out, nil
 }

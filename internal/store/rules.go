@@ -107,24 +107,10 @@ type Arrival struct {
 // Arrivals returns the transactions created or settled after history seq
 // after, oldest first, at most limit.
 func (s *Store) Arrivals(ctx context.Context, after int64, limit int) ([]Arrival, error) {
-	rows, err := s.ro.QueryContext(ctx, `SELECT seq, transaction_id, change, observed_at FROM transaction_history
+	return queryAll(ctx, s.ro, "read arrivals", func(r *sql.Rows, a *Arrival) error {
+		return r.Scan(&a.Seq, &a.TransactionID, &a.Change, &a.ObservedAt)
+	}, `SELECT seq, transaction_id, change, observed_at FROM transaction_history
 		WHERE seq > ? AND change IN ('created', 'settled') ORDER BY seq LIMIT ?`, after, limit)
-	if err != nil {
-		return nil, fmt.Errorf("read arrivals: %w", err)
-	}
-	defer rows.Close()
-	var out []Arrival
-	for rows.Next() {
-		var a Arrival
-		if err := rows.Scan(&a.Seq, &a.TransactionID, &a.Change, &a.ObservedAt); err != nil {
-			return nil, fmt.Errorf("read arrivals: %w", err)
-		}
-		out = append(out, a)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read arrivals: %w", err)
-	}
-	return out, nil
 }
 
 // LastHistorySeq is the seq of the newest history row (0 when none).
@@ -302,24 +288,10 @@ func (s *Store) ruleApplications(ctx context.Context, where string, args ...any)
 	const columns = `SELECT id, transaction_id, rule, action, value, coalesce(previous, ''), applied_at,
 		source, write_back, coalesce(written_back_at, ''), attempts, coalesce(error, '') FROM rule_applications `
 	q := columns + where //nolint:gosec // where is one of this file's constant clauses
-	rows, err := s.ro.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("read rule applications: %w", err)
-	}
-	defer rows.Close()
-	var out []RuleApplication
-	for rows.Next() {
-		var a RuleApplication
-		if err := rows.Scan(&a.ID, &a.TransactionID, &a.Rule, &a.Action, &a.Value, &a.Previous, &a.AppliedAt,
-			&a.Source, &a.WriteBack, &a.WrittenBackAt, &a.Attempts, &a.Error); err != nil {
-			return nil, fmt.Errorf("read rule applications: %w", err)
-		}
-		out = append(out, a)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read rule applications: %w", err)
-	}
-	return out, nil
+	return queryAll(ctx, s.ro, "read rule applications", func(r *sql.Rows, a *RuleApplication) error {
+		return r.Scan(&a.ID, &a.TransactionID, &a.Rule, &a.Action, &a.Value, &a.Previous, &a.AppliedAt,
+			&a.Source, &a.WriteBack, &a.WrittenBackAt, &a.Attempts, &a.Error)
+	}, q, args...)
 }
 
 // WriteBackOutcome is what became of one pending write-back.
@@ -387,25 +359,19 @@ type RuleSummary struct {
 // RuleSummaries sums rule_applications per rule; since is the start of
 // the last 30 days (TimeLayout).
 func (s *Store) RuleSummaries(ctx context.Context, since string) (map[string]RuleSummary, error) {
-	rows, err := s.ro.QueryContext(ctx, `SELECT rule, count(*), count(*) FILTER (WHERE applied_at >= ?), max(applied_at),
+	rows, err := queryAll(ctx, s.ro, "read rule summaries", func(r *sql.Rows, x *RuleSummary) error {
+		return r.Scan(&x.Rule, &x.Applications, &x.Last30Days, &x.LastAppliedAt, &x.Pending, &x.Errors, &x.LastError)
+	}, `SELECT rule, count(*), count(*) FILTER (WHERE applied_at >= ?), max(applied_at),
 		count(*) FILTER (WHERE write_back = 1 AND written_back_at IS NULL),
 		count(*) FILTER (WHERE error IS NOT NULL AND written_back_at IS NULL),
 		coalesce((SELECT error FROM rule_applications r2 WHERE r2.rule = r.rule AND r2.error IS NOT NULL ORDER BY id DESC LIMIT 1), '')
 		FROM rule_applications r GROUP BY rule`, since)
 	if err != nil {
-		return nil, fmt.Errorf("read rule summaries: %w", err)
+		return nil, err
 	}
-	defer rows.Close()
-	out := map[string]RuleSummary{}
-	for rows.Next() {
-		var r RuleSummary
-		if err := rows.Scan(&r.Rule, &r.Applications, &r.Last30Days, &r.LastAppliedAt, &r.Pending, &r.Errors, &r.LastError); err != nil {
-			return nil, fmt.Errorf("read rule summaries: %w", err)
-		}
-		out[r.Rule] = r
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read rule summaries: %w", err)
+	out := make(map[string]RuleSummary, len(rows))
+	for _, x := range rows {
+		out[x.Rule] = x
 	}
 	return out, nil
 }
