@@ -172,11 +172,28 @@ func (a *app) openStore(ctx context.Context, path string) (*store.Store, error) 
 // openExistingStore opens the configured mirror, refusing to create one:
 // commands that read or change a mirror need one that a sync filled.
 func (a *app) openExistingStore(ctx context.Context) (*store.Store, error) {
-	// Lstat: a symbolic link there, even dangling, is for the store to refuse by name.
-	if _, err := os.Lstat(a.cfg.DB); err != nil {
-		return nil, fmt.Errorf("no mirror at %s (set BANKMIRROR_DB, or run `bankmirror sync --full` first): %w", a.cfg.DB, err)
+	if err := a.mirrorExists(); err != nil {
+		return nil, err
 	}
 	return a.openStore(ctx, a.cfg.DB)
+}
+
+// openExistingReadOnly opens the configured mirror read-only, beside a
+// running daemon, refusing to create one.
+func (a *app) openExistingReadOnly(ctx context.Context) (*store.Store, error) {
+	if err := a.mirrorExists(); err != nil {
+		return nil, err
+	}
+	return store.OpenReadOnly(ctx, a.cfg.DB)
+}
+
+// mirrorExists says, in one line, that there is no mirror to open.
+func (a *app) mirrorExists() error {
+	// Lstat: a symbolic link there, even dangling, is for the store to refuse by name.
+	if _, err := os.Lstat(a.cfg.DB); err != nil {
+		return fmt.Errorf("no mirror at %s (set BANKMIRROR_DB, or run `bankmirror sync --full` first): %w", a.cfg.DB, err)
+	}
+	return nil
 }
 
 func (a *app) client(baseURL, token string, budget int) *bank.Client {

@@ -66,15 +66,6 @@ func (a *app) rulesEngine(st *store.Store, set *rules.Set, writer rules.Writer) 
 	return rules.NewEngine(st, writer, set, zone, a.log)
 }
 
-// openExistingReadOnly opens the configured mirror read-only, beside a
-// running daemon.
-func (a *app) openExistingReadOnly(ctx context.Context) (*store.Store, error) {
-	if _, err := os.Lstat(a.cfg.DB); err != nil {
-		return nil, fmt.Errorf("no mirror at %s (set BANKMIRROR_DB, or run `bankmirror sync --full` first): %w", a.cfg.DB, err)
-	}
-	return store.OpenReadOnly(ctx, a.cfg.DB)
-}
-
 // readRules opens the mirror read-only and loads the rules file against
 // it; close closes the mirror.
 func (a *app) readRules(ctx context.Context) (st *store.Store, set *rules.Set, err error) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -43,10 +42,7 @@ runs beside the daemon and never writes.`,
 			if addr == "" {
 				addr = defaultUIListen
 			}
-			if _, err := os.Lstat(a.cfg.DB); err != nil {
-				return fmt.Errorf("no mirror at %s (set BANKMIRROR_DB, or run `bankmirror sync --full` first): %w", a.cfg.DB, err)
-			}
-			st, err := store.OpenReadOnly(ctx, a.cfg.DB)
+			st, err := a.openExistingReadOnly(ctx)
 			if err != nil {
 				return err
 			}

@@ -12,7 +12,6 @@ import (
 	"text/tabwriter"
 
 	"github.com/bankmirror/bankmirror/internal/cli"
-	"github.com/bankmirror/bankmirror/internal/store"
 	"github.com/bankmirror/bankmirror/internal/writeback"
 )
 
@@ -73,10 +72,7 @@ func (a *app) categoriesCommand() *cli.Command {
 // categories lists the mirrored categories; it opens the mirror
 // read-only, so it works beside the daemon.
 func (a *app) categories(ctx context.Context, _ []string) error {
-	if _, err := os.Stat(a.cfg.DB); err != nil {
-		return fmt.Errorf("no mirror at %s (set BANKMIRROR_DB, or run `bankmirror sync --full` first): %w", a.cfg.DB, err)
-	}
-	st, err := store.OpenReadOnly(ctx, a.cfg.DB)
+	st, err := a.openExistingReadOnly(ctx)
 	if err != nil {
 		return err
 	}
