@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -42,14 +40,8 @@ func (a *app) rulesCommand() *cli.Command {
 // loadRules reads the rules file against the mirror's categories, and
 // checks its alerts and channels.
 func (a *app) loadRules(ctx context.Context, st *store.Store) (*rules.Set, error) {
-	set, err := rules.LoadResolved(ctx, a.cfg.RulesFile, false, st)
+	set, err := alerts.LoadRules(ctx, a.cfg.RulesFile, false, st)
 	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("no rules file at %s (set BANKMIRROR_RULES_FILE): %w", a.cfg.RulesFile, err)
-		}
-		return nil, err
-	}
-	if err := alerts.CheckSettings(set); err != nil {
 		return nil, err
 	}
 	for _, ch := range set.Channels {

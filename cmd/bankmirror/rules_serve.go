@@ -39,11 +39,8 @@ func (m *Daemon) openRules(ctx context.Context) error {
 
 // loadRules reads the rules file against the mirror's categories.
 func (m *Daemon) loadRules(ctx context.Context) (*rules.Set, error) {
-	set, err := rules.LoadResolved(ctx, m.Config.RulesFile, !m.Config.RulesFileSet, m.Store)
+	set, err := alerts.LoadRules(ctx, m.Config.RulesFile, !m.Config.RulesFileSet, m.Store)
 	if err != nil {
-		return nil, err
-	}
-	if err := alerts.CheckSettings(set); err != nil {
 		return nil, err
 	}
 	zone, _ := time.LoadLocation(m.Config.Timezone)

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"os"
 	"slices"
@@ -128,14 +127,7 @@ func (h *Handler) loadRules(ctx context.Context) (set *rules.Set, missing bool, 
 		_, err := os.Stat(h.o.RulesFile)
 		missing = errors.Is(err, os.ErrNotExist)
 	}
-	set, err = rules.LoadResolved(ctx, h.o.RulesFile, !h.o.RulesFileSet, h.m)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, false, fmt.Errorf("no rules file at %s (set BANKMIRROR_RULES_FILE): %w", h.o.RulesFile, err)
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	if err := alerts.CheckSettings(set); err != nil {
+	if set, err = alerts.LoadRules(ctx, h.o.RulesFile, !h.o.RulesFileSet, h.m); err != nil {
 		return nil, false, err
 	}
 	return set, missing, nil
