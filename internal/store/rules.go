@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -223,11 +222,7 @@ func (s *Store) RecordRuleApplications(ctx context.Context, apps []RuleApplicati
 			}
 		}
 		if cursor != nil {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO daemon_state (key, value, updated_at) VALUES (?, ?, ?)
-				ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
-				cursor.Key, fmt.Sprint(cursor.Seq), now); err != nil {
-				return fmt.Errorf("record rules cursor: %w", err)
-			}
+			return s.putState(ctx, tx, cursor.Key, cursor.Seq)
 		}
 		return nil
 	})
@@ -258,18 +253,8 @@ func annotate(ctx context.Context, tx *sql.Tx, a RuleApplication) error {
 // RuleCursorSeq reads the cursor recorded under key; ok is false when
 // none is.
 func (s *Store) RuleCursorSeq(ctx context.Context, key string) (seq int64, ok bool, err error) {
-	var v string
-	err = s.ro.QueryRowContext(ctx, "SELECT value FROM daemon_state WHERE key = ?", key).Scan(&v)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, false, nil
-	}
-	if err != nil {
-		return 0, false, fmt.Errorf("read rules cursor: %w", err)
-	}
-	if _, err := fmt.Sscan(v, &seq); err != nil {
-		return 0, false, fmt.Errorf("read rules cursor %q: %w", v, err)
-	}
-	return seq, true, nil
+	_, ok, err = s.GetState(ctx, key, &seq)
+	return seq, ok, err
 }
 
 // PendingRuleWriteBacks returns the applications the bank has yet to

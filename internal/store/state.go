@@ -12,18 +12,21 @@ import (
 // PutState records v (as JSON) under key in daemon_state: what the running
 // daemon reports of itself for `bankmirror status`.
 func (s *Store) PutState(ctx context.Context, key string, v any) error {
+	return s.InTx(ctx, func(tx *sql.Tx) error { return s.putState(ctx, tx, key, v) })
+}
+
+// putState is PutState inside tx, beside what else tx writes.
+func (s *Store) putState(ctx context.Context, tx *sql.Tx, key string, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("encode state %s: %w", key, err)
 	}
-	return s.InTx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO daemon_state (key, value, updated_at) VALUES (?, ?, ?)
-			ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`, key, string(b), s.stamp())
-		if err != nil {
-			return fmt.Errorf("record state %s: %w", key, err)
-		}
-		return nil
-	})
+	_, err = tx.ExecContext(ctx, `INSERT INTO daemon_state (key, value, updated_at) VALUES (?, ?, ?)
+		ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`, key, string(b), s.stamp())
+	if err != nil {
+		return fmt.Errorf("record state %s: %w", key, err)
+	}
+	return nil
 }
 
 // GetState decodes the state recorded under key into v and returns when it
