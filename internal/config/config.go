@@ -341,21 +341,24 @@ func varOfField(name string) string {
 
 // defaultDB is the mirror's path when BANKMIRROR_DB is not set: in
 // systemd's state directory if there is one.
+func defaultDB(environ map[string]string) string {
+	return inSystemdDir(environ, "STATE_DIRECTORY", "bankmirror.db", "bankmirror.db")
+}
+
 // defaultRulesFile is rules.toml in the configuration directory:
 // $CONFIGURATION_DIRECTORY under systemd, else /etc/bankmirror.
 func defaultRulesFile(environ map[string]string) string {
-	if dir := environ["CONFIGURATION_DIRECTORY"]; dir != "" {
-		return filepath.Join(strings.Split(dir, ":")[0], "rules.toml")
-	}
-	return "/etc/bankmirror/rules.toml"
+	return inSystemdDir(environ, "CONFIGURATION_DIRECTORY", "rules.toml", "/etc/bankmirror/rules.toml")
 }
 
-func defaultDB(environ map[string]string) string {
-	if dir := environ["STATE_DIRECTORY"]; dir != "" {
-		// systemd may pass several directories separated by colons.
-		return filepath.Join(strings.Split(dir, ":")[0], "bankmirror.db")
+// inSystemdDir is file in the directory systemd names in dirVar (the
+// first, since systemd may pass several separated by colons), or
+// fallback without one.
+func inSystemdDir(environ map[string]string, dirVar, file, fallback string) string {
+	if dir := environ[dirVar]; dir != "" {
+		return filepath.Join(strings.Split(dir, ":")[0], file)
 	}
-	return "bankmirror.db"
+	return fallback
 }
 
 // readFile reads a file a variable names, as an error naming the
