@@ -907,3 +907,38 @@ func TestBulkLoadBuildsHistoryIndexOnce(t *testing.T) {
 		}
 	})
 }
+
+// A listing of some accounts (a household's) deletes what it did not see
+// of those accounts only; of none, nothing.
+func TestFinishListingOfDeletesOnlyTheAccountsGiven(t *testing.T) {
+	s, c := mustOpen(t)
+	ctx := context.Background()
+	other := tx("t3", "SETTLED", -3)
+	other.AccountID = "acc2"
+	if _, err := s.UpsertTransactions(ctx, []bank.Transaction{tx("t1", "SETTLED", -1), tx("t2", "SETTLED", -2), other}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c2 := range []struct {
+		accounts []string
+		want     []string
+	}{{[]string{}, nil}, {[]string{"acc1"}, []string{"t2"}}} {
+		c.advance()
+		l, err := s.BeginListing(ctx, "transactions", "http://x/p1", c.t.Add(-time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.SaveListingPage(ctx, &l, []bank.Transaction{tx("t1", "SETTLED", -1)}, ""); err != nil {
+			t.Fatal(err)
+		}
+		deleted, err := s.FinishListingOf(ctx, &l, c2.accounts, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(deleted, c2.want) {
+			t.Errorf("accounts %v: deleted %v, want %v", c2.accounts, deleted, c2.want)
+		}
+	}
+	if n := queryInt(t, s, "SELECT count(*) FROM transactions WHERE id IN ('t1', 't3')"); n != 2 {
+		t.Errorf("%d of t1 and t3 left, want both", n)
+	}
+}
