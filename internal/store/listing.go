@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -122,8 +123,11 @@ func (s *Store) startListing(ctx context.Context, tx *sql.Tx, l *Listing, firstU
 // SaveListingPage stores one page of the listing and the checkpoint that
 // follows it in a single transaction: a sync killed after this returns
 // resumes at next, and one killed before it refetches this page.
+//
+// Its commit does not wait for the disk (inRefetchableTx): what it stores
+// the bank gives again.
 func (s *Store) SaveListingPage(ctx context.Context, l *Listing, txs []bank.Transaction, next string) (res UpsertResult, err error) {
-	err = s.InTx(ctx, func(tx *sql.Tx) error {
+	err = s.inRefetchableTx(ctx, func(tx *sql.Tx) error {
 		res, err = s.UpsertTransactionsTx(ctx, tx, txs)
 		if err != nil {
 			return err
@@ -281,4 +285,39 @@ func (s *Store) NeedsFullSync(ctx context.Context) (bool, error) {
 		return false, fmt.Errorf("read sync state: %w", err)
 	}
 	return done == 0 || inProgress > 0, nil
+}
+
+// inRefetchableTx is InTx for a transaction whose content the bank can give
+// again: a listing's page and the checkpoint after it. Its commit does not
+// wait for the disk (synchronous=NORMAL, in WAL mode): a killed process
+// loses none of it, and a power cut at most the last of these commits, with
+// the checkpoints they carried, so the listing resumes at an earlier page
+// and fetches the rest again; the mirror stays consistent either way.
+// Every other commit still waits (FULL), and its sync of the WAL makes the
+// earlier ones durable too. A first sync of 100,000 transactions spent
+// about 0.4 s of its writer's time waiting for these syncs.
+func (s *Store) inRefetchableTx(ctx context.Context, fn func(tx *sql.Tx) error) (err error) {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "PRAGMA synchronous = NORMAL"); err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer func() {
+		if _, rerr := conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA synchronous = FULL"); rerr != nil {
+			// Never leave the writer's connection without FULL: the pool
+			// drops it, and opens a new one with the DSN's pragmas.
+			_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+			if err == nil {
+				err = fmt.Errorf("restore synchronous: %w", rerr)
+			}
+		}
+	}()
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	return runTx(tx, fn)
 }

@@ -942,3 +942,45 @@ func TestFinishListingOfDeletesOnlyTheAccountsGiven(t *testing.T) {
 		t.Errorf("%d of t1 and t3 left, want both", n)
 	}
 }
+
+// A listing's page commits without waiting for the disk, and leaves the
+// writer waiting for it again, whether the page was stored or not.
+func TestSaveListingPageLeavesTheWriterSynchronous(t *testing.T) {
+	s, c := mustOpen(t)
+	ctx := context.Background()
+	l, err := s.BeginListing(ctx, "transactions", "http://x/p1", c.t.Add(-time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	synchronous := func() int64 {
+		t.Helper()
+		var v int64
+		if err := s.db.QueryRow("PRAGMA synchronous").Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	var during int64
+	if err := s.inRefetchableTx(ctx, func(tx *sql.Tx) error {
+		return tx.QueryRow("PRAGMA synchronous").Scan(&during)
+	}); err != nil || during != 1 {
+		t.Fatalf("synchronous in a listing's transaction = %d, %v; want 1 (NORMAL)", during, err)
+	}
+	if _, err := s.SaveListingPage(ctx, &l, []bank.Transaction{tx("t1", "SETTLED", -1)}, "http://x/p2"); err != nil {
+		t.Fatal(err)
+	}
+	if v := synchronous(); v != 2 {
+		t.Errorf("synchronous after a page = %d, want 2 (FULL)", v)
+	}
+	lost := l
+	lost.Owner = "another writer"
+	if _, err := s.SaveListingPage(ctx, &lost, []bank.Transaction{tx("t2", "SETTLED", -2)}, ""); !errors.Is(err, ErrListingLost) {
+		t.Fatalf("save by a writer that lost the listing: %v", err)
+	}
+	if v := synchronous(); v != 2 {
+		t.Errorf("synchronous after a failed page = %d, want 2 (FULL)", v)
+	}
+	if n := queryInt(t, s, "SELECT count(*) FROM transactions WHERE id = 't2'"); n != 0 {
+		t.Errorf("the failed page was stored")
+	}
+}
