@@ -161,13 +161,16 @@ func (s *Store) SaveListingPage(ctx context.Context, l *Listing, txs []bank.Tran
 }
 
 // unseenSQL selects the live transactions a listing did not see and that
-// were mirrored before it began (no 'created' history row after the
-// seq given). It reads the table's index on id, not its wide rows: a
-// quarter of the end of a first sync when it did.
-const unseenSQL = `SELECT id FROM transactions AS t
+// were mirrored before it began (no 'created' history row after the seq
+// given), in the order they were written (rowid), to be deleted in that
+// order. The rows are found in the table's index on id, not read from its
+// wide rows (a quarter of the end of a first sync when they were), then
+// sorted; a filter on accounts (AND …) goes at its end, inside.
+const unseenSQL = `WITH unseen AS MATERIALIZED (SELECT t.rowid AS r, t.id FROM transactions AS t
 	WHERE NOT EXISTS (SELECT 1 FROM transaction_history AS h
 		WHERE h.transaction_id = t.id AND h.change = 'created' AND h.seq > ?)
-	AND id NOT IN (SELECT j.value FROM sync_seen, json_each(sync_seen.ids) AS j)`
+	AND id NOT IN (SELECT j.value FROM sync_seen, json_each(sync_seen.ids) AS j)%s)
+	SELECT id FROM unseen ORDER BY r`
 
 // FinishListing ends a complete listing: every live transaction it did not
 // see, and that was already mirrored when it started (no 'created' history
@@ -200,15 +203,15 @@ func (s *Store) finishListing(ctx context.Context, l *Listing, accounts []string
 		if n != 1 {
 			return fmt.Errorf("finish listing %s: %w", l.Name, ErrListingLost)
 		}
-		q, args := unseenSQL, []any{l.StartSeq}
+		filter, args := "", []any{l.StartSeq}
 		if accounts != nil {
 			only, err := jsonArg(accounts)
 			if err != nil {
 				return err
 			}
-			q, args = q+" AND account_id IN (SELECT value FROM json_each(?))", append(args, only)
+			filter, args = " AND account_id IN (SELECT value FROM json_each(?))", append(args, only)
 		}
-		rows, err := tx.QueryContext(ctx, q, args...)
+		rows, err := tx.QueryContext(ctx, fmt.Sprintf(unseenSQL, filter), args...) //nolint:gosec // the filter is a constant of this function
 		if err != nil {
 			return fmt.Errorf("find deleted: %w", err)
 		}

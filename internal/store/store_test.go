@@ -984,3 +984,45 @@ func TestSaveListingPageLeavesTheWriterSynchronous(t *testing.T) {
 		t.Errorf("the failed page was stored")
 	}
 }
+
+// What a listing did not see is deleted in the order it was written, not
+// in the order of the ids, so the history's 'deleted' rows follow it.
+func TestFinishListingDeletesInTheOrderWritten(t *testing.T) {
+	s, c := mustOpen(t)
+	ctx := context.Background()
+	if _, err := s.UpsertTransactions(ctx, []bank.Transaction{tx("tc", "SETTLED", -1), tx("ta", "SETTLED", -2), tx("tb", "SETTLED", -3)}); err != nil {
+		t.Fatal(err)
+	}
+	c.advance()
+	l, err := s.BeginListing(ctx, "transactions", "http://x/p1", c.t.Add(-time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SaveListingPage(ctx, &l, nil, ""); err != nil {
+		t.Fatal(err)
+	}
+	deleted, err := s.FinishListing(ctx, &l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"tc", "ta", "tb"}
+	if !slices.Equal(deleted, want) {
+		t.Errorf("deleted %v, want %v", deleted, want)
+	}
+	var order []string
+	rows, err := s.Reader().Query("SELECT transaction_id FROM transaction_history WHERE change = 'deleted' ORDER BY seq")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		order = append(order, id)
+	}
+	if !slices.Equal(order, want) {
+		t.Errorf("'deleted' history rows in the order %v, want %v", order, want)
+	}
+}
