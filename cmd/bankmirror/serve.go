@@ -179,6 +179,11 @@ func (m *Daemon) Open(ctx context.Context) error {
 	if m.Store, err = store.Open(ctx, m.Config.DB, m.Config.storeOptions(m.Log)...); err != nil {
 		return openMirrorError(m.Config.DB, err)
 	}
+	// Commits that overwrite the WAL rather than lengthen it are durable
+	// sooner: the webhook's acknowledgements wait for them.
+	if _, err := m.Store.PrepareWAL(ctx); err != nil {
+		m.Log.Warn().Err(err).Msg("prepare the mirror's WAL")
+	}
 	m.openHealth()
 	if err := m.openHousehold(ctx); err != nil {
 		return err
