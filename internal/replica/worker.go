@@ -64,10 +64,8 @@ type WorkerOptions struct {
 	MaxAttempts int           // attempts before an event is left for an operator (default 12)
 	RetryBase   time.Duration // first retry delay of an event's own failure (default 1s), doubling
 	RetryMax    time.Duration // longest retry delay, and longest pause for an unavailable bank or database (default 10m)
-	// RoundLimit caps the events one round reads and applies in one
-	// commit (default 500: marking events processed rewrites their rows,
-	// and a smaller commit keeps the receiver's commits from waiting long
-	// behind it).
+	// RoundLimit caps the events one round reads and resolves together
+	// (default 500); it applies them in a few small commits (commits.go).
 	RoundLimit int
 	// DirectRate and DirectBurst bound the transactions fetched one GET
 	// each (default 10/s, burst 20): beyond that, pending events are
@@ -164,9 +162,9 @@ const roundTimeout = 2 * time.Minute
 // bank's current state, which makes duplicates and order irrelevant. It
 // works in rounds: the pending events of a round share one fetch per
 // transaction, or, when many are pending, a listing of the window they
-// fall in (and of what is HELD), and are applied in one commit. Rounds run
-// one at a time: the daemon's single worker owns the inbox, so nothing is
-// claimed durably.
+// fall in (and of what is HELD), and are applied in a few small commits.
+// Rounds run one at a time: the daemon's single worker owns the inbox, so
+// nothing is claimed durably.
 type Worker struct {
 	bank   workerBank
 	inbox  eventInbox
@@ -176,11 +174,12 @@ type Worker struct {
 	wake   chan struct{}
 	direct *rate.Limiter
 
-	lastRound time.Time
-	lastTook  time.Duration  // how long the last round took
-	listed    bool           // a round listed since the worker was last idle: a burst
-	paused    failureBackoff // the bank or the network is unavailable
-	dbDown    failureBackoff // the database cannot be read or written
+	lastRound  time.Time
+	lastTook   time.Duration  // how long the last round took
+	commitSize int            // transactions and events in the next commit (commits.go)
+	listed     bool           // a round listed since the worker was last idle: a burst
+	paused     failureBackoff // the bank or the network is unavailable
+	dbDown     failureBackoff // the database cannot be read or written
 
 	mu          sync.Mutex
 	dirty       map[string]bool // accounts whose balances to refresh
@@ -364,18 +363,23 @@ func (w *Worker) skipCovered(ctx context.Context, evs []store.InboxEvent) ([]sto
 		return evs, nil
 	}
 	b := store.EventBatch{Events: make([]string, len(covered))}
+	byID := make(map[string]store.InboxEvent, len(covered))
 	for i, e := range covered {
 		b.Events[i] = e.ID
+		byID[e.ID] = e
 	}
-	if _, err := w.inbox.ApplyEvents(ctx, b); err != nil {
-		return nil, err
-	}
-	for _, e := range covered {
-		w.log.Debug().Str(logfield.EventID, bank.LogID(e.ID)).Str(logfield.EventType, e.EventType).
-			Str(logfield.TransactionID, bank.LogID(e.TransactionID)).Msg("event applied: the mirror's copy is newer")
-		if w.opts.OnApplied != nil {
-			w.opts.OnApplied(e, "")
+	err = w.commit(ctx, b, covered, func(events []string, _ store.BatchResult, _ map[string]store.Change) {
+		for _, id := range events {
+			e := byID[id]
+			w.log.Debug().Str(logfield.EventID, bank.LogID(e.ID)).Str(logfield.EventType, e.EventType).
+				Str(logfield.TransactionID, bank.LogID(e.TransactionID)).Msg("event applied: the mirror's copy is newer")
+			if w.opts.OnApplied != nil {
+				w.opts.OnApplied(e, "")
+			}
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	return rest, nil
 }
@@ -415,8 +419,8 @@ type eventGroup struct {
 }
 
 // apply resolves the current state of the round's transactions and applies
-// it with the events in one commit. It returns the number of events it
-// took on: those waiting for a rejected token are not.
+// it with the events in a few small commits (commits.go). It returns the
+// number of events it took on: those waiting for a rejected token are not.
 func (w *Worker) apply(ctx context.Context, evs []store.InboxEvent, ids []string, direct bool) int {
 	groups, waiting := w.partition(evs)
 	if waiting > 0 {
@@ -471,7 +475,22 @@ func (w *Worker) applyGroups(ctx context.Context, groups []eventGroup, evs []sto
 	w.paused.succeeded(w.setState)
 
 	batch, failed := res.batch(evs, ids)
-	out, err := w.inbox.ApplyEvents(actx, batch)
+	byID := make(map[string]store.InboxEvent, len(evs))
+	for _, e := range evs {
+		byID[e.ID] = e
+	}
+	err = w.commit(actx, batch, evs, func(events []string, out store.BatchResult, changes map[string]store.Change) {
+		w.markDirty(out.Accounts)
+		for _, id := range events {
+			e := byID[id]
+			c := changes[e.TransactionID]
+			w.log.Debug().Str(logfield.EventID, bank.LogID(e.ID)).Str(logfield.EventType, e.EventType).Str(logfield.TransactionID, bank.LogID(e.TransactionID)).
+				Str(logfield.Change, string(c)).Msg("event applied")
+			if w.opts.OnApplied != nil {
+				w.opts.OnApplied(e, c)
+			}
+		}
+	})
 	if err != nil {
 		if !stopped(err) {
 			w.databaseFailed(err)
@@ -479,18 +498,6 @@ func (w *Worker) applyGroups(ctx context.Context, groups []eventGroup, evs []sto
 		return
 	}
 	w.dbDown.succeeded(nil)
-	w.markDirty(out.Accounts)
-	for _, e := range evs {
-		if res.failedOwn(e) {
-			continue
-		}
-		c := out.Changes[e.TransactionID]
-		w.log.Debug().Str(logfield.EventID, bank.LogID(e.ID)).Str(logfield.EventType, e.EventType).Str(logfield.TransactionID, bank.LogID(e.TransactionID)).
-			Str(logfield.Change, string(c)).Msg("event applied")
-		if w.opts.OnApplied != nil {
-			w.opts.OnApplied(e, c)
-		}
-	}
 	w.recordFailures(actx, failed, res.failed)
 	w.log.Debug().Int(logfield.Events, len(evs)).Int(logfield.Transactions, len(ids)).Bool(logfield.Listed, !direct).
 		Int(logfield.Upserted, len(batch.Upserts)).Int(logfield.Deleted, len(batch.Deletes)).Msg("round applied")
