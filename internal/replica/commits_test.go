@@ -97,3 +97,31 @@ func TestCommitSizeFollowsTheTimeACommitTakes(t *testing.T) {
 		}
 	}
 }
+
+// While deliveries arrive the worker yields, for at most Yield; once they
+// pause it runs, and the next burst gets a Yield of its own.
+func TestWorkerYieldsToABurstForAtMostYield(t *testing.T) {
+	t0 := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
+	w := &Worker{opts: WorkerOptions{Yield: time.Second}}
+	if d := w.yieldFor(t0); d != 0 {
+		t.Fatalf("no delivery yet: yields %v", d)
+	}
+	deliver := func(at time.Time) { w.notified.Store(at.UnixNano()) }
+	for at := t0; at.Before(t0.Add(time.Second)); at = at.Add(100 * time.Millisecond) {
+		deliver(at)
+		if d := w.yieldFor(at.Add(time.Millisecond)); d != yieldQuiet {
+			t.Fatalf("%v into the burst: yields %v, want %v", at.Sub(t0), d, yieldQuiet)
+		}
+	}
+	deliver(t0.Add(time.Second))
+	if d := w.yieldFor(t0.Add(time.Second + time.Millisecond)); d != 0 {
+		t.Fatalf("after a second of burst: yields %v, want 0", d)
+	}
+	if d := w.yieldFor(t0.Add(time.Second + yieldQuiet)); d != 0 {
+		t.Fatalf("deliveries paused: yields %v, want 0", d)
+	}
+	deliver(t0.Add(2 * time.Second))
+	if d := w.yieldFor(t0.Add(2*time.Second + time.Millisecond)); d != yieldQuiet {
+		t.Fatalf("a new burst: yields %v, want %v", d, yieldQuiet)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -78,6 +79,11 @@ type WorkerOptions struct {
 	// Coalesce is the shortest time between two rounds while events
 	// arrive faster than DirectRate (default 250ms).
 	Coalesce time.Duration
+	// Yield is how long the worker waits at most while deliveries keep
+	// arriving (a Notify within the last 20 ms): during a burst the
+	// processor and the database's writer go to the acknowledgements
+	// first (default 1s).
+	Yield time.Duration
 	// Margin widens a round's listing window before its oldest event
 	// (default 2s): the bank may date a transaction a little before the
 	// event about it.
@@ -142,6 +148,9 @@ func (o *WorkerOptions) defaults() {
 	if o.Coalesce <= 0 {
 		o.Coalesce = 250 * time.Millisecond
 	}
+	if o.Yield <= 0 {
+		o.Yield = time.Second
+	}
 	if o.Margin <= 0 {
 		o.Margin = 2 * time.Second
 	}
@@ -180,6 +189,9 @@ type Worker struct {
 	listed     bool           // a round listed since the worker was last idle: a burst
 	paused     failureBackoff // the bank or the network is unavailable
 	dbDown     failureBackoff // the database cannot be read or written
+
+	notified   atomic.Int64 // when Notify was last called (UnixNano)
+	yieldSince time.Time    // when the worker began to yield to a burst of deliveries
 
 	mu          sync.Mutex
 	dirty       map[string]bool // accounts whose balances to refresh
@@ -228,6 +240,7 @@ func (w *Worker) State() WorkerState {
 
 // Notify wakes the worker at once, after new events were committed.
 func (w *Worker) Notify() {
+	w.notified.Store(w.now().UnixNano())
 	select {
 	case w.wake <- struct{}{}:
 	default:
@@ -273,6 +286,12 @@ func (w *Worker) round(ctx context.Context) (bool, time.Duration) {
 	}
 	if d := w.dbDown.wait(w.now()); d > 0 {
 		return false, d
+	}
+	if d := w.yieldFor(w.now()); d > 0 {
+		if !sleepCtx(ctx, d) {
+			return false, 0
+		}
+		return true, 0
 	}
 	evs, err := w.inbox.PendingEvents(ctx, w.opts.RoundLimit, w.opts.MaxAttempts)
 	if err != nil {
@@ -332,6 +351,27 @@ func (w *Worker) round(ctx context.Context) (bool, time.Duration) {
 		return false, time.Minute
 	}
 	return len(evs) == w.opts.RoundLimit, 0
+}
+
+// yieldQuiet is how long after the last delivery arrivals count as paused.
+const yieldQuiet = 20 * time.Millisecond
+
+// yieldFor is how long to wait before the next round, while deliveries
+// arrive (WorkerOptions.Yield): 0 once they have paused, or once the
+// worker has yielded Yield since they began; then it yields no more until
+// they pause.
+func (w *Worker) yieldFor(now time.Time) time.Duration {
+	if now.Sub(time.Unix(0, w.notified.Load())) >= yieldQuiet {
+		w.yieldSince = time.Time{}
+		return 0
+	}
+	if w.yieldSince.IsZero() {
+		w.yieldSince = now
+	}
+	if now.Sub(w.yieldSince) >= w.opts.Yield {
+		return 0
+	}
+	return yieldQuiet
 }
 
 // skipCovered applies, without asking the bank, the events whose change
