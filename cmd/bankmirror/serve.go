@@ -24,6 +24,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/household"
 	"github.com/bankmirror/bankmirror/internal/httpserver"
 	"github.com/bankmirror/bankmirror/internal/logfield"
+	"github.com/bankmirror/bankmirror/internal/malloc"
 	"github.com/bankmirror/bankmirror/internal/receipts"
 	"github.com/bankmirror/bankmirror/internal/receiver"
 	"github.com/bankmirror/bankmirror/internal/replica"
@@ -125,6 +126,8 @@ type Daemon struct {
 	bg     sync.WaitGroup
 	// progress is the last progress of a sync, for the daemon's report.
 	progress atomic.Pointer[replica.Progress]
+	// gcBurst raises GOGC from a delivery until the worker has caught up.
+	gcBurst malloc.Burst
 }
 
 // NewDaemon returns a daemon for cfg; Open starts it.
@@ -298,7 +301,7 @@ func (m *Daemon) openSync() {
 	m.Healer = replica.NewHealer(m.Bank, m.Store, m.Log, replica.HealerOptions{StopGrace: workGrace, BankFor: m.healBank})
 	m.Worker = replica.NewWorker(m.Bank, m.Store, m.Log, replica.WorkerOptions{
 		Concurrency: m.Config.WorkerConcurrency, MaxAttempts: m.Config.EventMaxAttempts, StopGrace: workGrace,
-		OnApplied: m.eventApplied,
+		OnApplied: m.eventApplied, OnIdle: m.gcBurst.End,
 		// Each event's transaction is fetched through the token of the
 		// person whose webhook delivered it.
 		BankFor: m.Household.BankForEvent, Gate: m.Household, RefreshBalances: m.Household.RefreshBalances,
@@ -365,6 +368,7 @@ func (m *Daemon) openReceiver(ctx context.Context) error {
 // eventsStored counts new events, durable in the inbox, passes their ids
 // on to OnEventsStored and wakes the worker.
 func (m *Daemon) eventsStored(ids []string) {
+	m.gcBurst.Begin()
 	m.Metrics.Received(len(ids))
 	if m.OnEventsStored != nil {
 		m.OnEventsStored(ids)
