@@ -240,7 +240,9 @@ func (w *Worker) State() WorkerState {
 
 // Notify wakes the worker at once, after new events were committed.
 func (w *Worker) Notify() {
-	w.notified.Store(w.now().UnixNano())
+	// Real time, as for every wait of the worker: yielding paces the
+	// processor, whatever clock the events are stamped with.
+	w.notified.Store(time.Now().UnixNano())
 	select {
 	case w.wake <- struct{}{}:
 	default:
@@ -287,7 +289,7 @@ func (w *Worker) round(ctx context.Context) (bool, time.Duration) {
 	if d := w.dbDown.wait(w.now()); d > 0 {
 		return false, d
 	}
-	if d := w.yieldFor(w.now()); d > 0 {
+	if d := w.yieldFor(time.Now()); d > 0 {
 		if !sleepCtx(ctx, d) {
 			return false, 0
 		}
