@@ -2,9 +2,7 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 )
 
@@ -37,7 +35,7 @@ func (s *Store) PrepareWAL(ctx context.Context) (int64, error) {
 	}
 	const walHeader, frameHeader = 32, 24
 	want := walHeader + int64(s.restartFrames)*(frameHeader+pageSize)
-	zeros := make([]byte, walChunk)
+	zeros := make([]byte, os.Getpagesize())
 	for {
 		size, err := s.extendWAL(ctx, want, zeros)
 		if err != nil || size >= want {
@@ -46,8 +44,9 @@ func (s *Store) PrepareWAL(ctx context.Context) (int64, error) {
 	}
 }
 
-// extendWAL writes zeros at the end of the WAL file, up to walChunk and
-// no further than want, and returns the file's size.
+// extendWAL writes zeros, a page (len(zeros)) at a time, at the end of the
+// WAL file, up to walChunk and no further than want, and returns the
+// file's size.
 func (s *Store) extendWAL(ctx context.Context, want int64, zeros []byte) (int64, error) {
 	tx, err := s.db.BeginTx(ctx, nil) // BEGIN IMMEDIATE: the write lock
 	if err != nil {
@@ -69,10 +68,21 @@ func (s *Store) extendWAL(ctx context.Context, want int64, zeros []byte) (int64,
 	if size >= want {
 		return size, tx.Rollback()
 	}
-	n, werr := f.WriteAt(zeros[:min(int64(len(zeros)), want-size)], size)
-	size += int64(n)
+	// One page of the page cache at a time: a larger write makes the
+	// kernel cache the file in large folios, and each of SQLite's small
+	// writes into one (a frame is a 24-byte header and a page, straddling
+	// two pages of the file) then walks the whole folio's buffers: 10 us a
+	// frame, against 2.3 us in pages written one by one.
+	end := min(size+walChunk, want)
+	var werr error
+	page := int64(len(zeros))
+	for size < end && werr == nil {
+		var n int
+		n, werr = f.WriteAt(zeros[:min(page-size%page, end-size)], size)
+		size += int64(n)
+	}
 	// Nothing was written through SQLite: the rollback only unlocks.
-	if err := tx.Rollback(); err != nil && !errors.Is(err, io.EOF) {
+	if err := tx.Rollback(); err != nil {
 		return size, fmt.Errorf("prepare wal: %w", err)
 	}
 	if werr != nil {
