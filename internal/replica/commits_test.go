@@ -98,30 +98,43 @@ func TestCommitSizeFollowsTheTimeACommitTakes(t *testing.T) {
 	}
 }
 
-// While deliveries arrive the worker yields, for at most Yield; once they
-// pause it runs, and the next burst gets a Yield of its own.
+// An event on its own does not make the worker yield; a burst (deliveries
+// less than burstGap apart) does, for at most Yield, and until burstQuiet
+// passes without one; the next burst gets a Yield of its own.
 func TestWorkerYieldsToABurstForAtMostYield(t *testing.T) {
-	t0 := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
+	t0 := time.Now()
 	w := &Worker{opts: WorkerOptions{Yield: time.Second}}
-	if d := w.yieldFor(t0); d != 0 {
-		t.Fatalf("no delivery yet: yields %v", d)
-	}
-	deliver := func(at time.Time) { w.notified.Store(at.UnixNano()) }
-	for at := t0; at.Before(t0.Add(time.Second)); at = at.Add(100 * time.Millisecond) {
-		deliver(at)
-		if d := w.yieldFor(at.Add(time.Millisecond)); d != yieldQuiet {
-			t.Fatalf("%v into the burst: yields %v, want %v", at.Sub(t0), d, yieldQuiet)
+	deliver := func(at time.Time) {
+		// Notify with the time it is called at.
+		now := at.UnixNano()
+		if prev := w.notified.Swap(now); now-prev < int64(burstGap) {
+			w.burst.Store(now)
 		}
 	}
-	deliver(t0.Add(time.Second))
-	if d := w.yieldFor(t0.Add(time.Second + time.Millisecond)); d != 0 {
+	deliver(t0)
+	if d := w.yieldFor(t0.Add(time.Millisecond)); d != 0 {
+		t.Fatalf("one delivery: yields %v, want 0", d)
+	}
+	for at := t0.Add(100 * time.Millisecond); at.Before(t0.Add(1100 * time.Millisecond)); at = at.Add(10 * time.Millisecond) {
+		deliver(at)
+		if d := w.yieldFor(at.Add(time.Millisecond)); at.After(t0.Add(110*time.Millisecond)) && d != yieldPoll {
+			t.Fatalf("%v into the burst: yields %v, want %v", at.Sub(t0), d, yieldPoll)
+		}
+	}
+	// It began to yield at 111 ms.
+	deliver(t0.Add(1110 * time.Millisecond))
+	if d := w.yieldFor(t0.Add(1112 * time.Millisecond)); d != 0 {
 		t.Fatalf("after a second of burst: yields %v, want 0", d)
 	}
-	if d := w.yieldFor(t0.Add(time.Second + yieldQuiet)); d != 0 {
-		t.Fatalf("deliveries paused: yields %v, want 0", d)
+	if d := w.yieldFor(t0.Add(1110*time.Millisecond + burstQuiet)); d != 0 {
+		t.Fatalf("burst over: yields %v, want 0", d)
 	}
 	deliver(t0.Add(2 * time.Second))
-	if d := w.yieldFor(t0.Add(2*time.Second + time.Millisecond)); d != yieldQuiet {
-		t.Fatalf("a new burst: yields %v, want %v", d, yieldQuiet)
+	deliver(t0.Add(2*time.Second + time.Millisecond))
+	if d := w.yieldFor(t0.Add(2*time.Second + 2*time.Millisecond)); d != yieldPoll {
+		t.Fatalf("a new burst: yields %v, want %v", d, yieldPoll)
+	}
+	if d := w.yieldFor(t0.Add(2*time.Second + 50*time.Millisecond)); d != yieldPoll {
+		t.Fatalf("50 ms after the new burst's last pair: yields %v, want %v", d, yieldPoll)
 	}
 }

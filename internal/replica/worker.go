@@ -79,10 +79,10 @@ type WorkerOptions struct {
 	// Coalesce is the shortest time between two rounds while events
 	// arrive faster than DirectRate (default 250ms).
 	Coalesce time.Duration
-	// Yield is how long the worker waits at most while deliveries keep
-	// arriving (a Notify within the last 20 ms): during a burst the
-	// processor and the database's writer go to the acknowledgements
-	// first (default 1s).
+	// Yield is how long the worker waits at most while a burst of
+	// deliveries lasts (Notify calls less than 20 ms apart, the last pair
+	// less than 100 ms ago): during a burst the processor and the
+	// database's writer go to the acknowledgements first (default 1s).
 	Yield time.Duration
 	// Margin widens a round's listing window before its oldest event
 	// (default 2s): the bank may date a transaction a little before the
@@ -191,6 +191,7 @@ type Worker struct {
 	dbDown     failureBackoff // the database cannot be read or written
 
 	notified   atomic.Int64 // when Notify was last called (UnixNano)
+	burst      atomic.Int64 // when Notify was last called within burstGap of the call before (UnixNano)
 	yieldSince time.Time    // when the worker began to yield to a burst of deliveries
 
 	mu          sync.Mutex
@@ -242,7 +243,10 @@ func (w *Worker) State() WorkerState {
 func (w *Worker) Notify() {
 	// Real time, as for every wait of the worker: yielding paces the
 	// processor, whatever clock the events are stamped with.
-	w.notified.Store(time.Now().UnixNano())
+	now := time.Now().UnixNano()
+	if prev := w.notified.Swap(now); now-prev < int64(burstGap) {
+		w.burst.Store(now)
+	}
 	select {
 	case w.wake <- struct{}{}:
 	default:
@@ -355,15 +359,22 @@ func (w *Worker) round(ctx context.Context) (bool, time.Duration) {
 	return len(evs) == w.opts.RoundLimit, 0
 }
 
-// yieldQuiet is how long after the last delivery arrivals count as paused.
-const yieldQuiet = 20 * time.Millisecond
+// A burst of deliveries is two commits of the receiver (two Notify calls)
+// less than burstGap apart; it lasts until burstQuiet passes without such
+// a pair. An event on its own is applied at once.
+const (
+	burstGap   = 20 * time.Millisecond
+	burstQuiet = 100 * time.Millisecond
+	// yieldPoll is how often a yielding worker looks again.
+	yieldPoll = 20 * time.Millisecond
+)
 
-// yieldFor is how long to wait before the next round, while deliveries
-// arrive (WorkerOptions.Yield): 0 once they have paused, or once the
-// worker has yielded Yield since they began; then it yields no more until
-// they pause.
+// yieldFor is how long to wait before the next round while a burst of
+// deliveries lasts (WorkerOptions.Yield): 0 once it has ended, or once the
+// worker has yielded Yield since it began; then it yields no more until
+// the burst ends.
 func (w *Worker) yieldFor(now time.Time) time.Duration {
-	if now.Sub(time.Unix(0, w.notified.Load())) >= yieldQuiet {
+	if now.Sub(time.Unix(0, w.burst.Load())) >= burstQuiet {
 		w.yieldSince = time.Time{}
 		return 0
 	}
@@ -373,7 +384,7 @@ func (w *Worker) yieldFor(now time.Time) time.Duration {
 	if now.Sub(w.yieldSince) >= w.opts.Yield {
 		return 0
 	}
-	return yieldQuiet
+	return yieldPoll
 }
 
 // skipCovered applies, without asking the bank, the events whose change
