@@ -24,7 +24,7 @@ var writerQueries = []string{insertTxSQL, updateTxSQL, insertEventSQL}
 func (s *Store) prepareWriterStmts(ctx context.Context) error {
 	s.stmts = make(map[string]*sql.Stmt, len(writerQueries))
 	for _, q := range writerQueries {
-		st, err := s.db.PrepareContext(ctx, q)
+		st, err := s.db.PrepareContext(ctx, q) //nolint:sqlclosecheck // closed by closeWriterStmts when the store closes
 		if err != nil {
 			s.closeWriterStmts()
 			return fmt.Errorf("prepare: %w", err)
