@@ -1,0 +1,7 @@
+//go:build !linux
+
+package malloc
+
+// WithoutHugePages does nothing: only Linux maps a file's pages in huge
+// pages unasked.
+func WithoutHugePages() error { return nil }
