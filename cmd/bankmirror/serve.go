@@ -43,10 +43,6 @@ func (a *app) serveCommand(env []cli.Var) *cli.Command {
 }
 
 func (a *app) serve(ctx context.Context, _ []string) error {
-	// Once, first: the daemon's code resident only as far as it runs.
-	if err := malloc.WithoutHugePages(); err != nil {
-		a.log.Debug().Err(err).Msg("huge pages stay")
-	}
 	people, err := a.members()
 	if err != nil {
 		return err
