@@ -212,6 +212,9 @@ func (s *Store) ListTransactions(ctx context.Context, f TxFilter) (TxList, error
 	if limit <= 0 {
 		limit = 50
 	}
+	if search && f.searchOnly() {
+		return s.searchMoneyPage(ctx, q, f, limit)
+	}
 	before := ""
 	var beforeArgs []any
 	if f.BeforeID != "" {
@@ -389,7 +392,7 @@ func (s *Store) Payments(ctx context.Context, from string) ([]Payment, error) {
 
 // queryAll runs q and scans each row with scan; what names the query in
 // errors.
-func queryAll[T any](ctx context.Context, db *sql.DB, what string, scan func(*sql.Rows, *T) error, q string, args ...any) ([]T, error) {
+func queryAll[T any](ctx context.Context, db querier, what string, scan func(*sql.Rows, *T) error, q string, args ...any) ([]T, error) {
 	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)

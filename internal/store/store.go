@@ -132,6 +132,11 @@ var migrations = []migration{
 	// overview, without what rules left out of the spending
 	// (monthly_totals.sql).
 	{sql: monthlyTotals},
+	// 16: transactions_search_money, each transaction's time and amount
+	// beside the search index, kept by triggers, so that a search counts,
+	// sums and pages its matches without reading the table's wide rows
+	// (search_money.sql).
+	{sql: searchMoney},
 }
 
 // TimeLayout is how the store writes its own timestamps (observed_at,
