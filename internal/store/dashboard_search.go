@@ -16,13 +16,18 @@ import (
 //go:embed search_money.sql
 var searchMoney string
 
-// searchBands are how far back from the newest match a search looks for
-// its first page in one pass (each band's matches are kept aside while
-// they are counted and summed): an hour, six hours, a day, four days,
-// sixteen days. The page's rows are the newest of the narrowest bands
-// that hold a page of matches; when even sixteen days hold fewer (a word
-// seldom used lately), the page is found in a second pass.
-var searchBands = []int64{3600, 6 * 3600, 86400, 4 * 86400, 16 * 86400}
+// searchDay is how far back from a page's start (the cursor's time, or
+// the newest transaction's) a search's one pass over its matches keeps
+// their rowids aside while it counts and sums them: when that day holds a
+// page of matches, the page is its newest, read from the table.
+const searchDay = 86400
+
+// searchRestMax: a search of several words, whose pass over the index may
+// cost far more than its matches (each word's, before they are put
+// together), keeps aside the rowids of all of them too when there are at
+// most this many, for a page that the day does not fill (words seldom used
+// lately). Otherwise such a page is found in a second pass.
+var searchRestMax int64 = 2000
 
 // searchOnly says whether the search is f's only filter: such a search
 // is counted, summed and paged from transactions_search and
@@ -38,23 +43,23 @@ const matchesSQL = `SELECT s.rowid AS r, coalesce(m.created_epoch, 0) AS e, m.am
 	FROM transactions_search s JOIN transactions_search_money m ON m.rowid = s.rowid
 	WHERE transactions_search MATCH ?1`
 
-// searchMoneyPage is searchPage for a search without other filters. One
-// pass over the matches, reading each one's time and amount from
-// transactions_search_money by rowid, counts and sums them and keeps
-// aside the rowids of the matches in each of searchBands back from the
-// page's start (the cursor's time, or the newest transaction's); the page
-// is the newest limit of those bands (their rows read from the table),
-// or, if they hold fewer, of the matches from the limit-th newest time on
-// (a second pass). All in one read transaction.
+// searchMoneyPage is searchPage for a search without other filters,
+// which reads every match's time and amount from
+// transactions_search_money by rowid, and only a page of rows from the
+// table. One pass counts and sums the matches and keeps aside the rowids
+// of those of the day before the page's start, and of the others if
+// there are at most searchRestMax of them; the page is the newest of the
+// day's if it holds a page, else of them all, else (many older matches)
+// of the matches from the limit-th newest time on, found in a second
+// pass. All in one read transaction.
 func (s *Store) searchMoneyPage(ctx context.Context, q string, f TxFilter, limit int) (out TxList, err error) {
 	tx, err := s.ro.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return out, fmt.Errorf("search transactions: %w", err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	// The page holds matches up to end (the cursor's time; those of that
-	// very second are kept for the final statement to order by id) and
-	// the bands reach back from start.
+	// The page holds matches up to end (a cursor's time: the final
+	// statement keeps those of that very second older than its id).
 	end := int64(math.MaxInt64)
 	start := f.BeforeEpoch
 	if f.BeforeID != "" {
@@ -62,42 +67,38 @@ func (s *Store) searchMoneyPage(ctx context.Context, q string, f TxFilter, limit
 	} else if err := tx.QueryRowContext(ctx, "SELECT coalesce(max(created_epoch), 0) FROM transactions").Scan(&start); err != nil {
 		return out, fmt.Errorf("search transactions: %w", err)
 	}
-	var cols []string
-	for _, w := range searchBands {
-		cols = append(cols, fmt.Sprintf("count(*) FILTER (WHERE e < ?2 AND e >= ?3 - %d)", w))
+	// What the pass keeps beside the count and the sum: the day's rowids
+	// (up to the page's end); how many of them are before it, when a
+	// cursor's second may hold some that are not; the others' rowids.
+	dayCond := fmt.Sprintf("e >= ?3 - %d", searchDay)
+	cols := []string{"json_group_array(r) FILTER (WHERE " + dayCond + " AND e <= ?2)", "NULL", "NULL"}
+	if f.BeforeID != "" {
+		cols[1] = "count(*) FILTER (WHERE " + dayCond + " AND e < ?2)"
 	}
-	for i, w := range searchBands {
-		// Each band is apart from the narrower ones; the first reaches
-		// the page's end.
-		cond := fmt.Sprintf("e <= ?2 AND e >= ?3 - %d", w)
-		if i > 0 {
-			cond += fmt.Sprintf(" AND e < ?3 - %d", searchBands[i-1])
-		}
-		cols = append(cols, "json_group_array(r) FILTER (WHERE "+cond+")")
+	if strings.Contains(q, " AND ") {
+		cols[2] = "CASE WHEN count(*) <= ?4 THEN json_group_array(r) FILTER (WHERE NOT " + dayCond + ") END"
 	}
-	vals := make([]any, 2+2*len(searchBands))
-	counts := make([]int64, len(searchBands))
-	bands := make([]string, len(searchBands))
-	vals[0], vals[1] = &out.Count, &out.Sum
-	for i := range searchBands {
-		vals[2+i], vals[2+len(searchBands)+i] = &counts[i], &bands[i]
-	}
-	// #nosec G201 -- the columns are made of searchBands, constants
+	var day string
+	var dayBefore sql.NullInt64
+	var rest sql.NullString
+	// #nosec G202 -- cols are constants
 	if err := tx.QueryRowContext(ctx, "SELECT count(*), coalesce(sum(a), 0), "+strings.Join(cols, ", ")+" FROM ("+matchesSQL+")",
-		q, end, start).Scan(vals...); err != nil {
+		q, end, start, searchRestMax).Scan(&out.Count, &out.Sum, &day, &dayBefore, &rest); err != nil {
 		return out, fmt.Errorf("search transactions: %w", err)
+	}
+	if !dayBefore.Valid {
+		dayBefore.Int64 = jsonArrayLen(day)
 	}
 	if out.Count == 0 {
 		return out, nil
 	}
 	var candidates string
-	for i, n := range counts {
-		if n >= int64(limit) {
-			candidates = joinJSONArrays(bands[:i+1])
-			break
-		}
-	}
-	if candidates == "" {
+	switch {
+	case dayBefore.Int64 >= int64(limit):
+		candidates = day
+	case rest.Valid:
+		candidates = joinJSONArrays([]string{day, rest.String})
+	default:
 		// The limit-th newest time before the page's end, and every match
 		// from it on.
 		if err := tx.QueryRowContext(ctx, `WITH m AS (`+matchesSQL+`)
@@ -118,6 +119,14 @@ func (s *Store) searchMoneyPage(ctx context.Context, q string, f TxFilter, limit
 		" FROM v_transactions WHERE id IN (SELECT id FROM transactions WHERE rowid IN (SELECT value FROM json_each(?))"+
 		before+txOrder+" LIMIT ?)"+txOrder, args...)
 	return out, err
+}
+
+// jsonArrayLen is the length of a JSON array of numbers ("[1,2]", "[]").
+func jsonArrayLen(a string) int64 {
+	if len(a) <= 2 {
+		return 0
+	}
+	return int64(strings.Count(a, ",")) + 1
 }
 
 // joinJSONArrays joins JSON arrays of numbers ("[1,2]", "[]") into one.

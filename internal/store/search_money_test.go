@@ -169,9 +169,10 @@ func TestBulkLoadFillsSearchMoney(t *testing.T) {
 }
 
 // TestSearchPagesNearAndFar: a search's pages are right whether its
-// newest matches lie within the bands of its first pass (a word used
-// every few minutes), beyond them (a word last used months ago), or
-// straddle them, with several transactions in the same second, some
+// newest matches lie within the day its first pass keeps aside (a word
+// used every few minutes), before it (a word last used months ago), or
+// straddle it, whether the older matches are kept aside or found in a
+// second pass, with several transactions in the same second, some
 // without a time, and at page sizes that end inside a second.
 func TestSearchPagesNearAndFar(t *testing.T) {
 	ctx := context.Background()
@@ -213,9 +214,15 @@ func TestSearchPagesNearAndFar(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	words := []string{"coffee", "grocer", "dentist", "thanks", "cart", "annual", "zzz"}
-	for _, limit := range []int{1, 2, 3, 50, 120} {
-		searchAgrees(t, s, fmt.Sprintf("limit %d", limit), limit, words...)
+	words := []string{"coffee", "grocer", "dentist", "thanks", "cart", "annual", "zzz", "coffee cart", "annual dentist", "grocer coffee", "thanks 3", "dentist thanks"}
+	// The older matches kept aside in the first pass, or found in a
+	// second one.
+	defer func(n int64) { searchRestMax = n }(searchRestMax)
+	for _, restMax := range []int64{searchRestMax, 4, 0} {
+		searchRestMax = restMax
+		for _, limit := range []int{1, 2, 3, 50, 120} {
+			searchAgrees(t, s, fmt.Sprintf("limit %d, at most %d older kept aside", limit, restMax), limit, words...)
+		}
 	}
 }
 
