@@ -123,6 +123,20 @@ func TestSearchMoneyFollowsEveryWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	searchAgrees(t, s, "migrated", 3, offsetsWords...)
+
+	// The statements a bulk load fills it with, its triggers gone.
+	if _, err := s.db.ExecContext(ctx, `DROP TRIGGER transactions_search_money_insert;
+		INSERT INTO transactions_search_money VALUES (999999, 1, 1);
+		DELETE FROM transactions_search_money WHERE rowid % 2 = 0`); err != nil {
+		t.Fatal(err)
+	}
+	upsert(t, s, spec{id: "after-drop", account: "spend", desc: "Woolworths Metro", cents: -420, created: oct})
+	for _, q := range append(triggerStatements(t, "transactions_search_money_insert"), searchMoneyRebuild...) {
+		if _, err := s.db.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	searchAgrees(t, s, "rebuilt", 2, append(offsetsWords, "metro")...)
 }
 
 // TestSearchMoneyFilledByTheMigration: a mirror of schema version 15 gets
@@ -235,4 +249,20 @@ func TestSearchReadsOnlyItsMatches(t *testing.T) {
 	if !strings.Contains(plan, "SCAN s VIRTUAL TABLE") || !strings.Contains(plan, "SEARCH m USING INTEGER PRIMARY KEY") {
 		t.Errorf("plan: %s", plan)
 	}
+}
+
+// triggerStatements is the CREATE statement of each named trigger of
+// search_money.sql.
+func triggerStatements(t *testing.T, names ...string) []string {
+	t.Helper()
+	var out []string
+	for _, o := range triggersOf(searchMoney, "transactions_search_money_") {
+		if slices.Contains(names, o.name) {
+			out = append(out, o.sql)
+		}
+	}
+	if len(out) != len(names) {
+		t.Fatalf("triggers %v: found %d", names, len(out))
+	}
+	return out
 }
