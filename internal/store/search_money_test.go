@@ -158,30 +158,6 @@ func TestSearchMoneyFilledByTheMigration(t *testing.T) {
 	searchAgrees(t, s, "v15", 2, strings.Fields(desc)[0], "a", "e")
 }
 
-// TestBulkLoadFillsSearchMoney: a first sync into an empty mirror leaves
-// transactions_search_money complete, and later writes keep it so.
-func TestBulkLoadFillsSearchMoney(t *testing.T) {
-	ctx := context.Background()
-	s := household(t)
-	l, err := s.BeginListing(ctx, "transactions", "http://x/p1", time.Time{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var page []bank.Transaction
-	for _, sp := range householdRows() {
-		page = append(page, sp.resource(t))
-	}
-	if _, err := s.SaveListingPage(ctx, &l, page, ""); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.FinishListing(ctx, &l); err != nil {
-		t.Fatal(err)
-	}
-	searchAgrees(t, s, "after the load", 2, "a", "e", "cafe", "transfer")
-	upsert(t, s, spec{id: "later", account: "alex-spend", desc: "Cafe", cents: -300, created: mar2, category: "restaurants-and-cafes", parent: "good-life"})
-	searchAgrees(t, s, "a write after the load", 2, "a", "e", "cafe", "transfer")
-}
-
 // TestSearchPagesNearAndFar: a search's pages are right whether its
 // newest matches lie within the day its first pass keeps aside (a word
 // used every few minutes), before it (a word last used months ago), or
