@@ -212,7 +212,7 @@ func (s *Store) ListTransactions(ctx context.Context, f TxFilter) (TxList, error
 	if limit <= 0 {
 		limit = 50
 	}
-	if search && f.searchOnly() {
+	if search && s.searchMoneyPaged(f) {
 		return s.searchMoneyPage(ctx, q, f, limit)
 	}
 	before := ""

@@ -37,11 +37,23 @@ const searchDay = 86400
 // lately). Otherwise such a page is found in a second pass.
 var searchRestMax int64 = 2000
 
-// searchOnly says whether the search is f's only filter: such a search
-// is counted, summed and paged from transactions_search and
-// transactions_search_money alone (searchMoneyPage).
-func (f TxFilter) searchOnly() bool {
-	return f.Month == "" && f.Account == "" && f.Category == "" && f.Tag == "" && f.Status == "" && !f.Spending && f.Person == ""
+// searchMoneyVersion is the schema version that adds
+// transactions_search_money.
+var searchMoneyVersion = func() int {
+	for i, m := range migrations {
+		if m.sql == searchMoney {
+			return i + 1
+		}
+	}
+	panic("store: no migration adds transactions_search_money")
+}()
+
+// searchMoneyPaged says whether ListTransactions finds f's page with
+// searchMoneyPage: a search whose only filter is the search, in a mirror
+// that has transactions_search_money (one opened read-only may be older).
+func (s *Store) searchMoneyPaged(f TxFilter) bool {
+	return f.Month == "" && f.Account == "" && f.Category == "" && f.Tag == "" && f.Status == "" && !f.Spending && f.Person == "" &&
+		(s.readOnlySchema == 0 || s.readOnlySchema >= searchMoneyVersion)
 }
 
 // matchesSQL is each match of the search (?1, an FTS5 query) as r, its

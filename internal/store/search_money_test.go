@@ -139,11 +139,11 @@ func TestSearchMoneyFollowsEveryWriter(t *testing.T) {
 	searchAgrees(t, s, "rebuilt", 2, append(offsetsWords, "metro")...)
 }
 
-// TestSearchMoneyFilledByTheMigration: a mirror of schema version 15 gets
-// transactions_search_money filled, and its searches agree with the
-// table.
+// TestSearchMoneyFilledByTheMigration: a mirror of the schema version
+// before it gets transactions_search_money filled, and its searches agree
+// with the table.
 func TestSearchMoneyFilledByTheMigration(t *testing.T) {
-	s, err := Open(context.Background(), LoadFixture(t, 15), WithMigrationBackup(false))
+	s, err := Open(context.Background(), LoadFixture(t, searchMoneyVersion-1), WithMigrationBackup(false))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +155,29 @@ func TestSearchMoneyFilledByTheMigration(t *testing.T) {
 	if err := s.Reader().QueryRow("SELECT description FROM transactions ORDER BY rowid LIMIT 1").Scan(&desc); err != nil {
 		t.Fatal(err)
 	}
-	searchAgrees(t, s, "v15", 2, strings.Fields(desc)[0], "a", "e")
+	searchAgrees(t, s, "migrated", 2, strings.Fields(desc)[0], "a", "e")
+}
+
+// TestSearchOfAnOlderMirrorReadOnly: the dashboard's store, opened
+// read-only beside a daemon that has not migrated the mirror yet, searches
+// a mirror without transactions_search_money as it did before it.
+func TestSearchOfAnOlderMirrorReadOnly(t *testing.T) {
+	s, err := OpenReadOnly(context.Background(), LoadFixture(t, searchMoneyVersion-1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if n := queryInt(t, s, "SELECT count(*) FROM sqlite_schema WHERE name = 'transactions_search_money'"); n != 0 {
+		t.Fatalf("the fixture has transactions_search_money")
+	}
+	for _, w := range []string{"a", "e", "nothing-matches"} {
+		want := rows(t, s.Reader(), `SELECT count(*), coalesce(sum(amount_base_units), 0) FROM transactions
+			WHERE rowid IN (SELECT rowid FROM transactions_search WHERE transactions_search MATCH ?)`, SearchQuery(w))[0]
+		ids, count, sum := searchPages(t, s, TxFilter{Search: w, Limit: 3})
+		if got := []string{strconv.FormatInt(count, 10), strconv.FormatInt(sum, 10)}; !slices.Equal(got, want) || int64(len(ids)) != count {
+			t.Errorf("search %q: count and sum %v (%d listed), want %v", w, got, len(ids), want)
+		}
+	}
 }
 
 // TestSearchPagesNearAndFar: a search's pages are right whether its

@@ -167,6 +167,10 @@ type Store struct {
 	// transaction once the copy is made ("copied") and after each step
 	// commits ("step").
 	migrateHook func(stage string)
+	// readOnlySchema is the schema version of a mirror OpenReadOnly
+	// opened, which may be older than this binary's; 0 after Open, which
+	// migrates it.
+	readOnlySchema int
 }
 
 // Option configures a Store.
