@@ -212,9 +212,6 @@ func (s *Store) ListTransactions(ctx context.Context, f TxFilter) (TxList, error
 	if limit <= 0 {
 		limit = 50
 	}
-	if search && s.searchMoneyPaged(f) {
-		return s.searchMoneyPage(ctx, q, f, limit)
-	}
 	before := ""
 	var beforeArgs []any
 	if f.BeforeID != "" {
@@ -223,9 +220,12 @@ func (s *Store) ListTransactions(ctx context.Context, f TxFilter) (TxList, error
 	}
 	var out TxList
 	var err error
-	if search {
+	switch {
+	case search && s.searchMoneyPaged(f):
+		out, err = s.searchMoneyPage(ctx, q, f, before, beforeArgs, limit)
+	case search:
 		out, err = s.searchPage(ctx, from, cond, args, before, beforeArgs, limit)
-	} else {
+	default:
 		out, err = s.listPage(ctx, from, cond, args, before, beforeArgs, limit)
 	}
 	return out, err

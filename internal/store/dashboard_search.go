@@ -6,6 +6,7 @@ import (
 	_ "embed" // search_money.sql
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -34,7 +35,7 @@ const searchDay = 86400
 // cost far more than its matches (each word's, before they are put
 // together), keeps aside the rowids of all of them too when there are at
 // most this many, for a page that the day does not fill (words seldom used
-// lately). Otherwise such a page is found in a second pass.
+// lately). Otherwise such a page is found in two more passes.
 var searchRestMax int64 = 2000
 
 // searchMoneyVersion is the schema version that adds
@@ -70,9 +71,10 @@ const matchesSQL = `SELECT s.rowid AS r, coalesce(m.created_epoch, 0) AS e, m.am
 // of those of the day before the page's start, and of the others if
 // there are at most searchRestMax of them; the page is the newest of the
 // day's if it holds a page, else of them all, else (many older matches)
-// of the matches from the limit-th newest time on, found in a second
-// pass. All in one read transaction.
-func (s *Store) searchMoneyPage(ctx context.Context, q string, f TxFilter, limit int) (out TxList, err error) {
+// of the matches from the limit-th newest time on, found in two more
+// passes. before and beforeArgs are the cursor's condition on the table
+// (listPage's). All in one read transaction.
+func (s *Store) searchMoneyPage(ctx context.Context, q string, f TxFilter, before string, beforeArgs []any, limit int) (out TxList, err error) {
 	tx, err := s.ro.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return out, fmt.Errorf("search transactions: %w", err)
@@ -95,7 +97,7 @@ func (s *Store) searchMoneyPage(ctx context.Context, q string, f TxFilter, limit
 	if f.BeforeID != "" {
 		cols[1] = "count(*) FILTER (WHERE " + dayCond + " AND e < ?2)"
 	}
-	if strings.Contains(q, " AND ") {
+	if len(strings.Fields(f.Search)) > 1 {
 		cols[2] = "CASE WHEN count(*) <= ?4 THEN json_group_array(r) FILTER (WHERE NOT " + dayCond + ") END"
 	}
 	var day string
@@ -128,16 +130,10 @@ func (s *Store) searchMoneyPage(ctx context.Context, q string, f TxFilter, limit
 			return out, fmt.Errorf("search transactions: %w", err)
 		}
 	}
-	before, beforeArgs := "", []any(nil)
-	if f.BeforeID != "" {
-		before = " AND (coalesce(created_epoch, 0) < ? OR (coalesce(created_epoch, 0) = ? AND id < ?))"
-		beforeArgs = []any{f.BeforeEpoch, f.BeforeEpoch, f.BeforeID}
-	}
-	args := append(append([]any{candidates}, beforeArgs...), limit)
 	// #nosec G202 -- before is a constant; values are arguments
 	out.Rows, err = queryAll(ctx, tx, "search transactions", scanTxRow, "SELECT "+txRowColumns+
 		" FROM v_transactions WHERE id IN (SELECT id FROM transactions WHERE rowid IN (SELECT value FROM json_each(?))"+
-		before+txOrder+" LIMIT ?)"+txOrder, args...)
+		before+txOrder+" LIMIT ?)"+txOrder, slices.Concat([]any{candidates}, beforeArgs, []any{limit})...)
 	return out, err
 }
 
