@@ -132,6 +132,11 @@ var migrations = []migration{
 	// overview, without what rules left out of the spending
 	// (monthly_totals.sql).
 	{sql: monthlyTotals},
+	// 16: transactions_search_money, each transaction's time and amount
+	// beside the search index, kept by triggers, so that a search counts,
+	// sums and pages its matches without reading the table's wide rows
+	// (search_money.sql).
+	{sql: searchMoney},
 }
 
 // TimeLayout is how the store writes its own timestamps (observed_at,
@@ -164,6 +169,10 @@ type Store struct {
 	// transaction once the copy is made ("copied") and after each step
 	// commits ("step").
 	migrateHook func(stage string)
+	// readOnlySchema is the schema version of a mirror OpenReadOnly
+	// opened, which may be older than this binary's; 0 after Open, which
+	// migrates it.
+	readOnlySchema int
 }
 
 // Option configures a Store.
