@@ -160,6 +160,8 @@ type Store struct {
 	uid  int            // the user the files must belong to
 	// restartFrames is the WAL size past which it is restarted.
 	restartFrames int
+	// stmts are the writer's statements prepared at open (stmtcache.go).
+	stmts map[string]*sql.Stmt
 	// noMigrationBackup skips the copy Open keeps before migrating.
 	noMigrationBackup bool
 	log               zerolog.Logger
@@ -272,6 +274,10 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		_ = s.db.Close()
 		return nil, err
 	}
+	if err := s.prepareWriterStmts(ctx); err != nil {
+		_ = s.db.Close()
+		return nil, err
+	}
 
 	s.ro, err = sql.Open("sqlite3", dsn(s.uri, true))
 	if err != nil {
@@ -339,6 +345,7 @@ func (s *Store) Close() error {
 		errs = append(errs, s.ro.Close())
 	}
 	if s.db != nil {
+		s.closeWriterStmts()
 		errs = append(errs, s.db.Close())
 	}
 	if err := errors.Join(errs...); err != nil {
