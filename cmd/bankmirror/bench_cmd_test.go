@@ -48,7 +48,7 @@ func TestBenchModes(t *testing.T) {
 		}},
 		{"burst", []string{"bench", "burst", "--events", "200", "--transactions", "500", "--duration", "500ms"}, []string{
 			"repeat: bankmirror bench burst --events 200", "174 events (74 held and 24 settled purchases; 50 settlements, 8 by DELETED+CREATED, 10 deleted holds)",
-			"| 174 (", "requests by route: GET /transactions", "account balances: equal to the bank's",
+			"| 174 (", "requests by route: ", "GET /transactions 200: ", "account balances: equal to the bank's",
 		}},
 		// One bucket is enough here: the mode's counts and exactness, not
 		// the wait for a second bucket (minutes).

@@ -24,6 +24,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/household"
 	"github.com/bankmirror/bankmirror/internal/httpserver"
 	"github.com/bankmirror/bankmirror/internal/logfield"
+	"github.com/bankmirror/bankmirror/internal/malloc"
 	"github.com/bankmirror/bankmirror/internal/receipts"
 	"github.com/bankmirror/bankmirror/internal/receiver"
 	"github.com/bankmirror/bankmirror/internal/replica"
@@ -125,6 +126,8 @@ type Daemon struct {
 	bg     sync.WaitGroup
 	// progress is the last progress of a sync, for the daemon's report.
 	progress atomic.Pointer[replica.Progress]
+	// gcBurst raises GOGC from a delivery until the worker has caught up.
+	gcBurst malloc.Burst
 }
 
 // NewDaemon returns a daemon for cfg; Open starts it.
@@ -178,6 +181,11 @@ func (m *Daemon) Open(ctx context.Context) error {
 	var err error
 	if m.Store, err = store.Open(ctx, m.Config.DB, m.Config.storeOptions(m.Log)...); err != nil {
 		return openMirrorError(m.Config.DB, err)
+	}
+	// Commits that overwrite the WAL rather than lengthen it are durable
+	// sooner: the webhook's acknowledgements wait for them.
+	if _, err := m.Store.PrepareWAL(ctx); err != nil {
+		m.Log.Warn().Err(err).Msg("prepare the mirror's WAL")
 	}
 	m.openHealth()
 	if err := m.openHousehold(ctx); err != nil {
@@ -293,7 +301,7 @@ func (m *Daemon) openSync() {
 	m.Healer = replica.NewHealer(m.Bank, m.Store, m.Log, replica.HealerOptions{StopGrace: workGrace, BankFor: m.healBank})
 	m.Worker = replica.NewWorker(m.Bank, m.Store, m.Log, replica.WorkerOptions{
 		Concurrency: m.Config.WorkerConcurrency, MaxAttempts: m.Config.EventMaxAttempts, StopGrace: workGrace,
-		OnApplied: m.eventApplied,
+		OnApplied: m.eventApplied, OnIdle: m.gcBurst.End,
 		// Each event's transaction is fetched through the token of the
 		// person whose webhook delivered it.
 		BankFor: m.Household.BankForEvent, Gate: m.Household, RefreshBalances: m.Household.RefreshBalances,
@@ -360,6 +368,7 @@ func (m *Daemon) openReceiver(ctx context.Context) error {
 // eventsStored counts new events, durable in the inbox, passes their ids
 // on to OnEventsStored and wakes the worker.
 func (m *Daemon) eventsStored(ids []string) {
+	m.gcBurst.Begin()
 	m.Metrics.Received(len(ids))
 	if m.OnEventsStored != nil {
 		m.OnEventsStored(ids)

@@ -514,6 +514,22 @@ func TestBankForEvent(t *testing.T) {
 	check("alex's webhook, alex's own transaction, alex's token rejected", store.InboxEvent{WebhookID: "hook-alex", TransactionID: alexOwn}, alex)
 }
 
+// With one person, every event's transaction is fetched through their
+// token, whatever webhook delivered it: the mirror is not read for it.
+func TestBankForEventOfOnePerson(t *testing.T) {
+	e := newEnv(t, simulator.Options{Seed: 12, Transactions: 10}, household.Options{})
+	e.people("alex")
+	alex := e.h.Client("alex")
+	for _, ev := range []store.InboxEvent{
+		{WebhookID: "elsewhere", TransactionID: "never-mirrored"},
+		{WebhookID: "", TransactionID: ""},
+	} {
+		if got := e.h.BankForEvent(ev); got != replica.WorkerBank(alex) {
+			t.Errorf("event %+v: not fetched through the one person's token", ev)
+		}
+	}
+}
+
 // A 2Up account with nothing in it yet (just opened) is polled too: its
 // first purchase needs no webhook and no daily reconciliation.
 func TestPollCatchesTheFirstPurchaseOfAnEmptyJointAccount(t *testing.T) {

@@ -19,6 +19,11 @@ import (
 // the person's own (the event waits for their token) or the first
 // person's. The worker's WorkerOptions.BankFor.
 func (h *Household) BankForEvent(e store.InboxEvent) replica.WorkerBank {
+	if ms := h.snapshot(); len(ms) == 1 {
+		// Every way below leads to the one person's client: no read of
+		// the mirror for each event.
+		return ms[0].client
+	}
 	c := h.Client(h.webhookPerson(e.WebhookID))
 	if c != nil {
 		if rejected, _ := c.TokenRejected(); !rejected {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -64,10 +65,8 @@ type WorkerOptions struct {
 	MaxAttempts int           // attempts before an event is left for an operator (default 12)
 	RetryBase   time.Duration // first retry delay of an event's own failure (default 1s), doubling
 	RetryMax    time.Duration // longest retry delay, and longest pause for an unavailable bank or database (default 10m)
-	// RoundLimit caps the events one round reads and applies in one
-	// commit (default 500: marking events processed rewrites their rows,
-	// and a smaller commit keeps the receiver's commits from waiting long
-	// behind it).
+	// RoundLimit caps the events one round reads and resolves together
+	// (default 500); it applies them in a few small commits (commits.go).
 	RoundLimit int
 	// DirectRate and DirectBurst bound the transactions fetched one GET
 	// each (default 10/s, burst 20): beyond that, pending events are
@@ -80,6 +79,11 @@ type WorkerOptions struct {
 	// Coalesce is the shortest time between two rounds while events
 	// arrive faster than DirectRate (default 250ms).
 	Coalesce time.Duration
+	// Yield is how long the worker waits at most while a burst of
+	// deliveries lasts (Notify calls less than 20 ms apart, the last pair
+	// less than 100 ms ago): during a burst the processor and the
+	// database's writer go to the acknowledgements first (default 1s).
+	Yield time.Duration
 	// Margin widens a round's listing window before its oldest event
 	// (default 2s): the bank may date a transaction a little before the
 	// event about it.
@@ -144,6 +148,9 @@ func (o *WorkerOptions) defaults() {
 	if o.Coalesce <= 0 {
 		o.Coalesce = 250 * time.Millisecond
 	}
+	if o.Yield <= 0 {
+		o.Yield = time.Second
+	}
 	if o.Margin <= 0 {
 		o.Margin = 2 * time.Second
 	}
@@ -164,9 +171,9 @@ const roundTimeout = 2 * time.Minute
 // bank's current state, which makes duplicates and order irrelevant. It
 // works in rounds: the pending events of a round share one fetch per
 // transaction, or, when many are pending, a listing of the window they
-// fall in (and of what is HELD), and are applied in one commit. Rounds run
-// one at a time: the daemon's single worker owns the inbox, so nothing is
-// claimed durably.
+// fall in (and of what is HELD), and are applied in a few small commits.
+// Rounds run one at a time: the daemon's single worker owns the inbox, so
+// nothing is claimed durably.
 type Worker struct {
 	bank   workerBank
 	inbox  eventInbox
@@ -176,11 +183,16 @@ type Worker struct {
 	wake   chan struct{}
 	direct *rate.Limiter
 
-	lastRound time.Time
-	lastTook  time.Duration  // how long the last round took
-	listed    bool           // a round listed since the worker was last idle: a burst
-	paused    failureBackoff // the bank or the network is unavailable
-	dbDown    failureBackoff // the database cannot be read or written
+	lastRound  time.Time
+	lastTook   time.Duration  // how long the last round took
+	commitSize int            // transactions and events in the next commit (commits.go)
+	listed     bool           // a round listed since the worker was last idle: a burst
+	paused     failureBackoff // the bank or the network is unavailable
+	dbDown     failureBackoff // the database cannot be read or written
+
+	notified   atomic.Int64 // when Notify was last called (UnixNano)
+	burst      atomic.Int64 // when Notify was last called within burstGap of the call before (UnixNano)
+	yieldSince time.Time    // when the worker began to yield to a burst of deliveries
 
 	mu          sync.Mutex
 	dirty       map[string]bool // accounts whose balances to refresh
@@ -229,6 +241,12 @@ func (w *Worker) State() WorkerState {
 
 // Notify wakes the worker at once, after new events were committed.
 func (w *Worker) Notify() {
+	// Real time, as for every wait of the worker: yielding paces the
+	// processor, whatever clock the events are stamped with.
+	now := time.Now().UnixNano()
+	if prev := w.notified.Swap(now); now-prev < int64(burstGap) {
+		w.burst.Store(now)
+	}
 	select {
 	case w.wake <- struct{}{}:
 	default:
@@ -274,6 +292,12 @@ func (w *Worker) round(ctx context.Context) (bool, time.Duration) {
 	}
 	if d := w.dbDown.wait(w.now()); d > 0 {
 		return false, d
+	}
+	if d := w.yieldFor(time.Now()); d > 0 {
+		if !sleepCtx(ctx, d) {
+			return false, 0
+		}
+		return true, 0
 	}
 	evs, err := w.inbox.PendingEvents(ctx, w.opts.RoundLimit, w.opts.MaxAttempts)
 	if err != nil {
@@ -335,6 +359,34 @@ func (w *Worker) round(ctx context.Context) (bool, time.Duration) {
 	return len(evs) == w.opts.RoundLimit, 0
 }
 
+// A burst of deliveries is two commits of the receiver (two Notify calls)
+// less than burstGap apart; it lasts until burstQuiet passes without such
+// a pair. An event on its own is applied at once.
+const (
+	burstGap   = 20 * time.Millisecond
+	burstQuiet = 100 * time.Millisecond
+	// yieldPoll is how often a yielding worker looks again.
+	yieldPoll = 20 * time.Millisecond
+)
+
+// yieldFor is how long to wait before the next round while a burst of
+// deliveries lasts (WorkerOptions.Yield): 0 once it has ended, or once the
+// worker has yielded Yield since it began; then it yields no more until
+// the burst ends.
+func (w *Worker) yieldFor(now time.Time) time.Duration {
+	if now.Sub(time.Unix(0, w.burst.Load())) >= burstQuiet {
+		w.yieldSince = time.Time{}
+		return 0
+	}
+	if w.yieldSince.IsZero() {
+		w.yieldSince = now
+	}
+	if now.Sub(w.yieldSince) >= w.opts.Yield {
+		return 0
+	}
+	return yieldPoll
+}
+
 // skipCovered applies, without asking the bank, the events whose change
 // the mirror already holds: their transaction's copy was fetched after
 // they were received (store.KnownTransaction.Covers), by a round or a
@@ -364,18 +416,23 @@ func (w *Worker) skipCovered(ctx context.Context, evs []store.InboxEvent) ([]sto
 		return evs, nil
 	}
 	b := store.EventBatch{Events: make([]string, len(covered))}
+	byID := make(map[string]store.InboxEvent, len(covered))
 	for i, e := range covered {
 		b.Events[i] = e.ID
+		byID[e.ID] = e
 	}
-	if _, err := w.inbox.ApplyEvents(ctx, b); err != nil {
-		return nil, err
-	}
-	for _, e := range covered {
-		w.log.Debug().Str(logfield.EventID, bank.LogID(e.ID)).Str(logfield.EventType, e.EventType).
-			Str(logfield.TransactionID, bank.LogID(e.TransactionID)).Msg("event applied: the mirror's copy is newer")
-		if w.opts.OnApplied != nil {
-			w.opts.OnApplied(e, "")
+	err = w.commit(ctx, b, covered, func(events []string, _ store.BatchResult, _ map[string]store.Change) {
+		for _, id := range events {
+			e := byID[id]
+			w.log.Debug().Str(logfield.EventID, bank.LogID(e.ID)).Str(logfield.EventType, e.EventType).
+				Str(logfield.TransactionID, bank.LogID(e.TransactionID)).Msg("event applied: the mirror's copy is newer")
+			if w.opts.OnApplied != nil {
+				w.opts.OnApplied(e, "")
+			}
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	return rest, nil
 }
@@ -415,8 +472,8 @@ type eventGroup struct {
 }
 
 // apply resolves the current state of the round's transactions and applies
-// it with the events in one commit. It returns the number of events it
-// took on: those waiting for a rejected token are not.
+// it with the events in a few small commits (commits.go). It returns the
+// number of events it took on: those waiting for a rejected token are not.
 func (w *Worker) apply(ctx context.Context, evs []store.InboxEvent, ids []string, direct bool) int {
 	groups, waiting := w.partition(evs)
 	if waiting > 0 {
@@ -471,7 +528,22 @@ func (w *Worker) applyGroups(ctx context.Context, groups []eventGroup, evs []sto
 	w.paused.succeeded(w.setState)
 
 	batch, failed := res.batch(evs, ids)
-	out, err := w.inbox.ApplyEvents(actx, batch)
+	byID := make(map[string]store.InboxEvent, len(evs))
+	for _, e := range evs {
+		byID[e.ID] = e
+	}
+	err = w.commit(actx, batch, evs, func(events []string, out store.BatchResult, changes map[string]store.Change) {
+		w.markDirty(out.Accounts)
+		for _, id := range events {
+			e := byID[id]
+			c := changes[e.TransactionID]
+			w.log.Debug().Str(logfield.EventID, bank.LogID(e.ID)).Str(logfield.EventType, e.EventType).Str(logfield.TransactionID, bank.LogID(e.TransactionID)).
+				Str(logfield.Change, string(c)).Msg("event applied")
+			if w.opts.OnApplied != nil {
+				w.opts.OnApplied(e, c)
+			}
+		}
+	})
 	if err != nil {
 		if !stopped(err) {
 			w.databaseFailed(err)
@@ -479,18 +551,6 @@ func (w *Worker) applyGroups(ctx context.Context, groups []eventGroup, evs []sto
 		return
 	}
 	w.dbDown.succeeded(nil)
-	w.markDirty(out.Accounts)
-	for _, e := range evs {
-		if res.failedOwn(e) {
-			continue
-		}
-		c := out.Changes[e.TransactionID]
-		w.log.Debug().Str(logfield.EventID, bank.LogID(e.ID)).Str(logfield.EventType, e.EventType).Str(logfield.TransactionID, bank.LogID(e.TransactionID)).
-			Str(logfield.Change, string(c)).Msg("event applied")
-		if w.opts.OnApplied != nil {
-			w.opts.OnApplied(e, c)
-		}
-	}
 	w.recordFailures(actx, failed, res.failed)
 	w.log.Debug().Int(logfield.Events, len(evs)).Int(logfield.Transactions, len(ids)).Bool(logfield.Listed, !direct).
 		Int(logfield.Upserted, len(batch.Upserts)).Int(logfield.Deleted, len(batch.Deletes)).Msg("round applied")

@@ -220,9 +220,12 @@ func (s *Store) ListTransactions(ctx context.Context, f TxFilter) (TxList, error
 	}
 	var out TxList
 	var err error
-	if search {
+	switch {
+	case search && s.searchMoneyPaged(f):
+		out, err = s.searchMoneyPage(ctx, q, f, before, beforeArgs, limit)
+	case search:
 		out, err = s.searchPage(ctx, from, cond, args, before, beforeArgs, limit)
-	} else {
+	default:
 		out, err = s.listPage(ctx, from, cond, args, before, beforeArgs, limit)
 	}
 	return out, err
@@ -389,7 +392,7 @@ func (s *Store) Payments(ctx context.Context, from string) ([]Payment, error) {
 
 // queryAll runs q and scans each row with scan; what names the query in
 // errors.
-func queryAll[T any](ctx context.Context, db *sql.DB, what string, scan func(*sql.Rows, *T) error, q string, args ...any) ([]T, error) {
+func queryAll[T any](ctx context.Context, db querier, what string, scan func(*sql.Rows, *T) error, q string, args ...any) ([]T, error) {
 	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)

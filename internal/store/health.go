@@ -91,6 +91,7 @@ func OpenReadOnly(ctx context.Context, path string) (*Store, error) {
 		_ = ro.Close()
 		return nil, fmt.Errorf("%w: database is version %d, this binary knows %d", ErrSchemaTooNew, v, SchemaVersion())
 	}
+	s.readOnlySchema = v
 	return s, nil
 }
 

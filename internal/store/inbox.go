@@ -53,10 +53,9 @@ func NewInboxEvent(e bank.WebhookEvent, source, body string) InboxEvent {
 func (s *Store) InsertEvents(ctx context.Context, evs []InboxEvent) (inserted []string, err error) {
 	err = s.InTx(ctx, func(tx *sql.Tx) error {
 		inserted = inserted[:0]
-		st, err := tx.PrepareContext(ctx, `INSERT INTO webhook_events (id, event_type, webhook_id, transaction_id,
-			created_at, received_at, source, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`)
+		st, err := s.txStmt(ctx, tx, insertEventSQL)
 		if err != nil {
-			return fmt.Errorf("prepare: %w", err)
+			return err
 		}
 		defer st.Close()
 		now := s.stamp()
@@ -154,13 +153,19 @@ type EventBatch struct {
 type BatchResult struct {
 	Changes  map[string]Change // per transaction id; absent or "" when unchanged
 	Accounts []string          // accounts whose transactions changed (balances to refresh)
+	// Held is how long the transaction held the write lock before its
+	// commit: the time another writer (the webhook's receiver) may have
+	// waited for it, the commit's fsync aside.
+	Held time.Duration
 }
 
 // ApplyEvents applies b in one transaction: upserts (newest copy wins),
 // deletions (with tombstones), and the events marked processed.
 func (s *Store) ApplyEvents(ctx context.Context, b EventBatch) (res BatchResult, err error) {
 	err = s.InTx(ctx, func(tx *sql.Tx) error {
+		start := time.Now()
 		res = BatchResult{Changes: map[string]Change{}}
+		defer func() { res.Held = time.Since(start) }()
 		w, err := s.newTxWriter(ctx, tx)
 		if err != nil {
 			return err

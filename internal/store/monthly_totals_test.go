@@ -197,7 +197,9 @@ func TestMonthlyTotalsFollowHouseholdTransfers(t *testing.T) {
 }
 
 // TestBulkLoadFillsMonthlyTotals: a first sync into an empty mirror runs
-// without the totals' triggers and fills the table when it ends.
+// without the totals' triggers and fills the table when it ends; it
+// leaves transactions_search_money complete too, and later writes keep
+// both so.
 func TestBulkLoadFillsMonthlyTotals(t *testing.T) {
 	ctx := context.Background()
 	s := household(t)
@@ -219,8 +221,10 @@ func TestBulkLoadFillsMonthlyTotals(t *testing.T) {
 		t.Fatal(err)
 	}
 	totalsAgree(t, s, "after the load")
+	searchAgrees(t, s, "after the load", 2, "a", "e", "cafe", "transfer")
 	upsert(t, s, spec{id: "later", account: "alex-spend", desc: "Cafe", cents: -300, created: mar2, category: "restaurants-and-cafes", parent: "good-life"})
 	totalsAgree(t, s, "a write after the load")
+	searchAgrees(t, s, "a write after the load", 2, "a", "e", "cafe", "transfer")
 }
 
 // TestSearchCountsSumsAndPages: a search's count and sum are those of

@@ -132,6 +132,11 @@ var migrations = []migration{
 	// overview, without what rules left out of the spending
 	// (monthly_totals.sql).
 	{sql: monthlyTotals},
+	// 16: transactions_search_money, each transaction's time and amount
+	// beside the search index, kept by triggers, so that a search counts,
+	// sums and pages its matches without reading the table's wide rows
+	// (search_money.sql).
+	{sql: searchMoney},
 }
 
 // TimeLayout is how the store writes its own timestamps (observed_at,
@@ -155,6 +160,8 @@ type Store struct {
 	uid  int            // the user the files must belong to
 	// restartFrames is the WAL size past which it is restarted.
 	restartFrames int
+	// stmts are the writer's statements prepared at open (stmtcache.go).
+	stmts map[string]*sql.Stmt
 	// noMigrationBackup skips the copy Open keeps before migrating.
 	noMigrationBackup bool
 	log               zerolog.Logger
@@ -162,6 +169,10 @@ type Store struct {
 	// transaction once the copy is made ("copied") and after each step
 	// commits ("step").
 	migrateHook func(stage string)
+	// readOnlySchema is the schema version of a mirror OpenReadOnly
+	// opened, which may be older than this binary's; 0 after Open, which
+	// migrates it.
+	readOnlySchema int
 }
 
 // Option configures a Store.
@@ -263,6 +274,10 @@ func Open(ctx context.Context, path string, opts ...Option) (*Store, error) {
 		_ = s.db.Close()
 		return nil, err
 	}
+	if err := s.prepareWriterStmts(ctx); err != nil {
+		_ = s.db.Close()
+		return nil, err
+	}
 
 	s.ro, err = sql.Open("sqlite3", dsn(s.uri, true))
 	if err != nil {
@@ -330,6 +345,7 @@ func (s *Store) Close() error {
 		errs = append(errs, s.ro.Close())
 	}
 	if s.db != nil {
+		s.closeWriterStmts()
 		errs = append(errs, s.db.Close())
 	}
 	if err := errors.Join(errs...); err != nil {

@@ -213,12 +213,12 @@ func (s *Store) newTxWriter(ctx context.Context, tx *sql.Tx) (*txWriter, error) 
 		return nil, err
 	}
 	w := &txWriter{s: s, tx: tx, now: now.UTC().Format(TimeLayout), loc: loc, observed: localize(now, loc)}
-	if w.ins, err = tx.PrepareContext(ctx, insertTxSQL); err != nil {
-		return nil, fmt.Errorf("prepare: %w", err)
+	if w.ins, err = s.txStmt(ctx, tx, insertTxSQL); err != nil {
+		return nil, err
 	}
-	if w.upd, err = tx.PrepareContext(ctx, updateTxSQL); err != nil {
+	if w.upd, err = s.txStmt(ctx, tx, updateTxSQL); err != nil {
 		w.ins.Close()
-		return nil, fmt.Errorf("prepare: %w", err)
+		return nil, err
 	}
 	return w, nil
 }

@@ -1,0 +1,157 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	_ "embed" // search_money.sql
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// searchMoney is the migration that adds transactions_search_money, the
+// time and amount of each transaction beside the search index, kept by
+// triggers (search_money.sql).
+//
+//go:embed search_money.sql
+var searchMoney string
+
+// searchMoneyRebuild fills transactions_search_money anew from
+// transactions: search_money.sql's own statements, which do it for an
+// existing mirror, for a bulk load that runs without its triggers.
+var searchMoneyRebuild = []string{
+	sqlStatement(searchMoney, "DELETE FROM transactions_search_money;"),
+	sqlStatement(searchMoney, "INSERT INTO transactions_search_money "),
+}
+
+// searchDay is how far back from a page's start (the cursor's time, or
+// the newest transaction's) a search's one pass over its matches keeps
+// their rowids aside while it counts and sums them: when that day holds a
+// page of matches, the page is its newest, read from the table.
+const searchDay = 86400
+
+// searchRestMax: a search of several words, whose pass over the index may
+// cost far more than its matches (each word's, before they are put
+// together), keeps aside the rowids of all of them too when there are at
+// most this many, for a page that the day does not fill (words seldom used
+// lately). Otherwise such a page is found in two more passes.
+var searchRestMax int64 = 2000
+
+// searchMoneyVersion is the schema version that adds
+// transactions_search_money.
+var searchMoneyVersion = func() int {
+	for i, m := range migrations {
+		if m.sql == searchMoney {
+			return i + 1
+		}
+	}
+	panic("store: no migration adds transactions_search_money")
+}()
+
+// searchMoneyPaged says whether ListTransactions finds f's page with
+// searchMoneyPage: a search whose only filter is the search, in a mirror
+// that has transactions_search_money (one opened read-only may be older).
+func (s *Store) searchMoneyPaged(f TxFilter) bool {
+	return f.Month == "" && f.Account == "" && f.Category == "" && f.Tag == "" && f.Status == "" && !f.Spending && f.Person == "" &&
+		(s.readOnlySchema == 0 || s.readOnlySchema >= searchMoneyVersion)
+}
+
+// matchesSQL is each match of the search (?1, an FTS5 query) as r, its
+// transaction's rowid, e, its created_epoch (0 when unknown, as pages
+// order it), and a, its amount.
+const matchesSQL = `SELECT s.rowid AS r, coalesce(m.created_epoch, 0) AS e, m.amount_base_units AS a
+	FROM transactions_search s JOIN transactions_search_money m ON m.rowid = s.rowid
+	WHERE transactions_search MATCH ?1`
+
+// searchMoneyPage is searchPage for a search without other filters,
+// which reads every match's time and amount from
+// transactions_search_money by rowid, and only a page of rows from the
+// table. One pass counts and sums the matches and keeps aside the rowids
+// of those of the day before the page's start, and of the others if
+// there are at most searchRestMax of them; the page is the newest of the
+// day's if it holds a page, else of them all, else (many older matches)
+// of the matches from the limit-th newest time on, found in two more
+// passes. before and beforeArgs are the cursor's condition on the table
+// (listPage's). All in one read transaction.
+func (s *Store) searchMoneyPage(ctx context.Context, q string, f TxFilter, before string, beforeArgs []any, limit int) (out TxList, err error) {
+	tx, err := s.ro.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return out, fmt.Errorf("search transactions: %w", err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	// The page holds matches up to end (a cursor's time: the final
+	// statement keeps those of that very second older than its id).
+	end := int64(math.MaxInt64)
+	start := f.BeforeEpoch
+	if f.BeforeID != "" {
+		end = f.BeforeEpoch
+	} else if err := tx.QueryRowContext(ctx, "SELECT coalesce(max(created_epoch), 0) FROM transactions").Scan(&start); err != nil {
+		return out, fmt.Errorf("search transactions: %w", err)
+	}
+	// What the pass keeps beside the count and the sum: the day's rowids
+	// (up to the page's end); how many of them are before it, when a
+	// cursor's second may hold some that are not; the others' rowids.
+	dayCond := fmt.Sprintf("e >= ?3 - %d", searchDay)
+	cols := []string{"json_group_array(r) FILTER (WHERE " + dayCond + " AND e <= ?2)", "NULL", "NULL"}
+	if f.BeforeID != "" {
+		cols[1] = "count(*) FILTER (WHERE " + dayCond + " AND e < ?2)"
+	}
+	if len(strings.Fields(f.Search)) > 1 {
+		cols[2] = "CASE WHEN count(*) <= ?4 THEN json_group_array(r) FILTER (WHERE NOT " + dayCond + ") END"
+	}
+	var day string
+	var dayBefore sql.NullInt64
+	var rest sql.NullString
+	// #nosec G202 -- cols are constants
+	if err := tx.QueryRowContext(ctx, "SELECT count(*), coalesce(sum(a), 0), "+strings.Join(cols, ", ")+" FROM ("+matchesSQL+")",
+		q, end, start, searchRestMax).Scan(&out.Count, &out.Sum, &day, &dayBefore, &rest); err != nil {
+		return out, fmt.Errorf("search transactions: %w", err)
+	}
+	if !dayBefore.Valid {
+		dayBefore.Int64 = jsonArrayLen(day)
+	}
+	if out.Count == 0 {
+		return out, nil
+	}
+	var candidates string
+	switch {
+	case dayBefore.Int64 >= int64(limit):
+		candidates = day
+	case rest.Valid:
+		candidates = joinJSONArrays([]string{day, rest.String})
+	default:
+		// The limit-th newest time before the page's end, and every match
+		// from it on.
+		if err := tx.QueryRowContext(ctx, `WITH m AS (`+matchesSQL+`)
+			SELECT json_group_array(r) FROM m WHERE e <= ?2
+			AND e >= coalesce((SELECT e FROM m WHERE e < ?2 ORDER BY e DESC LIMIT 1 OFFSET ?3), e)`,
+			q, end, limit-1).Scan(&candidates); err != nil {
+			return out, fmt.Errorf("search transactions: %w", err)
+		}
+	}
+	// #nosec G202 -- before is a constant; values are arguments
+	out.Rows, err = queryAll(ctx, tx, "search transactions", scanTxRow, "SELECT "+txRowColumns+
+		" FROM v_transactions WHERE id IN (SELECT id FROM transactions WHERE rowid IN (SELECT value FROM json_each(?))"+
+		before+txOrder+" LIMIT ?)"+txOrder, slices.Concat([]any{candidates}, beforeArgs, []any{limit})...)
+	return out, err
+}
+
+// jsonArrayLen is the length of a JSON array of numbers ("[1,2]", "[]").
+func jsonArrayLen(a string) int64 {
+	if len(a) <= 2 {
+		return 0
+	}
+	return int64(strings.Count(a, ",")) + 1
+}
+
+// joinJSONArrays joins JSON arrays of numbers ("[1,2]", "[]") into one.
+func joinJSONArrays(arrays []string) string {
+	var parts []string
+	for _, a := range arrays {
+		if a = strings.TrimSuffix(strings.TrimPrefix(a, "["), "]"); a != "" {
+			parts = append(parts, a)
+		}
+	}
+	return "[" + strings.Join(parts, ",") + "]"
+}
