@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -272,12 +273,28 @@ func TestBulkLoadPairsHouseholdTransfersAtTheEnd(t *testing.T) {
 func TestMonthlyTotalsRebuildStatements(t *testing.T) {
 	if len(monthlyTotalsRebuild) != 3 || monthlyTotalsRebuild[0] != "DELETE FROM monthly_totals" ||
 		!strings.Contains(monthlyTotalsRebuild[1], "FROM monthly_totals_base\nGROUP BY") ||
-		!strings.Contains(monthlyTotalsRebuild[2], "FROM transaction_annotations an JOIN") {
+		!strings.Contains(monthlyTotalsRebuild[2], "FROM transaction_annotations an CROSS JOIN") {
 		t.Fatalf("monthlyTotalsRebuild = %q", monthlyTotalsRebuild)
 	}
 	s, _ := mustOpen(t)
 	sum := "SELECT" + after(monthlyTotalsRebuild[1], "SELECT")
 	if plan := queryPlan(t, s, sum); !strings.Contains(plan, "COVERING INDEX "+monthIndex) {
 		t.Errorf("the sum does not read %s alone: %s", monthIndex, plan)
+	}
+	// What the rules left out is read from the annotations, each
+	// transaction looked up by id, not from a scan of every transaction.
+	excluded, _, _ := strings.Cut("SELECT"+after(monthlyTotalsRebuild[2], "SELECT"), "\nON CONFLICT")
+	if plan := queryPlan(t, s, excluded); !strings.HasPrefix(plan, "SCAN an; SEARCH t USING INDEX sqlite_autoindex_transactions_1 (id=?)") {
+		t.Errorf("the rules' exclusions are not read from the annotations: %s", plan)
+	}
+}
+
+// The deletion pass at the end of a listing reads the table's index on id
+// and the history's, not every transaction's wide row.
+func TestUnseenReadsNoTransactionRow(t *testing.T) {
+	s, _ := mustOpen(t)
+	plan := queryPlan(t, s, strings.Replace(fmt.Sprintf(unseenSQL, ""), "?", "0", 1))
+	if !strings.HasPrefix(plan, "MATERIALIZE unseen; SCAN t USING COVERING INDEX sqlite_autoindex_transactions_1;") {
+		t.Errorf("the deletion pass reads the transactions' rows: %s", plan)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -122,8 +123,11 @@ func (s *Store) startListing(ctx context.Context, tx *sql.Tx, l *Listing, firstU
 // SaveListingPage stores one page of the listing and the checkpoint that
 // follows it in a single transaction: a sync killed after this returns
 // resumes at next, and one killed before it refetches this page.
+//
+// Its commit does not wait for the disk (inRefetchableTx): what it stores
+// the bank gives again.
 func (s *Store) SaveListingPage(ctx context.Context, l *Listing, txs []bank.Transaction, next string) (res UpsertResult, err error) {
-	err = s.InTx(ctx, func(tx *sql.Tx) error {
+	err = s.inRefetchableTx(ctx, func(tx *sql.Tx) error {
 		res, err = s.UpsertTransactionsTx(ctx, tx, txs)
 		if err != nil {
 			return err
@@ -156,6 +160,18 @@ func (s *Store) SaveListingPage(ctx context.Context, l *Listing, txs []bank.Tran
 	return res, err
 }
 
+// unseenSQL selects the live transactions a listing did not see and that
+// were mirrored before it began (no 'created' history row after the seq
+// given), in the order they were written (rowid), to be deleted in that
+// order. The rows are found in the table's index on id, not read from its
+// wide rows (a quarter of the end of a first sync when they were), then
+// sorted; a filter on accounts (AND …) goes at its end, inside.
+const unseenSQL = `WITH unseen AS MATERIALIZED (SELECT t.rowid AS r, t.id FROM transactions AS t
+	WHERE NOT EXISTS (SELECT 1 FROM transaction_history AS h
+		WHERE h.transaction_id = t.id AND h.change = 'created' AND h.seq > ?)
+	AND id NOT IN (SELECT j.value FROM sync_seen, json_each(sync_seen.ids) AS j)%s)
+	SELECT id FROM unseen ORDER BY r`
+
 // FinishListing ends a complete listing: every live transaction it did not
 // see, and that was already mirrored when it started (no 'created' history
 // row after StartSeq), is gone at the bank
@@ -187,18 +203,15 @@ func (s *Store) finishListing(ctx context.Context, l *Listing, accounts []string
 		if n != 1 {
 			return fmt.Errorf("finish listing %s: %w", l.Name, ErrListingLost)
 		}
-		only, all := "[]", 1
+		filter, args := "", []any{l.StartSeq}
 		if accounts != nil {
-			if only, err = jsonArg(accounts); err != nil {
+			only, err := jsonArg(accounts)
+			if err != nil {
 				return err
 			}
-			all = 0
+			filter, args = " AND account_id IN (SELECT value FROM json_each(?))", append(args, only)
 		}
-		rows, err := tx.QueryContext(ctx, `SELECT id FROM transactions AS t
-			WHERE id NOT IN (SELECT j.value FROM sync_seen, json_each(sync_seen.ids) AS j)
-			AND (? OR account_id IN (SELECT value FROM json_each(?)))
-			AND NOT EXISTS (SELECT 1 FROM transaction_history AS h
-				WHERE h.transaction_id = t.id AND h.change = 'created' AND h.seq > ?)`, all, only, l.StartSeq)
+		rows, err := tx.QueryContext(ctx, fmt.Sprintf(unseenSQL, filter), args...) //nolint:gosec // the filter is a constant of this function
 		if err != nil {
 			return fmt.Errorf("find deleted: %w", err)
 		}
@@ -275,4 +288,39 @@ func (s *Store) NeedsFullSync(ctx context.Context) (bool, error) {
 		return false, fmt.Errorf("read sync state: %w", err)
 	}
 	return done == 0 || inProgress > 0, nil
+}
+
+// inRefetchableTx is InTx for a transaction whose content the bank can give
+// again: a listing's page and the checkpoint after it. Its commit does not
+// wait for the disk (synchronous=NORMAL, in WAL mode): a killed process
+// loses none of it, and a power cut at most the last of these commits, with
+// the checkpoints they carried, so the listing resumes at an earlier page
+// and fetches the rest again; the mirror stays consistent either way.
+// Every other commit still waits (FULL), and its sync of the WAL makes the
+// earlier ones durable too. A first sync of 100,000 transactions spent
+// about 0.4 s of its writer's time waiting for these syncs.
+func (s *Store) inRefetchableTx(ctx context.Context, fn func(tx *sql.Tx) error) (err error) {
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "PRAGMA synchronous = NORMAL"); err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer func() {
+		if _, rerr := conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA synchronous = FULL"); rerr != nil {
+			// Never leave the writer's connection without FULL: the pool
+			// drops it, and opens a new one with the DSN's pragmas.
+			_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+			if err == nil {
+				err = fmt.Errorf("restore synchronous: %w", rerr)
+			}
+		}
+	}()
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	return runTx(tx, fn)
 }

@@ -75,7 +75,14 @@ type stamped [4]any
 // localize computes the local-time columns of t in loc.
 func localize(t time.Time, loc *time.Location) stamped {
 	l := t.In(loc)
-	return stamped{t.Unix(), l.Format(time.DateTime), l.Format(time.DateOnly), l.Format("2006-01")}
+	local := l.Format(time.DateTime)
+	if y := l.Year(); y < 0 || y > 9999 {
+		return stamped{t.Unix(), local, l.Format(time.DateOnly), l.Format("2006-01")}
+	}
+	// The date and the month start the date and time (years of four
+	// digits): one string formatted, not three, for each of the two
+	// timestamps of every transaction a first sync writes.
+	return stamped{t.Unix(), local, local[:len(time.DateOnly)], local[:len("2006-01")]}
 }
 
 // localizeText is localize for a timestamp as stored: RFC 3339 text, or

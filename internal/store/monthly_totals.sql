@@ -169,7 +169,10 @@ CREATE INDEX IF NOT EXISTS transactions_held_created ON transactions (status, un
 
 -- The existing transactions (anew, should the table hold rows already):
 -- summed from transactions_month_money alone (it holds every column
--- monthly_totals_base reads), then what the rules left out taken away.
+-- monthly_totals_base reads), then what the rules left out taken away:
+-- read from the annotations, few, each looking its transaction up by id
+-- (CROSS JOIN keeps that order: without statistics SQLite would read
+-- every transaction's wide row instead).
 DELETE FROM monthly_totals;
 INSERT INTO monthly_totals (month, kind, account_id, parent_category_id, category_id, total_base_units, count_out, count)
 SELECT month, kind, account_id, parent_category_id, category_id, sum(amount_base_units), sum(amount_base_units < 0), count(*)
@@ -177,7 +180,7 @@ FROM monthly_totals_base
 GROUP BY month, kind, account_id, parent_category_id, category_id;
 INSERT INTO monthly_totals (month, kind, account_id, parent_category_id, category_id, total_base_units, count_out, count)
 SELECT b.month, b.kind, b.account_id, b.parent_category_id, b.category_id, -sum(b.amount_base_units), -sum(b.amount_base_units < 0), -count(*)
-FROM transaction_annotations an JOIN monthly_totals_base b ON b.transaction_id = an.transaction_id
+FROM transaction_annotations an CROSS JOIN monthly_totals_base b ON b.transaction_id = an.transaction_id
 WHERE coalesce(an.exclude_from_spending, 0) AND b.kind = 'spending'
 GROUP BY b.month, b.kind, b.account_id, b.parent_category_id, b.category_id
 ON CONFLICT DO UPDATE SET total_base_units = total_base_units + excluded.total_base_units,

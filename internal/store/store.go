@@ -457,6 +457,12 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *sql.Tx) error) (err error)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
+	return runTx(tx, fn)
+}
+
+// runTx runs fn in tx, then commits tx, or rolls it back if fn fails or
+// panics.
+func runTx(tx *sql.Tx, fn func(tx *sql.Tx) error) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			_ = tx.Rollback()

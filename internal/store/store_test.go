@@ -907,3 +907,122 @@ func TestBulkLoadBuildsHistoryIndexOnce(t *testing.T) {
 		}
 	})
 }
+
+// A listing of some accounts (a household's) deletes what it did not see
+// of those accounts only; of none, nothing.
+func TestFinishListingOfDeletesOnlyTheAccountsGiven(t *testing.T) {
+	s, c := mustOpen(t)
+	ctx := context.Background()
+	other := tx("t3", "SETTLED", -3)
+	other.AccountID = "acc2"
+	if _, err := s.UpsertTransactions(ctx, []bank.Transaction{tx("t1", "SETTLED", -1), tx("t2", "SETTLED", -2), other}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c2 := range []struct {
+		accounts []string
+		want     []string
+	}{{[]string{}, nil}, {[]string{"acc1"}, []string{"t2"}}} {
+		c.advance()
+		l, err := s.BeginListing(ctx, "transactions", "http://x/p1", c.t.Add(-time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.SaveListingPage(ctx, &l, []bank.Transaction{tx("t1", "SETTLED", -1)}, ""); err != nil {
+			t.Fatal(err)
+		}
+		deleted, err := s.FinishListingOf(ctx, &l, c2.accounts, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(deleted, c2.want) {
+			t.Errorf("accounts %v: deleted %v, want %v", c2.accounts, deleted, c2.want)
+		}
+	}
+	if n := queryInt(t, s, "SELECT count(*) FROM transactions WHERE id IN ('t1', 't3')"); n != 2 {
+		t.Errorf("%d of t1 and t3 left, want both", n)
+	}
+}
+
+// A listing's page commits without waiting for the disk, and leaves the
+// writer waiting for it again, whether the page was stored or not.
+func TestSaveListingPageLeavesTheWriterSynchronous(t *testing.T) {
+	s, c := mustOpen(t)
+	ctx := context.Background()
+	l, err := s.BeginListing(ctx, "transactions", "http://x/p1", c.t.Add(-time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	synchronous := func() int64 {
+		t.Helper()
+		var v int64
+		if err := s.db.QueryRow("PRAGMA synchronous").Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	var during int64
+	if err := s.inRefetchableTx(ctx, func(tx *sql.Tx) error {
+		return tx.QueryRow("PRAGMA synchronous").Scan(&during)
+	}); err != nil || during != 1 {
+		t.Fatalf("synchronous in a listing's transaction = %d, %v; want 1 (NORMAL)", during, err)
+	}
+	if _, err := s.SaveListingPage(ctx, &l, []bank.Transaction{tx("t1", "SETTLED", -1)}, "http://x/p2"); err != nil {
+		t.Fatal(err)
+	}
+	if v := synchronous(); v != 2 {
+		t.Errorf("synchronous after a page = %d, want 2 (FULL)", v)
+	}
+	lost := l
+	lost.Owner = "another writer"
+	if _, err := s.SaveListingPage(ctx, &lost, []bank.Transaction{tx("t2", "SETTLED", -2)}, ""); !errors.Is(err, ErrListingLost) {
+		t.Fatalf("save by a writer that lost the listing: %v", err)
+	}
+	if v := synchronous(); v != 2 {
+		t.Errorf("synchronous after a failed page = %d, want 2 (FULL)", v)
+	}
+	if n := queryInt(t, s, "SELECT count(*) FROM transactions WHERE id = 't2'"); n != 0 {
+		t.Errorf("the failed page was stored")
+	}
+}
+
+// What a listing did not see is deleted in the order it was written, not
+// in the order of the ids, so the history's 'deleted' rows follow it.
+func TestFinishListingDeletesInTheOrderWritten(t *testing.T) {
+	s, c := mustOpen(t)
+	ctx := context.Background()
+	if _, err := s.UpsertTransactions(ctx, []bank.Transaction{tx("tc", "SETTLED", -1), tx("ta", "SETTLED", -2), tx("tb", "SETTLED", -3)}); err != nil {
+		t.Fatal(err)
+	}
+	c.advance()
+	l, err := s.BeginListing(ctx, "transactions", "http://x/p1", c.t.Add(-time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SaveListingPage(ctx, &l, nil, ""); err != nil {
+		t.Fatal(err)
+	}
+	deleted, err := s.FinishListing(ctx, &l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"tc", "ta", "tb"}
+	if !slices.Equal(deleted, want) {
+		t.Errorf("deleted %v, want %v", deleted, want)
+	}
+	var order []string
+	rows, err := s.Reader().Query("SELECT transaction_id FROM transaction_history WHERE change = 'deleted' ORDER BY seq")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		order = append(order, id)
+	}
+	if !slices.Equal(order, want) {
+		t.Errorf("'deleted' history rows in the order %v, want %v", order, want)
+	}
+}

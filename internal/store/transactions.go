@@ -144,42 +144,50 @@ func appendTxValues(v []any, t *bank.Transaction) []any {
 
 // contentHash fingerprints the mirrored values and the tag set, so that an
 // unchanged transaction can be recognised without comparing raw JSON (whose
-// key order or links may vary between responses).
-func contentHash(vals []any, tags []string) []byte {
-	h := sha256.New()
-	var buf [9]byte
+// key order or links may vary between responses). The bytes hashed are
+// encoded into buf, which it returns for the next call to reuse.
+func contentHash(buf []byte, vals []any, tags []string) (hash, next []byte) {
+	b := buf[:0]
 	for _, v := range vals {
 		switch x := v.(type) {
 		case nil:
-			h.Write([]byte{0})
+			b = append(b, 0)
 		case string:
-			buf[0] = 1
-			binary.LittleEndian.PutUint64(buf[1:], uint64(len(x)))
-			h.Write(buf[:])
-			h.Write([]byte(x))
+			b = binary.LittleEndian.AppendUint64(append(b, 1), uint64(len(x)))
+			b = append(b, x...)
 		case int64:
-			buf[0] = 2
-			binary.LittleEndian.PutUint64(buf[1:], uint64(x)) //nolint:gosec // the bits, for a hash; no overflow to fear
-			h.Write(buf[:])
+			b = binary.LittleEndian.AppendUint64(append(b, 2), uint64(x)) //nolint:gosec // the bits, for a hash; no overflow to fear
 		case bool:
 			if x {
-				h.Write([]byte{3})
+				b = append(b, 3)
 			} else {
-				h.Write([]byte{4})
+				b = append(b, 4)
 			}
 		default:
 			panic(fmt.Sprintf("store: unhashable %T", v))
 		}
 	}
-	sorted := slices.Clone(tags)
-	slices.Sort(sorted)
-	for _, t := range sorted {
-		buf[0] = 5
-		binary.LittleEndian.PutUint64(buf[1:], uint64(len(t)))
-		h.Write(buf[:])
-		h.Write([]byte(t))
+	if !slices.IsSorted(tags) {
+		tags = slices.Sorted(slices.Values(tags))
 	}
-	return h.Sum(nil)
+	for _, t := range tags {
+		b = binary.LittleEndian.AppendUint64(append(b, 5), uint64(len(t)))
+		b = append(b, t...)
+	}
+	sum := sha256.Sum256(b)
+	return sum[:], b
+}
+
+// execRow runs stmt, an INSERT or UPDATE of one row, with a context that
+// cannot be cancelled (ctx is checked before): the driver
+// (mattn/go-sqlite3) runs a statement whose context can be cancelled in a
+// goroutine of its own, and a first sync runs one per transaction.
+func execRow(ctx context.Context, stmt *sql.Stmt, args []any) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	_, err := stmt.ExecContext(context.WithoutCancel(ctx), args...)
+	return err
 }
 
 // txWriter writes transactions inside one write transaction. A page of
@@ -194,7 +202,8 @@ type txWriter struct {
 	loc      *time.Location // the mirror's zone
 	observed stamped        // now's local-time columns
 	ins, upd *sql.Stmt
-	args     []any // an insert's arguments, reused
+	args     []any  // an insert's arguments, reused
+	hashed   []byte // contentHash's buffer, reused
 }
 
 func (s *Store) newTxWriter(ctx context.Context, tx *sql.Tx) (*txWriter, error) {
@@ -346,7 +355,8 @@ func (w *txWriter) upsert(ctx context.Context, txs []bank.Transaction) (changes 
 		// row: id, the values, then what the store adds.
 		args := appendTxValues(append(w.args[:0], t.ID), t)
 		vals := args[1:]
-		hash := contentHash(vals, t.TagIDs)
+		var hash []byte
+		hash, w.hashed = contentHash(w.hashed, vals, t.TagIDs)
 		// Stamps later than now come from a clock that has since been set
 		// back: trust none of them, or one bad hour would freeze rows.
 		fetched := min(fetchedStamp(t), w.now)
@@ -364,7 +374,7 @@ func (w *txWriter) upsert(ctx context.Context, txs []bank.Transaction) (changes 
 			args = append(args, rawText(t.Raw), hash, fetched, w.now, w.now)
 			args = appendTxLocal(args, t, w.loc)
 			w.args = args
-			if _, err := w.ins.ExecContext(ctx, args...); err != nil {
+			if err := execRow(ctx, w.ins, args); err != nil {
 				return nil, fmt.Errorf("insert transaction %s: %w", t.ID, err)
 			}
 			changes[i] = Created
@@ -396,7 +406,7 @@ func (w *txWriter) upsert(ctx context.Context, txs []bank.Transaction) (changes 
 		return nil, err
 	}
 	for _, args := range updates {
-		if _, err := w.upd.ExecContext(ctx, args...); err != nil {
+		if err := execRow(ctx, w.upd, args); err != nil {
 			return nil, fmt.Errorf("update transaction %s: %w", args[len(args)-1], err)
 		}
 	}
