@@ -43,13 +43,14 @@ func nextCommitSize(n int, took time.Duration) int {
 }
 
 // commit applies b, whose events are among evs, in parts (see above),
-// calling applied after each commit with the ids of the events it marked
-// processed, what the commit changed, and every change so far (per
-// transaction). It stops at the first failure.
+// calling applied after each commit with the events it marked processed,
+// what the commit changed, and every change so far (per transaction). It
+// stops at the first failure.
 func (w *Worker) commit(ctx context.Context, b store.EventBatch, evs []store.InboxEvent,
-	applied func(events []string, out store.BatchResult, changes map[string]store.Change)) error {
+	applied func(events []store.InboxEvent, out store.BatchResult, changes map[string]store.Change)) error {
 	parts := splitBatch(b, evs)
 	changes := map[string]store.Change{}
+	var done []store.InboxEvent
 	for !parts.done() {
 		n := w.commitSize
 		if n == 0 {
@@ -62,7 +63,11 @@ func (w *Worker) commit(ctx context.Context, b store.EventBatch, evs []store.Inb
 		}
 		w.commitSize = nextCommitSize(n, out.Held)
 		maps.Copy(changes, out.Changes)
-		applied(part.Events, out, changes)
+		done = done[:0]
+		for _, id := range part.Events {
+			done = append(done, parts.events[id])
+		}
+		applied(done, out, changes)
 	}
 	return nil
 }
@@ -70,9 +75,10 @@ func (w *Worker) commit(ctx context.Context, b store.EventBatch, evs []store.Inb
 // batchParts is a batch being cut into parts: each transaction with the
 // events about it, in order, then the events about none of them.
 type batchParts struct {
-	txs   []partTx
-	queue []string // events whose transaction is in a part already cut
-	other []string // events about no transaction of the batch
+	txs    []partTx
+	queue  []string                    // events whose transaction is in a part already cut
+	other  []string                    // events about no transaction of the batch
+	events map[string]store.InboxEvent // the batch's events by id
 }
 
 // partTx is a transaction to upsert (upsert set) or delete, and its events.
@@ -84,11 +90,10 @@ type partTx struct {
 
 // splitBatch prepares b, whose events are among evs, to be cut by next.
 func splitBatch(b store.EventBatch, evs []store.InboxEvent) *batchParts {
-	about := make(map[string]string, len(evs)) // event id -> transaction id
+	p := &batchParts{txs: make([]partTx, 0, len(b.Upserts)+len(b.Deletes)), events: make(map[string]store.InboxEvent, len(evs))}
 	for _, e := range evs {
-		about[e.ID] = e.TransactionID
+		p.events[e.ID] = e
 	}
-	p := &batchParts{txs: make([]partTx, 0, len(b.Upserts)+len(b.Deletes))}
 	index := make(map[string]int, cap(p.txs)) // transaction id -> its place in txs
 	for i := range b.Upserts {
 		index[b.Upserts[i].ID] = len(p.txs)
@@ -99,7 +104,7 @@ func splitBatch(b store.EventBatch, evs []store.InboxEvent) *batchParts {
 		p.txs = append(p.txs, partTx{del: id})
 	}
 	for _, id := range b.Events {
-		if i, ok := index[about[id]]; ok {
+		if i, ok := index[p.events[id].TransactionID]; ok {
 			p.txs[i].events = append(p.txs[i].events, id)
 		} else {
 			p.other = append(p.other, id)

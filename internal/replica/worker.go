@@ -416,14 +416,11 @@ func (w *Worker) skipCovered(ctx context.Context, evs []store.InboxEvent) ([]sto
 		return evs, nil
 	}
 	b := store.EventBatch{Events: make([]string, len(covered))}
-	byID := make(map[string]store.InboxEvent, len(covered))
 	for i, e := range covered {
 		b.Events[i] = e.ID
-		byID[e.ID] = e
 	}
-	err = w.commit(ctx, b, covered, func(events []string, _ store.BatchResult, _ map[string]store.Change) {
-		for _, id := range events {
-			e := byID[id]
+	err = w.commit(ctx, b, covered, func(events []store.InboxEvent, _ store.BatchResult, _ map[string]store.Change) {
+		for _, e := range events {
 			w.log.Debug().Str(logfield.EventID, bank.LogID(e.ID)).Str(logfield.EventType, e.EventType).
 				Str(logfield.TransactionID, bank.LogID(e.TransactionID)).Msg("event applied: the mirror's copy is newer")
 			if w.opts.OnApplied != nil {
@@ -528,14 +525,9 @@ func (w *Worker) applyGroups(ctx context.Context, groups []eventGroup, evs []sto
 	w.paused.succeeded(w.setState)
 
 	batch, failed := res.batch(evs, ids)
-	byID := make(map[string]store.InboxEvent, len(evs))
-	for _, e := range evs {
-		byID[e.ID] = e
-	}
-	err = w.commit(actx, batch, evs, func(events []string, out store.BatchResult, changes map[string]store.Change) {
+	err = w.commit(actx, batch, evs, func(events []store.InboxEvent, out store.BatchResult, changes map[string]store.Change) {
 		w.markDirty(out.Accounts)
-		for _, id := range events {
-			e := byID[id]
+		for _, e := range events {
 			c := changes[e.TransactionID]
 			w.log.Debug().Str(logfield.EventID, bank.LogID(e.ID)).Str(logfield.EventType, e.EventType).Str(logfield.TransactionID, bank.LogID(e.TransactionID)).
 				Str(logfield.Change, string(c)).Msg("event applied")
