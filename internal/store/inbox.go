@@ -71,7 +71,7 @@ func (s *Store) InsertEvents(ctx context.Context, evs []InboxEvent) (inserted []
 			if e.TransactionID != "" {
 				txID = e.TransactionID
 			}
-			r, err := st.ExecContext(ctx, e.ID, e.EventType, e.WebhookID, txID, e.CreatedAt, received, source, e.Body)
+			r, err := execRow(ctx, st, e.ID, e.EventType, e.WebhookID, txID, e.CreatedAt, received, source, e.Body)
 			if err != nil {
 				return fmt.Errorf("store event %s: %w", e.ID, err)
 			}

@@ -181,13 +181,13 @@ func contentHash(buf []byte, vals []any, tags []string) (hash, next []byte) {
 // execRow runs stmt, an INSERT or UPDATE of one row, with a context that
 // cannot be cancelled (ctx is checked before): the driver
 // (mattn/go-sqlite3) runs a statement whose context can be cancelled in a
-// goroutine of its own, and a first sync runs one per transaction.
-func execRow(ctx context.Context, stmt *sql.Stmt, args []any) error {
+// goroutine of its own, and a first sync runs one per transaction, the
+// webhook's receiver one per event.
+func execRow(ctx context.Context, stmt *sql.Stmt, args ...any) (sql.Result, error) {
 	if err := ctx.Err(); err != nil {
-		return err
+		return nil, err
 	}
-	_, err := stmt.ExecContext(context.WithoutCancel(ctx), args...)
-	return err
+	return stmt.ExecContext(context.WithoutCancel(ctx), args...)
 }
 
 // txWriter writes transactions inside one write transaction. A page of
@@ -374,7 +374,7 @@ func (w *txWriter) upsert(ctx context.Context, txs []bank.Transaction) (changes 
 			args = append(args, rawText(t.Raw), hash, fetched, w.now, w.now)
 			args = appendTxLocal(args, t, w.loc)
 			w.args = args
-			if err := execRow(ctx, w.ins, args); err != nil {
+			if _, err := execRow(ctx, w.ins, args...); err != nil {
 				return nil, fmt.Errorf("insert transaction %s: %w", t.ID, err)
 			}
 			changes[i] = Created
@@ -406,7 +406,7 @@ func (w *txWriter) upsert(ctx context.Context, txs []bank.Transaction) (changes 
 		return nil, err
 	}
 	for _, args := range updates {
-		if err := execRow(ctx, w.upd, args); err != nil {
+		if _, err := execRow(ctx, w.upd, args...); err != nil {
 			return nil, fmt.Errorf("update transaction %s: %w", args[len(args)-1], err)
 		}
 	}
