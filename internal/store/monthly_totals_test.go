@@ -240,6 +240,8 @@ func TestSearchCountsSumsAndPages(t *testing.T) {
 		{Search: "o"}, // a prefix of many
 		{Search: "w", Month: "2025-10", Category: "home"},
 		{Search: "chin", Spending: true},
+		{Search: "o", Month: "2025-10", Category: "home"}, // fewer than "o" alone
+		{Search: "o", Spending: true},
 		{Search: "nothing-matches"},
 	} {
 		cond := "id IN (SELECT id FROM transactions WHERE rowid IN (SELECT rowid FROM transactions_search WHERE transactions_search MATCH ?))"
