@@ -221,7 +221,7 @@ func (s *Store) ListTransactions(ctx context.Context, f TxFilter) (TxList, error
 	var out TxList
 	var err error
 	switch {
-	case search && s.searchMoneyPaged(f):
+	case search && len(where) == 1 && s.hasSearchMoney(): // the search is the only condition
 		out, err = s.searchMoneyPage(ctx, q, f, before, beforeArgs, limit)
 	case search:
 		out, err = s.searchPage(ctx, from, cond, args, before, beforeArgs, limit)

@@ -49,12 +49,11 @@ var searchMoneyVersion = func() int {
 	panic("store: no migration adds transactions_search_money")
 }()
 
-// searchMoneyPaged says whether ListTransactions finds f's page with
-// searchMoneyPage: a search whose only filter is the search, in a mirror
-// that has transactions_search_money (one opened read-only may be older).
-func (s *Store) searchMoneyPaged(f TxFilter) bool {
-	return f.Month == "" && f.Account == "" && f.Category == "" && f.Tag == "" && f.Status == "" && !f.Spending && f.Person == "" &&
-		(s.readOnlySchema == 0 || s.readOnlySchema >= searchMoneyVersion)
+// hasSearchMoney says whether the mirror has transactions_search_money
+// (one opened read-only may be older), for ListTransactions to find the
+// page of a search without other conditions with searchMoneyPage.
+func (s *Store) hasSearchMoney() bool {
+	return s.readOnlySchema == 0 || s.readOnlySchema >= searchMoneyVersion
 }
 
 // matchesSQL is each match of the search (?1, an FTS5 query) as r, its
