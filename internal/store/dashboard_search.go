@@ -17,14 +17,6 @@ import (
 //go:embed search_money.sql
 var searchMoney string
 
-// searchMoneyRebuild fills transactions_search_money anew from
-// transactions: search_money.sql's own statements, which do it for an
-// existing mirror, for a bulk load that runs without its triggers.
-var searchMoneyRebuild = []string{
-	sqlStatement(searchMoney, "DELETE FROM transactions_search_money;"),
-	sqlStatement(searchMoney, "INSERT INTO transactions_search_money "),
-}
-
 // searchDay is how far back from a page's start (the cursor's time, or
 // the newest transaction's) a search's one pass over its matches keeps
 // their rowids aside while it counts and sums them: when that day holds a
