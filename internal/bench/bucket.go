@@ -166,6 +166,27 @@ func Bucket(ctx context.Context, env Env, o BucketOptions) error {
 		}
 	}
 
+	// The mirror may be exact before the worker has applied the last
+	// purchases' events (a sync listed them first): wait for those too.
+	for !time.Now().After(deadline) {
+		mu.Lock()
+		pending := 0
+		for _, p := range purchases {
+			if _, ok := applied[p.id]; !ok {
+				pending++
+			}
+		}
+		mu.Unlock()
+		if pending == 0 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+
 	reqs := rlog.snapshot()
 	if len(reqs) == 0 {
 		return fmt.Errorf("the daemon sent the bank no request")
