@@ -25,7 +25,7 @@ func (a *app) benchCommand() *cli.Command {
 		Summary: "whole-system benchmarks against same-run baselines: sync, receiver, burst, idle, export, bucket, ui, household, rules",
 		Commands: []*cli.Command{
 			a.benchSyncMode(), a.benchReceiverMode(), a.benchBurstMode(), a.benchIdleMode(), a.benchExportMode(),
-			a.benchBucketMode(), a.benchUIMode(), a.benchHouseholdMode(), a.benchRulesMode(),
+			a.benchBucketMode(), a.benchUIMode(), a.benchHouseholdMode(), a.benchRulesMode(), a.benchBareMode(),
 		}}
 }
 
@@ -115,7 +115,7 @@ func (a *app) benchReceiverMode() *cli.Command {
 	levels := fs.String("concurrency", "1,16,128", "`LEVELS` of concurrent senders, comma-separated")
 	fs.DurationVar(&o.CatchUp, "catch-up", 30*time.Second, "how long to wait after the last acknowledgement for the worker to apply every event")
 	fs.StringVar(&o.Dir, "dir", "", "directory `DIR` for the benchmark databases (default: a temporary one)")
-	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the rounds (this process: the load generator, the bare handler) to this `FILE`")
+	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the rounds (this process: the load generator) to this `FILE`")
 	fs.StringVar(&o.MemLimit, "gomemlimit", "24MiB", "`GOMEMLIMIT` of the daemon, as the systemd unit sets it (off: none)")
 	return &cli.Command{Name: "receiver", Flags: fs,
 		Synopsis: "[--transactions N] [--events N] [--rounds N] [--concurrency LEVELS] [--catch-up DURATION] [--dir DIR]",
@@ -134,6 +134,17 @@ func (a *app) benchReceiverMode() *cli.Command {
 			}
 			return bench.Receiver(ctx, a.benchEnv(), o)
 		})}
+}
+
+func (a *app) benchBareMode() *cli.Command {
+	fs := newFlags("bench bare")
+	path := fs.String("path", "/webhook", "the webhook `PATH` it checks signatures on")
+	return &cli.Command{Name: "bare", Flags: fs,
+		Synopsis: "[--path PATH]",
+		Summary:  "serve bench receiver's baseline until interrupted: a handler that checks signatures (secret in " + bench.BareSecretVar + ") and answers 200",
+		Run: func(ctx context.Context, _ []string) error {
+			return bench.Bare(ctx, a.benchEnv(), *path)
+		}}
 }
 
 func (a *app) benchBurstMode() *cli.Command {

@@ -1,6 +1,8 @@
 package bench
 
 import (
+	"context"
+	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -183,5 +185,14 @@ func TestProcStatusMiB(t *testing.T) {
 	}
 	if _, err := ProcStatusMiB(path, "RssAnon"); err == nil {
 		t.Error("a missing field read without error")
+	}
+}
+
+// TestBareNeedsItsSecret: bench bare refuses to serve without the secret
+// (every delivery would be refused, and the baseline would measure that).
+func TestBareNeedsItsSecret(t *testing.T) {
+	err := Bare(context.Background(), Env{Stdout: io.Discard, Environ: map[string]string{}}, "/webhook")
+	if err == nil || !strings.Contains(err.Error(), BareSecretVar) {
+		t.Fatalf("Bare without %s: %v, want an error naming it", BareSecretVar, err)
 	}
 }

@@ -3,8 +3,6 @@ package bench
 import (
 	"bytes"
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
 	"fmt"
@@ -42,8 +40,9 @@ type ReceiverOptions struct {
 // Receiver measures how many webhook deliveries per second the daemon
 // acknowledges (`bankmirror serve` in a child process, default settings,
 // its worker refetching and applying every event from the simulated bank
-// in another), beside a bare handler in this process that only checks the
-// signature and answers 200. Rounds alternate bare and daemon at each
+// in another), beside a bare handler that only checks the signature and
+// answers 200, in a child process of its own too (`bankmirror bench bare`),
+// served as the daemon's public listener is. Rounds alternate bare and daemon at each
 // concurrency; each daemon round starts from a copy of the same synced
 // mirror. After the last acknowledgement it waits until the worker has
 // applied every event: acknowledging fast is no use if the inbox only
@@ -95,11 +94,11 @@ func Receiver(ctx context.Context, env Env, o ReceiverOptions) error {
 	}
 	fmt.Fprintf(w, "events: TRANSACTION_CREATED and TRANSACTION_SETTLED of %d distinct existing transactions, signed with BANKMIRROR_WEBHOOK_SECRET\n", distinct)
 
-	bareURL, stopBare, err := env.Serve(ctx, "127.0.0.1:0", bareWebhookHandler(cfg.WebhookPath, []byte(secret)))
+	bare, err := env.startBare(ctx, cfg.WebhookPath, secret)
 	if err != nil {
 		return err
 	}
-	defer stopBare()
+	defer bare.stop()
 
 	type row struct {
 		bare, daemon, ratio []float64
@@ -114,12 +113,12 @@ func Receiver(ctx context.Context, env Env, o ReceiverOptions) error {
 	for ci, c := range o.Concurrency {
 		r := &rows[ci]
 		for round := 1; round <= o.Rounds; round++ {
-			resetPeakRSS()
-			b, err := driveWebhooks(ctx, bareURL, cfg.WebhookPath, load, c)
+			resetPidPeakRSS(bare.pid())
+			b, err := driveWebhooks(ctx, bare.url, cfg.WebhookPath, load, c)
 			if err != nil {
 				return fmt.Errorf("bare handler: %w", err)
 			}
-			r.barePeak = max(r.barePeak, procMiB("VmHWM"))
+			r.barePeak = max(r.barePeak, pidMiB(bare.pid(), "VmHWM"))
 			db := filepath.Join(o.Dir, fmt.Sprintf("receiver-c%d-%d.db", c, round))
 			if err := copyFile(db, template); err != nil {
 				return err
@@ -166,7 +165,7 @@ func Receiver(ctx context.Context, env Env, o ReceiverOptions) error {
 			c, median(r.bare), median(r.daemon), median(r.ratio), median(r.p50), median(r.p99), done, r.peak, r.barePeak,
 			r.loadPeak, median(r.anon), median(r.file))
 	}
-	fmt.Fprintf(w, "\nmedians of %d rounds; peak RSS is the daemon's own (bankmirror serve in a child process, GOMEMLIMIT=%s, VmHWM), over the round and from the first delivery on (the maxima of the rounds); in brackets this process's during the bare rounds, with the load generator; RSS at the end (medians) is RssAnon + RssFile 2 s after the worker applied every event\n", o.Rounds, o.MemLimit)
+	fmt.Fprintf(w, "\nmedians of %d rounds; peak RSS is the daemon's own (bankmirror serve in a child process, GOMEMLIMIT=%s, VmHWM), over the round and from the first delivery on (the maxima of the rounds); in brackets the bare handler's own (bankmirror bench bare in a child process, no GOMEMLIMIT); RSS at the end (medians) is RssAnon + RssFile 2 s after the worker applied every event\n", o.Rounds, o.MemLimit)
 	return nil
 }
 
@@ -249,30 +248,6 @@ func benchUUID(rng *mrand.Rand) string {
 	u[8] = u[8]&0x3f | 0x80
 	h := hex.EncodeToString(u[:])
 	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
-}
-
-// bareWebhookHandler is the baseline: it reads the body, checks its
-// signature and answers 200, storing nothing. It answers /healthz too.
-func bareWebhookHandler(path string, secret []byte) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != path {
-			_, _ = io.WriteString(w, "ok")
-			return
-		}
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 1<<20))
-		if err != nil {
-			http.Error(w, "bad body", http.StatusBadRequest)
-			return
-		}
-		got, err := hex.DecodeString(r.Header.Get(simulator.SignatureHeader))
-		m := hmac.New(sha256.New, secret)
-		m.Write(body)
-		if err != nil || !hmac.Equal(m.Sum(nil), got) {
-			http.Error(w, "bad signature", http.StatusUnauthorized)
-			return
-		}
-		_, _ = io.WriteString(w, "ok")
-	})
 }
 
 // loadResult is one round of deliveries.

@@ -54,14 +54,6 @@ func (env Env) startSim(ctx context.Context, n int, extra ...string) (*benchSim,
 	// simulator holds every transaction in memory.
 	cmd.Env = append(slices.DeleteFunc(cmd.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "GOMEMLIMIT=") }),
 		"BANKMIRROR_LOG_LEVEL=warn")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, fmt.Errorf("start simulator: %w", err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start simulator: %w", err)
-	}
 	s := &benchSim{cmd: cmd, hc: &http.Client{Timeout: 2 * time.Minute}}
 	vars := map[string]*string{
 		"BANKMIRROR_API_URL=": &s.apiURL, "BANKMIRROR_TOKEN=": &s.token,
@@ -70,20 +62,49 @@ func (env Env) startSim(ctx context.Context, n int, extra ...string) (*benchSim,
 	if slices.Contains(extra, "--people") {
 		s.token = "-" // a token per person, given by --token
 	}
+	if err := startPrinting(cmd, "simulator", vars); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// startPrinting starts cmd, its standard error ours, and reads its
+// standard output until a line starting with each prefix of vars has set
+// the string it points to (to the rest of the line); those already set are
+// not waited for. A child that ends first is an error; what it prints after
+// is discarded.
+func startPrinting(cmd *exec.Cmd, what string, vars map[string]*string) error {
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return fmt.Errorf("start %s: %w", what, err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start %s: %w", what, err)
+	}
+	unset := func() bool {
+		for _, p := range vars {
+			if *p == "" {
+				return true
+			}
+		}
+		return false
+	}
 	sc := bufio.NewScanner(out)
-	for (s.apiURL == "" || s.token == "" || s.controlURL == "" || s.controlToken == "") && sc.Scan() {
+	for unset() && sc.Scan() {
 		for prefix, p := range vars {
 			if v, ok := strings.CutPrefix(sc.Text(), prefix); ok {
 				*p = v
 			}
 		}
 	}
-	if s.apiURL == "" || s.token == "" || s.controlURL == "" || s.controlToken == "" {
-		s.stop()
-		return nil, fmt.Errorf("simulator did not print its addresses and tokens")
+	if unset() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		_ = cmd.Wait()
+		return fmt.Errorf("%s did not print its addresses", what)
 	}
 	go func() { _, _ = io.Copy(io.Discard, out) }()
-	return s, nil
+	return nil
 }
 
 func (s *benchSim) stop() {
