@@ -150,7 +150,9 @@ func (s *Store) restoreBulkDeferredIdle(ctx context.Context) error {
 // load dropped, and fills the search index anew if a search trigger was
 // missing: every write the triggers missed is in the table it reads, and
 // none can come between. SQLite's sorter may hold as many bytes as the page
-// cache, on top of it, so both are kept small meanwhile.
+// cache, on top of it, so both are kept small meanwhile. The indexes are
+// sorted by two threads (PRAGMA threads): a first sync's end is the only
+// work left then, and the machine's other core idle.
 func (s *Store) restoreBulkDeferred(ctx context.Context) error {
 	conn, err := s.db.Conn(ctx)
 	if err != nil {
@@ -161,11 +163,11 @@ func (s *Store) restoreBulkDeferred(ctx context.Context) error {
 	if err != nil || len(missing) == 0 {
 		return err
 	}
-	if _, err := conn.ExecContext(ctx, "PRAGMA cache_size = -1024"); err != nil {
+	if _, err := conn.ExecContext(ctx, "PRAGMA cache_size = -1024; PRAGMA threads = 2"); err != nil {
 		return fmt.Errorf("restore bulk load indexes: %w", err)
 	}
 	err = restoreInTx(ctx, conn, missing)
-	if _, rerr := conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA cache_size = -%d", writerCacheKiB)); rerr != nil && err == nil {
+	if _, rerr := conn.ExecContext(context.WithoutCancel(ctx), fmt.Sprintf("PRAGMA cache_size = -%d; PRAGMA threads = 0", writerCacheKiB)); rerr != nil && err == nil {
 		err = rerr
 	}
 	if err != nil {

@@ -46,7 +46,7 @@ func TestBulkDeferredStatementsComeFromTheSchema(t *testing.T) {
 	}
 	if len(searchRebuild) != 2 || searchRebuild[0] != "DELETE FROM transactions_search" ||
 		!strings.HasPrefix(searchRebuild[1], "INSERT INTO transactions_search (rowid,") ||
-		!strings.HasSuffix(searchRebuild[1], "FROM transactions t") {
+		!strings.HasSuffix(searchRebuild[1], "ON g.transaction_id = t.id") {
 		t.Errorf("searchRebuild = %q", searchRebuild)
 	}
 }
@@ -162,6 +162,17 @@ func TestBulkLoadDefersSearch(t *testing.T) {
 			t.Fatal(err)
 		}
 		searchRestored(t, s)
+		// The end's settings do not outlive it on the writer.
+		var threads, cache int
+		if err := s.db.QueryRowContext(ctx, "PRAGMA threads").Scan(&threads); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.db.QueryRowContext(ctx, "PRAGMA cache_size").Scan(&cache); err != nil {
+			t.Fatal(err)
+		}
+		if threads != 0 || cache != -writerCacheKiB {
+			t.Errorf("writer after the load: threads %d, cache_size %d; want 0 and %d", threads, cache, -writerCacheKiB)
+		}
 		// Later writes reach the index through the triggers.
 		if _, err := s.UpsertTransactions(ctx, []bank.Transaction{tx("t5", "SETTLED", -5, "Holiday")}); err != nil {
 			t.Fatal(err)

@@ -60,12 +60,13 @@ CREATE TRIGGER IF NOT EXISTS transactions_search_tag_delete AFTER DELETE ON tran
     FROM transactions t WHERE t.id = old.transaction_id;
 END;
 
--- The existing transactions (anew, should the table be there already).
+-- The existing transactions (anew, should the table be there already),
+-- each with its tags as the triggers give them, grouped in one pass.
 DELETE FROM transactions_search;
 INSERT INTO transactions_search (rowid, description, message, note, raw_text, tags)
-SELECT t.rowid, t.description, t.message, t.note, t.raw_text,
-    (SELECT group_concat(tag_id, ' ') FROM transaction_tags WHERE transaction_id = t.id)
-FROM transactions t;
+SELECT t.rowid, t.description, t.message, t.note, t.raw_text, g.tags
+FROM transactions t LEFT JOIN (SELECT transaction_id, group_concat(tag_id, ' ') AS tags
+    FROM transaction_tags GROUP BY transaction_id) AS g ON g.transaction_id = t.id;
 
 -- What v_monthly_spending and v_monthly_income read of a transaction, in
 -- the order they group it: a month of either is read from this index
