@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
@@ -27,9 +28,13 @@ type Listing struct {
 	Owner     string // random token of this listing's writer
 	StartedAt time.Time
 	StartSeq  int64
-	NextURL   string
-	Pages     int
-	Resumed   bool
+	// StartRowid is the largest transactions.rowid when the listing began
+	// (0: the mirror was empty); rows above it were all written since.
+	// math.MaxInt64 when not known (a listing begun by an older version).
+	StartRowid int64
+	NextURL    string
+	Pages      int
+	Resumed    bool
 }
 
 // BeginListing returns the listing in progress under name if it started
@@ -61,10 +66,10 @@ func (s *Store) RestartListing(ctx context.Context, name, firstURL string) (List
 func (s *Store) resumeListing(ctx context.Context, tx *sql.Tx, l *Listing, notBefore time.Time) (bool, error) {
 	var started string
 	var next sql.NullString
-	var seq sql.NullInt64
+	var seq, rowid sql.NullInt64
 	err := tx.QueryRowContext(ctx,
-		"SELECT started_at, next_page_url, pages, start_seq FROM sync_state WHERE name = ?", l.Name).Scan(
-		&started, &next, &l.Pages, &seq)
+		"SELECT started_at, next_page_url, pages, start_seq, start_rowid FROM sync_state WHERE name = ?", l.Name).Scan(
+		&started, &next, &l.Pages, &seq, &rowid)
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil
 	}
@@ -81,7 +86,10 @@ func (s *Store) resumeListing(ctx context.Context, tx *sql.Tx, l *Listing, notBe
 		return false, nil
 	}
 	l.StartedAt, l.NextURL, l.Resumed = t, next.String, true
-	l.StartSeq = seq.Int64
+	l.StartSeq, l.StartRowid = seq.Int64, math.MaxInt64
+	if rowid.Valid {
+		l.StartRowid = rowid.Int64
+	}
 	if _, err := tx.ExecContext(ctx, "UPDATE sync_state SET owner = ? WHERE name = ?", l.Owner, l.Name); err != nil {
 		return false, fmt.Errorf("resume listing: %w", err)
 	}
@@ -98,7 +106,8 @@ func (s *Store) startListing(ctx context.Context, tx *sql.Tx, l *Listing, firstU
 			return fmt.Errorf("reset listing: %w", err)
 		}
 	}
-	if err := tx.QueryRowContext(ctx, "SELECT coalesce(max(seq), 0) FROM transaction_history").Scan(&l.StartSeq); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT (SELECT coalesce(max(seq), 0) FROM transaction_history),
+		(SELECT coalesce(max(rowid), 0) FROM transactions)`).Scan(&l.StartSeq, &l.StartRowid); err != nil {
 		return fmt.Errorf("start listing: %w", err)
 	}
 	if l.StartSeq == 0 {
@@ -109,11 +118,11 @@ func (s *Store) startListing(ctx context.Context, tx *sql.Tx, l *Listing, firstU
 	}
 	now := s.now().UTC()
 	l.StartedAt, l.NextURL, l.Pages, l.Resumed = now, firstURL, 0, false
-	_, err := tx.ExecContext(ctx, `INSERT INTO sync_state (name, started_at, next_page_url, pages, owner, start_seq)
-		VALUES (?, ?, ?, 0, ?, ?)
+	_, err := tx.ExecContext(ctx, `INSERT INTO sync_state (name, started_at, next_page_url, pages, owner, start_seq, start_rowid)
+		VALUES (?, ?, ?, 0, ?, ?, ?)
 		ON CONFLICT (name) DO UPDATE SET started_at = excluded.started_at, next_page_url = excluded.next_page_url,
-		pages = 0, owner = excluded.owner, start_seq = excluded.start_seq`,
-		l.Name, now.Format(TimeLayout), firstURL, l.Owner, l.StartSeq)
+		pages = 0, owner = excluded.owner, start_seq = excluded.start_seq, start_rowid = excluded.start_rowid`,
+		l.Name, now.Format(TimeLayout), firstURL, l.Owner, l.StartSeq, l.StartRowid)
 	if err != nil {
 		return fmt.Errorf("start listing: %w", err)
 	}
@@ -161,13 +170,15 @@ func (s *Store) SaveListingPage(ctx context.Context, l *Listing, txs []bank.Tran
 }
 
 // unseenSQL selects the live transactions a listing did not see and that
-// were mirrored before it began (no 'created' history row after the seq
-// given), in the order they were written (rowid), to be deleted in that
-// order. The rows are found in the table's index on id, not read from its
+// were mirrored before it began (a rowid no larger than the largest when it
+// began, and no 'created' history row after the seq given), in the order
+// they were written (rowid), to be deleted in that order. The first test
+// spares a first sync one lookup in the history per transaction (none
+// existed before it); its + keeps SQLite from reading the rows by rowid. The rows are found in the table's index on id, not read from its
 // wide rows (a quarter of the end of a first sync when they were), then
 // sorted; a filter on accounts (AND …) goes at its end, inside.
 const unseenSQL = `WITH unseen AS MATERIALIZED (SELECT t.rowid AS r, t.id FROM transactions AS t
-	WHERE NOT EXISTS (SELECT 1 FROM transaction_history AS h
+	WHERE +t.rowid <= ? AND NOT EXISTS (SELECT 1 FROM transaction_history AS h
 		WHERE h.transaction_id = t.id AND h.change = 'created' AND h.seq > ?)
 	AND id NOT IN (SELECT j.value FROM sync_seen, json_each(sync_seen.ids) AS j)%s)
 	SELECT id FROM unseen ORDER BY r`
@@ -203,7 +214,7 @@ func (s *Store) finishListing(ctx context.Context, l *Listing, accounts []string
 		if n != 1 {
 			return fmt.Errorf("finish listing %s: %w", l.Name, ErrListingLost)
 		}
-		filter, args := "", []any{l.StartSeq}
+		filter, args := "", []any{l.StartRowid, l.StartSeq}
 		if accounts != nil {
 			only, err := jsonArg(accounts)
 			if err != nil {

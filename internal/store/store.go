@@ -137,6 +137,10 @@ var migrations = []migration{
 	// sums and pages its matches without reading the table's wide rows
 	// (search_money.sql).
 	{sql: searchMoney},
+	// 17: where a listing's transactions began (the largest rowid when it
+	// started): its deletion pass reads no row written after that, and a
+	// first sync's none at all.
+	{sql: `ALTER TABLE sync_state ADD COLUMN start_rowid INTEGER;`},
 }
 
 // TimeLayout is how the store writes its own timestamps (observed_at,

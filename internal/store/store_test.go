@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -1024,5 +1025,50 @@ func TestFinishListingDeletesInTheOrderWritten(t *testing.T) {
 	}
 	if !slices.Equal(order, want) {
 		t.Errorf("'deleted' history rows in the order %v, want %v", order, want)
+	}
+}
+
+// A listing begun by a version that did not record start_rowid, resumed
+// by this one, still deletes what it did not see; one begun on an empty
+// mirror records 0, and what is written during it stays.
+func TestListingStartRowid(t *testing.T) {
+	s, c := mustOpen(t)
+	ctx := context.Background()
+	l, err := s.BeginListing(ctx, "transactions", "http://x/p1", c.t.Add(-time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.StartRowid != 0 {
+		t.Errorf("a listing of an empty mirror: StartRowid %d, want 0", l.StartRowid)
+	}
+	if _, err := s.UpsertTransactions(ctx, []bank.Transaction{tx("ta", "SETTLED", -1), tx("tb", "SETTLED", -2)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.SaveListingPage(ctx, &l, nil, ""); err != nil {
+		t.Fatal(err)
+	}
+	if deleted, err := s.FinishListing(ctx, &l); err != nil || len(deleted) != 0 {
+		t.Fatalf("a listing deleted %v (%v) written during it", deleted, err)
+	}
+
+	c.advance()
+	if _, err := s.BeginListing(ctx, "transactions", "http://x/p1", c.t.Add(-time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.db.ExecContext(ctx, "UPDATE sync_state SET start_rowid = NULL"); err != nil {
+		t.Fatal(err)
+	}
+	l, err = s.BeginListing(ctx, "transactions", "http://x/p1", c.t.Add(-time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !l.Resumed || l.StartRowid != math.MaxInt64 {
+		t.Fatalf("resumed %v, StartRowid %d: want a resumed listing with no bound", l.Resumed, l.StartRowid)
+	}
+	if _, err := s.SaveListingPage(ctx, &l, []bank.Transaction{tx("ta", "SETTLED", -1)}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if deleted, err := s.FinishListing(ctx, &l); err != nil || !slices.Equal(deleted, []string{"tb"}) {
+		t.Errorf("deleted %v (%v), want [tb]", deleted, err)
 	}
 }
