@@ -424,11 +424,13 @@ func (w *txWriter) recordChanges(ctx context.Context, history [][2]any) error {
 	if err != nil {
 		return err
 	}
+	// The previous raw JSON is looked up only for a change (a join would
+	// look up every created row too: a seek in the index on id each).
 	_, err = w.tx.ExecContext(ctx, `INSERT INTO transaction_history (transaction_id, change, observed_at,
 		observed_epoch, observed_local, observed_date, observed_month, raw)
-		SELECT j.value->>0, j.value->>1, ?, ?, ?, ?, ?, CASE WHEN j.value->>1 = 'created' THEN NULL ELSE t.raw END
-		FROM json_each(?) AS j
-		LEFT JOIN transactions AS t ON t.id = j.value->>0 ORDER BY j.key`, w.historyArgs(arg)...)
+		SELECT j.value->>0, j.value->>1, ?, ?, ?, ?, ?, CASE WHEN j.value->>1 = 'created' THEN NULL
+			ELSE (SELECT t.raw FROM transactions AS t WHERE t.id = j.value->>0) END
+		FROM json_each(?) AS j ORDER BY j.key`, w.historyArgs(arg)...)
 	if err != nil {
 		return fmt.Errorf("record history: %w", err)
 	}
