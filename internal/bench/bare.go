@@ -20,7 +20,7 @@ const bareURLPrefix = "BARE_URL="
 
 // BareSecretVar is the environment variable `bankmirror bench bare` reads
 // the webhook secret from (not an argument: other users see those).
-const BareSecretVar = "BANKMIRROR_WEBHOOK_SECRET"
+const BareSecretVar = "BANKMIRROR_WEBHOOK_SECRET" //nolint:gosec // the name of an environment variable, not a secret
 
 // Bare serves the receiver benchmark's baseline, a handler that only
 // checks signatures (bareWebhookHandler), on a free loopback port as the
