@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"os/exec"
 
 	"github.com/bankmirror/bankmirror/internal/simulator"
@@ -23,9 +22,10 @@ const bareURLPrefix = "BARE_URL="
 const BareSecretVar = "BANKMIRROR_WEBHOOK_SECRET" //nolint:gosec // the name of an environment variable, not a secret
 
 // Bare serves the receiver benchmark's baseline, a handler that only
-// checks signatures (bareWebhookHandler), on a free loopback port as the
-// daemon's public listener is served, until ctx ends, having printed
-// BARE_URL= and its URL. bench receiver runs it in a child process, as it
+// checks signatures (bareWebhookHandler), on a free loopback port with the
+// daemon's HTTP server (its timeouts and limits; not the public listener's
+// caps on connections, which only the daemon pays), until ctx ends, having
+// printed BARE_URL= and its URL. bench receiver runs it in a child process, as it
 // runs the daemon, so that the baseline does not share the load
 // generator's process (and its scheduler) while the daemon cannot.
 func Bare(ctx context.Context, env Env, path string) error {
@@ -66,10 +66,7 @@ func (env Env) startBare(ctx context.Context, path, secret string) (*bareChild, 
 
 func (b *bareChild) pid() int { return b.cmd.Process.Pid }
 
-func (b *bareChild) stop() {
-	_ = b.cmd.Process.Signal(os.Interrupt)
-	_ = b.cmd.Wait()
-}
+func (b *bareChild) stop() { interruptAndWait(b.cmd) }
 
 // bareWebhookHandler is the baseline: it reads the body, checks its
 // signature and answers 200, storing nothing. It answers /healthz too.

@@ -42,7 +42,7 @@ type ReceiverOptions struct {
 // its worker refetching and applying every event from the simulated bank
 // in another), beside a bare handler that only checks the signature and
 // answers 200, in a child process of its own too (`bankmirror bench bare`),
-// served as the daemon's public listener is. Rounds alternate bare and daemon at each
+// served by the daemon's HTTP server. Rounds alternate bare and daemon at each
 // concurrency; each daemon round starts from a copy of the same synced
 // mirror. After the last acknowledgement it waits until the worker has
 // applied every event: acknowledging fast is no use if the inbox only

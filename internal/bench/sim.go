@@ -99,18 +99,26 @@ func startPrinting(cmd *exec.Cmd, what string, vars map[string]*string) error {
 		}
 	}
 	if unset() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		_ = cmd.Wait()
-		return fmt.Errorf("%s did not print its addresses", what)
+		interruptAndWait(cmd)
+		return fmt.Errorf("%s ended without printing where it serves", what)
 	}
 	go func() { _, _ = io.Copy(io.Discard, out) }()
 	return nil
 }
 
-func (s *benchSim) stop() {
-	_ = s.cmd.Process.Signal(os.Interrupt)
-	_ = s.cmd.Wait()
+// interruptAndWait asks a started child to stop (SIGINT) and waits for it,
+// killing it after childStopGrace.
+func interruptAndWait(cmd *exec.Cmd) {
+	_ = cmd.Process.Signal(os.Interrupt)
+	t := time.AfterFunc(childStopGrace, func() { _ = cmd.Process.Kill() })
+	defer t.Stop()
+	_ = cmd.Wait()
 }
+
+// childStopGrace is how long a child asked to stop has before it is killed.
+const childStopGrace = 30 * time.Second
+
+func (s *benchSim) stop() { interruptAndWait(s.cmd) }
 
 // control calls the simulator's control API: in (if not nil) is sent as
 // JSON, the answer decoded into out (if not nil). Any status >= 300 is an

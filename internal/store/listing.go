@@ -174,9 +174,10 @@ func (s *Store) SaveListingPage(ctx context.Context, l *Listing, txs []bank.Tran
 // began, and no 'created' history row after the seq given), in the order
 // they were written (rowid), to be deleted in that order. The first test
 // spares a first sync one lookup in the history per transaction (none
-// existed before it); its + keeps SQLite from reading the rows by rowid. The rows are found in the table's index on id, not read from its
-// wide rows (a quarter of the end of a first sync when they were), then
-// sorted; a filter on accounts (AND …) goes at its end, inside.
+// existed before it); its + keeps SQLite from reading the rows by rowid.
+// The rows are found in the table's index on id, not read from its wide
+// rows (a quarter of the end of a first sync when they were), then sorted;
+// a filter on accounts (AND …) goes at its end, inside.
 const unseenSQL = `WITH unseen AS MATERIALIZED (SELECT t.rowid AS r, t.id FROM transactions AS t
 	WHERE +t.rowid <= ? AND NOT EXISTS (SELECT 1 FROM transaction_history AS h
 		WHERE h.transaction_id = t.id AND h.change = 'created' AND h.seq > ?)
@@ -184,9 +185,9 @@ const unseenSQL = `WITH unseen AS MATERIALIZED (SELECT t.rowid AS r, t.id FROM t
 	SELECT id FROM unseen ORDER BY r`
 
 // FinishListing ends a complete listing: every live transaction it did not
-// see, and that was already mirrored when it started (no 'created' history
-// row after StartSeq), is gone at the bank
-// and is deleted here with a 'deleted' history row. It returns the ids
+// see, and that was already mirrored when it started (a rowid up to
+// StartRowid and no 'created' history row after StartSeq), is gone at the
+// bank and is deleted here with a 'deleted' history row. It returns the ids
 // deleted. Only call it after the last page was saved.
 func (s *Store) FinishListing(ctx context.Context, l *Listing) (deleted []string, err error) {
 	return s.finishListing(ctx, l, nil, true)
