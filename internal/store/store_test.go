@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/mirrortest"
 )
 
 // clock is a settable test clock.
@@ -1010,19 +1011,7 @@ func TestFinishListingDeletesInTheOrderWritten(t *testing.T) {
 	if !slices.Equal(deleted, want) {
 		t.Errorf("deleted %v, want %v", deleted, want)
 	}
-	var order []string
-	rows, err := s.Reader().Query("SELECT transaction_id FROM transaction_history WHERE change = 'deleted' ORDER BY seq")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			t.Fatal(err)
-		}
-		order = append(order, id)
-	}
+	order := mirrortest.Strings(t, s.Reader(), "SELECT transaction_id FROM transaction_history WHERE change = 'deleted' ORDER BY seq")
 	if !slices.Equal(order, want) {
 		t.Errorf("'deleted' history rows in the order %v, want %v", order, want)
 	}
