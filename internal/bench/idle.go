@@ -264,7 +264,8 @@ func (c *serveChild) exited() bool {
 	}
 }
 
-// stop asks the daemon to stop (SIGINT) and waits for it.
+// stop asks the daemon to stop (SIGINT) and waits for it, killing it
+// after childStopGrace.
 func (c *serveChild) stop() {
 	if c.exited() {
 		return
@@ -272,7 +273,7 @@ func (c *serveChild) stop() {
 	_ = c.proc.Signal(os.Interrupt)
 	select {
 	case <-c.done:
-	case <-time.After(30 * time.Second):
+	case <-time.After(childStopGrace):
 		_ = c.proc.Kill()
 		<-c.done
 	}
