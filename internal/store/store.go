@@ -141,6 +141,10 @@ var migrations = []migration{
 	// started): its deletion pass reads no row written after that, and a
 	// first sync's none at all.
 	{sql: `ALTER TABLE sync_state ADD COLUMN start_rowid INTEGER;`},
+	// 18: feeds (BANKMIRROR_FEEDS_FILE): which row of a budgeting app
+	// holds which bank transaction (feed_rows), what a feed looks at again
+	// (feed_pending) and where each feed stands (feed_state). feeds.sql.
+	{sql: feedTables},
 }
 
 // TimeLayout is how the store writes its own timestamps (observed_at,
