@@ -20,6 +20,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/cli"
 	"github.com/bankmirror/bankmirror/internal/config"
 	"github.com/bankmirror/bankmirror/internal/export"
+	"github.com/bankmirror/bankmirror/internal/feeds"
 	"github.com/bankmirror/bankmirror/internal/health"
 	"github.com/bankmirror/bankmirror/internal/household"
 	"github.com/bankmirror/bankmirror/internal/httpserver"
@@ -76,6 +77,9 @@ type Daemon struct {
 	// OnRulesRound, if set before Open, is called after each round of the
 	// rules engine.
 	OnRulesRound func(error)
+	// OnFeedRound, if set before Open, is called after each round of a
+	// feed.
+	OnFeedRound func(feed string, err error)
 	// SyncProgress, if set before Open, receives the progress of syncs.
 	SyncProgress func(replica.Progress)
 	// InitialSyncDone is closed when the start-up sync (if any) is over.
@@ -105,8 +109,10 @@ type Daemon struct {
 	Metrics   *admin.Metrics
 	// Rules applies the rules file as transactions arrive; Alerts delivers
 	// what it and watcher (the built-in alerts) ask to be told.
-	Rules   *rules.Engine
-	Alerts  *alerts.Dispatcher
+	Rules  *rules.Engine
+	Alerts *alerts.Dispatcher
+	// Feeds feeds the budgeting apps of the feeds file.
+	Feeds   *feeds.Engine
 	watcher *alerts.Watcher
 
 	http   *httpserver.Server
@@ -196,6 +202,9 @@ func (m *Daemon) Open(ctx context.Context) error {
 	if err := m.openRules(ctx); err != nil {
 		return err
 	}
+	if err := m.openFeeds(ctx); err != nil {
+		return err
+	}
 	if err := m.openReceiver(ctx); err != nil {
 		return err
 	}
@@ -219,6 +228,7 @@ func (m *Daemon) Open(ctx context.Context) error {
 	}
 	m.startPolls()
 	m.startRules()
+	m.startFeeds()
 	m.bg.Go(func() { m.Health.Run(m.bgCtx) })
 	if err := m.openAdmin(ctx); err != nil {
 		return err
@@ -333,6 +343,7 @@ func (m *Daemon) syncEnded(replica.Result, error) {
 	if m.Rules != nil {
 		m.Rules.Wake()
 	}
+	m.wakeFeeds()
 }
 
 // eventApplied counts an event the worker applied, wakes the receipts
@@ -342,6 +353,7 @@ func (m *Daemon) eventApplied(e store.InboxEvent, c store.Change) {
 	if m.Rules != nil {
 		m.Rules.Wake()
 	}
+	m.wakeFeeds()
 	m.Metrics.Applied()
 	if m.OnEventApplied != nil {
 		m.OnEventApplied(e, c)
@@ -494,6 +506,7 @@ func (m *Daemon) syncing() string {
 // all, change nothing. SIGHUP calls it.
 func (m *Daemon) Reload() error {
 	m.reloadRules(context.Background())
+	m.reloadFeeds(context.Background())
 	people, err := config.People(m.Environ)
 	if err == nil && len(people) == 0 {
 		err = &configError{envPrefix + "TOKEN", errors.New("not set: set BANKMIRROR_TOKEN_FILE to a file holding the token, or BANKMIRROR_TOKENS_DIR to a household's tokens")}

@@ -103,6 +103,19 @@ var nameRe = regexp.MustCompile(`^[a-z0-9_-]{1,32}$`)
 // secret (credentials: the directory of systemd credentials, "" for
 // none). A missing file is no feeds when missingOK.
 func Load(path string, missingOK bool, credentials string) (*File, error) {
+	f, err := Read(path, missingOK)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.ReadSecrets(credentials); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// Read reads and parses the feeds file at path without reading secrets.
+// A missing file is no feeds when missingOK.
+func Read(path string, missingOK bool) (*File, error) {
 	data, err := tomlfile.Read(path, MaxFileBytes)
 	if errors.Is(err, os.ErrNotExist) && missingOK {
 		return &File{Path: path}, nil
@@ -110,16 +123,17 @@ func Load(path string, missingOK bool, credentials string) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read feeds file: %w", err)
 	}
-	f, err := Parse(path, data)
-	if err != nil {
-		return nil, err
-	}
+	return Parse(path, data)
+}
+
+// ReadSecrets reads each feed's password or token.
+func (f *File) ReadSecrets(credentials string) error {
 	for i := range f.Feeds {
 		if err := f.Feeds[i].readSecret(credentials); err != nil {
-			return nil, &tomlfile.Error{Path: path, Line: f.Feeds[i].Line, Err: err}
+			return &tomlfile.Error{Path: f.Path, Line: f.Feeds[i].Line, Err: err}
 		}
 	}
-	return f, nil
+	return nil
 }
 
 // Parse parses a feeds file's content (secrets are not read); path names

@@ -177,6 +177,8 @@ const (
 	// Rule is a rule's name in the rules file; Rules how many there are.
 	Rule  = "rule"
 	Rules = "rules"
+	// Feeds counts the feeds of the feeds file.
+	Feeds = "feeds"
 	// Applications is how many actions rules took in a batch.
 	Applications = "applications"
 	// Channel is an alert channel's name in the rules file.

@@ -316,3 +316,46 @@ func (s *Store) FeedStatuses(ctx context.Context, feeds []string) ([]FeedStatus,
 	}
 	return out, nil
 }
+
+// FailingFeed is a feed whose last round failed.
+type FailingFeed struct {
+	Feed, Error string
+	Since       time.Time
+}
+
+// FailingFeeds lists the feeds whose last round failed, with the first
+// failure since their last success.
+func (s *Store) FailingFeeds(ctx context.Context) ([]FailingFeed, error) {
+	type row struct{ feed, errText, since string }
+	rows, err := queryAll(ctx, s.ro, "read failing feeds", func(r *sql.Rows, v *row) error {
+		return r.Scan(&v.feed, &v.errText, &v.since)
+	}, `SELECT feed, last_error, failing_since FROM feed_state WHERE last_error IS NOT NULL AND failing_since IS NOT NULL ORDER BY feed`)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]FailingFeed, 0, len(rows))
+	for _, r := range rows {
+		since, err := time.Parse(TimeLayout, r.since)
+		if err != nil {
+			return nil, fmt.Errorf("read failing feeds: %w", err)
+		}
+		out = append(out, FailingFeed{Feed: r.feed, Error: r.errText, Since: since})
+	}
+	return out, nil
+}
+
+// ForgetFeeds removes the state of the feeds not in keep (gone from the
+// feeds file), so that no check reports them; their rows stay, should
+// they come back.
+func (s *Store) ForgetFeeds(ctx context.Context, keep []string) error {
+	arg, err := jsonArg(keep)
+	if err != nil {
+		return err
+	}
+	return s.InTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM feed_state WHERE feed NOT IN (SELECT value FROM json_each(?))`, arg); err != nil {
+			return fmt.Errorf("forget feeds: %w", err)
+		}
+		return nil
+	})
+}
