@@ -40,6 +40,7 @@ import (
 
 // Mirror is what the pages read: a read-only store.
 type Mirror interface {
+	FeedStatuses(ctx context.Context, feeds []string) ([]store.FeedStatus, error)
 	SpendingByCategory(ctx context.Context, from, to string) ([]store.CategorySpending, error)
 	IncomeByMonth(ctx context.Context, from, to string) (map[string]int64, error)
 	AccountBalances(ctx context.Context) ([]store.AccountBalance, error)
@@ -122,6 +123,10 @@ type Options struct {
 	// its absence is an error (otherwise no file is no rules).
 	RulesFile    string
 	RulesFileSet bool
+	// FeedsFile is the feeds file (BANKMIRROR_FEEDS_FILE) the feeds page
+	// reads its feeds from at each visit; FeedsFileSet says it was named.
+	FeedsFile    string
+	FeedsFileSet bool
 	// MaxHeavy is how many heavy requests (transaction lists, exports) run
 	// at once (DefaultMaxHeavy); more are answered 503 with Retry-After,
 	// and the other pages keep answering.
@@ -172,6 +177,7 @@ var routes = []route{
 	{"GET /recurring", "recurring", true, (*Handler).recurring},
 	{"GET /rules", "rules", true, (*Handler).rules},
 	{"GET /alerts", "alerts", false, (*Handler).alerts},
+	{"GET /feeds", "feeds", false, (*Handler).feeds},
 }
 
 // sharedTemplates are rendered by the handler itself, for any page.
