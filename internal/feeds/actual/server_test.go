@@ -250,11 +250,6 @@ func (s *actualServer) open(t *testing.T, dir, budget string) *session {
 	return ss
 }
 
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return strings.Join(lines[max(len(lines)-n, 0):], "\n")
-}
-
 type lockedBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
