@@ -353,3 +353,50 @@ func TestOpenWithoutNodeSaysInstallIt(t *testing.T) {
 		t.Fatalf("open with no node: %v", err)
 	}
 }
+
+// TestSessionPushesTenThousandRows is a first push of a long history: every
+// row reaches the server once. It logs the push's time and the Node
+// child's peak RSS (VmHWM), the figures docs/performance.md reports.
+func TestSessionPushesTenThousandRows(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a push of 10,000 rows to the real Actual: not with -short")
+	}
+	srv := startServer(t)
+	b := srv.budget(t, t.Name(), "Up Spending")
+	spending := b.Accounts["Up Spending"]
+	ctx := testCtx(t)
+	const n = 10000
+	rows := make([]feeds.NewRow, n)
+	day := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range rows {
+		rows[i] = feeds.NewRow{
+			ImportID: bankID(100000 + i), Account: spending,
+			Date:   day.AddDate(0, 0, i/20).Format(time.DateOnly),
+			Amount: -int64(100 + i%5000), Cleared: i%10 != 0,
+			Payee: fmt.Sprintf("Merchant %d", i%300), Notes: fmt.Sprintf("purchase %d", i),
+		}
+	}
+	s := srv.open(t, srv.feedDir(t), b.SyncID)
+	start := time.Now()
+	ids, err := s.Create(ctx, rows)
+	if err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	if err := s.Close(ctx); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+	took := time.Since(start)
+	if len(ids) != n {
+		t.Fatalf("create returned %d ids, want %d", len(ids), n)
+	}
+	t.Logf("pushed %d rows (create and sync) in %s; the node child's peak RSS %.0f MiB", n, took.Round(time.Millisecond), float64(s.peak)/(1<<20))
+	back := readBack(t, srv, b.SyncID, spending)
+	if len(back) != n {
+		t.Fatalf("the server has %d rows, want %d", len(back), n)
+	}
+	for _, r := range rows[:50] {
+		if got := back[r.ImportID]; got.Amount != r.Amount || got.Date != r.Date || got.Cleared != r.Cleared {
+			t.Errorf("row %s: %+v, want %+v", r.ImportID, got, r)
+		}
+	}
+}
