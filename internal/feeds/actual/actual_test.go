@@ -254,13 +254,15 @@ func TestSessionLeavesWhatThePersonDid(t *testing.T) {
 	if !m[bankID(31)].Reconciled {
 		t.Fatalf("reconciled row: %+v", m[bankID(31)])
 	}
-	// Creating it again does not put it back, and names the row it had.
+	// The engine creates only what it has not mapped: a Create of a row
+	// the person deleted is the person's own --restore, and puts it back
+	// as a new row.
 	again, err := s.Create(ctx, rows[:1])
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again[bankID(30)] != ids[bankID(30)] {
-		t.Errorf("create of a row the person deleted: %v, want %s", again, ids[bankID(30)])
+	if again[bankID(30)] == "" || again[bankID(30)] == ids[bankID(30)] {
+		t.Errorf("restore of a row the person deleted: %v (it was %s)", again, ids[bankID(30)])
 	}
 	// A reconciled row keeps its facts.
 	if err := s.Update(ctx, []feeds.Facts{{ID: ids[bankID(31)], Date: "2026-11-09", Amount: -1900, Cleared: true}}); err != nil {
@@ -268,8 +270,8 @@ func TestSessionLeavesWhatThePersonDid(t *testing.T) {
 	}
 	mustClose(t, s)
 	back := readBack(t, srv, b.SyncID, spending)
-	if len(back) != 1 {
-		t.Fatalf("the deleted row came back: %+v", back)
+	if len(back) != 2 || back[bankID(30)].ID != again[bankID(30)] {
+		t.Fatalf("after the restore: %+v", back)
 	}
 	if r := back[bankID(31)]; r.Amount != -1800 || r.Date != "2026-11-08" || r.Cleared {
 		t.Errorf("reconciled row changed: %+v", r)
@@ -398,5 +400,65 @@ func TestSessionPushesTenThousandRows(t *testing.T) {
 		if got := back[r.ImportID]; got.Amount != r.Amount || got.Date != r.Date || got.Cleared != r.Cleared {
 			t.Errorf("row %s: %+v, want %+v", r.ImportID, got, r)
 		}
+	}
+}
+
+// The password goes to the child on its request pipe, never in its
+// arguments or environment, and nothing the child or the session logs,
+// at any level, holds it.
+func TestSessionNeverLogsThePassword(t *testing.T) {
+	srv := startServer(t)
+	b := srv.budget(t, t.Name(), "Up Spending")
+	var logged lockedBuffer
+	target := srv.target(t, srv.feedDir(t), b.SyncID)
+	target.Log = zerolog.New(&logged).Level(zerolog.TraceLevel)
+	ctx := testCtx(t)
+	sess, err := New(Config{Node: testNode(srv.dir)}).Open(ctx, target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sess.(*session)
+	t.Cleanup(func() { _ = s.c.kill() })
+	for _, arg := range append(s.c.cmd.Args, s.c.cmd.Env...) {
+		if strings.Contains(arg, testPassword) {
+			t.Errorf("the child's arguments or environment hold the password: %q", arg)
+		}
+	}
+	if _, err := s.Create(ctx, []feeds.NewRow{{ImportID: bankID(50), Account: b.Accounts["Up Spending"], Date: "2026-11-10", Amount: -100, Cleared: true, Payee: "Kiosk"}}); err != nil {
+		t.Fatal(err)
+	}
+	mustClose(t, s)
+	if logged.String() == "" {
+		t.Fatal("the child's output was not logged")
+	}
+	if strings.Contains(logged.String(), testPassword) {
+		t.Errorf("the log holds the password:\n%s", logged.String())
+	}
+}
+
+// A feed that died between making a transfer and giving its other leg the
+// bank's import id and cleared finishes the job when it creates it again.
+func TestSessionCreateMendsAHalfMadeTransfer(t *testing.T) {
+	srv := startServer(t)
+	b := srv.budget(t, t.Name(), "Up Spending", "Saver")
+	spending, saver := b.Accounts["Up Spending"], b.Accounts["Saver"]
+	var half struct{ ID string }
+	srv.person(t, &half, "half-transfer", b.SyncID, spending, saver, bankID(60), "-2500", "2026-11-11")
+
+	s := srv.open(t, srv.feedDir(t), b.SyncID)
+	ids, err := s.Create(testCtx(t), []feeds.NewRow{{
+		ImportID: bankID(60), Account: spending, Date: "2026-11-11", Amount: -2500, Cleared: true, Payee: "To Saver",
+		TransferAccount: saver, TransferImportID: bankID(61), TransferCleared: true,
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids[bankID(60)] != half.ID || ids[bankID(61)] == "" {
+		t.Fatalf("create: %v, want %s and the other leg", ids, half.ID)
+	}
+	mustClose(t, s)
+	back := readBack(t, srv, b.SyncID, spending, saver)
+	if in := back[bankID(61)]; len(back) != 2 || in.ID != ids[bankID(61)] || !in.Cleared || in.TransferID != half.ID || in.Amount != 2500 {
+		t.Errorf("after mending: %+v", back)
 	}
 }

@@ -138,7 +138,8 @@ func startChild(ctx context.Context, node, dir string, log zerolog.Logger) (*chi
 		exited:  make(chan struct{}),
 		stderr:  newLineLog(log),
 	}
-	c.cmd = exec.Command(node, script)
+	// The child lives for the session, not for Open's context: Close or kill ends it.
+	c.cmd = exec.Command(node, script) //nolint:gosec,noctx // the node the operator named (BANKMIRROR_NODE), on the script we embed
 	c.cmd.Dir = dir
 	c.cmd.Env = childEnv(dir)
 	c.cmd.ExtraFiles = []*os.File{reqR, respW} // fd 3, fd 4

