@@ -4,13 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"text/tabwriter"
 
 	"github.com/bankmirror/bankmirror/internal/cli"
 	"github.com/bankmirror/bankmirror/internal/feeds"
+	"github.com/bankmirror/bankmirror/internal/logfield"
 	"github.com/bankmirror/bankmirror/internal/store"
+	"github.com/bankmirror/bankmirror/internal/systemd"
 	"github.com/bankmirror/bankmirror/internal/textsafe"
 )
 
@@ -47,6 +52,8 @@ func (a *app) feedsCommand() *cli.Command {
 				})},
 			{Name: "check", Synopsis: "NAME", Summary: "read the app and compare it with the mirror; exit 1 on any difference",
 				Run: a.configured(func(ctx context.Context, args []string) error { return a.feedsCheck(ctx, args) })},
+			{Name: "serve", Summary: "feed every app continuously, as serve does (bankmirror-feeds.service, beside `serve --no-feeds`)",
+				Run: a.configured(func(ctx context.Context, _ []string) error { return a.feedsServe(ctx) })},
 		}}
 }
 
@@ -252,7 +259,7 @@ func (a *app) feedsSetup(ctx context.Context, args []string) error {
 	}
 	defer st.Close()
 	e := a.feedEngine(st, f)
-	said, err := setupFeed(ctx, a.cfg.Node, a.cfg.NPM, fd, e.Dir(fd.Name))
+	said, err := setupFeed(ctx, a.cfg.Node, a.cfg.NPM, fd, e.Target(fd))
 	if said != "" {
 		fmt.Fprintln(a.stdout, said)
 	}
@@ -269,4 +276,56 @@ func (a *app) feedsSetup(ctx context.Context, args []string) error {
 	}
 	fmt.Fprintf(a.stdout, "%s is ready: the app's budget and accounts are found; the first push creates %d rows\n", fd.Name, rep.Created)
 	return nil
+}
+
+// feedsServe feeds every app of the feeds file until ctx ends, reading
+// the file again on SIGHUP (a bad one keeps the feeds in use): what serve
+// does for its feeds, in a process of its own, so that Node (Actual's
+// client) runs under a sandbox that lets its JIT work while the daemon
+// keeps its own.
+func (a *app) feedsServe(ctx context.Context) error {
+	f, err := a.readFeeds(true)
+	if err != nil {
+		return err
+	}
+	st, err := a.openExistingStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := st.ForgetFeeds(ctx, f.Names()); err != nil {
+		return err
+	}
+	e := a.feedEngine(st, f)
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = e.Run(ctx)
+	}()
+	if err := systemd.Notify("READY=1"); err != nil {
+		a.log.Warn().Err(err).Msg("notify systemd")
+	}
+	a.log.Info().Int(logfield.Feeds, len(f.Feeds)).Str(logfield.Path, f.Path).Msg("feeding")
+	for {
+		select {
+		case <-ctx.Done():
+			_ = systemd.Notify("STOPPING=1")
+			<-done
+			return nil
+		case <-hup:
+			nf, err := a.readFeeds(true)
+			if err != nil {
+				a.log.Error().Err(err).Msg("reload: feeds not replaced, the previous ones stay")
+				continue
+			}
+			if err := st.ForgetFeeds(ctx, nf.Names()); err != nil {
+				a.log.Warn().Err(err).Msg("reload: forget the feeds gone from the file")
+			}
+			e.SetFile(nf)
+			a.log.Info().Int(logfield.Feeds, len(nf.Feeds)).Str(logfield.Path, nf.Path).Msg("reload: feeds read again")
+		}
+	}
 }

@@ -37,18 +37,26 @@ import (
 )
 
 func (a *app) serveCommand(env []cli.Var) *cli.Command {
-	return &cli.Command{Name: "serve", Env: env,
-		Summary: "run the daemon: webhook receiver, event worker, sync schedule and admin listener",
-		Detail:  "SIGTERM or SIGINT stops it cleanly (a second signal forces); SIGHUP reads the tokens again.",
-		Run:     a.configured(a.serve)}
+	fs := newFlags("serve")
+	noFeeds := fs.Bool("no-feeds", false, "feed no budgeting app (bankmirror-feeds.service runs `bankmirror feeds serve` beside it)")
+	return &cli.Command{Name: "serve", Env: env, Synopsis: "[--no-feeds]", Flags: fs,
+		Summary: "run the daemon: webhook receiver, event worker, sync schedule, feeds and admin listener",
+		Detail:  "SIGTERM or SIGINT stops it cleanly (a second signal forces); SIGHUP reads the tokens, the rules file and the feeds file again.",
+		Run: a.configured(func(ctx context.Context, args []string) error {
+			return a.serve(ctx, !*noFeeds)
+		})}
 }
 
-func (a *app) serve(ctx context.Context, _ []string) error {
+func (a *app) serve(ctx context.Context, withFeeds bool) error {
 	people, err := a.members()
 	if err != nil {
 		return err
 	}
-	m := NewDaemon(a.cfg, a.log)
+	cfg := a.cfg
+	if !withFeeds {
+		cfg.FeedsFile, cfg.FeedsFileSet = "", false
+	}
+	m := NewDaemon(cfg, a.log)
 	m.Environ = a.environ
 	m.People = householdPeople(people)
 	// SIGHUP (kill -HUP; systemctl reload, ExecReload=) reads the tokens again.

@@ -81,7 +81,7 @@ func (e *Engine) Check(ctx context.Context, fd *Feed) (CheckResult, error) {
 	if err != nil {
 		return res, err
 	}
-	sess, err := app.Opener.Open(ctx, e.target(fd))
+	sess, err := app.Opener.Open(ctx, e.Target(fd))
 	if err != nil {
 		return res, fmt.Errorf("feed %q: open %s: %w", fd.Name, fd.Kind, err)
 	}

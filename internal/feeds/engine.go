@@ -158,6 +158,13 @@ func (e *Engine) Push(ctx context.Context, fd *Feed, opts PushOptions) (Report, 
 	if !ok {
 		return Report{}, fmt.Errorf("feed %q: kind %q is not available in this build", fd.Name, fd.Kind)
 	}
+	if !opts.DryRun {
+		unlock, err := lockFeed(e.Dir(fd.Name))
+		if err != nil {
+			return Report{}, fmt.Errorf("feed %q: %w", fd.Name, err)
+		}
+		defer unlock()
+	}
 	batch := app.Batch
 	if batch <= 0 {
 		batch = defaultBatch
@@ -313,8 +320,8 @@ func keys[V any](m map[string]V) []string {
 	return out
 }
 
-// target is the session target of a feed.
-func (e *Engine) target(fd *Feed) Target {
+// Target is the session target of a feed.
+func (e *Engine) Target(fd *Feed) Target {
 	return Target{Feed: fd.Name, URL: fd.URL, Secret: fd.Secret, Budget: fd.Budget, Dir: e.Dir(fd.Name),
 		Log: e.log.With().Str(logfield.Feed, fd.Name).Logger()}
 }
@@ -322,7 +329,7 @@ func (e *Engine) target(fd *Feed) Target {
 // session opens the app, brings the rows of ids up to date, closes it,
 // and records the round (moving the cursor to next when next > 0).
 func (e *Engine) session(ctx context.Context, app App, fd *Feed, accounts map[string]string, ids []string, next int64, opts PushOptions) (Report, error) {
-	sess, err := app.Opener.Open(ctx, e.target(fd))
+	sess, err := app.Opener.Open(ctx, e.Target(fd))
 	if err != nil {
 		return Report{}, fmt.Errorf("feed %q: open %s: %w", fd.Name, fd.Kind, err)
 	}
