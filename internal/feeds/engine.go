@@ -792,6 +792,9 @@ func (e *Engine) RunOnce(ctx context.Context) {
 			return
 		}
 		rep, err := e.Push(ctx, fd, PushOptions{})
+		if errors.Is(err, ErrBusy) {
+			continue // another process pushes it now
+		}
 		if err != nil && ctx.Err() == nil {
 			next := now.Add(backoff(st.FailingSince, now))
 			var u *Unavailable
