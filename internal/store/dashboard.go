@@ -367,7 +367,7 @@ func (s *Store) HeldTransactions(ctx context.Context, n int) ([]TxRow, error) {
 	// The ids first, in the order of transactions_held_created: the
 	// view's tag lists and joins would be computed for every HELD
 	// transaction before the sort.
-	const oldest = " ORDER BY unixepoch(created_at, 'subsec')"
+	const oldest = " ORDER BY " + heldOrder
 	return queryAll(ctx, s.ro, "held transactions", scanTxRow, "SELECT "+txRowColumns+` FROM v_transactions
 		WHERE id IN (SELECT id FROM transactions WHERE status = 'HELD'`+oldest+` LIMIT ?)`+oldest, n)
 }

@@ -141,6 +141,13 @@ var migrations = []migration{
 	// started): its deletion pass reads no row written after that, and a
 	// first sync's none at all.
 	{sql: `ALTER TABLE sync_state ADD COLUMN start_rowid INTEGER;`},
+	// 18: the same answers and a clean integrity check on SQLite 3.40
+	// (Debian 12's sqlite3): transactions_held_created indexes
+	// julianday(created_at), not 3.42's unixepoch(..., 'subsec'), and
+	// household_transfer_candidates orders outside its subquery; the
+	// search index loses rows of deleted transactions; v_ledger ends with
+	// excluded_from_spending. sqlite340.sql.
+	{sql: sqlite340},
 }
 
 // TimeLayout is how the store writes its own timestamps (observed_at,
