@@ -37,11 +37,11 @@ func newCouple(t *testing.T) *couple {
 	c := &couple{}
 	seen := map[string][]string{}
 	for _, a := range accts {
-		switch {
-		case a.Name == "Spending":
+		switch a.Name {
+		case "Spending":
 			c.alexSpending = a.ID
 			seen["alex"] = append(seen["alex"], a.ID)
-		case a.Name == "2Up Spending":
+		case "2Up Spending":
 			seen["alex"] = append(seen["alex"], a.ID)
 			seen["sam"] = append(seen["sam"], a.ID)
 		default:
