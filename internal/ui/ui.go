@@ -46,6 +46,7 @@ type Mirror interface {
 	AccountBalances(ctx context.Context) ([]store.AccountBalance, error)
 	DailyBalances(ctx context.Context, from string) ([]store.DailyBalance, error)
 	HeldTransactions(ctx context.Context, n int) ([]store.TxRow, error)
+	PersonHeldTransactions(ctx context.Context, person string, n int) ([]store.TxRow, error)
 	ListTransactions(ctx context.Context, f store.TxFilter) (store.TxList, error)
 	TransactionDetail(ctx context.Context, id string) (store.TxDetail, error)
 	CategoryTree(ctx context.Context) (map[string]store.CategoryNode, error)
