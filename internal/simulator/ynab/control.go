@@ -2,6 +2,7 @@ package ynab
 
 import (
 	"fmt"
+	"net/http"
 	"time"
 )
 
@@ -174,4 +175,25 @@ func (f *Fake) PersonAdd(planID, accountID, date string, amount int64, payee str
 	t.knowledge = p.bump(now)
 	p.add(t)
 	return t.id, nil
+}
+
+// Prefix is the path the fake is served under beside the simulated bank
+// (bankmirror simulator --ynab).
+const Prefix = "/ynab"
+
+// Beside returns a fake with a plan "Household" (accounts named as the
+// simulated bank's: Spending, Rainy Day 🌧, Japan Trip ✈️, 2Up Spending;
+// a few categories) and a handler serving it under Prefix and bank (the
+// simulated bank's handler) elsewhere. now is the clock (nil: time.Now).
+func Beside(bank http.Handler, now func() time.Time) (*Fake, http.Handler, error) {
+	f, err := New(Options{Now: now})
+	if err != nil {
+		return nil, nil, err
+	}
+	f.AddPlan("Household", []string{"Spending", "Rainy Day 🌧", "Japan Trip ✈️", "2Up Spending"},
+		map[string][]string{"Everyday": {"Groceries", "Eating Out", "Transport"}, "Bills": {"Rent", "Utilities"}})
+	mux := http.NewServeMux()
+	mux.Handle(Prefix+"/", http.StripPrefix(Prefix, f.Handler()))
+	mux.Handle("/", bank)
+	return f, mux, nil
 }
