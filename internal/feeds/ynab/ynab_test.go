@@ -394,6 +394,9 @@ func TestRequestBudgetAndPace(t *testing.T) {
 		}
 	}
 	sent := len(e.fake.Requests())
+	if n := o.Requests("tok"); n != 4 || n != sent {
+		t.Fatalf("the opener counted %d requests, the fake %d", n, sent)
+	}
 	_, err := s.Categories(ctx)
 	var u *feeds.Unavailable
 	if !errors.As(err, &u) || !errors.Is(err, feeds.ErrUnavailable) || !u.RetryAfter.Equal(e.clock.now().Add(time.Hour)) {
