@@ -65,6 +65,7 @@ type Opener struct {
 	hc    *http.Client
 	now   func() time.Time
 	limit int
+	batch int
 
 	mu      sync.Mutex
 	budgets map[string]*budget     // by token digest
@@ -87,6 +88,10 @@ func WithClock(now func() time.Time) Option { return func(o *Opener) { o.now = n
 // RequestLimit).
 func WithLimit(n int) Option { return func(o *Opener) { o.limit = n } }
 
+// WithBatch sets the most transactions sent in one request (default
+// MaxBatch).
+func WithBatch(n int) Option { return func(o *Opener) { o.batch = n } }
+
 // New returns an Opener.
 func New(opts ...Option) *Opener {
 	o := &Opener{now: time.Now, limit: RequestLimit, budgets: map[string]*budget{},
@@ -102,6 +107,9 @@ func New(opts ...Option) *Opener {
 	}
 	if o.limit <= 0 {
 		o.limit = RequestLimit
+	}
+	if o.batch <= 0 {
+		o.batch = MaxBatch
 	}
 	return o
 }

@@ -394,8 +394,8 @@ func (s *session) createOnce(ctx context.Context, rows []feeds.NewRow, out map[s
 	}
 	s.st.mu.Unlock()
 	var dups []feeds.NewRow
-	for i := 0; i < len(send); i += MaxBatch {
-		j := min(i+MaxBatch, len(send))
+	for i := 0; i < len(send); i += s.c.o.batch {
+		j := min(i+s.c.o.batch, len(send))
 		res, err := s.post(ctx, send[i:j])
 		if err != nil {
 			return nil, err
@@ -458,6 +458,12 @@ func (s *session) linkTransfers(ctx context.Context, rows []feeds.NewRow, out ma
 			out[r.TransferImportID] = leg.id
 			continue
 		}
+		if leg != nil && (leg.deleted || leg.amount != -a.amount || leg.account != r.TransferAccount) {
+			// The person changed the leg YNAB made: an import would not
+			// match it and would make a transfer of its own.
+			s.c.log.Warn().Str(logfield.TransactionID, r.TransferImportID).Msg("ynab: the other leg of a transfer was changed in the app; left without its import id")
+			continue
+		}
 		if id, ok := s.st.live[r.TransferAccount+"/"+r.TransferImportID]; ok {
 			// The other bank leg already has a row of its own: the
 			// engine's to mend; say which it is.
@@ -476,8 +482,8 @@ func (s *session) linkTransfers(ctx context.Context, rows []feeds.NewRow, out ma
 		legs = append(legs, a.transferTx)
 	}
 	s.st.mu.Unlock()
-	for i := 0; i < len(send); i += MaxBatch {
-		j := min(i+MaxBatch, len(send))
+	for i := 0; i < len(send); i += s.c.o.batch {
+		j := min(i+s.c.o.batch, len(send))
 		res, err := s.post(ctx, send[i:j])
 		if err != nil {
 			return err
@@ -555,8 +561,8 @@ func (s *session) Update(ctx context.Context, facts []feeds.Facts) error {
 		send = append(send, p)
 	}
 	s.st.mu.Unlock()
-	for i := 0; i < len(send); i += MaxBatch {
-		j := min(i+MaxBatch, len(send))
+	for i := 0; i < len(send); i += s.c.o.batch {
+		j := min(i+s.c.o.batch, len(send))
 		var res saveResponse
 		if err := s.c.do(ctx, http.MethodPatch, s.path("/transactions"), nil, map[string]any{"transactions": send[i:j]}, &res); err != nil {
 			return fmt.Errorf("update ynab transactions: %w", err)

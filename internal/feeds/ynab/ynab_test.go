@@ -516,3 +516,59 @@ func TestCreate10000Requests(t *testing.T) {
 		t.Fatalf("%d requests for 10,000 transactions, more than 5 per 1,000", n)
 	}
 }
+
+// A first push larger than the hour's budget stops with what it created
+// and the time to go on, and goes on from there without a duplicate.
+func TestInterruptedPushResumes(t *testing.T) {
+	e := newEnv(t, 0)
+	o := e.opener(WithLimit(6), WithBatch(10))
+	rows := make([]feeds.NewRow, 50)
+	for i := range rows {
+		rows[i] = bankRow(e, i, "Spending", int64(-100-i))
+	}
+	first, err := e.open(o).Create(ctx, rows)
+	var u *feeds.Unavailable
+	if !errors.As(err, &u) || u.RetryAfter.IsZero() {
+		t.Fatalf("over the budget: %v", err)
+	}
+	if len(first) != 30 || len(e.live()) != 30 {
+		t.Fatalf("returned %d ids, %d rows in ynab; want the 3 batches the budget had room for", len(first), len(e.live()))
+	}
+	e.clock.add(time.Hour)
+	all, err := e.open(o).Create(ctx, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 50 || len(e.live()) != 50 {
+		t.Fatalf("%d ids, %d rows", len(all), len(e.live()))
+	}
+	for k, id := range first {
+		if all[k] != id {
+			t.Fatalf("%s: %s, was %s", k, all[k], id)
+		}
+	}
+}
+
+// A crash between a transfer's create and the import of its other leg:
+// the next push gives the leg YNAB made its import id, no second pair.
+func TestTransferLinkedAfterACrash(t *testing.T) {
+	e := newEnv(t, 0)
+	r := bankRow(e, 1, "Spending", -5000)
+	r.TransferAccount = e.plan.Accounts["Joint"]
+	half := r // as far as the first POST went
+	if _, err := e.open(e.opener()).Create(ctx, []feeds.NewRow{half}); err != nil {
+		t.Fatal(err)
+	}
+	if live := e.live(); len(live) != 2 || live[""].TransferID != live[bankID(1)].ID {
+		t.Fatalf("after the first POST: %+v", live)
+	}
+	r.TransferImportID, r.TransferCleared = bankID(2), true
+	ids, err := e.open(e.opener()).Create(ctx, []feeds.NewRow{r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := e.live()
+	if len(live) != 2 || live[bankID(2)].ID != ids[bankID(2)] || live[bankID(2)].TransferID != ids[bankID(1)] || live[bankID(2)].Cleared != "cleared" {
+		t.Fatalf("ids %v, rows %+v", ids, live)
+	}
+}
