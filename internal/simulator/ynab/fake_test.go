@@ -401,3 +401,65 @@ func TestResponseValidationCatchesAMismatch(t *testing.T) {
 	}
 	_ = bytes.MinRead
 }
+
+// TestEveryOperationAnswersAsDescribed runs each operation the fake
+// serves, so that every kind of response passes the description's check
+// (a mismatch fails the test through OnInvalid).
+func TestEveryOperationAnswersAsDescribed(t *testing.T) {
+	e := newEnv(t)
+	r := e.do("POST", e.txPath(), map[string]any{"transaction": e.newTx("Spending", imp1, -1000, "memo", "m", "flag_color", "red")})
+	if r.status != http.StatusCreated {
+		t.Fatalf("single create: %d %s", r.status, r.raw)
+	}
+	id := r.data()["transaction"].(map[string]any)["id"].(string)
+	hand := e.newTx("Spending", "", -1000, "date", "2026-02-25", "payee_name", "Cafe")
+	delete(hand, "import_id")
+	e.do("POST", e.txPath(), map[string]any{"transaction": hand})
+	r = e.do("PUT", e.txPath()+"/"+id, map[string]any{"transaction": map[string]any{"memo": nil, "category_id": e.plan.Categories["Rent"], "approved": true}})
+	if r.status != http.StatusOK || r.data()["transaction"].(map[string]any)["category_name"] != "Rent" {
+		t.Fatalf("put: %d %s", r.status, r.raw)
+	}
+	r = e.do("PATCH", e.txPath(), map[string]any{"transactions": []any{map[string]any{"import_id": imp1, "cleared": "reconciled"}}})
+	if r.status != 209 {
+		t.Fatalf("patch by import id: %d %s", r.status, r.raw)
+	}
+	if r := e.do("PATCH", e.txPath(), map[string]any{"transactions": []any{map[string]any{"id": "nope", "amount": 1}}}); r.status != http.StatusBadRequest {
+		t.Fatalf("patch of an unknown id: %d", r.status)
+	}
+	for _, p := range []string{
+		"/user", "/plans", "/plans/last-used", "/plans/" + e.plan.ID + "?last_knowledge_of_server=3",
+		"/plans/" + e.plan.ID + "/accounts/" + e.plan.Accounts["Saver"],
+		"/plans/" + e.plan.ID + "/payees?last_knowledge_of_server=1",
+		"/plans/" + e.plan.ID + "/categories?last_knowledge_of_server=1",
+		"/plans/" + e.plan.ID + "/accounts/" + e.plan.Accounts["Spending"] + "/transactions?since_date=2026-01-01&type=unapproved",
+		e.txPath() + "?since_date=2026-01-01&until_date=2026-02-28&type=uncategorized",
+	} {
+		if r := e.do("GET", p, nil); r.status != http.StatusOK {
+			t.Fatalf("GET %s: %d %s", p, r.status, r.raw)
+		}
+	}
+	for _, p := range []string{"/plans/nope/accounts", e.txPath() + "/nope", "/plans/" + e.plan.ID + "/accounts/nope"} {
+		if r := e.do("GET", p, nil); r.status != http.StatusNotFound || r.errorID() != "404.2" {
+			t.Fatalf("GET %s: %d %s", p, r.status, r.raw)
+		}
+	}
+	if r := e.do("GET", "/plans/"+e.plan.ID+"/scheduled_transactions", nil); r.status != http.StatusNotFound {
+		t.Fatalf("an operation the fake does not serve: %d", r.status)
+	}
+	// The person's rows: a hand-entered row is matched by an import of
+	// the same amount within 10 days.
+	r = e.do("POST", e.txPath(), map[string]any{"transactions": []any{e.newTx("Spending", imp2, -1000, "date", "2026-03-02")}})
+	ids := r.data()["transaction_ids"].([]any)
+	var handID string
+	for _, x := range e.fake.Transactions(e.plan.ID) {
+		if x.Payee == "Cafe" {
+			handID = x.ID
+			if x.ImportID != imp2 {
+				t.Fatalf("hand-entered row not matched: %+v", x)
+			}
+		}
+	}
+	if len(ids) != 1 || ids[0] != handID {
+		t.Fatalf("import matched %v, want the hand-entered row %s", ids, handID)
+	}
+}
