@@ -12,6 +12,7 @@ import (
 
 	"github.com/bankmirror/bankmirror/internal/cli"
 	"github.com/bankmirror/bankmirror/internal/simulator"
+	ynabfake "github.com/bankmirror/bankmirror/internal/simulator/ynab"
 )
 
 func (a *app) simulatorCommand() *cli.Command {
@@ -34,11 +35,12 @@ func (a *app) simulatorCommand() *cli.Command {
 	people := fs.String("people", "", "a household of these `NAMES` (comma-separated, e.g. alex,sam): a token, customer id, own accounts and webhooks each, one 2Up joint account shared")
 	jointTx := fs.Int("joint-transactions", -1, "`N` seeded transactions on the household's joint account (default: --transactions / 5)")
 	jointWebhooks := fs.Bool("joint-webhooks", false, "send the joint account's webhook events, which the real bank does not (up-banking/api#142)")
+	withYNAB := fs.Bool("ynab", false, "also serve a fake of YNAB's API under /ynab/v1, with a plan \"Household\" (printed: its URL and token)")
 	return &cli.Command{Name: "simulator", Flags: fs,
 		Synopsis: "[--listen ADDR] [--token TOKEN] [--control-token TOKEN] [--transactions N] [--seed SEED] [--now TIME] " +
 			"[--public-url URL] [--live RATE] [--webhook-retry BASE,MAX,ATTEMPTS] [--signature-header NAME] " +
 			"[--rate-limit N] [--rate-bucket DURATION] [--rate-offset DURATION] [--rate-retry-after] " +
-			"[--people NAMES] [--joint-transactions N] [--joint-webhooks]",
+			"[--people NAMES] [--joint-transactions N] [--joint-webhooks] [--ynab]",
 		Summary: "run the simulated bank on a local address",
 		Run: a.configured(func(ctx context.Context, _ []string) error {
 			opts, every, err := simulatorOptions(simulatorFlags{n: *n, now: *now, live: *live, webhookRetry: *webhookRetry,
@@ -51,7 +53,14 @@ func (a *app) simulatorCommand() *cli.Command {
 			opts.RateLimit.RetryAfter = *retryAfter
 			sim := simulator.New(opts)
 			defer sim.Close()
-			srv, err := startServer(ctx, *listen, sim.Handler())
+			h := sim.Handler()
+			var yf *ynabfake.Fake
+			if *withYNAB {
+				if yf, h, err = ynabfake.Beside(h, opts.Now); err != nil {
+					return err
+				}
+			}
+			srv, err := startServer(ctx, *listen, h)
 			if err != nil {
 				return err
 			}
@@ -59,6 +68,9 @@ func (a *app) simulatorCommand() *cli.Command {
 			sim.SetLive(every)
 			fmt.Fprintf(a.stdout, "simulated bank listening\nBANKMIRROR_SIM_CONTROL_URL=%s\nBANKMIRROR_SIM_CONTROL_TOKEN=%s\nBANKMIRROR_API_URL=%s\n",
 				srv.URL()+"/_sim", sim.ControlToken(), srv.URL()+"/api/v1")
+			if yf != nil {
+				fmt.Fprintf(a.stdout, "BANKMIRROR_YNAB_URL=%s\nBANKMIRROR_YNAB_TOKEN=%s\n", srv.URL()+ynabfake.Prefix+"/v1", yf.Token())
+			}
 			if len(opts.People) == 0 {
 				fmt.Fprintf(a.stdout, "BANKMIRROR_TOKEN=%s\n", sim.Token())
 			} else {

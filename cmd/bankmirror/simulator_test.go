@@ -329,3 +329,23 @@ func TestCLISimulatorPeople(t *testing.T) {
 		t.Errorf("joint listings differ or lack performingCustomer:\n%s\n%s", listings[0], listings[1])
 	}
 }
+
+// --ynab serves the fake YNAB beside the bank, with its plan, and prints
+// its URL and token.
+func TestCLISimulatorYNAB(t *testing.T) {
+	s := startSimulator(t, "--transactions", "0", "--token", "T", "--ynab")
+	u, tok := s.vars["BANKMIRROR_YNAB_URL"], s.vars["BANKMIRROR_YNAB_TOKEN"]
+	if !strings.HasSuffix(u, "/ynab/v1") || tok == "" {
+		t.Fatalf("printed %v", s.vars)
+	}
+	resp, body := simGet(t, u+"/plans", tok)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"name":"Household"`) {
+		t.Fatalf("plans: %d %s", resp.StatusCode, body)
+	}
+	if resp, _ := simGet(t, u+"/plans", "T"); resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("the bank's token: %d", resp.StatusCode)
+	}
+	if resp, _ := simGet(t, s.vars["BANKMIRROR_API_URL"]+"/accounts", "T"); resp.StatusCode != http.StatusOK {
+		t.Fatalf("the bank beside: %d", resp.StatusCode)
+	}
+}
