@@ -268,3 +268,94 @@ func TestFeedKeepsYNABExact(t *testing.T) {
 	}
 	e.exact()
 }
+
+// crashingOpener opens the real YNAB client's sessions and makes the
+// first n of them end as a process killed after the app took its writes
+// and before the mirror recorded them (Close fails).
+type crashingOpener struct {
+	feeds.Opener
+	crashes int
+}
+
+func (c *crashingOpener) Open(ctx context.Context, t feeds.Target) (feeds.Session, error) {
+	s, err := c.Opener.Open(ctx, t)
+	if err != nil || c.crashes == 0 {
+		return s, err
+	}
+	c.crashes--
+	return crashingSession{s}, nil
+}
+
+type crashingSession struct{ feeds.Session }
+
+func (s crashingSession) Close(ctx context.Context) error {
+	_ = s.Session.Close(ctx)
+	return fmt.Errorf("killed")
+}
+
+// A push cut off after the app took its rows and before the mirror
+// recorded them leaves no duplicate: the next push finds the rows by
+// their import ids and adopts them, and the app ends exact.
+func TestFeedInterruptedPushLeavesNoDuplicate(t *testing.T) {
+	e := newHousehold(t, 300)
+	crash := &crashingOpener{Opener: feedynab.New(), crashes: 1}
+	e.engine = feeds.NewEngine(e.st, map[string]feeds.App{"ynab": {Opener: crash, Batch: 150}}, e.file, t.TempDir(), zerolog.Nop())
+	if _, err := e.engine.Push(t.Context(), &e.file.Feeds[0], feeds.PushOptions{}); err == nil {
+		t.Fatal("the cut-off push said it succeeded")
+	}
+	written := 0
+	for _, tx := range e.ynab.Transactions(e.plan.ID) {
+		if !tx.Deleted {
+			written++
+		}
+	}
+	if written == 0 {
+		t.Fatal("the cut-off push wrote nothing to the app: the test tests nothing")
+	}
+	rep := e.push()
+	if rep.Adopted == 0 {
+		t.Errorf("the rows the app took were not adopted: %+v", rep)
+	}
+	res := e.exact()
+	if res.Rows != res.Fed {
+		t.Errorf("the app has %d rows for %d fed transactions", res.Rows, res.Fed)
+	}
+}
+
+// An app that is down is retried with backoff; the failure is recorded
+// (status says DEGRADED after an hour) and the feed catches up when the
+// app is back.
+func TestFeedCatchesUpWhenTheAppIsBack(t *testing.T) {
+	e := newHousehold(t, 200)
+	ctx := t.Context()
+	now := time.Now()
+	e.engine.SetClock(func() time.Time { return now })
+	e.ynab.SetDown(true)
+	e.engine.RunOnce(ctx)
+	failing, err := e.st.FailingFeeds(ctx)
+	if err != nil || len(failing) != 1 || failing[0].Feed != "ynab" {
+		t.Fatalf("failing feeds: %+v, %v", failing, err)
+	}
+	st, err := e.st.FeedStatuses(ctx, []string{"ynab"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st[0].NextAttemptAt == "" || st[0].Rows != 0 {
+		t.Errorf("after a failure: %+v", st[0])
+	}
+	// Not before its backoff.
+	e.ynab.SetDown(false)
+	e.engine.RunOnce(ctx)
+	if st, _ := e.st.FeedStatuses(ctx, []string{"ynab"}); st[0].Rows != 0 {
+		t.Errorf("a round ran before the backoff ended")
+	}
+	now = now.Add(time.Hour)
+	e.engine.RunOnce(ctx)
+	if failing, _ := e.st.FailingFeeds(ctx); len(failing) != 0 {
+		t.Errorf("still failing once the app is back: %+v", failing)
+	}
+	res := e.exact()
+	if res.Rows != res.Fed {
+		t.Errorf("the app has %d rows for %d fed transactions", res.Rows, res.Fed)
+	}
+}
