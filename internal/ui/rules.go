@@ -167,14 +167,15 @@ func (h *Handler) matchRules(ctx context.Context, set *rules.Set, since string) 
 			return m, err
 		}
 		for i := range txs {
-			for _, rl := range set.Evaluate(rules.ToTransaction(&txs[i], h.o.Location)).Matched {
+			o, err := set.Evaluate(ctx, rules.ToTransaction(&txs[i], h.o.Location))
+			if err != nil {
+				return m, err
+			}
+			for _, rl := range o.Matched {
 				m.counts[rl.Name]++
 			}
 		}
 		m.scanned += len(txs)
-		if err := ctx.Err(); err != nil {
-			return m, err
-		}
 	}
 	return m, nil
 }
