@@ -143,7 +143,7 @@ func TestServeRefusesABadRulesFile(t *testing.T) {
 	m := NewDaemon(cfg, zerolog.Nop())
 	err := m.Open(context.Background())
 	_ = m.Close()
-	if err == nil || !strings.Contains(err.Error(), rulesFile+":1: rule \"a\": when: unknown name descripton") || strings.Contains(err.Error(), "\n") {
+	if err == nil || !strings.Contains(err.Error(), rulesFile+":3: rule \"a\": when: unknown name descripton") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("error %v", err)
 	}
 }
