@@ -186,6 +186,15 @@ func TestCLIRules(t *testing.T) {
 	if !strings.Contains(r.stdout, "0 of ") {
 		t.Fatalf("preview after apply:\n%s", r)
 	}
+	// The issue's: ten minutes at full CPU; refused at load, at its when.
+	writeRules(t, env["BANKMIRROR_RULES_FILE"], "[[rule]]\nname = \"greedy\"\ntags = [\"x\"]\nwhen = 'len(reduce(1..999999, #acc + \"xxxxxxxxxx\", \"\")) > 0'\n")
+	for _, cmd := range []string{"check", "preview"} {
+		r = runCLI(t, env, "rules", cmd)
+		wantCode(t, r, 1)
+		if !strings.Contains(r.stderr, "rules.toml:4: rule \"greedy\": when: reduce() is not allowed in a rule") {
+			t.Fatalf("rules %s of an unbounded when:\n%s", cmd, r)
+		}
+	}
 	writeRules(t, env["BANKMIRROR_RULES_FILE"], "[[rule]]\nname = \"servo\"\nwhen = 'description == \"Corner Servo\"'\ncategory = \"no such thing\"\n")
 	r = runCLI(t, env, "rules", "check")
 	wantCode(t, r, 1)

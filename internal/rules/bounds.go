@@ -44,8 +44,10 @@ const EvalLimit = 250 * time.Millisecond
 const memoryBudget = 20 * MaxRange
 
 // guardEvery is how many loop iterations pass between two looks at the
-// context and the clock.
-const guardEvery = 64
+// context and the clock: an iteration costs at most the body's nodes
+// times a list's length, so a few of them are a small fraction of
+// EvalLimit.
+const guardEvery = 16
 
 // guardName is the function the compiler puts at the start of every loop
 // body; the file cannot name it.
