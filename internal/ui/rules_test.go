@@ -2,6 +2,7 @@ package ui_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bankmirror/bankmirror/internal/rules"
 	"github.com/bankmirror/bankmirror/internal/store"
 	"github.com/bankmirror/bankmirror/internal/ui"
 )
@@ -296,5 +298,43 @@ notify = ["phone"]
 	}
 	if !strings.Contains(netflix, `<span class="note rule-local">(1 action <bdi>`+seventh+`</bdi>)</span>`) {
 		t.Errorf("netflix is tv does not show its 7th tag as a note: %s", netflix)
+	}
+}
+
+// cancelledAfter is a context cancelled from its n-th look on: the
+// visitor leaving while the page counts.
+type cancelledAfter struct {
+	context.Context
+	n int
+}
+
+func (c *cancelledAfter) Err() error {
+	if c.n--; c.n <= 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// When the visitor leaves, the rules page stops counting at once, inside
+// its batch of transactions, and gives the context's error (the page
+// then returns, freeing its heavy-page slot).
+func TestRulesPageStopsWhenTheVisitorLeaves(t *testing.T) {
+	st, err := store.OpenReadOnly(context.Background(), mirrorPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	set, err := rules.Parse("rules.toml", []byte("[[rule]]\nname = \"every number\"\nwhen = 'all(1..1000, {# > 0})'\ntags = [\"x\"]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := ui.MatchRules(context.Background(), st, melbourne, set, "2000-01-01"); err != nil || n == 0 {
+		t.Fatalf("counting with the visitor there: %d transactions read, %v", n, err)
+	}
+	// Cancelled at the 50th look: past the few of the mirror's reads,
+	// within the first transactions' evaluation.
+	n, err := ui.MatchRules(&cancelledAfter{Context: context.Background(), n: 50}, st, melbourne, set, "2000-01-01")
+	if !errors.Is(err, context.Canceled) || n != 0 {
+		t.Fatalf("the visitor gone: %d transactions read, error %v; want none and context.Canceled", n, err)
 	}
 }
