@@ -43,10 +43,6 @@ func (d *Dispatcher) transactionMessage(t store.RuleTransaction) Message {
 	} else {
 		who = strings.ToUpper(who[:1]) + who[1:]
 	}
-	verb := "spent"
-	if t.AmountBaseUnits > 0 {
-		verb = "received"
-	}
 	when := t.CreatedLocal
 	if lt, err := time.Parse("2006-01-02 15:04:05", t.CreatedLocal); err == nil {
 		when = lt.Format("Mon 2 Jan 15:04")
@@ -57,7 +53,7 @@ func (d *Dispatcher) transactionMessage(t store.RuleTransaction) Message {
 	}
 	m := Message{
 		Title:         fmt.Sprintf("%s %s", shorten(t.Description, 60), amount),
-		Message:       fmt.Sprintf("%s %s %s at %s, %s%s, %s.", who, verb, strings.TrimPrefix(amount, "-"), shorten(t.Description, 120), when, held, t.AccountName),
+		Message:       fmt.Sprintf("%s %s, %s%s, %s.", who, whatHappened(t, strings.TrimPrefix(amount, "-")), when, held, t.AccountName),
 		TransactionID: t.ID,
 		Amount:        t.AmountValue,
 		Person:        t.Person,
@@ -67,3 +63,40 @@ func (d *Dispatcher) transactionMessage(t store.RuleTransaction) Message {
 	}
 	return m
 }
+
+// whatHappened says what the money did, after who: "moved" between own
+// accounts, "paid" to a person (of the household or by a payment), "spent
+// at" elsewhere; "received" for money in.
+func whatHappened(t store.RuleTransaction, amount string) string {
+	in := t.AmountBaseUnits > 0
+	other := shorten(t.Description, 120)
+	switch {
+	case t.TransferAccountID != "":
+		account := t.TransferAccountName
+		if account == "" {
+			account = "another account"
+		}
+		if in {
+			return fmt.Sprintf("moved %s in from %s", amount, shorten(account, 120))
+		}
+		return fmt.Sprintf("moved %s to %s", amount, shorten(account, 120))
+	case t.HouseholdTransferID != "":
+		if p := t.HouseholdTransferPerson; p != "" {
+			other = strings.ToUpper(p[:1]) + p[1:]
+		}
+		if in {
+			return fmt.Sprintf("was paid %s by %s", amount, other)
+		}
+		return fmt.Sprintf("paid %s %s", other, amount)
+	case in:
+		return fmt.Sprintf("received %s from %s", amount, other)
+	case paymentTypes[t.TransactionType]:
+		return fmt.Sprintf("paid %s %s", other, amount)
+	default:
+		return fmt.Sprintf("spent %s at %s", amount, other)
+	}
+}
+
+// paymentTypes are the bank's transactionType of a payment to a person
+// rather than a purchase.
+var paymentTypes = map[string]bool{"Pay Anyone": true, "Osko Payment": true, "Scheduled Transfer": true}
