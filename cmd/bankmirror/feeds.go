@@ -122,13 +122,6 @@ func (a *app) feedsList() error {
 	return tw.Flush()
 }
 
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
 func (a *app) feedsStatus(ctx context.Context) error {
 	f, err := a.readFeeds(false)
 	if err != nil {
