@@ -3,12 +3,14 @@ package alerts
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
 	"github.com/bankmirror/bankmirror/internal/money"
 	"github.com/bankmirror/bankmirror/internal/rules"
 	"github.com/bankmirror/bankmirror/internal/store"
+	"github.com/bankmirror/bankmirror/internal/textsafe"
 )
 
 var _ rules.Notifier = (*Dispatcher)(nil)
@@ -38,7 +40,7 @@ func (d *Dispatcher) transactionMessage(t store.RuleTransaction) Message {
 	if who == "" {
 		who = "Someone"
 		if t.AccountName != "" {
-			who = t.AccountName
+			who = textsafe.Line(t.AccountName)
 		}
 	} else {
 		who = strings.ToUpper(who[:1]) + who[1:]
@@ -56,14 +58,14 @@ func (d *Dispatcher) transactionMessage(t store.RuleTransaction) Message {
 		held = " (held)"
 	}
 	m := Message{
-		Title:         fmt.Sprintf("%s %s", shorten(t.Description, 60), amount),
-		Message:       fmt.Sprintf("%s %s %s at %s, %s%s, %s.", who, verb, strings.TrimPrefix(amount, "-"), shorten(t.Description, 120), when, held, t.AccountName),
+		Title:         fmt.Sprintf("%s %s", textsafe.Cut(t.Description, 60), amount),
+		Message:       fmt.Sprintf("%s %s %s at %s, %s%s, %s.", who, verb, strings.TrimPrefix(amount, "-"), textsafe.Cut(t.Description, 120), when, held, textsafe.Line(t.AccountName)),
 		TransactionID: t.ID,
 		Amount:        t.AmountValue,
 		Person:        t.Person,
 	}
 	if u := d.Settings().DashboardURL; u != "" {
-		m.DashboardURL = u + "/transactions/" + t.ID
+		m.DashboardURL = u + "/transactions/" + url.PathEscape(t.ID)
 	}
 	return m
 }
