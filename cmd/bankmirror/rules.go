@@ -11,6 +11,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/cli"
 	"github.com/bankmirror/bankmirror/internal/rules"
 	"github.com/bankmirror/bankmirror/internal/store"
+	"github.com/bankmirror/bankmirror/internal/textsafe"
 	"github.com/bankmirror/bankmirror/internal/writeback"
 )
 
@@ -127,7 +128,7 @@ func (a *app) rulesPreview(ctx context.Context, since string) error {
 		for _, c := range changes {
 			for _, act := range c.Actions {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", dateOf(c.Tx.CreatedLocal), shorten(c.Tx.Description, 40),
-					formatMoney(c.Tx.AmountBaseUnits, c.Tx.Currency), describeAction(c.Tx, act), act.Rule)
+					formatMoney(c.Tx.AmountBaseUnits, c.Tx.Currency), textsafe.Line(describeAction(c.Tx, act)), act.Rule)
 			}
 		}
 		return nil
@@ -168,13 +169,9 @@ func dateOf(local string) string {
 	return local
 }
 
-func shorten(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}
+// shorten is s for a terminal: one line, what is hidden shown as
+// ⟨U+XXXX⟩, cut to n characters.
+func shorten(s string, n int) string { return textsafe.Cut(s, n) }
 
 func checkDate(d string) error {
 	if d == "" {
@@ -292,37 +289,4 @@ func (a *app) alertsTest(ctx context.Context, channel string) error {
 	}
 	fmt.Fprintf(a.stdout, "sent a test alert to %s\n", channel)
 	return nil
-}
-
-func (a *app) alertsList(ctx context.Context) error {
-	st, err := a.openExistingReadOnly(ctx)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	counts, err := st.AlertCountsByChannel(ctx)
-	if err != nil {
-		return err
-	}
-	tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "CHANNEL\tSENT\tPENDING\tFAILED")
-	for _, c := range counts {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\n", c.Channel, c.Sent, c.Pending, c.Failed)
-	}
-	fmt.Fprintln(tw, "\nCREATED\tCHANNEL\tKIND\tSTATE\tTITLE")
-	recent, err := st.RecentAlerts(ctx, 20)
-	if err != nil {
-		return err
-	}
-	for _, al := range recent {
-		state := "pending"
-		switch {
-		case al.SentAt != "":
-			state = "sent"
-		case al.FailedAt != "":
-			state = "failed: " + shorten(al.Error, 40)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", al.CreatedAt, al.Channel, al.Kind, state, shorten(al.Title, 50))
-	}
-	return tw.Flush()
 }

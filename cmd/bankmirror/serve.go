@@ -247,7 +247,7 @@ func (m *Daemon) openHousehold(ctx context.Context) error {
 		NewClient: func(p household.Person) *bank.Client {
 			observe := m.Health.TokenChanged
 			if several {
-				observe = m.Health.PersonTokenChanged(p.Name)
+				observe = m.Health.PersonTokenChanged(p.Name, tokenAdvice(m.Environ, p.Name))
 			}
 			return bank.New(m.Config.APIURL, p.Token, bank.WithHourlyBudget(m.Config.RequestsPerHour),
 				bank.WithReserve(m.Config.BudgetReserve), bank.WithLogger(m.Log.With().Str(logfield.Person, p.Name).Logger()),
