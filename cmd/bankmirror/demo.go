@@ -93,7 +93,8 @@ func (a *app) demo(ctx context.Context, o demoOptions) error {
 
 	// The daemon itself, on a free loopback port, with every person's
 	// token; it runs a full sync at start because the mirror is empty.
-	cfg := a.cfg
+	// Its rules, channels and alerts are only those given explicitly.
+	cfg, _ := withoutSystemRules(a.cfg)
 	cfg.APIURL, cfg.Token, cfg.DB, cfg.Listen = apiURL, sim.Token(), o.db, "127.0.0.1:0"
 	cfg.SyncSchedule, cfg.ReconcileSchedule = "@every 1000h", "@every 1000h"
 	cfg.AdminListen = adminOff // the demo serves no one but itself

@@ -47,7 +47,7 @@ func (a *app) serve(ctx context.Context, _ []string) error {
 	if err != nil {
 		return err
 	}
-	m := NewDaemon(a.cfg, a.log)
+	m := NewDaemon(a.daemonConfig(), a.log)
 	m.Environ = a.environ
 	m.People = householdPeople(people)
 	// SIGHUP (kill -HUP; systemctl reload, ExecReload=) reads the tokens again.
