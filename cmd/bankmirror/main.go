@@ -77,7 +77,7 @@ func run(ctx context.Context, args []string, environ map[string]string, stdout, 
 	}
 	var shown *reportedError
 	if !errors.As(err, &shown) {
-		fmt.Fprintln(stderr, "bankmirror:", err)
+		fmt.Fprintln(stderr, "bankmirror:", shownError(err))
 	}
 	var ce *configError
 	if errors.As(err, &ce) || errors.As(err, new(badConfig)) || errors.Is(err, errUsage) {

@@ -333,36 +333,3 @@ func (a *app) alertsTest(ctx context.Context, channel string) error {
 	fmt.Fprintf(a.stdout, "sent a test alert to %s\n", channel)
 	return nil
 }
-
-func (a *app) alertsList(ctx context.Context) error {
-	st, err := a.openExistingReadOnly(ctx)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	counts, err := st.AlertCountsByChannel(ctx)
-	if err != nil {
-		return err
-	}
-	tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "CHANNEL\tSENT\tPENDING\tFAILED")
-	for _, c := range counts {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\n", c.Channel, c.Sent, c.Pending, c.Failed)
-	}
-	fmt.Fprintln(tw, "\nCREATED\tCHANNEL\tKIND\tSTATE\tTITLE")
-	recent, err := st.RecentAlerts(ctx, 20)
-	if err != nil {
-		return err
-	}
-	for _, al := range recent {
-		state := "pending"
-		switch {
-		case al.SentAt != "":
-			state = "sent"
-		case al.FailedAt != "":
-			state = "failed: " + textsafe.Cut(al.Error, 40)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", al.CreatedAt, al.Channel, al.Kind, state, textsafe.Cut(al.Title, 50))
-	}
-	return tw.Flush()
-}

@@ -3,12 +3,14 @@ package alerts
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
 	"github.com/bankmirror/bankmirror/internal/money"
 	"github.com/bankmirror/bankmirror/internal/rules"
 	"github.com/bankmirror/bankmirror/internal/store"
+	"github.com/bankmirror/bankmirror/internal/textsafe"
 )
 
 var _ rules.Notifier = (*Dispatcher)(nil)
@@ -38,7 +40,7 @@ func (d *Dispatcher) transactionMessage(t store.RuleTransaction) Message {
 	if who == "" {
 		who = "Someone"
 		if t.AccountName != "" {
-			who = t.AccountName
+			who = textsafe.Line(t.AccountName)
 		}
 	} else {
 		who = strings.ToUpper(who[:1]) + who[1:]
@@ -52,14 +54,14 @@ func (d *Dispatcher) transactionMessage(t store.RuleTransaction) Message {
 		held = " (held)"
 	}
 	m := Message{
-		Title:         fmt.Sprintf("%s %s", shorten(t.Description, 60), amount),
-		Message:       fmt.Sprintf("%s %s, %s%s, %s.", who, whatHappened(t, strings.TrimPrefix(amount, "-")), when, held, t.AccountName),
+		Title:         fmt.Sprintf("%s %s", textsafe.Cut(t.Description, 60), amount),
+		Message:       fmt.Sprintf("%s %s, %s%s, %s.", who, whatHappened(t, strings.TrimPrefix(amount, "-")), when, held, textsafe.Line(t.AccountName)),
 		TransactionID: t.ID,
 		Amount:        t.AmountValue,
 		Person:        t.Person,
 	}
 	if u := d.Settings().DashboardURL; u != "" {
-		m.DashboardURL = u + "/transactions/" + t.ID
+		m.DashboardURL = u + "/transactions/" + url.PathEscape(t.ID)
 	}
 	return m
 }
@@ -69,7 +71,7 @@ func (d *Dispatcher) transactionMessage(t store.RuleTransaction) Message {
 // at" elsewhere; "received" for money in.
 func whatHappened(t store.RuleTransaction, amount string) string {
 	in := t.AmountBaseUnits > 0
-	other := shorten(t.Description, 120)
+	other := textsafe.Cut(t.Description, 120)
 	switch {
 	case t.TransferAccountID != "":
 		account := t.TransferAccountName
@@ -77,9 +79,9 @@ func whatHappened(t store.RuleTransaction, amount string) string {
 			account = "another account"
 		}
 		if in {
-			return fmt.Sprintf("moved %s in from %s", amount, shorten(account, 120))
+			return fmt.Sprintf("moved %s in from %s", amount, textsafe.Cut(account, 120))
 		}
-		return fmt.Sprintf("moved %s to %s", amount, shorten(account, 120))
+		return fmt.Sprintf("moved %s to %s", amount, textsafe.Cut(account, 120))
 	case t.HouseholdTransferID != "":
 		if p := t.HouseholdTransferPerson; p != "" {
 			other = strings.ToUpper(p[:1]) + p[1:]
