@@ -68,6 +68,18 @@ func TestServeAgainstTheSimulatorReadsNoSystemRules(t *testing.T) {
 			if (got == path) != c.wantRules || (!c.wantRules && got != "") {
 				t.Errorf("rules file %q; want the system's read: %t", got, c.wantRules)
 			}
+			// The system's feeds file likewise (it is the household's real
+			// budget), unless given.
+			feedsPath := filepath.Join(env["CONFIGURATION_DIRECTORY"], "feeds.toml")
+			if c.explicit {
+				env["BANKMIRROR_FEEDS_FILE"] = feedsPath
+				cfg, err = loadConfig(env)
+				must(t, err)
+				a = &app{cfg: cfg, environ: env}
+			}
+			if f := a.daemonConfig().FeedsFile; (f == feedsPath) != c.wantRules || (!c.wantRules && f != "") {
+				t.Errorf("feeds file %q; want the system's read: %t", f, c.wantRules)
+			}
 		})
 	}
 }
