@@ -1,5 +1,5 @@
-// Command bankmirror keeps an exact, queryable copy of one bank customer's
-// data in a local SQLite file.
+// Command bankmirror keeps an exact, queryable copy of the data of a bank
+// customer or a household in a local SQLite file.
 package main
 
 import (
