@@ -35,6 +35,7 @@ Every setting is a BANKMIRROR_* environment variable (see ENVIRONMENT); a missin
 			a.categoriesCommand(),
 			a.tagCommand(),
 			a.rulesCommand(),
+			a.feedsCommand(),
 			a.alertsCommand(),
 			a.exportCommand(),
 			a.uiCommand(),

@@ -7,6 +7,8 @@ import (
 
 	"github.com/bankmirror/bankmirror/internal/cli"
 	"github.com/bankmirror/bankmirror/internal/config"
+	"github.com/bankmirror/bankmirror/internal/feeds"
+	"github.com/bankmirror/bankmirror/internal/textsafe"
 )
 
 func (a *app) configCommand(env []cli.Var) *cli.Command {
@@ -36,6 +38,7 @@ func (a *app) config(context.Context, []string) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	a.configFeeds()
 	if len(a.setAside) == 0 {
 		return nil
 	}
@@ -43,4 +46,35 @@ func (a *app) config(context.Context, []string) error {
 		fmt.Fprintln(a.stderr, "bankmirror:", ce)
 	}
 	return &exitCode{2}
+}
+
+// configFeeds prints each feed of the feeds file, without its secret:
+// where the secret comes from and whether it can be read.
+func (a *app) configFeeds() {
+	f, err := a.readFeeds(false)
+	if err != nil {
+		fmt.Fprintf(a.stdout, "\nfeeds: %v\n", err)
+		return
+	}
+	if len(f.Feeds) == 0 {
+		return
+	}
+	fmt.Fprintf(a.stdout, "\nfeeds (%s):\n", f.Path)
+	tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
+	for i := range f.Feeds {
+		fd := f.Feeds[i]
+		secret := "read from " + fd.SecretFile
+		one := &feeds.File{Path: f.Path, Feeds: []feeds.Feed{fd}}
+		if err := one.ReadSecrets(a.environ["CREDENTIALS_DIRECTORY"]); err != nil {
+			secret = "UNREADABLE: " + err.Error()
+		} else if fd.SecretFile == "" {
+			secret = "from " + one.Feeds[0].SecretFrom
+		}
+		fmt.Fprintf(tw, "  %s\t%s %s, budget %s, since %s\t(secret %s)\n", fd.Name, fd.Kind, orDash(fd.URL),
+			textsafe.Line(fd.Budget), orDash(fd.Since), secret)
+		for _, k := range fd.Accounts {
+			fmt.Fprintf(tw, "  \t%s → %s\t\n", textsafe.Line(k.Key), textsafe.Line(k.App))
+		}
+	}
+	_ = tw.Flush()
 }

@@ -97,6 +97,11 @@ func (a *app) demo(ctx context.Context, o demoOptions) error {
 	cfg.SyncSchedule, cfg.ReconcileSchedule = "@every 1000h", "@every 1000h"
 	cfg.AdminListen = adminOff // the demo serves no one but itself
 	cfg.PollInterval = 0
+	if !cfg.FeedsFileSet {
+		// The system's feeds are the household's real budget: the demo
+		// feeds none unless BANKMIRROR_FEEDS_FILE names a file.
+		cfg.FeedsFile = ""
+	}
 	if several && o.live {
 		cfg.PollInterval = demoPollInterval
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/cli"
 	"github.com/bankmirror/bankmirror/internal/config"
 	"github.com/bankmirror/bankmirror/internal/export"
+	"github.com/bankmirror/bankmirror/internal/feeds"
 	"github.com/bankmirror/bankmirror/internal/health"
 	"github.com/bankmirror/bankmirror/internal/household"
 	"github.com/bankmirror/bankmirror/internal/httpserver"
@@ -36,18 +37,26 @@ import (
 )
 
 func (a *app) serveCommand(env []cli.Var) *cli.Command {
-	return &cli.Command{Name: "serve", Env: env,
-		Summary: "run the daemon: webhook receiver, event worker, sync schedule and admin listener",
-		Detail:  "SIGTERM or SIGINT stops it cleanly (a second signal forces); SIGHUP reads the tokens again.",
-		Run:     a.configured(a.serve)}
+	fs := newFlags("serve")
+	noFeeds := fs.Bool("no-feeds", false, "feed no budgeting app (bankmirror-feeds.service runs `bankmirror feeds serve` beside it)")
+	return &cli.Command{Name: "serve", Env: env, Synopsis: "[--no-feeds]", Flags: fs,
+		Summary: "run the daemon: webhook receiver, event worker, sync schedule, feeds and admin listener",
+		Detail:  "SIGTERM or SIGINT stops it cleanly (a second signal forces); SIGHUP reads the tokens, the rules file and the feeds file again.",
+		Run: a.configured(func(ctx context.Context, args []string) error {
+			return a.serve(ctx, !*noFeeds)
+		})}
 }
 
-func (a *app) serve(ctx context.Context, _ []string) error {
+func (a *app) serve(ctx context.Context, withFeeds bool) error {
 	people, err := a.members()
 	if err != nil {
 		return err
 	}
-	m := NewDaemon(a.cfg, a.log)
+	cfg := a.cfg
+	if !withFeeds {
+		cfg.FeedsFile, cfg.FeedsFileSet = "", false
+	}
+	m := NewDaemon(cfg, a.log)
 	m.Environ = a.environ
 	m.People = householdPeople(people)
 	// SIGHUP (kill -HUP; systemctl reload, ExecReload=) reads the tokens again.
@@ -76,6 +85,9 @@ type Daemon struct {
 	// OnRulesRound, if set before Open, is called after each round of the
 	// rules engine.
 	OnRulesRound func(error)
+	// OnFeedRound, if set before Open, is called after each round of a
+	// feed.
+	OnFeedRound func(feed string, err error)
 	// SyncProgress, if set before Open, receives the progress of syncs.
 	SyncProgress func(replica.Progress)
 	// InitialSyncDone is closed when the start-up sync (if any) is over.
@@ -105,8 +117,10 @@ type Daemon struct {
 	Metrics   *admin.Metrics
 	// Rules applies the rules file as transactions arrive; Alerts delivers
 	// what it and watcher (the built-in alerts) ask to be told.
-	Rules   *rules.Engine
-	Alerts  *alerts.Dispatcher
+	Rules  *rules.Engine
+	Alerts *alerts.Dispatcher
+	// Feeds feeds the budgeting apps of the feeds file.
+	Feeds   *feeds.Engine
 	watcher *alerts.Watcher
 
 	http   *httpserver.Server
@@ -196,6 +210,9 @@ func (m *Daemon) Open(ctx context.Context) error {
 	if err := m.openRules(ctx); err != nil {
 		return err
 	}
+	if err := m.openFeeds(ctx); err != nil {
+		return err
+	}
 	if err := m.openReceiver(ctx); err != nil {
 		return err
 	}
@@ -219,6 +236,7 @@ func (m *Daemon) Open(ctx context.Context) error {
 	}
 	m.startPolls()
 	m.startRules()
+	m.startFeeds()
 	m.bg.Go(func() { m.Health.Run(m.bgCtx) })
 	if err := m.openAdmin(ctx); err != nil {
 		return err
@@ -333,6 +351,7 @@ func (m *Daemon) syncEnded(replica.Result, error) {
 	if m.Rules != nil {
 		m.Rules.Wake()
 	}
+	m.wakeFeeds()
 }
 
 // eventApplied counts an event the worker applied, wakes the receipts
@@ -342,6 +361,7 @@ func (m *Daemon) eventApplied(e store.InboxEvent, c store.Change) {
 	if m.Rules != nil {
 		m.Rules.Wake()
 	}
+	m.wakeFeeds()
 	m.Metrics.Applied()
 	if m.OnEventApplied != nil {
 		m.OnEventApplied(e, c)
@@ -494,6 +514,7 @@ func (m *Daemon) syncing() string {
 // all, change nothing. SIGHUP calls it.
 func (m *Daemon) Reload() error {
 	m.reloadRules(context.Background())
+	m.reloadFeeds(context.Background())
 	people, err := config.People(m.Environ)
 	if err == nil && len(people) == 0 {
 		err = &configError{envPrefix + "TOKEN", errors.New("not set: set BANKMIRROR_TOKEN_FILE to a file holding the token, or BANKMIRROR_TOKENS_DIR to a household's tokens")}

@@ -11,6 +11,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/cli"
 	"github.com/bankmirror/bankmirror/internal/config"
+	"github.com/bankmirror/bankmirror/internal/feeds"
 	"github.com/bankmirror/bankmirror/internal/household"
 	"github.com/bankmirror/bankmirror/internal/logfield"
 	"github.com/bankmirror/bankmirror/internal/receipts"
@@ -21,15 +22,16 @@ import (
 func (a *app) syncCommand() *cli.Command {
 	fs := newFlags("sync")
 	full := fs.Bool("full", false, "list everything and reconcile deletions (default: incremental)")
-	return &cli.Command{Name: "sync", Synopsis: "[--full]", Flags: fs,
+	noFeeds := fs.Bool("no-feeds", false, "do not push to the feeds of the feeds file after the sync")
+	return &cli.Command{Name: "sync", Synopsis: "[--full] [--no-feeds]", Flags: fs,
 		Summary: "one sync now: incremental, or --full for a complete reconciliation",
 		Detail: `The summary line goes to stdout, the log to stderr (JSON lines unless stderr is
 a terminal, where a live progress line shows too), so that a script keeps them apart:
   bankmirror sync >>sync-summaries.txt 2>>sync.log`,
-		Run: a.configured(func(ctx context.Context, _ []string) error { return a.sync(ctx, *full) })}
+		Run: a.configured(func(ctx context.Context, _ []string) error { return a.sync(ctx, *full, !*noFeeds) })}
 }
 
-func (a *app) sync(ctx context.Context, full bool) error {
+func (a *app) sync(ctx context.Context, full, pushFeeds bool) error {
 	people, err := a.members()
 	if err != nil {
 		return err
@@ -47,15 +49,39 @@ func (a *app) sync(ctx context.Context, full bool) error {
 		return err
 	}
 	printResult(a.stdout, res)
-	if a.cfg.AttachmentsDir == "" {
-		return nil
+	var errs []error
+	if a.cfg.AttachmentsDir != "" {
+		r, err := a.receipts(h, st).Fetch(ctx)
+		fmt.Fprintf(a.stdout, "receipts: %d saved, %d refused (see attachments.download_error)\n", r.Saved, r.Failed)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("receipts: %w", err))
+		}
 	}
-	r, err := a.receipts(h, st).Fetch(ctx)
-	fmt.Fprintf(a.stdout, "receipts: %d saved, %d refused (see attachments.download_error)\n", r.Saved, r.Failed)
+	if pushFeeds {
+		errs = append(errs, a.pushAllFeeds(ctx, st))
+	}
+	return errors.Join(errs...)
+}
+
+// pushAllFeeds pushes to every feed of the feeds file after a sync,
+// printing a line each; a feed that fails is said and the others go on.
+func (a *app) pushAllFeeds(ctx context.Context, st *store.Store) error {
+	f, err := a.readFeeds(true)
 	if err != nil {
-		return fmt.Errorf("receipts: %w", err)
+		return fmt.Errorf("feeds: %w", err)
 	}
-	return nil
+	e := a.feedEngine(st, f)
+	var errs []error
+	for i := range f.Feeds {
+		fd := &f.Feeds[i]
+		rep, err := e.Push(ctx, fd, feeds.PushOptions{})
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		fmt.Fprintf(a.stdout, "feed %s: %d created, %d updated, %d deleted\n", fd.Name, rep.Created, rep.Updated, rep.Deleted)
+	}
+	return errors.Join(errs...)
 }
 
 // receipts is the downloader of receipts' files into BANKMIRROR_ATTACHMENTS_DIR.

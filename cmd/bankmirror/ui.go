@@ -122,6 +122,7 @@ func serveDashboard(ctx context.Context, cfg Config, st *store.Store, token, add
 	}
 	h, err := ui.New(st, ui.Options{Token: token, Location: loc, Export: st.Reader(), Log: log, AttachmentsDir: cfg.AttachmentsDir,
 		OnRefused: onRefused, RulesFile: cfg.RulesFile, RulesFileSet: cfg.RulesFileSet,
+		FeedsFile: cfg.FeedsFile, FeedsFileSet: cfg.FeedsFileSet,
 		Status: func(ctx context.Context) (health.Status, error) {
 			return health.GatherStatus(ctx, st, statusOptions(cfg))
 		}})

@@ -76,6 +76,14 @@ type Config struct {
 	// says the variable named it (a default that is missing is no rules).
 	RulesFile    string `env:"RULES_FILE"`
 	RulesFileSet bool   `env:"-"`
+	// FeedsFile is the feeds file (the budgeting apps fed, TOML);
+	// FeedsFileSet says the variable named it (a default that is missing
+	// is no feeds).
+	FeedsFile    string `env:"FEEDS_FILE"`
+	FeedsFileSet bool   `env:"-"`
+	// Node and NPM are the programs that run and install Actual's client.
+	Node string `env:"NODE"`
+	NPM  string `env:"NPM"`
 	// PollInterval is how often accounts the bank sends no webhooks for
 	// (joint accounts) are polled; 0 turns polling off.
 	PollInterval      time.Duration `env:"POLL_INTERVAL"`
@@ -349,6 +357,11 @@ func defaultDB(environ map[string]string) string {
 // $CONFIGURATION_DIRECTORY under systemd, else /etc/bankmirror.
 func defaultRulesFile(environ map[string]string) string {
 	return inSystemdDir(environ, "CONFIGURATION_DIRECTORY", "rules.toml", "/etc/bankmirror/rules.toml")
+}
+
+// defaultFeedsFile is feeds.toml where rules.toml is looked for.
+func defaultFeedsFile(environ map[string]string) string {
+	return inSystemdDir(environ, "CONFIGURATION_DIRECTORY", "feeds.toml", "/etc/bankmirror/feeds.toml")
 }
 
 // inSystemdDir is file in the directory systemd names in dirVar (the

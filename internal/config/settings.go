@@ -364,6 +364,31 @@ var Settings = []Setting{
 		},
 	},
 	{
+		Name:          "FEEDS_FILE",
+		DefaultDoc:    "$CONFIGURATION_DIRECTORY/feeds.toml if CONFIGURATION_DIRECTORY is set, else /etc/bankmirror/feeds.toml",
+		Doc:           "the feeds file (TOML): the budgeting apps (Actual Budget, YNAB) the mirror's transactions are fed to; a missing default file is no feeds. serve reads it again on SIGHUP, keeping the feeds in use when the file is bad",
+		Manual:        "the feeds file (TOML, see [docs/feeds.md](feeds.md)): the budgeting apps (Actual Budget, YNAB) the mirror's transactions are fed to, and which bank account goes to which account of the app. A missing file at the default path means no feeds; a file this variable names must exist. `serve` reads it again on SIGHUP; a bad file keeps the feeds in use and says why in one line (`file:line: what`)",
+		ManualDefault: "`$CONFIGURATION_DIRECTORY/feeds.toml` if set, else `/etc/bankmirror/feeds.toml`",
+		Example:       "/etc/bankmirror/feeds.toml",
+		load: func(c *Config, environ map[string]string) error {
+			c.FeedsFileSet = c.FeedsFile != ""
+			if c.FeedsFile == "" {
+				c.FeedsFile = defaultFeedsFile(environ)
+			}
+			return nil
+		},
+	},
+	{
+		Name:    "NODE",
+		Default: "node",
+		Doc:     "the Node.js (22 or later) that runs Actual Budget's client for an actual feed: a path, or a name looked up on PATH",
+	},
+	{
+		Name:    "NPM",
+		Default: "npm",
+		Doc:     "the npm that `bankmirror feeds setup` installs Actual Budget's client with: a path, or a name looked up on PATH",
+	},
+	{
 		Name:    "POLL_INTERVAL",
 		Default: "5m",
 		Doc:     "how often the accounts the bank sends no webhook events for (2Up joint accounts) are polled for new transactions; 0 turns polling off",

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/bankmirror/bankmirror/internal/replica"
+	"github.com/bankmirror/bankmirror/internal/store"
 )
 
 // Level is how bad a check's finding is.
@@ -116,6 +117,8 @@ type Facts struct {
 	// BankOutage, when its Syncs is above 0, is the syncs that failed in
 	// a row because the bank or the network did.
 	BankOutage replica.Outage
+	// FailingFeeds are the feeds whose last round failed.
+	FailingFeeds []store.FailingFeed
 }
 
 // Daemon is what `bankmirror status` knows of the daemon.
@@ -215,7 +218,7 @@ func Evaluate(f Facts, r Rules) []Check {
 		add(CheckDeliveries, Degraded, false, "the bank could not deliver %d webhook events in the last %s (see `bankmirror webhook logs`): is the webhook URL reachable?",
 			f.Undelivered, Age(f.UndeliveredWindow))
 	}
-	return out
+	return append(out, feedChecks(f.Now, f.FailingFeeds)...)
 }
 
 // LastSyncs is "the last sync", or "the last 3 syncs".

@@ -30,6 +30,7 @@ type monitorStore interface {
 	InboxHealth(ctx context.Context, maxAttempts int) (store.InboxHealth, error)
 	CountTransactions(ctx context.Context) (int64, error)
 	GetState(ctx context.Context, key string, v any) (time.Time, bool, error)
+	FailingFeeds(ctx context.Context) ([]store.FailingFeed, error)
 }
 
 var _ monitorStore = (*store.Store)(nil)
@@ -241,6 +242,8 @@ func (m *Monitor) gather(ctx context.Context, probeErr error) Snapshot {
 	errs = append(errs, err)
 	outage, err := readOutage(ctx, m.cfg.Store)
 	errs = append(errs, err)
+	failingFeeds, err := m.cfg.Store.FailingFeeds(ctx)
+	errs = append(errs, err)
 	if err := errors.Join(errs...); err != nil {
 		probeErr = errors.Join(probeErr, fmt.Errorf("read the mirror: %w", err))
 	}
@@ -255,7 +258,7 @@ func (m *Monitor) gather(ctx context.Context, probeErr error) Snapshot {
 		LastSync: last, Syncing: m.cfg.Syncing(),
 		TokenRejected: tok.Rejected, TokenRejectedAt: tok.RejectedAt,
 		Pending: inbox.Pending, Stuck: inbox.Stuck, OldestPending: inbox.OldestPending,
-		BankOutage: outage,
+		BankOutage: outage, FailingFeeds: failingFeeds,
 	}
 	if m.cfg.People != nil {
 		s.Facts.People = m.cfg.People()

@@ -25,6 +25,7 @@ type statusStore interface {
 	Stats(ctx context.Context) (store.Stats, error)
 	RecentRuns(ctx context.Context, n int) ([]store.Run, error)
 	PeopleSummaries(ctx context.Context) ([]store.PersonSummary, error)
+	FailingFeeds(ctx context.Context) ([]store.FailingFeed, error)
 }
 
 var _ statusStore = (*store.Store)(nil)
@@ -242,6 +243,9 @@ func GatherStatus(ctx context.Context, st statusStore, o StatusOptions) (Status,
 		TokenRejected: s.Token.Rejected, TokenRejectedAt: s.Token.RejectedAt,
 		Undelivered: und.Events, UndeliveredWindow: o.UndeliveredWindow,
 		BankOutage: outage,
+	}
+	if f.FailingFeeds, err = st.FailingFeeds(ctx); err != nil {
+		return s, fmt.Errorf("read the mirror: %w", err)
 	}
 	if s.Daemon.Running {
 		s.Daemon.AdminExposed = rep.AdminExposed

@@ -53,6 +53,14 @@ const (
 	Op = "op"
 	// Lane is a lane of the bank's request budget.
 	Lane = "lane"
+	// Feed is a feed's name (the feeds file's [[feed]] name).
+	Feed = "feed"
+	// NextAttemptAt is when a failed thing is tried again.
+	NextAttemptAt = "next_attempt_at"
+	// Created and Updated count rows a feed wrote to its app (Deleted
+	// those it removed).
+	Created = "created"
+	Updated = "updated"
 )
 
 // Requests and their answers.
@@ -169,6 +177,8 @@ const (
 	// Rule is a rule's name in the rules file; Rules how many there are.
 	Rule  = "rule"
 	Rules = "rules"
+	// Feeds counts the feeds of the feeds file.
+	Feeds = "feeds"
 	// Applications is how many actions rules took in a batch.
 	Applications = "applications"
 	// Channel is an alert channel's name in the rules file.

@@ -73,15 +73,28 @@ func (s *Store) IncomeByMonth(ctx context.Context, from, to string) (map[string]
 type AccountBalance struct {
 	ID, Name, Type, Currency string
 	Cents                    int64
+	// People are the names of the people who see the account
+	// (v_account_people.people), sorted: whose it is in a household, where
+	// two people's accounts can have the same name. Empty when none is
+	// recorded.
+	People []string
 }
 
 // AccountBalances lists the accounts with their balances, as the bank
 // last reported them.
 func (s *Store) AccountBalances(ctx context.Context) ([]AccountBalance, error) {
 	return queryAll(ctx, s.ro, "account balances", func(r *sql.Rows, a *AccountBalance) error {
-		return r.Scan(&a.ID, &a.Name, &a.Type, &a.Currency, &a.Cents)
-	}, `SELECT id, display_name, account_type, balance_currency, balance_base_units
-		FROM accounts ORDER BY account_type = 'HOME_LOAN', account_type = 'SAVER', display_name`)
+		var people string
+		if err := r.Scan(&a.ID, &a.Name, &a.Type, &a.Currency, &a.Cents, &people); err != nil {
+			return err
+		}
+		if people != "" {
+			a.People = strings.Split(people, ",")
+		}
+		return nil
+	}, `SELECT id, display_name, account_type, balance_currency, balance_base_units,
+		coalesce((SELECT people FROM v_account_people v WHERE v.account_id = a.id), '')
+		FROM accounts a ORDER BY account_type = 'HOME_LOAN', account_type = 'SAVER', display_name, id`)
 }
 
 // DailyBalance is one row of v_daily_balances.
@@ -132,6 +145,10 @@ type TxRow struct {
 	CategoryID, CategoryPath, Tags, Currency               string
 	Cents, Epoch                                           int64
 	Person                                                 string // who made it (v_transactions.person); "" when not known
+	// HouseholdTransferID is the other side of a household transfer
+	// (v_transactions.household_transfer_id): money one person of the
+	// household paid another. "" for any other transaction.
+	HouseholdTransferID string
 }
 
 // TxList is a page of transactions, and the count and sum of all that match.
@@ -142,11 +159,11 @@ type TxList struct {
 
 const txRowColumns = `id, coalesce(created_local, created_at), description, account_id, coalesce(account_name, account_id), status,
 	coalesce(category_id, ''), coalesce(category_path, ''), coalesce(tags, ''), currency, amount_base_units, coalesce(created_epoch, 0),
-	coalesce(person, '')`
+	coalesce(person, ''), coalesce(household_transfer_id, '')`
 
 func scanTxRow(r *sql.Rows, t *TxRow) error {
 	return r.Scan(&t.ID, &t.Local, &t.Description, &t.AccountID, &t.AccountName, &t.Status,
-		&t.CategoryID, &t.CategoryPath, &t.Tags, &t.Currency, &t.Cents, &t.Epoch, &t.Person)
+		&t.CategoryID, &t.CategoryPath, &t.Tags, &t.Currency, &t.Cents, &t.Epoch, &t.Person, &t.HouseholdTransferID)
 }
 
 // ListTransactions is the transactions f selects, newest first, at most
@@ -329,7 +346,7 @@ func (s *Store) TransactionDetail(ctx context.Context, id string) (TxDetail, err
 		coalesce(foreign_amount_value, ''), coalesce(foreign_amount_currency, ''), coalesce(transfer_account_name, ''),
 		coalesce(attachment_id, '') FROM v_transactions WHERE id = ?`, id).Scan(
 		&d.ID, &d.Local, &d.Description, &d.AccountID, &d.AccountName, &d.Status,
-		&d.CategoryID, &d.CategoryPath, &d.Tags, &d.Currency, &d.Cents, &d.Epoch, &d.Person,
+		&d.CategoryID, &d.CategoryPath, &d.Tags, &d.Currency, &d.Cents, &d.Epoch, &d.Person, &d.HouseholdTransferID,
 		&d.Message, &d.Note, &d.RawText, &d.Settled, &d.Type, &d.CardMethod,
 		&d.ForeignAmount, &d.ForeignCurrency, &d.TransferAccount, &d.AttachmentID)
 	switch {
@@ -367,9 +384,19 @@ func (s *Store) HeldTransactions(ctx context.Context, n int) ([]TxRow, error) {
 	// The ids first, in the order of transactions_held_created: the
 	// view's tag lists and joins would be computed for every HELD
 	// transaction before the sort.
-	const oldest = " ORDER BY unixepoch(created_at, 'subsec')"
+	const oldest = " ORDER BY " + heldOrder
 	return queryAll(ctx, s.ro, "held transactions", scanTxRow, "SELECT "+txRowColumns+` FROM v_transactions
 		WHERE id IN (SELECT id FROM transactions WHERE status = 'HELD'`+oldest+` LIMIT ?)`+oldest, n)
+}
+
+// PersonHeldTransactions lists up to n HELD transactions on the accounts
+// person sees (account_people), oldest first: theirs and, on an account
+// they share, the other's.
+func (s *Store) PersonHeldTransactions(ctx context.Context, person string, n int) ([]TxRow, error) {
+	const oldest = " ORDER BY " + heldOrder
+	return queryAll(ctx, s.ro, "held transactions of a person", scanTxRow, "SELECT "+txRowColumns+` FROM v_transactions
+		WHERE id IN (SELECT id FROM transactions WHERE status = 'HELD'
+			AND account_id IN (SELECT account_id FROM account_people WHERE person = ?)`+oldest+` LIMIT ?)`+oldest, person, n)
 }
 
 // Payment is what was paid to one payee (a description) in one month at

@@ -198,7 +198,7 @@ func (s *Store) OldestHeld(ctx context.Context) (*HeldTransaction, error) {
 	var h HeldTransaction
 	var created string
 	err := s.ro.QueryRowContext(ctx, `SELECT id, description, created_at FROM transactions WHERE status = 'HELD'
-		ORDER BY unixepoch(created_at, 'subsec') LIMIT 1`).Scan(&h.ID, &h.Description, &created)
+		ORDER BY `+heldOrder+` LIMIT 1`).Scan(&h.ID, &h.Description, &created)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}

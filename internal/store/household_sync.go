@@ -64,7 +64,7 @@ func (s *Store) AccountEdgesOf(ctx context.Context, account string) (AccountEdge
 	var newest, held sql.NullString
 	err := s.ro.QueryRowContext(ctx, `SELECT
 		(SELECT created_at FROM transactions WHERE account_id = ?1 ORDER BY unixepoch(created_at, 'subsec') DESC LIMIT 1),
-		(SELECT created_at FROM transactions WHERE account_id = ?1 AND status = 'HELD' ORDER BY unixepoch(created_at, 'subsec') LIMIT 1)`,
+		(SELECT created_at FROM transactions WHERE account_id = ?1 AND status = 'HELD' ORDER BY `+heldOrder+` LIMIT 1)`,
 		account).Scan(&newest, &held)
 	if err != nil {
 		return e, fmt.Errorf("newest transaction of account %s: %w", account, err)

@@ -291,8 +291,8 @@ func TestSearchCountsSumsAndPages(t *testing.T) {
 func TestOldestHeldReadFromTheirIndex(t *testing.T) {
 	s, _ := mustOpen(t)
 	for _, q := range []string{
-		"SELECT id FROM transactions WHERE status = 'HELD' ORDER BY unixepoch(created_at, 'subsec') LIMIT 20",
-		"SELECT id, description, created_at FROM transactions WHERE status = 'HELD' ORDER BY unixepoch(created_at, 'subsec') LIMIT 1",
+		"SELECT id FROM transactions WHERE status = 'HELD' ORDER BY " + heldOrder + " LIMIT 20",
+		"SELECT id, description, created_at FROM transactions WHERE status = 'HELD' ORDER BY " + heldOrder + " LIMIT 1",
 	} {
 		if plan := queryPlan(t, s, q); !strings.Contains(plan, "transactions_held_created") || strings.Contains(plan, "TEMP B-TREE") {
 			t.Errorf("%s: %s", q, plan)

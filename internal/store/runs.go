@@ -114,7 +114,7 @@ func (s *Store) Stats(ctx context.Context) (Stats, error) {
 		return st, fmt.Errorf("stats: %w", err)
 	}
 	err = s.ro.QueryRowContext(ctx, `SELECT id, created_at FROM transactions WHERE status = 'HELD'
-		ORDER BY unixepoch(created_at, 'subsec') LIMIT 1`).Scan(&st.OldestHeldID, &st.OldestHeld)
+		ORDER BY `+heldOrder+` LIMIT 1`).Scan(&st.OldestHeldID, &st.OldestHeld)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return st, fmt.Errorf("stats: %w", err)
 	}

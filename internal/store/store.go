@@ -141,6 +141,17 @@ var migrations = []migration{
 	// started): its deletion pass reads no row written after that, and a
 	// first sync's none at all.
 	{sql: `ALTER TABLE sync_state ADD COLUMN start_rowid INTEGER;`},
+	// 18: the same answers and a clean integrity check on SQLite 3.40
+	// (Debian 12's sqlite3): transactions_held_created indexes
+	// julianday(created_at), not 3.42's unixepoch(..., 'subsec'), and
+	// household_transfer_candidates orders outside its subquery; the
+	// search index loses rows of deleted transactions; v_ledger ends with
+	// excluded_from_spending. sqlite340.sql.
+	{sql: sqlite340},
+	// 19: feeds (BANKMIRROR_FEEDS_FILE): which row of a budgeting app
+	// holds which bank transaction (feed_rows), what a feed looks at again
+	// (feed_pending) and where each feed stands (feed_state). feeds.sql.
+	{sql: feedTables},
 }
 
 // TimeLayout is how the store writes its own timestamps (observed_at,

@@ -46,6 +46,11 @@ type overviewData struct {
 	TrendNote string
 	Held      []store.TxRow
 	Today     string
+	// Who: the lists say who made each transaction, and the accounts
+	// whose they are (a household of several people); Whose is the
+	// latter by account id.
+	Who   bool
+	Whose map[string]string
 }
 
 // overview is /: this month and last, by category; twelve months of
@@ -89,7 +94,8 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request) {
 	slices.SortStableFunc(cats, func(a, b hbar) int { return cmp.Compare(b.Cents, a.Cents) })
 	d.Categories = newHBarChart(cats)
 	d.Months = newMonthsChart(months, perMonth, income)
-	if d.Accounts, err = h.accounts(ctx, at.Person); err != nil {
+	d.Who = len(at.People) > 1
+	if d.Accounts, err = h.accounts(ctx, at.People, at.Person); err != nil {
 		h.fail(w, r, err)
 		return
 	}
@@ -100,7 +106,13 @@ func (h *Handler) overview(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	d.TrendNote = trendNote(d.Accounts)
-	if d.Held, err = h.m.HeldTransactions(ctx, 20); err != nil {
+	if d.Who {
+		d.Whose = map[string]string{}
+		for _, a := range d.Accounts {
+			d.Whose[a.ID] = a.Whose
+		}
+	}
+	if d.Held, err = h.heldTransactions(ctx, at.Person, 20); err != nil {
 		h.fail(w, r, err)
 		return
 	}
@@ -139,11 +151,13 @@ type accountView struct {
 	store.AccountBalance
 	Trend spark
 	Days  []store.DailyBalance
+	// Whose names the people who see it, in a household of several.
+	Whose string
 }
 
 // accounts are the household's accounts, or those person sees, with their
-// trends.
-func (h *Handler) accounts(ctx context.Context, person string) ([]accountView, error) {
+// trends and whose they are.
+func (h *Handler) accounts(ctx context.Context, people []store.Person, person string) ([]accountView, error) {
 	accts, err := h.m.AccountBalances(ctx)
 	if err != nil {
 		return nil, err
@@ -166,7 +180,7 @@ func (h *Handler) accounts(ctx context.Context, person string) ([]accountView, e
 	}
 	out := make([]accountView, len(accts))
 	for i, a := range accts {
-		out[i] = accountView{AccountBalance: a, Days: byAccount[a.ID], Trend: newSpark(byAccount[a.ID])}
+		out[i] = accountView{AccountBalance: a, Days: byAccount[a.ID], Trend: newSpark(byAccount[a.ID]), Whose: whose(people, a.People)}
 	}
 	return out, nil
 }

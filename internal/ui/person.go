@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/url"
 	"slices"
+	"strings"
 
 	"github.com/bankmirror/bankmirror/internal/store"
 )
@@ -79,6 +80,46 @@ func personLabel(p store.Person) string {
 		return p.DisplayName
 	}
 	return p.Name
+}
+
+// heldTransactions is what waits to settle, oldest first: the household's,
+// or on the accounts person sees.
+func (h *Handler) heldTransactions(ctx context.Context, person string, n int) ([]store.TxRow, error) {
+	if person == "" {
+		return h.m.HeldTransactions(ctx, n)
+	}
+	return h.m.PersonHeldTransactions(ctx, person, n)
+}
+
+// whose names the people of a household of several who see an account
+// (store.AccountBalance.People) as the pages name them, "alex & sam" for
+// a shared one: "" for a household of one, or when none is recorded.
+func whose(people []store.Person, names []string) string {
+	if len(people) < 2 {
+		return ""
+	}
+	labels := make([]string, 0, len(names))
+	for _, n := range names {
+		label := n
+		if i := slices.IndexFunc(people, func(p store.Person) bool { return p.Name == n }); i >= 0 {
+			label = personLabel(people[i])
+		}
+		labels = append(labels, label)
+	}
+	return strings.Join(labels, " & ")
+}
+
+// accountsWhose is whose of each account, by id: nil for a household of
+// one.
+func accountsWhose(people []store.Person, accts []store.AccountBalance) map[string]string {
+	if len(people) < 2 {
+		return nil
+	}
+	out := make(map[string]string, len(accts))
+	for _, a := range accts {
+		out[a.ID] = whose(people, a.People)
+	}
+	return out
 }
 
 // onlyAccounts keeps the accounts whose ids are in ids.

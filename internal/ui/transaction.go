@@ -33,11 +33,25 @@ func (h *Handler) transaction(w http.ResponseWriter, r *http.Request) {
 	for _, a := range rs.Applications {
 		acts = append(acts, h.ruleAction(a))
 	}
+	// The other side of a household transfer: the same money, seen on
+	// the other person's account.
+	var other *store.TxDetail
+	if d.HouseholdTransferID != "" {
+		o, err := h.m.TransactionDetail(r.Context(), d.HouseholdTransferID)
+		switch {
+		case err == nil:
+			other = &o
+		case !errors.Is(err, store.ErrNotFound):
+			h.fail(w, r, err)
+			return
+		}
+	}
 	h.render(w, r, http.StatusOK, "transaction", short(60, d.Description), struct {
 		T            store.TxDetail
 		CategoryRule string
 		Actions      []ruleAction
-	}{d, rs.CategoryRule, acts})
+		Other        *store.TxDetail
+	}{d, rs.CategoryRule, acts, other})
 }
 
 // ruleAction is an action a rule took on the transaction, as its page

@@ -69,9 +69,11 @@ type txPageData struct {
 	// spending filter, which the exporter does not know.
 	ExportPartial bool
 	Filtered      bool
-	// Who: the list says who made each transaction (a household of
-	// several people).
-	Who bool
+	// Who: the list says who made each transaction, and the accounts
+	// whose they are (a household of several people); Whose is the
+	// latter by account id.
+	Who   bool
+	Whose map[string]string
 }
 
 func (h *Handler) transactions(w http.ResponseWriter, r *http.Request) {
@@ -93,6 +95,7 @@ func (h *Handler) transactions(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
+	d.Whose = accountsWhose(at.People, d.Accounts)
 	if d.Categories, err = h.categoryOptions(ctx); err != nil {
 		h.fail(w, r, err)
 		return

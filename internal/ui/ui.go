@@ -40,11 +40,13 @@ import (
 
 // Mirror is what the pages read: a read-only store.
 type Mirror interface {
+	FeedStatuses(ctx context.Context, feeds []string) ([]store.FeedStatus, error)
 	SpendingByCategory(ctx context.Context, from, to string) ([]store.CategorySpending, error)
 	IncomeByMonth(ctx context.Context, from, to string) (map[string]int64, error)
 	AccountBalances(ctx context.Context) ([]store.AccountBalance, error)
 	DailyBalances(ctx context.Context, from string) ([]store.DailyBalance, error)
 	HeldTransactions(ctx context.Context, n int) ([]store.TxRow, error)
+	PersonHeldTransactions(ctx context.Context, person string, n int) ([]store.TxRow, error)
 	ListTransactions(ctx context.Context, f store.TxFilter) (store.TxList, error)
 	TransactionDetail(ctx context.Context, id string) (store.TxDetail, error)
 	CategoryTree(ctx context.Context) (map[string]store.CategoryNode, error)
@@ -122,6 +124,10 @@ type Options struct {
 	// its absence is an error (otherwise no file is no rules).
 	RulesFile    string
 	RulesFileSet bool
+	// FeedsFile is the feeds file (BANKMIRROR_FEEDS_FILE) the feeds page
+	// reads its feeds from at each visit; FeedsFileSet says it was named.
+	FeedsFile    string
+	FeedsFileSet bool
 	// MaxHeavy is how many heavy requests (transaction lists, exports) run
 	// at once (DefaultMaxHeavy); more are answered 503 with Retry-After,
 	// and the other pages keep answering.
@@ -172,6 +178,7 @@ var routes = []route{
 	{"GET /recurring", "recurring", true, (*Handler).recurring},
 	{"GET /rules", "rules", true, (*Handler).rules},
 	{"GET /alerts", "alerts", false, (*Handler).alerts},
+	{"GET /feeds", "feeds", false, (*Handler).feeds},
 }
 
 // sharedTemplates are rendered by the handler itself, for any page.

@@ -401,7 +401,7 @@ func TestTwoDashboardsKeepTheirSessions(t *testing.T) {
 
 func TestWithoutSessionNoData(t *testing.T) {
 	d := newDashboard(t)
-	for _, path := range []string{"/", "/transactions", "/transactions/" + scriptID, "/categories", "/recurring", "/rules", "/alerts", "/transactions.csv",
+	for _, path := range []string{"/", "/transactions", "/transactions/" + scriptID, "/categories", "/recurring", "/rules", "/alerts", "/feeds", "/transactions.csv",
 		"/?token=" + testToken, "/transactions?token=" + testToken} {
 		code, h, body := get(t, noRedirects(), d.url+path)
 		if code != http.StatusUnauthorized {

@@ -1,0 +1,827 @@
+package feeds
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/bankmirror/bankmirror/internal/logfield"
+	"github.com/bankmirror/bankmirror/internal/store"
+)
+
+// Mirror is what the engine needs of the store (*store.Store).
+type Mirror interface {
+	FeedAccounts(ctx context.Context) ([]store.FeedAccount, error)
+	FeedChanges(ctx context.Context, after int64, limit int) ([]store.FeedChange, error)
+	FeedTransactions(ctx context.Context, ids []string) ([]store.FeedTx, error)
+	FeedAccountTransactions(ctx context.Context, accounts []string, since string) ([]store.FeedTx, error)
+	FeedRows(ctx context.Context, feed string, ids []string) (map[string]store.FeedRow, error)
+	FeedPending(ctx context.Context, feed string) (map[string]string, error)
+	RecordFeedRound(ctx context.Context, r store.FeedRound) error
+	RecordFeedFailure(ctx context.Context, feed string, failure error, next time.Time) error
+	RecordFeedCheck(ctx context.Context, feed, found string) error
+	FeedStatuses(ctx context.Context, feeds []string) ([]store.FeedStatus, error)
+	LastHistorySeq(ctx context.Context) (int64, error)
+}
+
+var _ Mirror = (*store.Store)(nil)
+
+// App is one kind of app the engine can feed: how to open it, and how
+// many bank transactions one session handles before its work is recorded.
+type App struct {
+	Opener Opener
+	// Batch is the most history rows a session handles (0: 2,000).
+	Batch int
+}
+
+// Engine feeds the apps of a feeds file from the mirror.
+type Engine struct {
+	mirror Mirror
+	apps   map[string]App
+	dir    string // <directory of the mirror>/feeds
+	log    zerolog.Logger
+	now    func() time.Time
+
+	file atomic.Pointer[File]
+	wake chan struct{}
+	// busy serialises rounds of the same engine (Run's loop, a command's
+	// push).
+	busy sync.Mutex
+	// Progress, if set, is told how far a push is: the feed, the history
+	// rows handled and the rows left.
+	Progress func(feed string, done, left int64)
+	// AfterRound, if set, is called after each of Run's rounds (tests).
+	AfterRound func(feed string, err error)
+}
+
+// WaitForOtherLeg is how long a transfer's leg whose other leg belongs in
+// a fed account but is not in the mirror yet waits before it is given to
+// the app as an ordinary row.
+const WaitForOtherLeg = time.Hour
+
+const defaultBatch = 2000
+
+// NewEngine returns an engine feeding file's feeds (nil: none) through
+// apps (by kind), keeping each feed's files under dir.
+func NewEngine(m Mirror, apps map[string]App, file *File, dir string, log zerolog.Logger) *Engine {
+	e := &Engine{mirror: m, apps: apps, dir: dir, now: time.Now, wake: make(chan struct{}, 1),
+		log: log.With().Str(logfield.Component, "feeds").Logger()}
+	if file == nil {
+		file = &File{}
+	}
+	e.file.Store(file)
+	return e
+}
+
+// SetClock replaces the engine's clock (tests).
+func (e *Engine) SetClock(now func() time.Time) { e.now = now }
+
+// SetFile replaces the feeds (a reload).
+func (e *Engine) SetFile(f *File) {
+	e.file.Store(f)
+	e.Wake()
+}
+
+// File is the feeds file in use.
+func (e *Engine) File() *File { return e.file.Load() }
+
+// Wake asks Run for a round soon (the mirror changed).
+func (e *Engine) Wake() {
+	select {
+	case e.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Dir is the directory of the feed's own files.
+func (e *Engine) Dir(feed string) string { return filepath.Join(e.dir, feed) }
+
+// PushOptions change what one push does.
+type PushOptions struct {
+	// Since, if set (YYYY-MM-DD), looks at every transaction of the fed
+	// accounts created on or after it (and not before the feed's own
+	// since), not only those changed since the feed's cursor.
+	Since string
+	// Restore puts back rows the person deleted in the app (bank ids).
+	Restore []string
+	// DryRun decides and reports but changes neither the app nor the
+	// mirror.
+	DryRun bool
+}
+
+// Report is what a push did (or, dry, would do).
+type Report struct {
+	Created, Updated, Deleted, Adopted int
+	DeletedInApp, Reconciled, Waiting  int
+	Lines                              []Line // what it did, row by row (DryRun only)
+}
+
+func (r *Report) add(o Report) {
+	r.Created += o.Created
+	r.Updated += o.Updated
+	r.Deleted += o.Deleted
+	r.Adopted += o.Adopted
+	r.DeletedInApp += o.DeletedInApp
+	r.Reconciled += o.Reconciled
+	r.Waiting += o.Waiting
+	r.Lines = append(r.Lines, o.Lines...)
+}
+
+// Changed reports whether the push changed anything in the app.
+func (r Report) Changed() bool { return r.Created+r.Updated+r.Deleted > 0 }
+
+// Line is one row's action in a dry run.
+type Line struct {
+	Action        string // "create", "update", "delete", "transfer"
+	TransactionID string
+	Date          string
+	Amount        int64
+	Account       string // the app account's name
+	Payee         string
+}
+
+// Push brings the feed's app up to date with the mirror: every change
+// since its cursor (and pending ones), in sessions of the app's batch,
+// each recorded once the app has it, so that an interrupted push resumes
+// where it stopped.
+func (e *Engine) Push(ctx context.Context, fd *Feed, opts PushOptions) (Report, error) {
+	e.busy.Lock()
+	defer e.busy.Unlock()
+	app, ok := e.apps[fd.Kind]
+	if !ok {
+		return Report{}, fmt.Errorf("feed %q: kind %q is not available in this build", fd.Name, fd.Kind)
+	}
+	if !opts.DryRun {
+		unlock, err := lockFeed(e.Dir(fd.Name))
+		if err != nil {
+			return Report{}, fmt.Errorf("feed %q: %w", fd.Name, err)
+		}
+		defer unlock()
+	}
+	batch := app.Batch
+	if batch <= 0 {
+		batch = defaultBatch
+	}
+	accounts, err := e.bankAccounts(ctx, fd)
+	if err != nil {
+		return Report{}, err
+	}
+	var total Report
+	if opts.Since != "" || len(opts.Restore) > 0 {
+		ids, err := e.sweepIDs(ctx, fd, accounts, opts)
+		if err != nil {
+			return total, err
+		}
+		for start := 0; start < len(ids); start += batch {
+			part := ids[min(start, len(ids)):min(start+batch, len(ids))]
+			rep, err := e.session(ctx, app, fd, accounts, part, 0, opts)
+			total.add(rep)
+			if err != nil {
+				return total, err
+			}
+			e.progress(fd.Name, int64(start+len(part)), int64(len(ids)-start-len(part)))
+		}
+		return total, nil
+	}
+	statuses, err := e.mirror.FeedStatuses(ctx, []string{fd.Name})
+	if err != nil {
+		return total, err
+	}
+	cursor := statuses[0].Cursor
+	last, err := e.mirror.LastHistorySeq(ctx)
+	if err != nil {
+		return total, err
+	}
+	pending, err := e.mirror.FeedPending(ctx, fd.Name)
+	if err != nil {
+		return total, err
+	}
+	first := true
+	for {
+		changes, err := e.mirror.FeedChanges(ctx, cursor, batch)
+		if err != nil {
+			return total, err
+		}
+		seen := map[string]bool{}
+		var ids []string
+		for _, c := range changes {
+			if !seen[c.TransactionID] {
+				seen[c.TransactionID] = true
+				ids = append(ids, c.TransactionID)
+			}
+		}
+		if first {
+			for id := range pending {
+				if !seen[id] {
+					seen[id] = true
+					ids = append(ids, id)
+				}
+			}
+		}
+		if len(ids) == 0 {
+			return total, nil
+		}
+		next := cursor
+		if len(changes) > 0 {
+			next = changes[len(changes)-1].Seq
+		}
+		rep, err := e.session(ctx, app, fd, accounts, ids, next, opts)
+		total.add(rep)
+		if err != nil {
+			return total, err
+		}
+		if opts.DryRun && first && len(changes) < batch {
+			return total, nil
+		}
+		first = false
+		cursor = next
+		e.progress(fd.Name, cursor, max(last-cursor, 0))
+		if len(changes) < batch {
+			return total, nil
+		}
+	}
+}
+
+func (e *Engine) progress(feed string, done, left int64) {
+	if e.Progress != nil {
+		e.Progress(feed, done, left)
+	}
+}
+
+// bankAccounts resolves the feed's account keys: bank account id -> app
+// account name.
+func (e *Engine) bankAccounts(ctx context.Context, fd *Feed) (map[string]string, error) {
+	list, err := e.mirror.FeedAccounts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	accounts := make([]BankAccount, len(list))
+	for i, a := range list {
+		accounts[i] = BankAccount{ID: a.ID, Name: a.Name, People: a.People}
+	}
+	return fd.ResolveAccounts(accounts)
+}
+
+// sweepIDs lists every transaction of the fed accounts from the push's
+// since, and the restored ones.
+func (e *Engine) sweepIDs(ctx context.Context, fd *Feed, accounts map[string]string, opts PushOptions) ([]string, error) {
+	var ids []string
+	if opts.Since != "" {
+		since := max(opts.Since, fd.Since)
+		txs, err := e.mirror.FeedAccountTransactions(ctx, keys(accounts), since)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range txs {
+			ids = append(ids, t.ID)
+		}
+		rows, err := e.mirror.FeedRows(ctx, fd.Name, nil)
+		if err != nil {
+			return nil, err
+		}
+		have := map[string]bool{}
+		for _, id := range ids {
+			have[id] = true
+		}
+		for id, r := range rows {
+			if !have[id] && r.Date >= since {
+				ids = append(ids, id)
+			}
+		}
+	}
+	ids = append(ids, opts.Restore...)
+	sort.Strings(ids)
+	return compact(ids), nil
+}
+
+func compact(ids []string) []string {
+	out := ids[:0]
+	for i, id := range ids {
+		if i == 0 || id != ids[i-1] {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func keys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Target is the session target of a feed.
+func (e *Engine) Target(fd *Feed) Target {
+	return Target{Feed: fd.Name, URL: fd.URL, Secret: fd.Secret, Budget: fd.Budget, Dir: e.Dir(fd.Name),
+		Log: e.log.With().Str(logfield.Feed, fd.Name).Logger()}
+}
+
+// session opens the app, brings the rows of ids up to date, closes it,
+// and records the round (moving the cursor to next when next > 0).
+func (e *Engine) session(ctx context.Context, app App, fd *Feed, accounts map[string]string, ids []string, next int64, opts PushOptions) (Report, error) {
+	sess, err := app.Opener.Open(ctx, e.Target(fd))
+	if err != nil {
+		return Report{}, fmt.Errorf("feed %q: open %s: %w", fd.Name, fd.Kind, err)
+	}
+	closed := false
+	defer func() {
+		if !closed {
+			_ = sess.Close(context.WithoutCancel(ctx))
+		}
+	}()
+	b, err := openBudget(ctx, sess, fd, accounts)
+	if err != nil {
+		return Report{}, err
+	}
+	plan, err := e.plan(ctx, sess, fd, b, ids, opts)
+	if err != nil {
+		return Report{}, err
+	}
+	if opts.DryRun {
+		return plan.report, nil
+	}
+	if err := plan.apply(ctx, sess); err != nil {
+		return plan.report, fmt.Errorf("feed %q: %w", fd.Name, err)
+	}
+	closed = true
+	if err := sess.Close(ctx); err != nil {
+		return plan.report, fmt.Errorf("feed %q: finish: %w", fd.Name, err)
+	}
+	plan.round.Cursor = next
+	if err := e.mirror.RecordFeedRound(ctx, plan.round); err != nil {
+		return plan.report, err
+	}
+	return plan.report, nil
+}
+
+// budget is a session's view of the app's budget for one feed.
+type budget struct {
+	appAccount map[string]string // bank account id -> app account id
+	appName    map[string]string // app account id -> its name
+	category   map[string]string // bank category id -> app category id
+}
+
+func openBudget(ctx context.Context, sess Session, fd *Feed, accounts map[string]string) (budget, error) {
+	b := budget{appAccount: map[string]string{}, appName: map[string]string{}, category: map[string]string{}}
+	list, err := sess.Accounts(ctx)
+	if err != nil {
+		return b, fmt.Errorf("feed %q: read the app's accounts: %w", fd.Name, err)
+	}
+	byName := map[string]string{}
+	var names []string
+	for _, a := range list {
+		byName[a.Name] = a.ID
+		names = append(names, fmt.Sprintf("%q", a.Name))
+	}
+	for _, bankID := range keys(accounts) {
+		name := accounts[bankID]
+		id, ok := byName[name]
+		if !ok {
+			return b, fmt.Errorf("feed %q: the app has no account %q (its accounts: %s); create it in the app first",
+				fd.Name, name, joinOr(names, "none"))
+		}
+		b.appAccount[bankID] = id
+		b.appName[id] = name
+	}
+	if len(fd.Categories) > 0 {
+		cats, err := sess.Categories(ctx)
+		if err != nil {
+			return b, fmt.Errorf("feed %q: read the app's categories: %w", fd.Name, err)
+		}
+		byName := map[string]string{}
+		for _, c := range cats {
+			byName[c.Name] = c.ID
+		}
+		for bankCat, name := range fd.Categories {
+			id, ok := byName[name]
+			if !ok {
+				return b, fmt.Errorf("feed %q: the app has no category %q (for %q)", fd.Name, name, bankCat)
+			}
+			b.category[bankCat] = id
+		}
+	}
+	return b, nil
+}
+
+func joinOr(list []string, none string) string {
+	if len(list) == 0 {
+		return none
+	}
+	sort.Strings(list)
+	out := list[0]
+	for _, s := range list[1:] {
+		out += ", " + s
+	}
+	return out
+}
+
+// plan is what a session will do, and the round to record once done.
+type plan struct {
+	create []NewRow
+	update []Facts
+	delete []string
+	round  store.FeedRound
+	report Report
+}
+
+func (p *plan) apply(ctx context.Context, sess Session) error {
+	if len(p.delete) > 0 {
+		if err := sess.Delete(ctx, p.delete); err != nil {
+			return fmt.Errorf("delete in the app: %w", err)
+		}
+	}
+	if len(p.update) > 0 {
+		if err := sess.Update(ctx, p.update); err != nil {
+			return fmt.Errorf("update in the app: %w", err)
+		}
+	}
+	if len(p.create) > 0 {
+		ids, err := sess.Create(ctx, p.create)
+		if err != nil {
+			return fmt.Errorf("create in the app: %w", err)
+		}
+		for i := range p.round.Put {
+			r := &p.round.Put[i]
+			if r.AppID != "" {
+				continue
+			}
+			id, ok := ids[r.TransactionID]
+			if !ok {
+				return fmt.Errorf("the app did not say which row holds %s", r.TransactionID)
+			}
+			r.AppID = id
+		}
+	}
+	return nil
+}
+
+// facts are a transaction's facts as the app gets them.
+func facts(t store.FeedTx) (date string, amount int64, cleared bool) {
+	return t.Date, t.Amount, t.Status == "SETTLED"
+}
+
+// plan decides what the app needs for the bank transactions ids.
+func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids []string, opts PushOptions) (*plan, error) {
+	p := &plan{round: store.FeedRound{Feed: fd.Name, Pending: map[string]string{}}}
+	txs, err := e.mirror.FeedTransactions(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	byID := map[string]store.FeedTx{}
+	for _, t := range txs {
+		byID[t.ID] = t
+	}
+	// The other legs of transfers, which may not be among ids.
+	var others []string
+	for _, t := range txs {
+		if t.OtherID != "" {
+			if _, ok := byID[t.OtherID]; !ok {
+				others = append(others, t.OtherID)
+			}
+		}
+	}
+	if len(others) > 0 {
+		more, err := e.mirror.FeedTransactions(ctx, others)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range more {
+			byID[t.ID] = t
+		}
+	}
+	all := append(append([]string(nil), ids...), others...)
+	mapped, err := e.mirror.FeedRows(ctx, fd.Name, all)
+	if err != nil {
+		return nil, err
+	}
+	restore := map[string]bool{}
+	for _, id := range opts.Restore {
+		restore[id] = true
+	}
+	since := fd.Since
+	wanted := func(t store.FeedTx) bool {
+		_, fed := b.appAccount[t.AccountID]
+		return fed && t.Date >= since
+	}
+	// The app's rows, from the earliest date concerned (a month before,
+	// in case the person moved a row's date).
+	minDate := ""
+	for _, id := range all {
+		for _, d := range []string{byID[id].Date, mapped[id].Date} {
+			if d != "" && (minDate == "" || d < minDate) {
+				minDate = d
+			}
+		}
+	}
+	var appAccounts []string
+	for _, id := range b.appAccount {
+		appAccounts = append(appAccounts, id)
+	}
+	sort.Strings(appAccounts)
+	var appRows []AppRow
+	if minDate != "" {
+		from, err := time.Parse(time.DateOnly, minDate)
+		if err != nil {
+			return nil, fmt.Errorf("feed %q: bad date %q: %w", fd.Name, minDate, err)
+		}
+		if appRows, err = sess.Rows(ctx, appAccounts, from.AddDate(0, -1, 0).Format(time.DateOnly)); err != nil {
+			return nil, fmt.Errorf("feed %q: read the app's rows: %w", fd.Name, err)
+		}
+	}
+	byApp := map[string]AppRow{}
+	byImport := map[string]AppRow{}
+	for _, r := range appRows {
+		byApp[r.ID] = r
+		if r.ImportID != "" {
+			byImport[r.ImportID] = r
+		}
+	}
+	now := e.now()
+	handled := map[string]bool{}
+	for _, id := range ids {
+		if handled[id] {
+			continue
+		}
+		handled[id] = true
+		p.round.Done = append(p.round.Done, id)
+		t, live := byID[id]
+		want := live && wanted(t)
+		m, isMapped := mapped[id]
+		if isMapped && restore[id] && m.State == store.FeedDeletedInApp {
+			isMapped = false
+			p.round.Drop = append(p.round.Drop, id)
+		}
+		if !want {
+			if !isMapped {
+				continue
+			}
+			p.remove(m, byApp, mapped, byID, wanted)
+			continue
+		}
+		if isMapped {
+			p.keep(t, m, byApp)
+			continue
+		}
+		// Not in the app as far as the map knows: adopt the row the app
+		// already has (a push interrupted after the app took it), or
+		// create it.
+		if r, ok := byImport[id]; ok {
+			p.adopt(t, r, b)
+			continue
+		}
+		o, hasOther := byID[t.OtherID]
+		otherFed := hasOther && wanted(o) && b.appAccount[o.AccountID] != b.appAccount[t.AccountID]
+		if otherFed {
+			if om, ok := mapped[o.ID]; ok || byImport[o.ID].ID != "" {
+				// The other leg is already in the app on its own: this
+				// one follows as an ordinary row.
+				_ = om
+				p.createRow(t, b, store.FeedTx{})
+				continue
+			}
+			handled[o.ID] = true
+			p.round.Done = append(p.round.Done, o.ID)
+			p.createRow(t, b, o)
+			continue
+		}
+		if t.OtherID == "" && t.TransferAccountID != "" && b.appAccount[t.TransferAccountID] != "" &&
+			now.Sub(time.Unix(int64(t.CreatedEpoch), 0)) < WaitForOtherLeg {
+			// A transfer to a fed account whose other leg the mirror has
+			// not seen yet: wait for it rather than make an expense.
+			p.round.Pending[id] = "waiting for the transfer's other leg"
+			p.round.Done = p.round.Done[:len(p.round.Done)-1]
+			p.report.Waiting++
+			continue
+		}
+		p.createRow(t, b, store.FeedTx{})
+	}
+	return p, nil
+}
+
+// createRow plans the row of t, a transfer linked with o when o is set.
+func (p *plan) createRow(t store.FeedTx, b budget, o store.FeedTx) {
+	date, amount, cleared := facts(t)
+	row := NewRow{ImportID: t.ID, Account: b.appAccount[t.AccountID], Date: date, Amount: amount, Cleared: cleared,
+		Payee: t.Description, Notes: notes(t), Category: b.category[t.CategoryID]}
+	action := "create"
+	if o.ID != "" {
+		row.TransferAccount = b.appAccount[o.AccountID]
+		row.TransferImportID = o.ID
+		row.Category = ""
+		_, _, row.TransferCleared = facts(o)
+		od, oa, oc := facts(o)
+		p.round.Put = append(p.round.Put, store.FeedRow{TransactionID: o.ID, AppAccount: row.TransferAccount,
+			Date: od, Amount: oa, Cleared: oc, TransferID: t.ID, State: store.FeedPushed})
+		action = "transfer"
+	}
+	p.create = append(p.create, row)
+	p.round.Put = append(p.round.Put, store.FeedRow{TransactionID: t.ID, AppAccount: row.Account,
+		Date: date, Amount: amount, Cleared: cleared, TransferID: o.ID, State: store.FeedPushed})
+	p.report.Created++
+	if o.ID != "" {
+		p.report.Created++
+	}
+	p.report.Lines = append(p.report.Lines, Line{Action: action, TransactionID: t.ID, Date: date, Amount: amount,
+		Account: b.appName[row.Account], Payee: t.Description})
+}
+
+// adopt maps the app's row r (same import id) to t, and sets the bank's
+// facts on it unless it is reconciled.
+func (p *plan) adopt(t store.FeedTx, r AppRow, b budget) {
+	date, amount, cleared := facts(t)
+	row := store.FeedRow{TransactionID: t.ID, AppID: r.ID, AppAccount: r.Account, Date: date, Amount: amount,
+		Cleared: cleared, State: store.FeedPushed}
+	p.report.Adopted++
+	switch {
+	case r.Reconciled:
+		row.State = store.FeedReconciled
+		row.Date, row.Amount, row.Cleared = r.Date, r.Amount, r.Cleared
+		p.report.Reconciled++
+	case r.Date != date || r.Amount != amount || r.Cleared != cleared:
+		p.update = append(p.update, Facts{ID: r.ID, Date: date, Amount: amount, Cleared: cleared})
+		p.report.Updated++
+		p.report.Lines = append(p.report.Lines, Line{Action: "update", TransactionID: t.ID, Date: date, Amount: amount,
+			Account: b.appName[r.Account], Payee: t.Description})
+	}
+	p.round.Put = append(p.round.Put, row)
+}
+
+// keep brings a row the feed put in the app up to date with t.
+func (p *plan) keep(t store.FeedTx, m store.FeedRow, byApp map[string]AppRow) {
+	if m.State != store.FeedPushed {
+		return
+	}
+	r, ok := byApp[m.AppID]
+	if !ok {
+		// The person deleted it in the app: never put back.
+		m.State = store.FeedDeletedInApp
+		p.round.Put = append(p.round.Put, m)
+		p.report.DeletedInApp++
+		return
+	}
+	if r.Reconciled {
+		m.State = store.FeedReconciled
+		p.round.Put = append(p.round.Put, m)
+		p.report.Reconciled++
+		return
+	}
+	date, amount, cleared := facts(t)
+	if date == m.Date && amount == m.Amount && cleared == m.Cleared {
+		return
+	}
+	p.update = append(p.update, Facts{ID: m.AppID, Date: date, Amount: amount, Cleared: cleared})
+	m.Date, m.Amount, m.Cleared, m.PushedAt = date, amount, cleared, ""
+	p.round.Put = append(p.round.Put, m)
+	p.report.Updated++
+	p.report.Lines = append(p.report.Lines, Line{Action: "update", TransactionID: t.ID, Date: date, Amount: amount,
+		Payee: t.Description})
+}
+
+// remove takes out of the app the row of a transaction that is no longer
+// fed (deleted or dropped at the bank). A transfer's legs go together in
+// the app: the other leg, if still fed, comes back as an ordinary row in
+// the next round.
+func (p *plan) remove(m store.FeedRow, byApp map[string]AppRow, mapped map[string]store.FeedRow,
+	byID map[string]store.FeedTx, wanted func(store.FeedTx) bool) {
+	switch m.State {
+	case store.FeedReconciled:
+		return // never changed; check reports it
+	case store.FeedDeletedInApp:
+		p.round.Drop = append(p.round.Drop, m.TransactionID)
+		return
+	}
+	r, ok := byApp[m.AppID]
+	if ok && r.Reconciled {
+		m.State = store.FeedReconciled
+		p.round.Put = append(p.round.Put, m)
+		p.report.Reconciled++
+		return
+	}
+	if ok {
+		p.delete = append(p.delete, m.AppID)
+		p.report.Deleted++
+		p.report.Lines = append(p.report.Lines, Line{Action: "delete", TransactionID: m.TransactionID, Date: m.Date,
+			Amount: m.Amount})
+	}
+	p.round.Drop = append(p.round.Drop, m.TransactionID)
+	if m.TransferID != "" {
+		if om, ok := mapped[m.TransferID]; ok && om.State == store.FeedPushed {
+			p.round.Drop = append(p.round.Drop, om.TransactionID)
+			if o, live := byID[om.TransactionID]; live && wanted(o) {
+				p.round.Pending[om.TransactionID] = "its transfer's other leg was removed"
+			}
+		}
+	}
+}
+
+// notes is what a row's notes say: the message, and the foreign amount.
+func notes(t store.FeedTx) string {
+	n := t.Message
+	if t.ForeignValue != "" {
+		f := t.ForeignValue + " " + t.ForeignCurrency
+		if n != "" {
+			n += " · "
+		}
+		n += f
+	}
+	return n
+}
+
+// Run feeds every feed of the file whenever the mirror changes, until ctx
+// ends: each feed on its own, retried with backoff when its app fails.
+func (e *Engine) Run(ctx context.Context) error {
+	look := time.NewTicker(idleLook)
+	defer look.Stop()
+	for {
+		e.RunOnce(ctx)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-e.wake:
+		case <-look.C:
+		}
+	}
+}
+
+const idleLook = 5 * time.Second
+
+// RunOnce gives each feed that is due a round.
+func (e *Engine) RunOnce(ctx context.Context) {
+	f := e.File()
+	if f == nil || len(f.Feeds) == 0 {
+		return
+	}
+	statuses, err := e.mirror.FeedStatuses(ctx, f.Names())
+	if err != nil {
+		e.log.Error().Err(err).Msg("feeds: read where the feeds stand")
+		return
+	}
+	last, err := e.mirror.LastHistorySeq(ctx)
+	if err != nil {
+		e.log.Error().Err(err).Msg("feeds: read the history")
+		return
+	}
+	now := e.now()
+	for i := range f.Feeds {
+		fd := &f.Feeds[i]
+		st := statuses[i]
+		if st.NextAttemptAt != "" {
+			if at, err := time.Parse(store.TimeLayout, st.NextAttemptAt); err == nil && now.Before(at) {
+				continue
+			}
+		}
+		if st.Cursor >= last && st.Pending == 0 && st.LastError == "" {
+			continue
+		}
+		if pace := e.apps[fd.Kind].Opener; pace != nil && pace.Pace() > 0 && st.LastPushAt != "" {
+			if at, err := time.Parse(store.TimeLayout, st.LastPushAt); err == nil && now.Sub(at) < pace.Pace() {
+				continue
+			}
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		rep, err := e.Push(ctx, fd, PushOptions{})
+		if errors.Is(err, ErrBusy) {
+			continue // another process pushes it now
+		}
+		if err != nil && ctx.Err() == nil {
+			next := now.Add(backoff(st.FailingSince, now))
+			var u *Unavailable
+			if errors.As(err, &u) && u.RetryAfter.After(next) {
+				next = u.RetryAfter
+			}
+			e.log.Warn().Err(err).Str(logfield.Feed, fd.Name).Time(logfield.NextAttemptAt, next).Msg("feed round failed")
+			if rerr := e.mirror.RecordFeedFailure(context.WithoutCancel(ctx), fd.Name, err, next); rerr != nil {
+				e.log.Error().Err(rerr).Msg("feeds: record a failure")
+			}
+		} else if rep.Changed() {
+			e.log.Info().Str(logfield.Feed, fd.Name).Int(logfield.Created, rep.Created).Int(logfield.Updated, rep.Updated).
+				Int(logfield.Deleted, rep.Deleted).Msg("feed pushed")
+		}
+		if e.AfterRound != nil {
+			e.AfterRound(fd.Name, err)
+		}
+	}
+}
+
+// backoff is how long to wait after a failure, growing with how long the
+// feed has been failing: 10 s at first, at most 10 minutes.
+func backoff(failingSince string, now time.Time) time.Duration {
+	since, err := time.Parse(store.TimeLayout, failingSince)
+	if failingSince == "" || err != nil {
+		return 10 * time.Second
+	}
+	d := now.Sub(since) / 4
+	return min(max(d, 10*time.Second), 10*time.Minute)
+}
