@@ -320,9 +320,11 @@ func (m *Daemon) openSync() {
 	m.Worker = replica.NewWorker(m.Bank, m.Store, m.Log, replica.WorkerOptions{
 		Concurrency: m.Config.WorkerConcurrency, MaxAttempts: m.Config.EventMaxAttempts, StopGrace: workGrace,
 		OnApplied: m.eventApplied, OnIdle: m.gcBurst.End,
-		// Each event's transaction is fetched through the token of the
-		// person whose webhook delivered it.
-		BankFor: m.Household.BankForEvent, Gate: m.Household, RefreshBalances: m.Household.RefreshBalances,
+		// Each event's transaction is fetched through the token of a
+		// person who sees its account, and only such a token's 404
+		// deletes it.
+		BankFor: m.Household.BankForEvent, MayDelete: m.Household.MayDelete, Gate: m.Household,
+		RefreshBalances: m.Household.RefreshBalances,
 	})
 	m.Schedule = replica.NewSchedule(m.Household, m.Healer, m.Worker, m.Store, replica.ScheduleConfig{
 		Sync: m.Config.SyncSchedule, Reconcile: m.Config.ReconcileSchedule, InboxRetention: m.Config.InboxRetention,

@@ -309,6 +309,29 @@ func ParseWebhookEvent(body []byte) (WebhookEvent, error) {
 	return parseWebhookEvent(doc.Data, true)
 }
 
+// WebhookOf returns the webhook a callback body names
+// (data.relationships.webhook.data.id), "" when it names none or not in
+// the bank's shape. Unlike ParseWebhookEvent it checks nothing else: the
+// receiver picks by it the secret a body's signature must verify under,
+// even for a body ParseWebhookEvent refuses.
+func WebhookOf(body []byte) string {
+	var doc struct {
+		Data struct {
+			Relationships struct {
+				Webhook *ident `json:"webhook"`
+			} `json:"relationships"`
+		} `json:"data"`
+	}
+	if err := gojson.Unmarshal(body, &doc); err != nil {
+		return ""
+	}
+	wh := doc.Data.Relationships.Webhook
+	if wh == nil || wh.Data == nil || !validID(wh.Data.ID) {
+		return ""
+	}
+	return wh.Data.ID
+}
+
 func parseWebhookEvent(raw []byte, owned bool) (WebhookEvent, error) {
 	const kind = "webhook event"
 	var w eventWire

@@ -546,6 +546,25 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 			byImport[r.ImportID] = r
 		}
 	}
+	// A row restored (push --restore) is one the person deleted in the
+	// app: forgotten, so that it is created again, with its transfer's
+	// other leg when the person's deletion took that too.
+	gone := func(m store.FeedRow) bool {
+		_, there := byApp[m.AppID]
+		return m.State == store.FeedDeletedInApp || (m.State == store.FeedPushed && !there)
+	}
+	for id := range restore {
+		m, ok := mapped[id]
+		if !ok || !gone(m) {
+			continue
+		}
+		delete(mapped, id)
+		p.round.Drop = append(p.round.Drop, id)
+		if om, ok := mapped[m.TransferID]; ok && m.TransferID != "" && gone(om) {
+			delete(mapped, m.TransferID)
+			p.round.Drop = append(p.round.Drop, m.TransferID)
+		}
+	}
 	now := e.now()
 	handled := map[string]bool{}
 	for _, id := range ids {
@@ -557,10 +576,6 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 		t, live := byID[id]
 		want := live && wanted(t)
 		m, isMapped := mapped[id]
-		if isMapped && restore[id] && m.State == store.FeedDeletedInApp {
-			isMapped = false
-			p.round.Drop = append(p.round.Drop, id)
-		}
 		if !want {
 			if !isMapped {
 				continue

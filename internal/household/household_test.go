@@ -3,6 +3,7 @@ package household_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http/httptest"
 	"path/filepath"
 	"slices"
@@ -551,4 +552,171 @@ func TestPollCatchesTheFirstPurchaseOfAnEmptyJointAccount(t *testing.T) {
 		t.Fatalf("poll of the empty joint account: %+v, want it polled and the purchase upserted", r)
 	}
 	e.exact()
+}
+
+// Issue 30: an event a partner can sign (their own webhook's, naming the
+// other person's transaction) or one naming the other's webhook must not
+// delete the other's transaction: the token of a person who does not see
+// its account answers 404 while the bank still has it. The worker fetches
+// a mirrored transaction through a token that sees its account, and only
+// such a token's 404 deletes. A genuine deletion still deletes.
+func TestAPartnersEventDeletesNothingOfTheOther(t *testing.T) {
+	e := newEnv(t, simulator.Options{Seed: 13, Transactions: 40, JointTransactions: 10}, household.Options{})
+	e.people("alex", "sam")
+	e.full()
+	ctx := t.Context()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range []string{"alex", "sam"} {
+		must(e.st.SaveWebhook(ctx, store.Webhook{ID: "hook-" + p, URL: "https://x/w", SecretKey: "s-" + p,
+			CreatedAt: "2026-01-01T00:00:00Z", Person: p}))
+	}
+	txOn := func(account, status string) string {
+		t.Helper()
+		var id string
+		must(e.st.Reader().QueryRow("SELECT id FROM transactions WHERE account_id = ? AND status = ? LIMIT 1", account, status).Scan(&id))
+		return id
+	}
+	alexTx, samTx := txOn(e.sim.PersonAccounts("alex")[0], "SETTLED"), txOn(e.sim.PersonAccounts("sam")[0], "SETTLED")
+	alexHeld, err := e.sim.PurchaseAs("alex", "", simulator.NewTransaction{Description: "Hotel deposit", AmountBaseUnits: -20000, Held: true})
+	must(err)
+	e.incremental()
+	must(e.sim.DeleteWithoutEvent(alexHeld))
+
+	idle := make(chan struct{}, 1)
+	w := replica.NewWorker(e.h.Primary(), e.st, zerolog.Nop(), replica.WorkerOptions{
+		BankFor: e.h.BankForEvent, MayDelete: e.h.MayDelete, Gate: e.h, RefreshBalances: e.h.RefreshBalances,
+		OnIdle: func() {
+			select {
+			case idle <- struct{}{}:
+			default:
+			}
+		},
+		OnApplied: func(store.InboxEvent, store.Change) {
+			select {
+			case idle <- struct{}{}:
+			default:
+			}
+		}})
+	wctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); _ = w.Run(wctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+
+	samGets := e.requests("sam", "/transactions/{id}")
+	now := e.sim.Now().Format(time.RFC3339)
+	ev := func(id, hook, typ, tx string) store.InboxEvent {
+		return store.InboxEvent{ID: id, EventType: typ, WebhookID: hook, TransactionID: tx, CreatedAt: now, Source: store.SourceWebhook, Body: "{}"}
+	}
+	_, err = e.st.InsertEvents(ctx, []store.InboxEvent{
+		ev("ev-1", "hook-sam", bank.EventTransactionDeleted, alexTx),    // sam's webhook, alex's transaction
+		ev("ev-2", "hook-alex", bank.EventTransactionSettled, samTx),    // alex's own webhook, sam's transaction
+		ev("ev-3", "hook-alex", bank.EventTransactionDeleted, alexHeld), // a genuine deletion
+	})
+	must(err)
+	w.Notify()
+	deadline := time.After(60 * time.Second)
+	for {
+		var pending int
+		must(e.st.Reader().QueryRow("SELECT count(*) FROM webhook_events WHERE processed_at IS NULL").Scan(&pending))
+		if pending == 0 {
+			break
+		}
+		select {
+		case <-idle:
+		case <-deadline:
+			t.Fatalf("%d events still pending", pending)
+		}
+	}
+	held := func(id string) bool {
+		var n int
+		must(e.st.Reader().QueryRow("SELECT count(*) FROM transactions WHERE id = ?", id).Scan(&n))
+		return n == 1
+	}
+	if !held(alexTx) {
+		t.Error("alex's transaction, named by an event of sam's webhook, was deleted from the mirror")
+	}
+	if !held(samTx) {
+		t.Error("sam's transaction, named by an event of alex's webhook, was deleted from the mirror")
+	}
+	if held(alexHeld) {
+		t.Error("alex's dropped hold, named by an event of alex's webhook, is still in the mirror")
+	}
+	if e.requests("sam", "/transactions/{id}") == samGets {
+		t.Error("sam's transaction was not fetched through sam's token")
+	}
+}
+
+// A mirrored transaction no person of the household sees any more (kim
+// left; her history stays) is left as it is by an event naming it: with
+// two people no token is asked (BankForEvent has none), and with one, the
+// one token asked answers 404, which deletes nothing it does not see
+// (MayDelete).
+func TestATokenThatDoesNotSeeTheAccountDeletesNothing(t *testing.T) {
+	e := newEnv(t, simulator.Options{Seed: 14, People: []string{"alex", "kim", "sam"}, Transactions: 20, JointTransactions: 5}, household.Options{})
+	e.people("alex", "kim", "sam")
+	e.full()
+	ctx := t.Context()
+	var kimTx string
+	if err := e.st.Reader().QueryRow("SELECT id FROM transactions WHERE account_id = ? LIMIT 1", e.sim.PersonAccounts("kim")[0]).Scan(&kimTx); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.st.SaveWebhook(ctx, store.Webhook{ID: "hook-alex", URL: "https://x/w", SecretKey: "s-alex",
+		CreatedAt: "2026-01-01T00:00:00Z", Person: "alex"}); err != nil {
+		t.Fatal(err)
+	}
+	for i, people := range [][]string{{"alex", "sam"}, {"alex"}} {
+		e.people(people...)
+		idle := make(chan struct{}, 1)
+		w := replica.NewWorker(e.h.Primary(), e.st, zerolog.Nop(), replica.WorkerOptions{
+			BankFor: e.h.BankForEvent, MayDelete: e.h.MayDelete, Gate: e.h, RefreshBalances: e.h.RefreshBalances,
+			OnIdle: func() {
+				select {
+				case idle <- struct{}{}:
+				default:
+				}
+			},
+			OnApplied: func(store.InboxEvent, store.Change) {
+				select {
+				case idle <- struct{}{}:
+				default:
+				}
+			}})
+		wctx, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { defer close(done); _ = w.Run(wctx) }()
+		id := fmt.Sprintf("ev-%d", i)
+		if _, err := e.st.InsertEvents(ctx, []store.InboxEvent{{ID: id, EventType: bank.EventTransactionDeleted, WebhookID: "hook-alex",
+			TransactionID: kimTx, CreatedAt: e.sim.Now().Format(time.RFC3339), Source: store.SourceWebhook, Body: "{}"}}); err != nil {
+			t.Fatal(err)
+		}
+		w.Notify()
+		deadline := time.After(60 * time.Second)
+		for processed := false; !processed; {
+			if err := e.st.Reader().QueryRow("SELECT processed_at IS NOT NULL FROM webhook_events WHERE id = ?", id).Scan(&processed); err != nil {
+				t.Fatal(err)
+			}
+			if processed {
+				break
+			}
+			select {
+			case <-idle:
+			case <-deadline:
+				t.Fatalf("household %v: event still pending", people)
+			}
+		}
+		cancel()
+		<-done
+		var n int
+		if err := e.st.Reader().QueryRow("SELECT count(*) FROM transactions WHERE id = ?", kimTx).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != 1 {
+			t.Fatalf("household %v: kim's transaction was deleted through a token that does not see her account", people)
+		}
+	}
 }

@@ -12,55 +12,109 @@ import (
 )
 
 // BankForEvent is the client through which the event worker fetches an
-// event's transaction: that of the person whose webhook delivered it
-// (webhooks.person), who sees its account. When that person's token is
-// rejected, or the webhook's person is unknown (one made elsewhere), a
-// token that sees the account of the transaction, if it is mirrored; else
-// the person's own (the event waits for their token) or the first
-// person's. The worker's WorkerOptions.BankFor.
+// event's transaction. A transaction the mirror holds is fetched through
+// the token of a person who sees its account (account_people): the
+// webhook's person's when they are one, else the one with the most budget
+// left; when every such token is rejected, one of them all the same (the
+// event waits for a new token); none (nil) when no person of the household
+// sees the account: the worker leaves the transaction as it is. A webhook
+// delivers events of any transaction its secret's holder names, so its
+// person's token is not taken on trust: its 404 for another person's
+// transaction would delete it. A transaction the mirror does not hold yet
+// is fetched through the token of the webhook's person, or the first
+// person's for a webhook of no person (made elsewhere). The worker's
+// WorkerOptions.BankFor.
 func (h *Household) BankForEvent(e store.InboxEvent) replica.WorkerBank {
-	if ms := h.snapshot(); len(ms) == 1 {
-		// Every way below leads to the one person's client: no read of
-		// the mirror for each event.
+	ms := h.snapshot()
+	if len(ms) == 1 {
+		// The one token the household has: no read of the mirror for
+		// each event (MayDelete still keeps its 404 from deleting what
+		// it does not see).
 		return ms[0].client
 	}
-	c := h.Client(h.webhookPerson(e.WebhookID))
-	if c != nil {
-		if rejected, _ := c.TokenRejected(); !rejected {
-			return c
-		}
+	person := h.webhookPerson(e.WebhookID)
+	if a, held := h.transactionAccount(e.TransactionID); held {
+		return seeingClient(ms, a.People, person)
 	}
-	if other := h.seeingTransaction(e.TransactionID); other != nil {
-		return other
-	}
-	if c != nil {
+	if c := h.Client(person); c != nil {
 		return c
 	}
-	return h.Primary()
+	if p := h.Primary(); p != nil {
+		return p
+	}
+	return nil
 }
 
-// seeingTransaction is the client of a person whose token sees the
-// account of a mirrored transaction and is not rejected, the one with the
-// most budget left; nil when there is none.
-func (h *Household) seeingTransaction(id string) *bank.Client {
-	if id == "" {
+// MayDelete reports which of ids a 404 through b, or their absence from
+// b's listing, shows deleted: those the mirror does not hold (no row of the
+// mirror's is deleted; a tombstone keeps an older copy out), and those on
+// an account b's person sees (account_people). The others are on accounts
+// b's token does not see, so its 404 says nothing of them. The worker's
+// WorkerOptions.MayDelete.
+func (h *Household) MayDelete(ctx context.Context, b replica.WorkerBank, ids []string) (map[string]bool, error) {
+	accounts, err := h.store.TransactionAccounts(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	person := ""
+	for _, m := range h.snapshot() {
+		if replica.WorkerBank(m.client) == b {
+			person = m.name
+		}
+	}
+	out := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		a, held := accounts[id]
+		out[id] = !held || person != "" && slices.Contains(a.People, person)
+	}
+	return out, nil
+}
+
+// seeingClient is the client of a person among ms who sees an account
+// people see: person's if they are one and their token is not rejected,
+// else the one with the most budget left; when every such token is
+// rejected, person's or the first one's; nil when none of ms sees it.
+func seeingClient(ms []*member, people []string, person string) replica.WorkerBank {
+	seers := seeing(ms, people)
+	if len(seers) == 0 {
 		return nil
+	}
+	var own *member
+	for _, m := range seers {
+		if m.name == person {
+			own = m
+		}
+	}
+	if own != nil {
+		if rejected, _ := own.client.TokenRejected(); !rejected {
+			return own.client
+		}
+	}
+	if ok := byHeadroom(seers); len(ok) > 0 {
+		return ok[0].client
+	}
+	if own != nil {
+		return own.client
+	}
+	return seers[0].client
+}
+
+// transactionAccount is the account of a mirrored transaction and who
+// sees it; false when the mirror does not hold it (or cannot be read:
+// MayDelete reads it again before anything is deleted).
+func (h *Household) transactionAccount(id string) (store.TxAccount, bool) {
+	if id == "" {
+		return store.TxAccount{}, false
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	accounts, err := h.store.TransactionAccounts(ctx, []string{id})
 	if err != nil {
 		h.log.Warn().Err(err).Msg("read a transaction's account")
-		return nil
+		return store.TxAccount{}, false
 	}
 	a, ok := accounts[id]
-	if !ok {
-		return nil
-	}
-	if ms := byHeadroom(seeing(h.snapshot(), a.People)); len(ms) > 0 {
-		return ms[0].client
-	}
-	return nil
+	return a, ok
 }
 
 // webhookPerson is whose token registered the webhook, "" when unknown.

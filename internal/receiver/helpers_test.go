@@ -34,11 +34,14 @@ func sign(body, secret []byte) string {
 
 // eventBody is a callback body for an event; txID "" omits the
 // transaction relationship.
-func eventBody(id, eventType, txID string) []byte {
+func eventBody(id, eventType, txID string) []byte { return hookBody("wh-1", id, eventType, txID) }
+
+// hookBody is eventBody naming webhook.
+func hookBody(webhook, id, eventType, txID string) []byte {
 	rel := map[string]any{
 		"webhook": map[string]any{
-			"data":  map[string]string{"type": "webhooks", "id": "wh-1"},
-			"links": map[string]string{"related": "https://bank.example/api/v1/webhooks/wh-1"},
+			"data":  map[string]string{"type": "webhooks", "id": webhook},
+			"links": map[string]string{"related": "https://bank.example/api/v1/webhooks/" + webhook},
 		},
 	}
 	if txID != "" {
@@ -60,7 +63,9 @@ func eventBody(id, eventType, txID string) []byte {
 }
 
 // secretSet is a Keys the test can change while serving: the secrets it
-// holds, and Registering's answer. Miss reloads nothing.
+// holds, which any webhook's delivery may be signed with (as the secret of
+// a webhook made elsewhere), and Registering's answer. Miss reloads
+// nothing.
 type secretSet struct {
 	mu          sync.Mutex
 	s           [][]byte
@@ -84,7 +89,7 @@ func (ss *secretSet) setRegistering(on bool) {
 	ss.registering = on
 }
 
-func (ss *secretSet) Secrets(context.Context) ([][]byte, error) {
+func (ss *secretSet) SecretsOf(context.Context, string) ([][]byte, error) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	return append([][]byte(nil), ss.s...), nil
@@ -101,9 +106,9 @@ func (ss *secretSet) Miss(context.Context) bool { return false }
 // failingKeys is a Keys whose secrets cannot be loaded.
 type failingKeys struct{ err error }
 
-func (f failingKeys) Secrets(context.Context) ([][]byte, error) { return nil, f.err }
-func (failingKeys) Registering(context.Context) bool            { return false }
-func (failingKeys) Miss(context.Context) bool                   { return false }
+func (f failingKeys) SecretsOf(context.Context, string) ([][]byte, error) { return nil, f.err }
+func (failingKeys) Registering(context.Context) bool                      { return false }
+func (failingKeys) Miss(context.Context) bool                             { return false }
 
 // mustOpenStore opens a real SQLite file in a temporary directory.
 func mustOpenStore(tb testing.TB) *store.Store {

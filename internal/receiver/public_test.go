@@ -167,7 +167,7 @@ func TestRefusedRequestsRunNoSQL(t *testing.T) {
 	r := mustStart(t, in, Config{Keys: cache, BodyTimeout: 200 * time.Millisecond, OnRefused: reasons.add})
 	addr := serveLoopback(t, r.Handler())
 
-	signedBad := []byte(`{"data":"not an event"}`)
+	signedBad := eventBody("ev-bad", "TRANSACTION_CREATED", "") // names wh-1, lacks its transaction
 	big := bytes.Repeat([]byte(" "), DefaultMaxBody+1)
 	cases := []struct {
 		name       string

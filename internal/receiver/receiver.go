@@ -103,10 +103,14 @@ var ErrClosed = errors.New("receiver closed")
 // be cheap, must not touch the database on every call, and must bound what
 // it costs.
 type Keys interface {
-	// Secrets returns every secret currently valid (two during a
-	// rotation); a secret it starts returning is accepted at once. An
-	// error answers the delivery 503 (the bank retries).
-	Secrets(ctx context.Context) ([][]byte, error)
+	// SecretsOf returns the secrets a delivery naming webhook id may be
+	// signed with: that webhook's own when it is known (two webhooks never
+	// share one, so a household's people cannot sign for each other), and
+	// for a webhook it does not know, the secret of a webhook made
+	// elsewhere, if one is configured. None refuses the delivery. A
+	// secret it starts returning is accepted at once. An error answers
+	// the delivery 503 (the bank retries).
+	SecretsOf(ctx context.Context, webhookID string) ([][]byte, error)
 	// Registering reports whether a webhook is being registered (its
 	// secret not yet stored). While it is, a delivery whose signature
 	// matches no known secret is answered 503, so the bank retries it, not
@@ -119,28 +123,12 @@ type Keys interface {
 	Miss(ctx context.Context) bool
 }
 
-// KeyIndex is what Keys may also offer (webhooks.SecretCache does): the
-// secrets a delivery naming a webhook may be signed with, that webhook's
-// and those of no known webhook. A household has a webhook per person:
-// when Keys hold more than MaxTriedSecrets secrets, a delivery's signature
-// is checked against those of the webhook its body names only, so that a
-// stranger's request costs one parse of its body (which a genuine delivery
-// needs anyway) and a few HMACs, however many people share the mirror.
-type KeyIndex interface {
-	SecretsOf(ctx context.Context, webhookID string) [][]byte
-}
-
-// MaxTriedSecrets is how many secrets a delivery's signature is checked
-// against, each in constant time, before the receiver picks them by the
-// webhook the body names (KeyIndex).
-const MaxTriedSecrets = 4
-
 // noKeys holds no secret: every signature is refused.
 type noKeys struct{}
 
-func (noKeys) Secrets(context.Context) ([][]byte, error) { return nil, nil }
-func (noKeys) Registering(context.Context) bool          { return false }
-func (noKeys) Miss(context.Context) bool                 { return false }
+func (noKeys) SecretsOf(context.Context, string) ([][]byte, error) { return nil, nil }
+func (noKeys) Registering(context.Context) bool                    { return false }
+func (noKeys) Miss(context.Context) bool                           { return false }
 
 // inbox is the one store method the receiver needs.
 type inbox interface {
@@ -392,66 +380,51 @@ func headerValue(h http.Header, name string) (value string, ok bool) {
 	}
 }
 
-// authenticate verifies body's signatures against the secrets in memory
-// and parses the event. A refusal with a reason means it failed.
+// authenticate parses the event, then verifies body's signatures against
+// the secrets of the webhook the body names, held in memory: a delivery
+// counts only if signed with that webhook's secret (Keys.SecretsOf), and
+// a stranger's request costs one parse and an HMAC or two, however many
+// webhooks the mirror has. A refusal with a reason means it failed.
 func (r *Receiver) authenticate(ctx context.Context, body []byte, sig signatures) (store.InboxEvent, refusal) {
 	keys := r.cfg.Keys
-	p := parsedBody{body: body}
-	secrets, err := keys.Secrets(ctx)
+	e, perr := bank.ParseWebhookEvent(body)
+	webhook := e.WebhookID
+	if perr != nil {
+		// An event the decoder refuses may still be the bank's (a field it
+		// changed): it is told apart by the signature of the webhook named.
+		webhook = bank.WebhookOf(body)
+	}
+	if webhook == "" {
+		// No webhook named: no secret it could be signed with.
+		return store.InboxEvent{}, refusal{reason: ReasonSignatureInvalid, status: http.StatusUnauthorized}
+	}
+	secrets, err := keys.SecretsOf(ctx, webhook)
 	if err != nil {
 		return store.InboxEvent{}, refusal{reason: ReasonUnavailable, status: http.StatusServiceUnavailable,
 			cause: fmt.Errorf("load webhook secrets: %w", err)}
 	}
-	if !sig.verify(body, p.pick(ctx, keys, secrets)) {
+	if !sig.verify(body, secrets) {
 		// The secrets may have changed since this request read them (a
-		// reload by Miss, or by another request's): check again.
+		// webhook registered by another process, a reload by Miss or by
+		// another request's): check again.
 		keys.Miss(ctx)
-		if secrets, err = keys.Secrets(ctx); err != nil {
+		if secrets, err = keys.SecretsOf(ctx, webhook); err != nil {
 			secrets = nil
 		}
-	}
-	if !sig.verify(body, p.pick(ctx, keys, secrets)) {
-		if keys.Registering(ctx) {
-			// It may be signed with the secret about to be stored: the
-			// bank retries a 503.
-			return store.InboxEvent{}, refusal{reason: ReasonRegistering, status: http.StatusServiceUnavailable}
+		if !sig.verify(body, secrets) {
+			if keys.Registering(ctx) {
+				// It may be signed with the secret about to be stored: the
+				// bank retries a 503.
+				return store.InboxEvent{}, refusal{reason: ReasonRegistering, status: http.StatusServiceUnavailable}
+			}
+			return store.InboxEvent{}, refusal{reason: ReasonSignatureInvalid, status: http.StatusUnauthorized}
 		}
-		return store.InboxEvent{}, refusal{reason: ReasonSignatureInvalid, status: http.StatusUnauthorized}
 	}
-	e, err := p.event()
-	if err != nil {
+	if perr != nil {
 		// The decoder's message names fields and values, never the body.
-		return store.InboxEvent{}, refusal{reason: ReasonMalformed, status: http.StatusBadRequest, cause: err, authentic: true}
+		return store.InboxEvent{}, refusal{reason: ReasonMalformed, status: http.StatusBadRequest, cause: perr, authentic: true}
 	}
 	return store.NewInboxEvent(e, store.SourceWebhook, string(body)), refusal{}
-}
-
-// parsedBody parses a delivery's body once, when first asked.
-type parsedBody struct {
-	body   []byte
-	parsed bool
-	ev     bank.WebhookEvent
-	err    error
-}
-
-func (p *parsedBody) event() (bank.WebhookEvent, error) {
-	if !p.parsed {
-		p.ev, p.err = bank.ParseWebhookEvent(p.body)
-		p.parsed = true
-	}
-	return p.ev, p.err
-}
-
-// pick returns the secrets to check the body's signature against: all of
-// them while they are few, else those of the webhook the body names (none
-// of a known webhook when the body names none).
-func (p *parsedBody) pick(ctx context.Context, keys Keys, all [][]byte) [][]byte {
-	idx, ok := keys.(KeyIndex)
-	if !ok || len(all) <= MaxTriedSecrets {
-		return all
-	}
-	e, _ := p.event()
-	return idx.SecretsOf(ctx, e.WebhookID)
 }
 
 // refuse answers a refused request, reports it to OnRefused and to the

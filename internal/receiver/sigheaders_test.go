@@ -120,7 +120,7 @@ func TestUpHeaderReloadsSecretsOnAMiss(t *testing.T) {
 	}
 	h := mustStart(t, src.Store, Config{Keys: cache}).Handler()
 	saveSecret("wh-2", secretB)
-	body := eventBody("ev-up-new", "TRANSACTION_CREATED", "tx-1")
+	body := hookBody("wh-2", "ev-up-new", "TRANSACTION_CREATED", "tx-1")
 	req := httptest.NewRequest(http.MethodPost, "/webhook", bytes.NewReader(body))
 	req.Header.Set(UpSignatureHeader, sign(body, secretB))
 	rec := httptest.NewRecorder()

@@ -3,6 +3,7 @@ package replica
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -104,11 +105,19 @@ type WorkerOptions struct {
 	// then it is cancelled, and its events wait for the next start.
 	StopGrace time.Duration
 	// BankFor, if set, is the client through which an event's transaction
-	// is fetched: in a household, that of the person whose webhook
-	// delivered it, who sees its account (nil: the worker's own). Events
-	// whose client's token the bank rejected wait, uncounted, for a new
-	// one, while the others are applied.
+	// is fetched: in a household, that of a person who sees its account.
+	// Events whose client's token the bank rejected wait, uncounted, for a
+	// new one, while the others are applied. When it returns nil no client
+	// may fetch the transaction (no person of the household sees its
+	// account): the event is applied leaving it as it is, and logged.
 	BankFor func(e store.InboxEvent) WorkerBank
+	// MayDelete, if set, reports which of ids, found missing through b (a
+	// 404, or absent from b's listing of where they were), are deleted: in
+	// a household, those b's person sees the account of, and those the
+	// mirror does not hold. The others are left as they are, and logged: a
+	// token that does not see a transaction's account answers 404 for it
+	// while the bank still has it.
+	MayDelete func(ctx context.Context, b WorkerBank, ids []string) (map[string]bool, error)
 	// Gate, if set, says when no event can be applied at all because the
 	// bank rejected every token (default: the worker's own client).
 	Gate interface {
@@ -436,16 +445,18 @@ func (w *Worker) skipCovered(ctx context.Context, evs []store.InboxEvent) ([]sto
 
 // partition groups evs by the client their transactions are fetched
 // through (WorkerOptions.BankFor), in order of first appearance; events
-// whose client's token the bank rejected are left out (they wait).
-func (w *Worker) partition(evs []store.InboxEvent) (groups []eventGroup, waiting int) {
+// whose client's token the bank rejected are left out (they wait), and
+// those no client may fetch are returned apart (unseen).
+func (w *Worker) partition(evs []store.InboxEvent) (groups []eventGroup, waiting int, unseen []store.InboxEvent) {
 	if w.opts.BankFor == nil {
-		return []eventGroup{{bank: w.bank, evs: evs}}, 0
+		return []eventGroup{{bank: w.bank, evs: evs}}, 0, nil
 	}
 	index := map[workerBank]int{}
 	for _, e := range evs {
 		b := w.opts.BankFor(e)
 		if b == nil {
-			b = w.bank
+			unseen = append(unseen, e)
+			continue
 		}
 		if rejected, _ := b.TokenRejected(); rejected {
 			waiting++
@@ -459,7 +470,7 @@ func (w *Worker) partition(evs []store.InboxEvent) (groups []eventGroup, waiting
 		}
 		groups[i].evs = append(groups[i].evs, e)
 	}
-	return groups, waiting
+	return groups, waiting, unseen
 }
 
 // eventGroup is the events of a round fetched through one client.
@@ -472,13 +483,22 @@ type eventGroup struct {
 // it with the events in a few small commits (commits.go). It returns the
 // number of events it took on: those waiting for a rejected token are not.
 func (w *Worker) apply(ctx context.Context, evs []store.InboxEvent, ids []string, direct bool) int {
-	groups, waiting := w.partition(evs)
-	if waiting > 0 {
-		w.log.Debug().Int(logfield.Events, waiting).Msg("events wait for a token the bank rejected")
+	groups, waiting, unseen := w.partition(evs)
+	for _, e := range unseen {
+		w.log.Warn().Str(logfield.EventID, bank.LogID(e.ID)).Str(logfield.EventType, e.EventType).
+			Str(logfield.TransactionID, bank.LogID(e.TransactionID)).
+			Msg("no token of the household sees the account of the event's transaction; the mirror's copy is left as it is")
+	}
+	if waiting > 0 || len(unseen) > 0 {
+		if waiting > 0 {
+			w.log.Debug().Int(logfield.Events, waiting).Msg("events wait for a token the bank rejected")
+		}
+		// Unseen events are applied with nothing fetched: no change.
 		var taken []store.InboxEvent
 		for _, g := range groups {
 			taken = append(taken, g.evs...)
 		}
+		taken = append(taken, unseen...)
 		evs, ids = taken, transactionIDs(taken)
 	}
 	if len(evs) == 0 {
@@ -504,12 +524,18 @@ func (w *Worker) applyGroups(ctx context.Context, groups []eventGroup, evs []sto
 		w.log.Debug().Err(err).Int(logfield.Events, len(evs)).Msg("round stopped; its events wait for the next start")
 		return true
 	}
-	var res *resolution
+	res := &resolution{found: map[string]bank.Transaction{}, gone: map[string]bool{}, failed: map[string]error{}}
 	var err error
 	for _, g := range groups {
 		var gr *resolution
 		if gr, err = w.resolve(actx, g.bank, g.evs, transactionIDs(g.evs), direct); err != nil {
 			break
+		}
+		if verr := w.vouch(actx, g.bank, gr); verr != nil {
+			if !stopped(verr) {
+				w.databaseFailed(verr)
+			}
+			return
 		}
 		res = res.merge(gr)
 	}
@@ -563,6 +589,31 @@ func (w *Worker) resolve(ctx context.Context, b workerBank, evs []store.InboxEve
 		return nil, err
 	}
 	return res, nil
+}
+
+// vouch keeps gone only those of res's transactions that b may show
+// deleted (WorkerOptions.MayDelete); the others are left as they are
+// (their events are applied with no change), and logged.
+func (w *Worker) vouch(ctx context.Context, b workerBank, res *resolution) error {
+	if w.opts.MayDelete == nil || len(res.gone) == 0 {
+		return nil
+	}
+	ids := make([]string, 0, len(res.gone))
+	for id := range res.gone {
+		ids = append(ids, id)
+	}
+	may, err := w.opts.MayDelete(ctx, b, ids)
+	if err != nil {
+		return fmt.Errorf("who may delete: %w", err)
+	}
+	for _, id := range ids {
+		if !may[id] {
+			delete(res.gone, id)
+			w.log.Warn().Str(logfield.TransactionID, bank.LogID(id)).
+				Msg("transaction not found through a token that does not see its account; not deleted")
+		}
+	}
+	return nil
 }
 
 // merge adds o's findings to r (nil: a new one). A transaction two

@@ -202,11 +202,17 @@ type FeedRound struct {
 	Done    []string          // bank ids no longer pending
 }
 
-// RecordFeedRound records a round: the map, what is pending, the cursor,
-// and a success in the feed's state.
+// RecordFeedRound records a round: the map (rows dropped, then rows put,
+// so that a row dropped and made again stays), what is pending, the
+// cursor, and a success in the feed's state.
 func (s *Store) RecordFeedRound(ctx context.Context, r FeedRound) error {
 	now := s.stamp()
 	return s.InTx(ctx, func(tx *sql.Tx) error {
+		for _, id := range r.Drop {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM feed_rows WHERE feed = ? AND transaction_id = ?`, r.Feed, id); err != nil {
+				return fmt.Errorf("record feed row: %w", err)
+			}
+		}
 		for _, f := range r.Put {
 			pushed := f.PushedAt
 			if pushed == "" {
@@ -218,11 +224,6 @@ func (s *Store) RecordFeedRound(ctx context.Context, r FeedRound) error {
 					date = excluded.date, amount = excluded.amount, cleared = excluded.cleared, transfer_id = excluded.transfer_id,
 					state = excluded.state, pushed_at = excluded.pushed_at`,
 				r.Feed, f.TransactionID, f.AppID, f.AppAccount, f.Date, f.Amount, f.Cleared, f.TransferID, f.State, pushed); err != nil {
-				return fmt.Errorf("record feed row: %w", err)
-			}
-		}
-		for _, id := range r.Drop {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM feed_rows WHERE feed = ? AND transaction_id = ?`, r.Feed, id); err != nil {
 				return fmt.Errorf("record feed row: %w", err)
 			}
 		}

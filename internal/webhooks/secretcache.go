@@ -32,9 +32,9 @@ type keys struct {
 	secrets     [][]byte
 	registering bool
 	// byWebhook holds each registered webhook's secret by webhook id;
-	// anyWebhook the secrets of no known webhook (BANKMIRROR_WEBHOOK_SECRET,
-	// a secret whose row never committed), which any delivery may be
-	// signed with.
+	// anyWebhook the secret of a webhook made elsewhere
+	// (BANKMIRROR_WEBHOOK_SECRET), which a delivery naming a webhook not in
+	// byWebhook may be signed with.
 	byWebhook  map[string][]byte
 	anyWebhook [][]byte
 	// what they were made of, to filter again
@@ -204,20 +204,22 @@ func (c *SecretCache) Run(ctx context.Context) {
 	}
 }
 
-// Secrets returns the cached secrets.
+// Secrets returns every cached secret.
 func (c *SecretCache) Secrets(context.Context) ([][]byte, error) { return c.keys.Load().secrets, nil }
 
 // SecretsOf returns the secrets a delivery naming webhook id may be
-// signed with: that webhook's, if it is known, and those of no known
-// webhook (BANKMIRROR_WEBHOOK_SECRET). Whatever the household's size, they
-// are few: the receiver checks these when Secrets are many.
-func (c *SecretCache) SecretsOf(_ context.Context, id string) [][]byte {
+// signed with: that webhook's alone when it is known, so that a person of
+// the household cannot sign a delivery for another's webhook; the secret
+// of a webhook made elsewhere (BANKMIRROR_WEBHOOK_SECRET), whose id the
+// mirror does not know, for any other id; none when there is no such
+// secret (the delivery is refused). Whatever the household's size, a
+// delivery is checked against one secret.
+func (c *SecretCache) SecretsOf(_ context.Context, id string) ([][]byte, error) {
 	k := c.keys.Load()
-	s, ok := k.byWebhook[id]
-	if !ok {
-		return k.anyWebhook
+	if s, ok := k.byWebhook[id]; ok {
+		return [][]byte{s}, nil
 	}
-	return append([][]byte{s}, k.anyWebhook...)
+	return k.anyWebhook, nil
 }
 
 // Registering returns the cached registration mark.

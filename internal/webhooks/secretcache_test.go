@@ -38,7 +38,10 @@ func sign(body, secret []byte) string {
 
 // eventBody is a delivery's body for event id of eventType; a
 // TRANSACTION_ event is about transaction tx-1.
-func eventBody(id, eventType string) []byte {
+func eventBody(id, eventType string) []byte { return hookBody("wh-1", id, eventType) }
+
+// hookBody is eventBody naming webhook.
+func hookBody(webhook, id, eventType string) []byte {
 	tx := ""
 	if strings.HasPrefix(eventType, "TRANSACTION_") {
 		tx = `,"transaction":{"data":{"type":"transactions","id":"tx-1"},` +
@@ -46,8 +49,8 @@ func eventBody(id, eventType string) []byte {
 	}
 	return fmt.Appendf(nil, `{"data":{"type":"webhook-events","id":%q,`+
 		`"attributes":{"eventType":%q,"createdAt":"2024-08-05T12:20:07+10:00"},`+
-		`"relationships":{"webhook":{"data":{"type":"webhooks","id":"wh-1"},`+
-		`"links":{"related":"https://bank.example/api/v1/webhooks/wh-1"}}%s}}}`, id, eventType, tx)
+		`"relationships":{"webhook":{"data":{"type":"webhooks","id":%q},`+
+		`"links":{"related":"https://bank.example/api/v1/webhooks/%s"}}%s}}}`, id, eventType, webhook, webhook, tx)
 }
 
 // openStore opens a real SQLite file in a temporary directory.
@@ -113,7 +116,7 @@ func (k *keySource) load(_ context.Context, people map[string]bool) (*keys, erro
 	defer k.mu.Unlock()
 	all := make([]store.WebhookKey, len(k.secrets))
 	for i, s := range k.secrets {
-		all[i] = store.WebhookKey{WebhookID: fmt.Sprintf("wh-%d", i), Secret: slices.Clone(s)}
+		all[i] = store.WebhookKey{WebhookID: fmt.Sprintf("wh-%d", i+1), Secret: slices.Clone(s)}
 	}
 	return newKeys(all, nil, people, k.registering), nil
 }
@@ -150,7 +153,7 @@ func TestSecretCacheReloadsOnAMiss(t *testing.T) {
 	src := &keySource{secrets: [][]byte{secretA}}
 	h := cachedReceiver(t, src, 0)
 	src.add(secretB)
-	if code := post(h, eventBody("ev-new", "TRANSACTION_CREATED"), secretB); code != http.StatusOK {
+	if code := post(h, hookBody("wh-2", "ev-new", "TRANSACTION_CREATED"), secretB); code != http.StatusOK {
 		t.Fatalf("first delivery signed with a newly stored secret: %d", code)
 	}
 }
@@ -212,7 +215,7 @@ func TestSecretCacheMissReloadsOnlyOnAChange(t *testing.T) {
 	src.add(secretB)
 	src.setRegistering(false)
 	version.Add(1)
-	if code := post(h, body, secretB); code != http.StatusOK {
+	if code := post(h, hookBody("wh-2", "ev-b", "TRANSACTION_CREATED"), secretB); code != http.StatusOK {
 		t.Fatalf("first delivery signed with the new secret: %d, want 200", code)
 	}
 	loads(2)
@@ -222,7 +225,7 @@ func TestSecretCacheMissReloadsOnlyOnAChange(t *testing.T) {
 	secretC := []byte("whsec-charlie")
 	src.add(secretC)
 	version.Add(1)
-	c2 := eventBody("ev-c", "PING")
+	c2 := hookBody("wh-3", "ev-c", "PING")
 	now = now.Add(MissReloadGap - time.Nanosecond)
 	if code := post(h, c2, secretC); code != http.StatusUnauthorized {
 		t.Fatalf("within the gap: %d, want 401", code)
@@ -331,10 +334,11 @@ func peopleKeys(n int) []store.WebhookKey {
 }
 
 // In a household of many people a delivery's signature is checked against
-// the secret of the webhook its body names (and the configured one), not
-// every person's: what a stranger's request costs does not grow with the
-// household. Each person's own delivery is accepted; one naming a webhook
-// but signed with another person's secret is refused.
+// the secret of the webhook its body names, not every person's: what a
+// stranger's request costs does not grow with the household. Each
+// person's own delivery is accepted; one naming a webhook but signed with
+// another person's secret, or with the configured one, is refused; the
+// configured one signs for webhooks the mirror does not know.
 func TestSecretCacheManyPeopleCheckTheNamedWebhook(t *testing.T) {
 	all := peopleKeys(32)
 	c := newSecretCache(func(_ context.Context, people map[string]bool) (*keys, error) {
@@ -346,10 +350,10 @@ func TestSecretCacheManyPeopleCheckTheNamedWebhook(t *testing.T) {
 	if s, _ := c.Secrets(context.Background()); len(s) != 33 {
 		t.Fatalf("%d secrets, want 33", len(s))
 	}
-	if got := c.SecretsOf(context.Background(), "wh-1"); len(got) != 2 || string(got[0]) != string(all[1].Secret) || string(got[1]) != string(secretB) {
-		t.Errorf("SecretsOf(wh-1) = %q, want person 1's and the configured one", got)
+	if got, _ := c.SecretsOf(context.Background(), "wh-1"); len(got) != 1 || string(got[0]) != string(all[1].Secret) {
+		t.Errorf("SecretsOf(wh-1) = %q, want person 1's alone", got)
 	}
-	if got := c.SecretsOf(context.Background(), "wh-unknown"); len(got) != 1 {
+	if got, _ := c.SecretsOf(context.Background(), "wh-unknown"); len(got) != 1 || string(got[0]) != string(secretB) {
 		t.Errorf("SecretsOf(unknown) = %q, want the configured one only", got)
 	}
 	h := serveWith(t, c)
@@ -357,14 +361,73 @@ func TestSecretCacheManyPeopleCheckTheNamedWebhook(t *testing.T) {
 	if code := post(h, body, all[1].Secret); code != http.StatusOK {
 		t.Errorf("delivery of wh-1 signed with its secret: %d", code)
 	}
-	if code := post(h, eventBody("ev-2", "TRANSACTION_CREATED"), secretB); code != http.StatusOK {
-		t.Errorf("delivery signed with the configured secret: %d", code)
+	if code := post(h, hookBody("wh-elsewhere", "ev-2", "TRANSACTION_CREATED"), secretB); code != http.StatusOK {
+		t.Errorf("delivery of a webhook made elsewhere signed with the configured secret: %d", code)
+	}
+	if code := post(h, eventBody("ev-4", "TRANSACTION_CREATED"), secretB); code != http.StatusUnauthorized {
+		t.Errorf("delivery naming wh-1 signed with the configured secret: %d, want 401", code)
 	}
 	if code := post(h, eventBody("ev-3", "TRANSACTION_CREATED"), all[7].Secret); code != http.StatusUnauthorized {
 		t.Errorf("delivery naming wh-1 signed with person 7's secret: %d, want 401", code)
 	}
 	if code := post(h, []byte(`not json`), all[1].Secret); code != http.StatusUnauthorized {
 		t.Errorf("a body naming no webhook, signed with a person's secret: %d, want 401", code)
+	}
+}
+
+// Issue 30: in a household of two (few enough secrets that every one used
+// to be tried), a delivery naming sam's webhook but signed with alex's
+// secret is refused and stored nowhere, as is one naming a webhook the
+// mirror does not know; each person's own is accepted.
+func TestSecretCacheAPartnersSecretDoesNotSignForTheOther(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	alexSecret, samSecret := []byte("whsec-alex-0123456789"), []byte("whsec-sam-9876543210")
+	for _, w := range []store.Webhook{
+		{ID: "wh-alex", URL: "https://bank-hooks.example/webhook", SecretKey: string(alexSecret), CreatedAt: "2024-08-05T12:20:07+10:00", Person: "alex"},
+		{ID: "wh-sam", URL: "https://bank-hooks.example/webhook", SecretKey: string(samSecret), CreatedAt: "2024-08-05T12:20:08+10:00", Person: "sam"},
+	} {
+		if err := st.UpsertPerson(ctx, store.PersonUpdate{Name: w.Person}); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.SaveWebhook(ctx, w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := NewSecretCache(st, nil, time.Hour, zerolog.Nop())
+	if err := c.SetPeople(ctx, []string{"alex", "sam"}); err != nil {
+		t.Fatal(err)
+	}
+	r := receiver.New(st, receiver.Config{Keys: c, Log: zerolog.Nop()})
+	if err := r.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.Close() })
+	h := r.Handler()
+	cases := []struct {
+		name    string
+		webhook string
+		secret  []byte
+		want    int
+	}{
+		{"sam's webhook, alex's secret", "wh-sam", alexSecret, http.StatusUnauthorized},
+		{"alex's webhook, sam's secret", "wh-alex", samSecret, http.StatusUnauthorized},
+		{"an unknown webhook, alex's secret", "wh-elsewhere", alexSecret, http.StatusUnauthorized},
+		{"alex's own", "wh-alex", alexSecret, http.StatusOK},
+		{"sam's own", "wh-sam", samSecret, http.StatusOK},
+	}
+	for i, tc := range cases {
+		id := fmt.Sprintf("ev-%d", i)
+		if code := post(h, hookBody(tc.webhook, id, "TRANSACTION_DELETED"), tc.secret); code != tc.want {
+			t.Errorf("%s: %d, want %d", tc.name, code, tc.want)
+		}
+		var n int
+		if err := st.Reader().QueryRow("SELECT count(*) FROM webhook_events WHERE id = ?", id).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if queued := n == 1; queued != (tc.want == http.StatusOK) {
+			t.Errorf("%s: queued = %v", tc.name, queued)
+		}
 	}
 }
 
@@ -388,13 +451,13 @@ func TestSecretCacheSetPeople(t *testing.T) {
 	if want := []string{string(secretA), "whsec-person-0", "whsec-person-2"}; !slices.Equal(names, want) {
 		t.Errorf("secrets = %q, want %q", names, want)
 	}
-	if s := c.SecretsOf(ctx, "wh-1"); len(s) != 0 {
+	if s, _ := c.SecretsOf(ctx, "wh-1"); len(s) != 0 {
 		t.Errorf("a removed person's webhook still has secrets: %q", s)
 	}
 }
 
 // A stranger's request costs the same whatever the household's size: one
-// parse and at most two HMACs past MaxTriedSecrets secrets.
+// parse and at most two HMACs.
 func BenchmarkStrangerByHouseholdSize(b *testing.B) {
 	for _, n := range []int{1, 4, 32} {
 		b.Run(fmt.Sprintf("people=%d", n), func(b *testing.B) {
