@@ -114,7 +114,7 @@ packaging/check-docs.sh "$scratch/good.md" || fail "check-docs.sh refuses go tes
 echo "check-release: tarballs"
 for arch in amd64 arm64; do
 	name="bankmirror_${version}_linux_$arch"
-	want=$(printf "$name/%s\n" "" CHANGELOG.md LICENSE README.md bankmirror bankmirror.1 bankmirror.env.example bankmirror.service \
+	want=$(printf "$name/%s\n" "" CHANGELOG.md LICENSE README.md bankmirror bankmirror.1 bankmirror.env.example bankmirror.service bankmirror-feeds.service \
 		completions/ completions/_bankmirror completions/bankmirror.bash completions/bankmirror.fish \
 		docs/ docs/control-openapi.yaml $(cd docs && ls -- *.md *.png | sed 's|^|docs/|'))
 	diff <(sort <<<"$want") <(tar -tzf "dist/$name.tar.gz" | sort) || fail "$name.tar.gz holds other files than these"
@@ -131,6 +131,7 @@ done
 echo "check-release: packages"
 paths=(
 	"-rwxr-xr-x root/root ./usr/bin/bankmirror"
+	"-rw-r--r-- root/root ./usr/lib/systemd/system/bankmirror-feeds.service"
 	"-rw-r--r-- root/root ./usr/lib/systemd/system/bankmirror.service"
 	"-rw-r--r-- root/root ./usr/lib/sysusers.d/bankmirror.conf"
 	"-rw-r--r-- root/root ./usr/lib/tmpfiles.d/bankmirror.conf"

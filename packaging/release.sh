@@ -134,6 +134,11 @@ grep -q '^ExecStart=/usr/bin/bankmirror ' "$gen/bankmirror.service.deb" || {
 	echo "release: systemd/bankmirror.service no longer starts /usr/local/bin/bankmirror: update the rewrite in $0" >&2
 	exit 1
 }
+sed 's#/usr/local/bin/bankmirror #/usr/bin/bankmirror #' systemd/bankmirror-feeds.service >"$gen/bankmirror-feeds.service.deb"
+grep -q '^ExecStart=/usr/bin/bankmirror ' "$gen/bankmirror-feeds.service.deb" || {
+	echo "release: systemd/bankmirror-feeds.service no longer starts /usr/local/bin/bankmirror: update the rewrite in $0" >&2
+	exit 1
+}
 
 # glibc ARCH: the newest glibc symbol version the binary of ARCH needs.
 glibc() {
@@ -145,7 +150,7 @@ tarball() { # ARCH
 	local dir="$work/tar/$name"
 	mkdir -p "$dir/completions" "$dir/docs"
 	install -m 0755 "$work/$1/bankmirror" "$dir/bankmirror"
-	install -m 0644 LICENSE CHANGELOG.md systemd/bankmirror.service "$gen/README.md" "$gen/bankmirror.1" packaging/bankmirror.env.example "$dir/"
+	install -m 0644 LICENSE CHANGELOG.md systemd/bankmirror.service systemd/bankmirror-feeds.service "$gen/README.md" "$gen/bankmirror.1" packaging/bankmirror.env.example "$dir/"
 	install -m 0644 "$gen"/docs/* "$dir/docs/"
 	install -m 0644 "$gen/completion.bash" "$dir/completions/bankmirror.bash"
 	install -m 0644 "$gen/completion.zsh" "$dir/completions/_bankmirror"
@@ -159,6 +164,7 @@ deb() { # ARCH
 	mkdir -p "$stage"
 	install -m 0755 "$work/$1/bankmirror" "$stage/bankmirror"
 	install -m 0644 "$gen/bankmirror.service.deb" "$stage/bankmirror.service"
+	install -m 0644 "$gen/bankmirror-feeds.service.deb" "$stage/bankmirror-feeds.service"
 	install -m 0644 "$gen/completion.bash" "$stage/bankmirror.bash"
 	install -m 0644 "$gen/completion.zsh" "$stage/_bankmirror"
 	install -m 0644 "$gen/completion.fish" "$stage/bankmirror.fish"
