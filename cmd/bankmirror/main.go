@@ -191,7 +191,7 @@ func (a *app) openExistingReadOnly(ctx context.Context) (*store.Store, error) {
 func (a *app) mirrorExists() error {
 	// Lstat: a symbolic link there, even dangling, is for the store to refuse by name.
 	if _, err := os.Lstat(a.cfg.DB); err != nil {
-		return fmt.Errorf("no mirror at %s (set BANKMIRROR_DB, or run `bankmirror sync --full` first): %w", a.cfg.DB, err)
+		return fmt.Errorf("%w: %w", a.noMirror(), err)
 	}
 	return nil
 }

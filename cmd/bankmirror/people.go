@@ -61,7 +61,7 @@ func (a *app) people(ctx context.Context, asJSON bool) error {
 	st, err := store.OpenReadOnly(ctx, a.cfg.DB)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("no mirror at %s (set BANKMIRROR_DB, or run `bankmirror sync --full` first)", a.cfg.DB)
+			return a.noMirror()
 		}
 		return err
 	}

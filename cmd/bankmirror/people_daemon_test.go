@@ -90,6 +90,13 @@ func TestDaemonHouseholdRevokedToken(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^sam\s.*REJECTED`).MatchString(r.stdout) || !regexp.MustCompile(`(?m)^alex\s+\S+\s+\d+ \(.*\)\s+\d+\s+ok\s`).MatchString(r.stdout) {
 		t.Errorf("people with sam's token revoked:\n%s", r.stdout)
 	}
+	// The daemon's report of each budget, in snake_case without zero times.
+	r = runCLI(t, env, "people", "--json")
+	wantCode(t, r, 0)
+	if !regexp.MustCompile(`"budget": \{\s*"known": true,\s*"remaining": \d+`).MatchString(r.stdout) || strings.Contains(r.stdout, `"Known"`) ||
+		strings.Contains(r.stdout, "0001-01-01") {
+		t.Errorf("people --json with a daemon's report:\n%s", r.stdout)
+	}
 
 	get := func(path string) (int, string) {
 		t.Helper()

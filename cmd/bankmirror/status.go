@@ -118,7 +118,7 @@ func (a *app) status(ctx context.Context, asJSON bool) error {
 	st, err := store.OpenReadOnly(ctx, a.cfg.DB)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			err = fmt.Errorf("no mirror at %s (set BANKMIRROR_DB, or run `bankmirror sync --full` first)", a.cfg.DB)
+			err = a.noMirror()
 		}
 		s := health.Status{Level: health.Failing, Reason: err.Error()}
 		if asJSON {

@@ -68,15 +68,18 @@ const (
 const RemainingHeader = "X-RateLimit-Remaining"
 
 // BudgetState is what the client knows of the bank's request budget.
+//
+// Its JSON (status --json, people --json, the daemon's report) has
+// snake_case keys and leaves out the times not known.
 type BudgetState struct {
-	Known       bool      // the bank has reported its budget
-	Remaining   int       // requests left, as last reported (valid when Known)
-	Reserve     int       // kept for webhook refetches
-	ObservedAt  time.Time // when Remaining was reported
-	Waiting     bool      // some request is waiting for the budget
-	WaitUntil   time.Time // when the waiting request tries again
-	WaitReason  string    // why it waits
-	RateLimited int64     // 429 answers received
+	Known       bool      `json:"known"`                 // the bank has reported its budget
+	Remaining   int       `json:"remaining"`             // requests left, as last reported (valid when Known)
+	Reserve     int       `json:"reserve"`               // kept for webhook refetches
+	ObservedAt  time.Time `json:"observed_at,omitzero"`  // when Remaining was reported
+	Waiting     bool      `json:"waiting"`               // some request is waiting for the budget
+	WaitUntil   time.Time `json:"wait_until,omitzero"`   // when the waiting request tries again
+	WaitReason  string    `json:"wait_reason,omitempty"` // why it waits
+	RateLimited int64     `json:"rate_limited"`          // 429 answers received
 }
 
 // gate holds requests back until a time, then lets one request probe

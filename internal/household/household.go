@@ -98,6 +98,8 @@ type Household struct {
 	changed chan struct{}     // closed and replaced by SetPeople
 	hooks   map[string]string // webhook id -> person
 	states  map[string]string // person -> token state last recorded
+	// customers are the people whose customer id the mirror has.
+	customers map[string]bool
 }
 
 // New returns a household of no one yet: SetPeople gives it its people.

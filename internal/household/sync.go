@@ -452,8 +452,10 @@ func (h *Household) addListed(ctx context.Context, ids []string) error {
 
 // afterRun records each person's token state after a run: rejected, or
 // accepted (and synced, when the run succeeded); after a success, the
-// display names learned from each person's own transactions.
+// display names learned from each person's own transactions, and the
+// customer id of each person the mirror has none of yet.
 func (h *Household) afterRun(ctx context.Context, ms []*member, runErr error) {
+	run := ctx
 	ctx = context.WithoutCancel(ctx)
 	for _, m := range ms {
 		h.recordToken(ctx, m, runErr == nil)
@@ -463,6 +465,56 @@ func (h *Household) afterRun(ctx context.Context, ms []*member, runErr error) {
 	}
 	if _, err := h.store.LearnDisplayNames(ctx); err != nil {
 		h.log.Warn().Err(err).Msg("learn display names")
+	}
+	// A stop cancels the run's context: it does not wait for a ping.
+	h.learnCustomerIDs(run, ms)
+}
+
+// learnCustomerIDs records the customer id (/util/ping's) of each of ms
+// whose token is accepted and whom the mirror knows no id of: one request
+// per person, once per mirror.
+func (h *Household) learnCustomerIDs(ctx context.Context, ms []*member) {
+	h.mu.Lock()
+	if h.customers == nil {
+		h.customers = map[string]bool{}
+	}
+	var todo []*member
+	for _, m := range ms {
+		if !h.customers[m.name] {
+			todo = append(todo, m)
+		}
+	}
+	h.mu.Unlock()
+	if len(todo) == 0 {
+		return
+	}
+	recorded, err := h.store.People(ctx)
+	if err != nil {
+		h.log.Warn().Err(err).Msg("read the people")
+		return
+	}
+	known := map[string]bool{}
+	for _, p := range recorded {
+		known[p.Name] = p.CustomerID != ""
+	}
+	for _, m := range todo {
+		if rejected, _ := m.client.TokenRejected(); rejected {
+			continue
+		}
+		if !known[m.name] {
+			p, err := m.client.Ping(ctx)
+			if err != nil {
+				h.log.Debug().Err(err).Str(logfield.Person, m.name).Msg("customer id not learned")
+				continue
+			}
+			if err := h.store.UpsertPerson(context.WithoutCancel(ctx), store.PersonUpdate{Name: m.name, CustomerID: p.ID}); err != nil {
+				h.log.Warn().Err(err).Str(logfield.Person, m.name).Msg("record customer id")
+				continue
+			}
+		}
+		h.mu.Lock()
+		h.customers[m.name] = true
+		h.mu.Unlock()
 	}
 }
 

@@ -172,8 +172,8 @@ func prepareFiles(path string, uid int) error {
 	}
 	if fi := infos[0]; fi != nil {
 		if owner, ok := fsinfo.Owner(fi); ok && owner != uid {
-			return fmt.Errorf("%w: %s belongs to %s, but this command runs as %s: run it as the owner (sudo -u %s bankmirror ...)",
-				ErrNotOwner, path, describeUser(owner), describeUser(uid), sudoUser(owner))
+			return fmt.Errorf("%w: %s belongs to %s, but this command runs as %s: run it as the owner (%s)",
+				ErrNotOwner, path, describeUser(owner), describeUser(uid), RunAs(owner, "", "..."))
 		}
 	}
 	for i, fi := range infos[1:] {
