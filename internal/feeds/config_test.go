@@ -53,7 +53,7 @@ func TestParseRefusesWithFileAndLine(t *testing.T) {
 		{"bad name", strings.Replace(exampleFile, `name = "actual"`, `name = "Actual Budget"`, 1), `feeds.toml:2: feed name "Actual Budget"`},
 		{"token for actual", strings.Replace(exampleFile, `# token_file`, `token_file`, 1), `feeds.toml:6: feed "actual": an actual feed takes password_file`},
 		{"bad since", strings.Replace(exampleFile, `since = 2026-01-01`, `since = "first of jan"`, 1), `feeds.toml:8: feed "actual": since "first of jan"`},
-		{"no accounts", exampleFile[:strings.Index(exampleFile, "[feed.accounts]")], `feeds.toml:1: feed "actual" has no [feed.accounts]`},
+		{"no accounts", strings.SplitN(exampleFile, "[feed.accounts]", 2)[0], `feeds.toml:1: feed "actual" has no [feed.accounts]`},
 		{"two feeds one name", exampleFile + "\n" + exampleFile, `feeds.toml:15: feed "actual" is already defined at line 1`},
 		{"bad toml", "[[feed]\n", `feeds.toml:2: expected end of table array`},
 	}
