@@ -173,7 +173,7 @@ func prepareFiles(path string, uid int) error {
 	if fi := infos[0]; fi != nil {
 		if owner, ok := fsinfo.Owner(fi); ok && owner != uid {
 			return fmt.Errorf("%w: %s belongs to %s, but this command runs as %s: run it as the owner (%s)",
-				ErrNotOwner, path, describeUser(owner), describeUser(uid), RunAs(owner, "", "..."))
+				ErrNotOwner, path, describeUser(owner), describeUser(uid), runAs(uid, owner, "", "..."))
 		}
 	}
 	for i, fi := range infos[1:] {

@@ -14,8 +14,11 @@ import (
 // where sudo is missing (a minimal Debian has runuser, of util-linux, and
 // no sudo), runuser -u USER -- ... (runuser takes a user's name only: a
 // uid without one keeps sudo's form).
-func RunAs(uid int, env, args string) string {
-	if os.Geteuid() == 0 {
+func RunAs(uid int, env, args string) string { return runAs(os.Geteuid(), uid, env, args) }
+
+// runAs is RunAs for a command run as caller.
+func runAs(caller, uid int, env, args string) string {
+	if caller == 0 {
 		if _, err := exec.LookPath("sudo"); err != nil {
 			if u, err := user.LookupId(strconv.Itoa(uid)); err == nil {
 				if env != "" {
