@@ -366,7 +366,8 @@ func TestSessionPushesTenThousandRows(t *testing.T) {
 	srv := startServer(t)
 	b := srv.budget(t, t.Name(), "Up Spending")
 	spending := b.Accounts["Up Spending"]
-	ctx := testCtx(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
 	const n = 10000
 	rows := make([]feeds.NewRow, n)
 	day := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
