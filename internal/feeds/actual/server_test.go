@@ -239,7 +239,7 @@ func (s *actualServer) target(t *testing.T, dir, budget string) feeds.Target {
 // open opens a session on dir, closed (if still open) when the test ends.
 func (s *actualServer) open(t *testing.T, dir, budget string) *session {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	sess, err := New(Config{Node: testNode(s.dir)}).Open(ctx, s.target(t, dir, budget))
 	if err != nil {
