@@ -392,7 +392,11 @@ func TestSessionPushesTenThousandRows(t *testing.T) {
 	if len(ids) != n {
 		t.Fatalf("create returned %d ids, want %d", len(ids), n)
 	}
-	t.Logf("pushed %d rows (create and sync) in %s; the node child's peak RSS %.0f MiB", n, took.Round(time.Millisecond), float64(s.peak)/(1<<20))
+	t.Logf("pushed %d rows (create and sync) in %s; the node child used %s of CPU in all (its start and the budget's load included), peak RSS %.0f MiB",
+		n, took.Round(time.Millisecond), s.cpu, float64(s.peak)/(1<<20))
+	if s.peak == 0 || s.cpu == 0 {
+		t.Errorf("the child's peak RSS (%d) or CPU time (%s) was not read", s.peak, s.cpu)
+	}
 	back := readBack(t, srv, b.SyncID, spending)
 	if len(back) != n {
 		t.Fatalf("the server has %d rows, want %d", len(back), n)
