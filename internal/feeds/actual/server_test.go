@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -118,6 +119,9 @@ func launchServer(dir string) (*actualServer, func(), error) {
 		"ACTUAL_PORT="+strconv.Itoa(port),
 		"ACTUAL_DATA_DIR="+filepath.Join(data, "server"),
 	)
+	// Ended with the test binary even when it dies without TestMain's
+	// stop (a -timeout panic, a kill).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, nil, err
