@@ -120,8 +120,10 @@ var ErrMissingAccount = errors.New("account not in budget")
 type session struct {
 	c   *child
 	log zerolog.Logger
-	// peak is the child's peak RSS in bytes, read at Close.
+	// peak is the child's peak RSS in bytes and cpu the CPU time it used,
+	// read at Close.
 	peak int64
+	cpu  time.Duration
 }
 
 var _ feeds.Session = (*session)(nil)
@@ -251,7 +253,7 @@ func (s *session) Delete(ctx context.Context, ids []string) error {
 // API down and ends the child.
 func (s *session) Close(ctx context.Context) error {
 	err := s.do(ctx, "close", nil, nil)
-	s.peak = s.c.peakRSS()
+	s.peak, s.cpu = s.c.peakRSS(), s.c.cpuTime()
 	if eerr := s.c.end(ctx); err == nil && eerr != nil {
 		err = fmt.Errorf("end actual client: %w", eerr)
 	}

@@ -316,6 +316,28 @@ func (c *child) peakRSS() int64 {
 	return 0
 }
 
+// cpuTime is the CPU time (user and system) the child has used so far, 0
+// when it cannot be read.
+func (c *child) cpuTime() time.Duration {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(c.cmd.Process.Pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	// Fields after the command's closing parenthesis: state is field 3,
+	// utime and stime fields 14 and 15, in clock ticks (100 a second).
+	_, rest, ok := strings.Cut(string(b), ") ")
+	f := strings.Fields(rest)
+	if !ok || len(f) < 13 {
+		return 0
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0
+	}
+	return time.Duration(utime+stime) * (time.Second / 100)
+}
+
 // Bounds of what a child writes to the log: a line is cut at maxLine
 // bytes, and past maxLines lines a session's output is counted, not
 // logged; the last tailLines lines of stderr go into errors.

@@ -183,7 +183,7 @@ const ops = {
     const ids = rows.flatMap(r => r.transferImportId ? [r.importId, r.transferImportId] : [r.importId]);
     const have = await byImportID(ids);
     const created = {};
-    const fresh = new Map(); // account -> rows to add
+    const fresh = new Map(); // account (and transfer or not) -> rows to add
     const legsToFind = []; // rows whose other leg needs its import id and cleared
     const asLeg = new Set(); // import ids a transfer in this batch makes as its other leg
     for (const r of rows) {
@@ -212,14 +212,16 @@ const ops = {
       const t = {imported_id: r.importId, date: r.date, amount: r.amount, cleared: !!r.cleared, notes: r.notes || null};
       if (payee) t.payee = payee; else t.payee_name = r.payee || '';
       if (r.category && !payee) t.category = r.category;
-      if (!fresh.has(r.account)) fresh.set(r.account, []);
-      fresh.get(r.account).push(t);
+      // Transfers go apart: only they need the app's transfer handling.
+      const key = r.account + (payee ? ' transfer' : '');
+      if (!fresh.has(key)) fresh.set(key, {account: r.account, transfer: !!payee, txs: []});
+      fresh.get(key).txs.push(t);
       if (payee) legsToFind.push(r);
     }
-    for (const [acct, txs] of fresh) {
+    for (const {account, transfer, txs} of fresh.values()) {
       for (let i = 0; i < txs.length; i += 1000) {
         writes = true;
-        await api.addTransactions(acct, txs.slice(i, i + 1000), {runTransfers: true, learnCategories: false});
+        await api.addTransactions(account, txs.slice(i, i + 1000), {runTransfers: transfer, learnCategories: false});
       }
     }
     const now = await byImportID(rows.map(r => r.importId));

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -118,6 +119,9 @@ func launchServer(dir string) (*actualServer, func(), error) {
 		"ACTUAL_PORT="+strconv.Itoa(port),
 		"ACTUAL_DATA_DIR="+filepath.Join(data, "server"),
 	)
+	// Ended with the test binary even when it dies without TestMain's
+	// stop (a -timeout panic, a kill).
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, nil, err
@@ -239,7 +243,7 @@ func (s *actualServer) target(t *testing.T, dir, budget string) feeds.Target {
 // open opens a session on dir, closed (if still open) when the test ends.
 func (s *actualServer) open(t *testing.T, dir, budget string) *session {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	sess, err := New(Config{Node: testNode(s.dir)}).Open(ctx, s.target(t, dir, budget))
 	if err != nil {
