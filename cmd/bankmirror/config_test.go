@@ -44,6 +44,9 @@ func TestConfigDefaults(t *testing.T) {
 		Person:              "me",
 		PollInterval:        5 * time.Minute,
 		RulesFile:           "/etc/bankmirror/rules.toml",
+		FeedsFile:           "/etc/bankmirror/feeds.toml",
+		Node:                "node",
+		NPM:                 "npm",
 	}
 	for _, tc := range []struct {
 		name    string
@@ -111,6 +114,7 @@ func TestConfigExplicitValues(t *testing.T) {
 		Timezone: "Australia/Perth", MigrationBackup: "off",
 		AdminListen: "127.0.0.1:9100", StaleAfter: 30 * time.Minute,
 		Person: "me", PollInterval: 5 * time.Minute, RulesFile: "/etc/bankmirror/rules.toml",
+		FeedsFile: "/etc/bankmirror/feeds.toml", Node: "node", NPM: "npm",
 		SecretFrom: config.SecretSources{Token: "BANKMIRROR_TOKEN", WebhookSecret: "BANKMIRROR_WEBHOOK_SECRET"},
 	}
 	if got != want {
