@@ -7,6 +7,9 @@
 #   - the documents each tarball and package ship give commands that work
 #     there (check-docs.sh): the README opens with `bankmirror demo`, and
 #     none says `go run` or `go test` outside a part marked for the source;
+#     the README has no "Project structure" or "Development" section, and
+#     every link in it reaches a file that ships (the package's changelog
+#     as /usr/share/doc/bankmirror/changelog.gz);
 #   - each package's control fields, maintainer scripts and paths, and that
 #     its postrm says, on purge, what stays (/var/lib/bankmirror, the
 #     webhooks at the bank and how to delete them);
@@ -71,6 +74,27 @@ check_docs() {
 	[[ $first == "bankmirror demo "* ]] || fail "$where: the README's first command is not \`bankmirror demo\`: $first"
 	packaging/check-docs.sh "$readme" "$@" || fail "$where ships documents whose commands need the source"
 }
+# check_readme WHERE README BASE ROOT: the shipped README has no sections
+# for the source's developers, and every link it holds reaches a file that
+# ships: relative to BASE (where it is installed), or under ROOT for an
+# absolute path (the package's /usr/share/doc/bankmirror/changelog.gz).
+check_readme() {
+	local where=$1 readme=$2 base=$3 root=$4 target missing=""
+	for section in "## Project structure" "## Development"; do
+		grep -qxF "$section" "$readme" && fail "$where: the README keeps its \"$section\" section"
+	done
+	grep -q '^Licence: ' "$readme" || fail "$where: the README lost its licence line"
+	while read -r target; do
+		target=${target%%#*}
+		[ -n "$target" ] || continue
+		case $target in
+		http://* | https://* | mailto:*) continue ;;
+		/*) [ -e "$root$target" ] || missing+=" $target" ;;
+		*) [ -e "$base/$target" ] || missing+=" $target" ;;
+		esac
+	done < <(grep -o '](\([^)]*\))' "$readme" | sed 's/^](\(.*\))$/\1/')
+	[ -z "$missing" ] || fail "$where: the README links what does not ship:$missing"
+}
 check_binary() { # ARCH BINARY
 	readelf -h "$2" | grep -q "Machine:.*$(machine "$1")" || fail "$2 is not a $1 binary"
 	out=$(run "$1" "$2" version) || fail "$2 version (linux/$1) failed"
@@ -90,20 +114,24 @@ packaging/check-docs.sh "$scratch/good.md" || fail "check-docs.sh refuses go tes
 echo "check-release: tarballs"
 for arch in amd64 arm64; do
 	name="bankmirror_${version}_linux_$arch"
-	want=$(printf "$name/%s\n" "" CHANGELOG.md LICENSE README.md bankmirror bankmirror.1 bankmirror.env.example bankmirror.service \
+	want=$(printf "$name/%s\n" "" CHANGELOG.md LICENSE README.md bankmirror bankmirror.1 bankmirror.env.example bankmirror.service bankmirror-feeds.service \
 		completions/ completions/_bankmirror completions/bankmirror.bash completions/bankmirror.fish \
-		docs/ $(cd docs && ls -- *.md *.png | sed 's|^|docs/|'))
+		docs/ docs/control-openapi.yaml $(cd docs && ls -- *.md *.png | sed 's|^|docs/|'))
 	diff <(sort <<<"$want") <(tar -tzf "dist/$name.tar.gz" | sort) || fail "$name.tar.gz holds other files than these"
 	tar -xzf "dist/$name.tar.gz" -C "$scratch"
 	check_binary "$arch" "$scratch/$name/bankmirror"
 	cmp -s "$scratch/$name/bankmirror.service" systemd/bankmirror.service || fail "$name.tar.gz's unit is not systemd/bankmirror.service"
 	check_docs "$name.tar.gz" "$scratch/$name/README.md" "$scratch/$name/CHANGELOG.md" "$scratch/$name"/docs/*.md
+	check_readme "$name.tar.gz" "$scratch/$name/README.md" "$scratch/$name" "$scratch/$name"
+	cmp -s "$scratch/$name/docs/control-openapi.yaml" internal/simulator/control-openapi.yaml ||
+		fail "$name.tar.gz's docs/control-openapi.yaml is not the simulator's"
 	cmp -s "$scratch/$name/bankmirror.env.example" packaging/bankmirror.env.example || fail "$name.tar.gz's example environment file is not packaging/bankmirror.env.example"
 done
 
 echo "check-release: packages"
 paths=(
 	"-rwxr-xr-x root/root ./usr/bin/bankmirror"
+	"-rw-r--r-- root/root ./usr/lib/systemd/system/bankmirror-feeds.service"
 	"-rw-r--r-- root/root ./usr/lib/systemd/system/bankmirror.service"
 	"-rw-r--r-- root/root ./usr/lib/sysusers.d/bankmirror.conf"
 	"-rw-r--r-- root/root ./usr/lib/tmpfiles.d/bankmirror.conf"
@@ -117,6 +145,7 @@ paths=(
 	"-rw-r--r-- root/root ./usr/share/doc/bankmirror/bankmirror.env.example"
 	"-rw-r--r-- root/root ./usr/share/doc/bankmirror/docs/design.md"
 	"-rw-r--r-- root/root ./usr/share/doc/bankmirror/docs/dashboard.png"
+	"-rw-r--r-- root/root ./usr/share/doc/bankmirror/docs/control-openapi.yaml"
 )
 for arch in amd64 arm64; do
 	deb="dist/bankmirror_${version}_$arch.deb"
@@ -160,6 +189,11 @@ gzip -dc "$root/usr/share/man/man1/bankmirror.1.gz" | grep -q '^\.TH ' || fail "
 gzip -dc "$root/usr/share/doc/bankmirror/README.md.gz" >"$scratch/README.deb.md"
 gzip -dc "$root/usr/share/doc/bankmirror/changelog.gz" >"$scratch/CHANGELOG.deb.md"
 check_docs "the amd64 package" "$scratch/README.deb.md" "$scratch/CHANGELOG.deb.md" "$root"/usr/share/doc/bankmirror/docs/*.md
+check_readme "the amd64 package" "$scratch/README.deb.md" "$root/usr/share/doc/bankmirror" "$root"
+grep -qF '](/usr/share/doc/bankmirror/changelog.gz)' "$scratch/README.deb.md" ||
+	fail "the amd64 package's README does not link /usr/share/doc/bankmirror/changelog.gz"
+gzip -dc "$root/usr/share/man/man1/bankmirror.1.gz" | grep -qF '/usr/share/doc/bankmirror' ||
+	fail "the man page does not point at /usr/share/doc/bankmirror"
 echo "  documents: commands for the installed program"
 
 # What postinst does (systemd-sysusers, systemd-tmpfiles), into a scratch root.

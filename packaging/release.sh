@@ -90,20 +90,53 @@ if ! "$native" man >"$gen/bankmirror.1"; then
 fi
 # The README that ships opens with the installed program's commands: its
 # from-source start, between the markers, becomes packaging/readme-start.md.
+# The sections for those who work on the source ("Project structure",
+# "Development") are cut; the licence line that ends "Development" ends it.
+# Links reach what ships: the simulator's control API spec is installed
+# beside the manual (docs/control-openapi.yaml), the conformance suite is
+# on the project's page.
 awk -v start=packaging/readme-start.md '
 	/^<!-- from source/ { while ((getline l <start) > 0) print l; skip = 1; next }
 	/^<!-- end from source -->$/ { skip = 0; next }
-	!skip
-' README.md >"$gen/README.md"
+	/^## / { cut = ($0 == "## Project structure" || $0 == "## Development") }
+	!skip && !cut
+' README.md | sed -e 's#](internal/simulator/control-openapi\.yaml)#](docs/control-openapi.yaml)#g' \
+	-e 's#](conformance)#](https://github.com/bankmirror/bankmirror/tree/main/conformance)#g' >"$gen/README.md"
 if ! grep -q '^<!-- from source' README.md || grep -q '^<!-- \(end \)\?from source' "$gen/README.md"; then
 	echo "release: README.md has no <!-- from source ... --> ... <!-- end from source --> start to replace for the released README" >&2
 	exit 1
 fi
+for section in "## Project structure" "## Development"; do
+	grep -qxF "$section" README.md || {
+		echo "release: README.md has no \"$section\" section to cut from the released README: update $0" >&2
+		exit 1
+	}
+done
+sed -i -e '${/^$/d}' "$gen/README.md"
+printf '\nLicence: Apache-2.0 ([LICENSE](LICENSE)).\n' >>"$gen/README.md"
+# The package installs the changelog as changelog.gz (Debian policy) and
+# the licence as copyright: its README links those.
+sed -e 's#\[CHANGELOG\.md\](CHANGELOG\.md)#[the changelog](/usr/share/doc/bankmirror/changelog.gz)#g' \
+	-e 's#](CHANGELOG\.md)#](/usr/share/doc/bankmirror/changelog.gz)#g' \
+	-e 's#^Licence: Apache-2.0 (\[LICENSE\](LICENSE))\.$#Licence: Apache-2.0 ([copyright](/usr/share/doc/bankmirror/copyright)).#' \
+	"$gen/README.md" >"$gen/README.deb.md"
+# The manual's pages as they ship: their link to the control API spec
+# points at its installed copy beside them.
+mkdir -p "$gen/docs"
+for f in docs/*.md; do
+	sed 's#](\.\./internal/simulator/control-openapi\.yaml)#](control-openapi.yaml)#g' "$f" >"$gen/$f"
+done
+install -m 0644 docs/*.png internal/simulator/control-openapi.yaml "$gen/docs/"
 # The package's unit runs the packaged binary; the tarball's keeps
 # /usr/local/bin, where a binary installed by hand belongs.
 sed 's#^ExecStart=/usr/local/bin/bankmirror #ExecStart=/usr/bin/bankmirror #' systemd/bankmirror.service >"$gen/bankmirror.service.deb"
 grep -q '^ExecStart=/usr/bin/bankmirror ' "$gen/bankmirror.service.deb" || {
 	echo "release: systemd/bankmirror.service no longer starts /usr/local/bin/bankmirror: update the rewrite in $0" >&2
+	exit 1
+}
+sed 's#/usr/local/bin/bankmirror #/usr/bin/bankmirror #' systemd/bankmirror-feeds.service >"$gen/bankmirror-feeds.service.deb"
+grep -q '^ExecStart=/usr/bin/bankmirror ' "$gen/bankmirror-feeds.service.deb" || {
+	echo "release: systemd/bankmirror-feeds.service no longer starts /usr/local/bin/bankmirror: update the rewrite in $0" >&2
 	exit 1
 }
 
@@ -117,8 +150,8 @@ tarball() { # ARCH
 	local dir="$work/tar/$name"
 	mkdir -p "$dir/completions" "$dir/docs"
 	install -m 0755 "$work/$1/bankmirror" "$dir/bankmirror"
-	install -m 0644 LICENSE CHANGELOG.md systemd/bankmirror.service "$gen/README.md" "$gen/bankmirror.1" packaging/bankmirror.env.example "$dir/"
-	install -m 0644 docs/*.md docs/*.png "$dir/docs/"
+	install -m 0644 LICENSE CHANGELOG.md systemd/bankmirror.service systemd/bankmirror-feeds.service "$gen/README.md" "$gen/bankmirror.1" packaging/bankmirror.env.example "$dir/"
+	install -m 0644 "$gen"/docs/* "$dir/docs/"
 	install -m 0644 "$gen/completion.bash" "$dir/completions/bankmirror.bash"
 	install -m 0644 "$gen/completion.zsh" "$dir/completions/_bankmirror"
 	install -m 0644 "$gen/completion.fish" "$dir/completions/bankmirror.fish"
@@ -131,14 +164,15 @@ deb() { # ARCH
 	mkdir -p "$stage"
 	install -m 0755 "$work/$1/bankmirror" "$stage/bankmirror"
 	install -m 0644 "$gen/bankmirror.service.deb" "$stage/bankmirror.service"
+	install -m 0644 "$gen/bankmirror-feeds.service.deb" "$stage/bankmirror-feeds.service"
 	install -m 0644 "$gen/completion.bash" "$stage/bankmirror.bash"
 	install -m 0644 "$gen/completion.zsh" "$stage/_bankmirror"
 	install -m 0644 "$gen/completion.fish" "$stage/bankmirror.fish"
 	gzip -9 -n <"$gen/bankmirror.1" >"$stage/bankmirror.1.gz"
 	gzip -9 -n <CHANGELOG.md >"$stage/changelog.gz"
-	gzip -9 -n <"$gen/README.md" >"$stage/README.md.gz"
+	gzip -9 -n <"$gen/README.deb.md" >"$stage/README.md.gz"
 	mkdir -p "$stage/docs"
-	install -m 0644 docs/*.md docs/*.png "$stage/docs/"
+	install -m 0644 "$gen"/docs/* "$stage/docs/"
 	go run ./internal/tools/copyright -binary "$stage/bankmirror" \
 		-modcache "$(go env GOMODCACHE)" -goroot "$(go env GOROOT)" >"$stage/copyright"
 	STAGE="$stage" VERSION="$version" ARCH="$1" GLIBC_MIN="$(glibc "$1")" \

@@ -811,7 +811,7 @@ func TestCLIWebhookCommands(t *testing.T) {
 	defer cancel()
 	must(t, b.sim.WaitDeliveries(ctx))
 	r = check(runCLI(t, env, "webhook", "logs", h.ID), 0)
-	if !regexp.MustCompile(`(?m)^\S+\s+DELIVERED\s+200\s+` + regexp.QuoteMeta(eventID) + `\s*$`).MatchString(r.stdout) {
+	if !regexp.MustCompile(`(?m)^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d\d:\d\d\s+DELIVERED\s+200\s+` + regexp.QuoteMeta(eventID) + `\s*$`).MatchString(r.stdout) {
 		t.Errorf("logs do not show the PING %s delivered:\n%s", eventID, r)
 	}
 	r = check(runCLI(t, env, "webhook", "logs", "--limit", "0", h.ID), 0)

@@ -20,7 +20,7 @@ func (a *app) program() *cli.Program {
 	return &cli.Program{
 		Name:    "bankmirror",
 		Summary: "keep an exact, queryable SQLite mirror of your bank data",
-		Description: `bankmirror keeps a complete, exact copy of one bank customer's data (accounts, transactions, categories, tags, attachments) in a local SQLite file, for plain SQL and budgeting spreadsheets. The daemon (bankmirror serve) applies the bank's signed webhooks within milliseconds and reconciles on a schedule; the other commands inspect and change the mirror and the bank.
+		Description: `bankmirror keeps a complete, exact copy of the data of a bank customer or a household (accounts, transactions, categories, tags, attachments; each person's own accounts and the ones they share) in a local SQLite file, for plain SQL and budgeting spreadsheets. The daemon (bankmirror serve) applies the bank's signed webhooks within milliseconds and reconciles on a schedule; the other commands inspect and change the mirror and the bank.
 
 Every setting is a BANKMIRROR_* environment variable (see ENVIRONMENT); a missing or malformed one stops the command with one line naming it, and secrets are never printed.`,
 		Commands: []*cli.Command{
@@ -53,7 +53,7 @@ Every setting is a BANKMIRROR_* environment variable (see ENVIRONMENT); a missin
 		Sections: []cli.Section{
 			{Title: "EXIT STATUS", Text: `0 on success, 1 when a command fails, 2 for a usage or configuration error. bankmirror status exits 0 when OK, 1 when DEGRADED and 2 when FAILING.`},
 			{Title: "FILES", Text: `The mirror (BANKMIRROR_DB) has companion files beside it, all mode 0600: its -wal and -shm files, the webhook secrets (.secrets) and lock files. The systemd unit keeps the mirror in /var/lib/bankmirror/bankmirror.db and reads the token as the credential "token".`},
-			{Title: "SEE ALSO", Text: `sqlite3(1), systemctl(1), systemd.exec(5); README.md and docs/ in the source.`},
+			{Title: "SEE ALSO", Text: `sqlite3(1), systemctl(1), systemd.exec(5); the README and the manual's pages in /usr/share/doc/bankmirror (README.md.gz, docs/, changelog.gz) from the Debian package, or README.md, docs/ and CHANGELOG.md beside the binary in the release tarball.`},
 		},
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/household"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 	"github.com/bankmirror/bankmirror/internal/store"
+	"github.com/bankmirror/bankmirror/internal/textsafe"
 	"github.com/bankmirror/bankmirror/internal/webhooks"
 )
 
@@ -92,16 +93,12 @@ func (a *app) demo(ctx context.Context, o demoOptions) error {
 
 	// The daemon itself, on a free loopback port, with every person's
 	// token; it runs a full sync at start because the mirror is empty.
-	cfg := a.cfg
+	// Its rules, channels and alerts are only those given explicitly.
+	cfg, _ := withoutSystemRules(a.cfg)
 	cfg.APIURL, cfg.Token, cfg.DB, cfg.Listen = apiURL, sim.Token(), o.db, "127.0.0.1:0"
 	cfg.SyncSchedule, cfg.ReconcileSchedule = "@every 1000h", "@every 1000h"
 	cfg.AdminListen = adminOff // the demo serves no one but itself
 	cfg.PollInterval = 0
-	if !cfg.FeedsFileSet {
-		// The system's feeds are the household's real budget: the demo
-		// feeds none unless BANKMIRROR_FEEDS_FILE names a file.
-		cfg.FeedsFile = ""
-	}
 	if several && o.live {
 		cfg.PollInterval = demoPollInterval
 	}
@@ -362,7 +359,7 @@ func printHousehold(w io.Writer, h demo.Household) {
 	}
 	tw = tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	for _, t := range h.Transfers {
-		fmt.Fprintf(tw, "    %s\t%s's %s\t%s\t%s\n", t.Created, t.Person, t.Account, t.Description, formatMoney(t.Amount, "AUD"))
+		fmt.Fprintf(tw, "    %s\t%s's %s\t%s\t%s\n", t.Created, t.Person, textsafe.Line(t.Account), textsafe.Line(t.Description), formatMoney(t.Amount, "AUD"))
 	}
 	tw.Flush()
 }
@@ -480,7 +477,7 @@ func printSummary(ctx context.Context, w io.Writer, st *store.Store, now time.Ti
 		if err := rows.Scan(&people, &name, &typ, &own, &bal, &currency, &count); err != nil {
 			return fmt.Errorf("summary: %w", err)
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%d transactions\n", people, name, typ, own, formatMoney(bal, currency), count)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%d transactions\n", people, textsafe.Line(name), textsafe.Line(typ), textsafe.Line(own), formatMoney(bal, currency), count)
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("summary: %w", err)
@@ -510,7 +507,7 @@ func printSummary(ctx context.Context, w io.Writer, st *store.Store, now time.Ti
 		if err := rows2.Scan(&parent, &cat, &spent, &count); err != nil {
 			return fmt.Errorf("summary: %w", err)
 		}
-		fmt.Fprintf(tw, "  %s / %s\t%s\t%d\t\n", parent, cat, formatMoney(spent, "AUD"), count)
+		fmt.Fprintf(tw, "  %s / %s\t%s\t%d\t\n", textsafe.Line(parent), textsafe.Line(cat), formatMoney(spent, "AUD"), count)
 	}
 	if err := rows2.Err(); err != nil {
 		return fmt.Errorf("summary: %w", err)

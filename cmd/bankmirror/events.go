@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/bankmirror/bankmirror/internal/cli"
+	"github.com/bankmirror/bankmirror/internal/textsafe"
 )
 
 // eventsCommand lists webhook events that ran out of attempts and
@@ -48,7 +49,8 @@ func (a *app) stuckEvents(ctx context.Context) error {
 		return err
 	}
 	for _, e := range stuck {
-		fmt.Fprintf(a.stdout, "%s\t%s\t%s\t%d attempts\t%s\n", e.ID, e.EventType, e.TransactionID, e.Attempts, deref(e.LastError, ""))
+		fmt.Fprintf(a.stdout, "%s\t%s\t%s\t%d attempts\t%s\n", textsafe.Line(e.ID), textsafe.Line(e.EventType), textsafe.Line(e.TransactionID),
+			e.Attempts, textsafe.Line(deref(e.LastError, "")))
 	}
 	fmt.Fprintf(a.stdout, "%d stuck webhook events\n", len(stuck))
 	return nil

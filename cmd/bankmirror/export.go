@@ -14,6 +14,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/cli"
 	"github.com/bankmirror/bankmirror/internal/export"
 	"github.com/bankmirror/bankmirror/internal/store"
+	"github.com/bankmirror/bankmirror/internal/textsafe"
 )
 
 // exportUsage is a refused export: exit code 2, its own message.
@@ -121,7 +122,7 @@ func (a *app) exportCommand() *cli.Command {
 			if what == "" {
 				what = export.DefaultView
 			}
-			fmt.Fprintf(a.stderr, "exported %d rows of %s to %s (%s) in %s\n", res.Rows, what, *out, fmtVal, time.Since(start).Round(time.Millisecond))
+			fmt.Fprintf(a.stderr, "exported %d rows of %s to %s (%s) in %s\n", res.Rows, textsafe.Line(what), textsafe.Line(*out), fmtVal, time.Since(start).Round(time.Millisecond))
 			return nil
 		})}
 }

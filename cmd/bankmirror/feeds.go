@@ -34,14 +34,14 @@ func (a *app) feedsCommand() *cli.Command {
 				Run: a.configured(func(ctx context.Context, _ []string) error { return a.feedsList() })},
 			{Name: "status", Summary: "say where each feed stands: last push, pending, errors, last check",
 				Run: a.configured(func(ctx context.Context, _ []string) error { return a.feedsStatus(ctx) })},
-			{Name: "setup", Synopsis: "NAME", Summary: "make a feed ready: install Actual's client for an actual feed, check the app's budget and accounts",
+			{Name: "setup", Synopsis: "NAME", TakesArgs: true, Summary: "make a feed ready: install Actual's client for an actual feed, check the app's budget and accounts",
 				Run: a.configured(func(ctx context.Context, args []string) error { return a.feedsSetup(ctx, args) })},
-			{Name: "preview", Synopsis: "NAME [--since DATE]", Flags: preview,
+			{Name: "preview", Synopsis: "NAME [--since DATE]", TakesArgs: true, Flags: preview,
 				Summary: "show what the next push would change in the app, changing nothing",
 				Run: a.configured(func(ctx context.Context, args []string) error {
 					return a.feedsPush(ctx, args, feeds.PushOptions{Since: *previewSince, DryRun: true})
 				})},
-			{Name: "push", Synopsis: "NAME [--since DATE] [--restore ID]", Flags: push,
+			{Name: "push", Synopsis: "NAME [--since DATE] [--restore ID]", TakesArgs: true, Flags: push,
 				Summary: "push to the app now, resumably",
 				Run: a.configured(func(ctx context.Context, args []string) error {
 					opts := feeds.PushOptions{Since: *pushSince}
@@ -50,7 +50,7 @@ func (a *app) feedsCommand() *cli.Command {
 					}
 					return a.feedsPush(ctx, args, opts)
 				})},
-			{Name: "check", Synopsis: "NAME", Summary: "read the app and compare it with the mirror; exit 1 on any difference",
+			{Name: "check", Synopsis: "NAME", TakesArgs: true, Summary: "read the app and compare it with the mirror; exit 1 on any difference",
 				Run: a.configured(func(ctx context.Context, args []string) error { return a.feedsCheck(ctx, args) })},
 			{Name: "serve", Summary: "feed every app continuously, as serve does (bankmirror-feeds.service, beside `serve --no-feeds`)",
 				Run: a.configured(func(ctx context.Context, _ []string) error { return a.feedsServe(ctx) })},
@@ -120,13 +120,6 @@ func (a *app) feedsList() error {
 			orDash(fd.Since), textsafe.Line(strings.Join(acc, "; ")))
 	}
 	return tw.Flush()
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 func (a *app) feedsStatus(ctx context.Context) error {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/bankmirror/bankmirror/internal/money"
+	"github.com/bankmirror/bankmirror/internal/textsafe"
 )
 
 // formatMoney is how every command prints an amount for people:
@@ -26,4 +27,14 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// shownError is err's text for a terminal: each of its lines with what is
+// hidden in it (bank text an error quotes) shown as ⟨U+XXXX⟩.
+func shownError(err error) string {
+	lines := strings.Split(err.Error(), "\n")
+	for i, l := range lines {
+		lines[i] = textsafe.Line(l)
+	}
+	return strings.Join(lines, "\n")
 }

@@ -1,5 +1,5 @@
-// Command bankmirror keeps an exact, queryable copy of one bank customer's
-// data in a local SQLite file.
+// Command bankmirror keeps an exact, queryable copy of the data of a bank
+// customer or a household in a local SQLite file.
 package main
 
 import (
@@ -77,7 +77,7 @@ func run(ctx context.Context, args []string, environ map[string]string, stdout, 
 	}
 	var shown *reportedError
 	if !errors.As(err, &shown) {
-		fmt.Fprintln(stderr, "bankmirror:", err)
+		fmt.Fprintln(stderr, "bankmirror:", shownError(err))
 	}
 	var ce *configError
 	if errors.As(err, &ce) || errors.As(err, new(badConfig)) || errors.Is(err, errUsage) {

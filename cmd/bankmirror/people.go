@@ -14,6 +14,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/config"
 	"github.com/bankmirror/bankmirror/internal/health"
 	"github.com/bankmirror/bankmirror/internal/store"
+	"github.com/bankmirror/bankmirror/internal/textsafe"
 )
 
 // members are the people configured, by name, each with their token: the
@@ -94,13 +95,13 @@ type personText struct {
 
 // personFields says p's status in words.
 func personFields(c clock, p health.PersonStatus) personText {
-	t := personText{customer: p.CustomerID, accounts: "none known", budget: "unknown", token: p.TokenState,
+	t := personText{customer: textsafe.Line(p.CustomerID), accounts: "none known", budget: "unknown", token: p.TokenState,
 		webhook: "none", lastSync: "never"}
 	if t.customer == "" {
 		t.customer = "-"
 	}
 	if len(p.Accounts) > 0 {
-		t.accounts = fmt.Sprintf("%d (%s)", len(p.Accounts), strings.Join(p.Accounts, ", "))
+		t.accounts = fmt.Sprintf("%d (%s)", len(p.Accounts), textsafe.Line(strings.Join(p.Accounts, ", ")))
 	}
 	if b := p.Budget; b != nil && b.Known {
 		t.budget = fmt.Sprint(b.Remaining)
@@ -109,7 +110,7 @@ func personFields(c clock, p health.PersonStatus) personText {
 		t.token = "REJECTED " + health.Age(time.Since(p.Token.RejectedAt)) + " ago"
 	}
 	if len(p.Webhooks) > 0 {
-		t.webhook = strings.Join(p.Webhooks, ", ")
+		t.webhook = textsafe.Line(strings.Join(p.Webhooks, ", "))
 	}
 	if !p.LastSync.IsZero() {
 		t.lastSync = c.at(p.LastSync)
@@ -117,13 +118,13 @@ func personFields(c clock, p health.PersonStatus) personText {
 	return t
 }
 
-// printPeople writes status's line for each person.
-func printPeople(w io.Writer, c clock, people []health.PersonStatus) {
+// printPeople writes status's line for each person; a rejected token's
+// says what to do (tokenAdvice of environ).
+func printPeople(w io.Writer, c clock, environ map[string]string, people []health.PersonStatus) {
 	for _, p := range people {
 		f := personFields(c, p)
 		if p.Token.Rejected {
-			fmt.Fprintf(w, "person %s: token %s: put a new token in BANKMIRROR_TOKENS_DIR/%s (the credential token.%s; the token file for a single token), then `systemctl restart bankmirror` (without systemd, send SIGHUP); last sync %s\n",
-				p.Name, f.token, p.Name, p.Name, f.lastSync)
+			fmt.Fprintf(w, "person %s: token %s: %s; last sync %s\n", p.Name, f.token, tokenAdvice(environ, p.Name), f.lastSync)
 			continue
 		}
 		fmt.Fprintf(w, "person %s: token %s, %s requests left, accounts %s, webhook %s, last sync %s\n",

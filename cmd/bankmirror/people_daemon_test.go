@@ -28,7 +28,10 @@ import (
 // next sync finds it out; then status is DEGRADED naming sam and has a
 // line saying what to do, /metrics says bankmirror_person_token_ok 0 for
 // sam and 1 for alex, /readyz still answers 200 (the sync is fresh), and
-// alex's deliveries are still accepted and applied.
+// alex's deliveries are still accepted and applied. The advice names the
+// token file's own path and a reload (a tokens directory is read again on
+// SIGHUP), in status and in the daemon's log; a reload with the same
+// tokens says "token replaced" of no one.
 func TestDaemonHouseholdRevokedToken(t *testing.T) {
 	b, env, _ := householdCLI(t)
 	env["BANKMIRROR_SYNC_SCHEDULE"], env["BANKMIRROR_RECONCILE_SCHEDULE"] = "@every 1000h", "@every 1000h"
@@ -38,7 +41,8 @@ func TestDaemonHouseholdRevokedToken(t *testing.T) {
 	cfg.Listen, cfg.AdminListen = "127.0.0.1:0", "127.0.0.1:0"
 	people, err := config.People(env)
 	must(t, err)
-	m := NewDaemon(cfg, zerolog.Nop())
+	var logs cliBuffer
+	m := NewDaemon(cfg, zerolog.New(&logs))
 	m.Environ, m.People = env, householdPeople(people)
 	applied := make(chan string, 100)
 	m.OnEventApplied = func(e store.InboxEvent, _ store.Change) { applied <- e.TransactionID }
@@ -64,9 +68,22 @@ func TestDaemonHouseholdRevokedToken(t *testing.T) {
 	if !strings.HasPrefix(first, "DEGRADED: ") || !strings.Contains(first, "sam's token") || strings.Contains(first, "alex") {
 		t.Errorf("status's verdict = %q, want DEGRADED naming sam", first)
 	}
-	if !regexp.MustCompile(`(?m)^person sam: token REJECTED .*BANKMIRROR_TOKENS_DIR/sam`).MatchString(r.stdout) ||
+	samFile := filepath.Join(env["BANKMIRROR_TOKENS_DIR"], "sam")
+	advice := "put a new token in " + samFile + ", then `systemctl reload bankmirror`"
+	if !regexp.MustCompile(`(?m)^person sam: token REJECTED .*`+regexp.QuoteMeta(advice)).MatchString(r.stdout) ||
+		strings.Contains(r.stdout, "BANKMIRROR_TOKENS_DIR/sam") || strings.Contains(r.stdout, "restart") ||
 		!regexp.MustCompile(`(?m)^person alex: token ok, \d+ requests left`).MatchString(r.stdout) {
 		t.Errorf("status's person lines:\n%s", r.stdout)
+	}
+	if !strings.Contains(logs.String(), advice) || strings.Contains(logs.String(), "BANKMIRROR_TOKENS_DIR/sam") {
+		t.Errorf("the daemon's log does not say where sam's token goes:\n%s", logs.String())
+	}
+	before := len(logs.String())
+	must(t, m.Reload())
+	reloaded := logs.String()[before:]
+	if strings.Contains(reloaded, "token replaced") || !strings.Contains(reloaded, `"person":"sam","message":"the same token read again`) ||
+		strings.Contains(reloaded, `"person":"alex","message":"the same token`) {
+		t.Errorf("a reload with the same tokens logs:\n%s", reloaded)
 	}
 	r = runCLI(t, env, "people")
 	wantCode(t, r, 0)

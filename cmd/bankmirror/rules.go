@@ -1,8 +1,10 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -11,6 +13,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/cli"
 	"github.com/bankmirror/bankmirror/internal/rules"
 	"github.com/bankmirror/bankmirror/internal/store"
+	"github.com/bankmirror/bankmirror/internal/textsafe"
 	"github.com/bankmirror/bankmirror/internal/writeback"
 )
 
@@ -86,7 +89,7 @@ func (a *app) rulesCheck(ctx context.Context) error {
 	tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "LINE\tRULE\tMATCHES\tDOES")
 	for _, r := range set.Rules {
-		fmt.Fprintf(tw, "%d\t%s\t%d\t%s\n", r.Line, r.Name, sum.Matches[r.Name], describeRule(r))
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%s\n", r.Line, textsafe.Cut(r.Name, 60), sum.Matches[r.Name], textsafe.Line(describeRule(r)))
 	}
 	return tw.Flush()
 }
@@ -121,26 +124,62 @@ func (a *app) rulesPreview(ctx context.Context, since string) error {
 		return err
 	}
 	defer st.Close()
-	tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "DATE\tDESCRIPTION\tAMOUNT\tCHANGE\tRULE")
+	var all []rules.Change
 	sum, err := a.rulesEngine(st, set, nil).Scan(ctx, since, 0, true, func(changes []rules.Change, _ int, _ int64) error {
-		for _, c := range changes {
-			for _, act := range c.Actions {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", dateOf(c.Tx.CreatedLocal), shorten(c.Tx.Description, 40),
-					formatMoney(c.Tx.AmountBaseUnits, c.Tx.Currency), describeAction(c.Tx, act), act.Rule)
-			}
-		}
+		all = append(all, changes...)
 		return nil
 	})
 	if err != nil {
 		return err
 	}
+	// The scan goes in the mirror's order; people read by date.
+	slices.SortStableFunc(all, func(x, y rules.Change) int {
+		return cmp.Or(cmp.Compare(x.Tx.CreatedAt, y.Tx.CreatedAt), cmp.Compare(x.Tx.ID, y.Tx.ID))
+	})
+	tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "DATE\tWHO\tACCOUNT\tDESCRIPTION\tAMOUNT\tCHANGE\tRULE")
+	for _, c := range all {
+		for _, act := range c.Actions {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", dateOf(c.Tx.CreatedLocal), textsafe.Cut(orDash(whoOf(c.Tx)), 16),
+				textsafe.Cut(orDash(c.Tx.AccountName), 24), textsafe.Cut(c.Tx.Description, 40),
+				formatMoney(c.Tx.AmountBaseUnits, c.Tx.Currency), describeAction(c.Tx, act), textsafe.Cut(act.Rule, 40))
+		}
+	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stdout, "%d of %d transactions would change; writing back takes %d changes at the bank (each a request and a refetch)\n",
-		sum.Changed, sum.Transactions, sum.Requests)
+	fmt.Fprintf(a.stdout, "%d of %d transactions would change; %s\n", sum.Changed, sum.Transactions, writesSummary(sum))
 	return nil
+}
+
+// writesSummary says what writing back takes: the changes at the bank,
+// and what stays in the mirror only because the bank cannot take it.
+func writesSummary(sum rules.ScanSummary) string {
+	s := fmt.Sprintf("writing back takes %s at the bank (each a request and a refetch)", plural(sum.Requests, "write"))
+	if sum.Local > 0 {
+		s += fmt.Sprintf("; %d kept in the mirror only (tags the bank cannot take: on 2Up, or a 7th)", sum.Local)
+	}
+	return s
+}
+
+// whoOf is whose transaction it is: the person who made it, else the
+// bank's performing customer, else those who see the account.
+func whoOf(t store.RuleTransaction) string {
+	switch {
+	case t.Person != "":
+		return t.Person
+	case t.PerformingCustomer != "":
+		return t.PerformingCustomer
+	default:
+		return strings.Join(t.AccountPeople, ",")
+	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 // describeAction says what an action changes.
@@ -150,14 +189,20 @@ func describeAction(t store.RuleTransaction, act store.RuleApplication) string {
 		return fmt.Sprintf("category %s → %s", orNone(t.CategoryID), orNone(act.Value))
 	case store.RuleTag:
 		s := "tag +" + act.Value
-		if act.Error != "" {
+		switch act.Error {
+		case "":
+		case rules.JointTags:
 			s += " (mirror only: 2Up)"
+		case rules.SeventhTag:
+			s += " (mirror only: a 7th tag)"
+		default:
+			s += " (mirror only)"
 		}
 		return s
 	case store.RuleExclude:
 		return "exclude from spending"
 	default:
-		return "note " + shorten(act.Value, 30)
+		return "note " + textsafe.Cut(act.Value, 30)
 	}
 }
 
@@ -166,14 +211,6 @@ func dateOf(local string) string {
 		return local[:10]
 	}
 	return local
-}
-
-func shorten(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }
 
 func checkDate(d string) error {
@@ -217,7 +254,10 @@ func (a *app) rulesApply(ctx context.Context, since string, writeBack bool) erro
 	}
 	fmt.Fprintf(a.stdout, "%d of %d transactions since %s change", plan.Changed, plan.Transactions, since)
 	if writeBack {
-		fmt.Fprintf(a.stdout, "; %d changes to write back at the bank, about %d requests", plan.Requests, 2*plan.Requests)
+		fmt.Fprintf(a.stdout, "; %s to write back at the bank, about %d requests", plural(plan.Requests, "write"), 2*plan.Requests)
+		if plan.Local > 0 {
+			fmt.Fprintf(a.stdout, "; %d kept in the mirror only (tags the bank cannot take: on 2Up, or a 7th)", plan.Local)
+		}
 	}
 	fmt.Fprintln(a.stdout)
 	sum, err := e.Apply(ctx, since, writeBack, rules.StorePlace{Store: st}, func(p rules.ApplyProgress) {
@@ -292,37 +332,4 @@ func (a *app) alertsTest(ctx context.Context, channel string) error {
 	}
 	fmt.Fprintf(a.stdout, "sent a test alert to %s\n", channel)
 	return nil
-}
-
-func (a *app) alertsList(ctx context.Context) error {
-	st, err := a.openExistingReadOnly(ctx)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	counts, err := st.AlertCountsByChannel(ctx)
-	if err != nil {
-		return err
-	}
-	tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "CHANNEL\tSENT\tPENDING\tFAILED")
-	for _, c := range counts {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\n", c.Channel, c.Sent, c.Pending, c.Failed)
-	}
-	fmt.Fprintln(tw, "\nCREATED\tCHANNEL\tKIND\tSTATE\tTITLE")
-	recent, err := st.RecentAlerts(ctx, 20)
-	if err != nil {
-		return err
-	}
-	for _, al := range recent {
-		state := "pending"
-		switch {
-		case al.SentAt != "":
-			state = "sent"
-		case al.FailedAt != "":
-			state = "failed: " + shorten(al.Error, 40)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", al.CreatedAt, al.Channel, al.Kind, state, shorten(al.Title, 50))
-	}
-	return tw.Flush()
 }

@@ -143,7 +143,7 @@ func TestServeRefusesABadRulesFile(t *testing.T) {
 	m := NewDaemon(cfg, zerolog.Nop())
 	err := m.Open(context.Background())
 	_ = m.Close()
-	if err == nil || !strings.Contains(err.Error(), rulesFile+":1: rule \"a\": when: unknown name descripton") || strings.Contains(err.Error(), "\n") {
+	if err == nil || !strings.Contains(err.Error(), rulesFile+":3: rule \"a\": when: unknown name descripton") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("error %v", err)
 	}
 }
@@ -186,11 +186,74 @@ func TestCLIRules(t *testing.T) {
 	if !strings.Contains(r.stdout, "0 of ") {
 		t.Fatalf("preview after apply:\n%s", r)
 	}
+	// The issue's: ten minutes at full CPU; refused at load, at its when.
+	writeRules(t, env["BANKMIRROR_RULES_FILE"], "[[rule]]\nname = \"greedy\"\ntags = [\"x\"]\nwhen = 'len(reduce(1..999999, #acc + \"xxxxxxxxxx\", \"\")) > 0'\n")
+	for _, cmd := range []string{"check", "preview"} {
+		r = runCLI(t, env, "rules", cmd)
+		wantCode(t, r, 1)
+		if !strings.Contains(r.stderr, "rules.toml:4: rule \"greedy\": when: reduce() is not allowed in a rule") {
+			t.Fatalf("rules %s of an unbounded when:\n%s", cmd, r)
+		}
+	}
 	writeRules(t, env["BANKMIRROR_RULES_FILE"], "[[rule]]\nname = \"servo\"\nwhen = 'description == \"Corner Servo\"'\ncategory = \"no such thing\"\n")
 	r = runCLI(t, env, "rules", "check")
 	wantCode(t, r, 1)
-	if !strings.Contains(r.stderr, "rules.toml:1: rule \"servo\": category \"no such thing\"") {
+	if !strings.Contains(r.stderr, "rules.toml:4: rule \"servo\": category \"no such thing\"") {
 		t.Fatalf("bad category:\n%s", r)
+	}
+}
+
+// rules preview and apply --write-back count what goes to the bank and
+// what stays in the mirror (a 7th tag), and preview lists its changes by
+// date, with whose and which account they are.
+func TestCLIRulesCountWritesAndKeptTags(t *testing.T) {
+	b := newBank(t, 10)
+	dir := t.TempDir()
+	env := map[string]string{"BANKMIRROR_API_URL": b.apiURL, "BANKMIRROR_TOKEN": b.sim.Token(), "BANKMIRROR_DB": filepath.Join(dir, "mirror.db"),
+		"BANKMIRROR_RULES_FILE": filepath.Join(dir, "rules.toml")}
+	account := b.sim.Snapshot().Accounts[0]
+	now := b.sim.Now()
+	servo := func(daysAgo int, desc string, tags ...string) string {
+		return b.sim.AddTransaction(simulator.NewTransaction{AccountID: account.ID, Description: desc, AmountBaseUnits: -4000,
+			CreatedAt: now.AddDate(0, 0, -daysAgo), Tags: tags})
+	}
+	// Added newest first: the mirror's order is not the dates'.
+	full := servo(1, "Corner Servo C", "a", "b", "c", "d", "e", "f")
+	second := servo(2, "Corner Servo B")
+	first := servo(3, "Corner Servo A\x1b[2J")
+	wantCode(t, runCLI(t, env, "sync", "--full"), 0)
+	writeRules(t, env["BANKMIRROR_RULES_FILE"], "[[rule]]\nname = \"servo\"\nwhen = 'description startsWith \"Corner Servo\"'\ntags = [\"car\"]\n")
+
+	r := runCLI(t, env, "rules", "preview")
+	wantCode(t, r, 0)
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(lines) != 5 || !strings.HasPrefix(lines[0], "DATE") || !strings.Contains(lines[0], " WHO ") || !strings.Contains(lines[0], " ACCOUNT ") {
+		t.Fatalf("rules preview: want a header, 3 changes and the summary:\n%s", r)
+	}
+	for i, want := range []string{"Corner Servo A", "Corner Servo B", "Corner Servo C"} {
+		if !strings.Contains(lines[i+1], want) || !strings.Contains(lines[i+1], account.DisplayName) {
+			t.Fatalf("rules preview line %d is not %s on %s (by date):\n%s", i+1, want, account.DisplayName, r)
+		}
+	}
+	if !strings.Contains(lines[3], "tag +car (mirror only: a 7th tag)") || strings.Contains(r.stdout, "\x1b") {
+		t.Fatalf("rules preview: the 7th tag is not kept in the mirror, or the escape reached the terminal:\n%s", r)
+	}
+	if !strings.Contains(lines[4], "3 of ") || !strings.Contains(lines[4], "takes 2 writes at the bank") || !strings.Contains(lines[4], "1 kept in the mirror only") {
+		t.Fatalf("rules preview summary: want 2 writes and 1 kept in the mirror:\n%s", r)
+	}
+
+	r = runCLI(t, env, "rules", "apply", "--since", "2000-01-01", "--write-back")
+	wantCode(t, r, 0)
+	if !strings.Contains(r.stdout, "2 writes to write back at the bank") || !strings.Contains(r.stdout, "1 kept in the mirror only") {
+		t.Fatalf("rules apply --write-back:\n%s", r)
+	}
+	for _, id := range []string{first, second} {
+		if tags := bankTx(t, b, id).Tags; !slices.Contains(tags, "car") {
+			t.Errorf("bank tags of %s: %v, want car", id, tags)
+		}
+	}
+	if tags := bankTx(t, b, full).Tags; len(tags) != 6 || slices.Contains(tags, "car") {
+		t.Errorf("bank tags of the transaction with 6: %v", tags)
 	}
 }
 

@@ -52,7 +52,7 @@ func (a *app) serve(ctx context.Context, withFeeds bool) error {
 	if err != nil {
 		return err
 	}
-	cfg := a.cfg
+	cfg := a.daemonConfig()
 	if !withFeeds {
 		cfg.FeedsFile, cfg.FeedsFileSet = "", false
 	}
@@ -265,7 +265,7 @@ func (m *Daemon) openHousehold(ctx context.Context) error {
 		NewClient: func(p household.Person) *bank.Client {
 			observe := m.Health.TokenChanged
 			if several {
-				observe = m.Health.PersonTokenChanged(p.Name)
+				observe = m.Health.PersonTokenChanged(p.Name, tokenAdvice(m.Environ, p.Name))
 			}
 			return bank.New(m.Config.APIURL, p.Token, bank.WithHourlyBudget(m.Config.RequestsPerHour),
 				bank.WithReserve(m.Config.BudgetReserve), bank.WithLogger(m.Log.With().Str(logfield.Person, p.Name).Logger()),

@@ -176,6 +176,7 @@ func TestServeRejectsBadDeliveriesAndChangesNothing(t *testing.T) {
 	m, _ := startMain(t, testConfig(t, b))
 	h := register(t, b, m)
 	body := []byte(`{"data":{"type":"webhook-events","id":"ev-1","attributes":{"eventType":"PING","createdAt":"2026-01-01T00:00:00+11:00"},"relationships":{"webhook":{"data":{"type":"webhooks","id":"` + h.ID + `"}}}}}`)
+	malformed := bytes.Replace(body, []byte(`"PING"`), []byte(`"not an event type!"`), 1)
 	for _, tc := range []struct {
 		name string
 		body []byte
@@ -184,7 +185,11 @@ func TestServeRejectsBadDeliveriesAndChangesNothing(t *testing.T) {
 	}{
 		{"no signature", body, "", http.StatusUnauthorized},
 		{"wrong secret", body, simulator.Sign("not-the-secret", body), http.StatusUnauthorized},
-		{"malformed but signed", []byte(`{"data":`), simulator.Sign(h.SecretKey, []byte(`{"data":`)), http.StatusBadRequest},
+		// A body naming no webhook has no secret to be signed with; one
+		// naming the webhook, signed with its secret, is the bank's but
+		// not a valid event.
+		{"unparsable but signed", []byte(`{"data":`), simulator.Sign(h.SecretKey, []byte(`{"data":`)), http.StatusUnauthorized},
+		{"malformed but signed", malformed, simulator.Sign(h.SecretKey, malformed), http.StatusBadRequest},
 		{"oversized", bytes.Repeat([]byte(" "), 2<<20), simulator.Sign(h.SecretKey, bytes.Repeat([]byte(" "), 2<<20)), http.StatusRequestEntityTooLarge},
 		{"oversized without a signature", bytes.Repeat([]byte(" "), 2<<20), "", http.StatusUnauthorized},
 	} {

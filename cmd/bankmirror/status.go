@@ -18,6 +18,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/cli"
 	"github.com/bankmirror/bankmirror/internal/health"
 	"github.com/bankmirror/bankmirror/internal/store"
+	"github.com/bankmirror/bankmirror/internal/textsafe"
 )
 
 func (a *app) pingCommand() *cli.Command {
@@ -61,7 +62,7 @@ func (a *app) ping(ctx context.Context, _ []string) error {
 	for i, p := range people {
 		if errs[i] != nil {
 			failed++
-			fmt.Fprintf(a.stderr, "bankmirror: %s: %v\n", p.Name, errs[i])
+			fmt.Fprintf(a.stderr, "bankmirror: %s: %s\n", p.Name, shownError(errs[i]))
 			continue
 		}
 		fmt.Fprintf(a.stdout, "%s: %s\n", p.Name, lines[i])
@@ -91,7 +92,7 @@ func (a *app) pingToken(ctx context.Context, token string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("ping %s: %w", redactURL(a.cfg.APIURL), err)
 	}
-	return fmt.Sprintf("token accepted by %s: customer %s %s", redactURL(a.cfg.APIURL), p.ID, p.StatusEmoji), nil
+	return fmt.Sprintf("token accepted by %s: customer %s %s", redactURL(a.cfg.APIURL), textsafe.Line(p.ID), textsafe.Line(p.StatusEmoji)), nil
 }
 
 // Exit statuses of `bankmirror status`: 0 only when OK.
@@ -123,7 +124,7 @@ func (a *app) status(ctx context.Context, asJSON bool) error {
 		if asJSON {
 			_ = writeJSON(w, statusJSON{s, buildinfo.Get()})
 		} else {
-			fmt.Fprintf(w, "FAILING: %v\n", err)
+			fmt.Fprintf(w, "FAILING: %s\n", textsafe.Line(err.Error()))
 		}
 		return &exitCode{exitFailing}
 	}
@@ -143,7 +144,7 @@ func (a *app) status(ctx context.Context, asJSON bool) error {
 			return err
 		}
 	} else {
-		printStatus(w, a.cfg.DB, statusClock(a.cfg.Timezone), s)
+		printStatus(w, a.cfg.DB, statusClock(a.cfg.Timezone), a.environ, s)
 	}
 	switch s.Level {
 	case health.OK:
@@ -172,43 +173,12 @@ type statusJSON struct {
 	Build buildinfo.Info `json:"build"`
 }
 
-// clock writes the times status prints for people: in the customer's zone
-// (BANKMIRROR_TIMEZONE, the zone of the mirror's *_local columns), each
-// with its offset from UTC, so that none is read in the wrong zone.
-type clock struct{ loc *time.Location }
-
-// statusClock is the clock of zone; a zone that does not load (reported
-// as a bad setting) falls back to UTC, which the offsets then say.
-func statusClock(zone string) clock {
-	loc, err := loadZone(zone)
-	if err != nil {
-		loc = time.UTC
-	}
-	return clock{loc}
-}
-
-// at is t's date and time: 2026-03-04 09:30:12 +11:00.
-func (c clock) at(t time.Time) string { return t.In(c.loc).Format("2006-01-02 15:04:05 -07:00") }
-
-// time is t's time of day: 09:30:12 +11:00.
-func (c clock) time(t time.Time) string { return t.In(c.loc).Format("15:04:05 -07:00") }
-
-// stamp is at of one of the mirror's UTC stamps, the stamp as it is if it
-// does not parse.
-func (c clock) stamp(s string) string {
-	t, err := time.Parse(store.TimeLayout, s)
-	if err != nil {
-		return s
-	}
-	return c.at(t)
-}
-
 // printStatus writes the status for people.
-func printStatus(w io.Writer, db string, c clock, s health.Status) {
+func printStatus(w io.Writer, db string, c clock, environ map[string]string, s health.Status) {
 	if s.Level == health.OK {
 		fmt.Fprintln(w, "OK")
 	} else {
-		fmt.Fprintf(w, "%s: %s\n", s.Level, s.Reason)
+		fmt.Fprintf(w, "%s: %s\n", s.Level, textsafe.Line(s.Reason))
 	}
 	d := s.Daemon
 	switch {
@@ -223,7 +193,7 @@ func printStatus(w io.Writer, db string, c clock, s health.Status) {
 	}
 	for _, c := range s.Checks {
 		if c.Name == health.CheckConfig {
-			fmt.Fprintf(w, "setting: %s\n", c.Detail)
+			fmt.Fprintf(w, "setting: %s\n", textsafe.Line(c.Detail))
 		}
 	}
 	if d.AdminExposed != "" {
@@ -248,19 +218,18 @@ func printStatus(w io.Writer, db string, c clock, s health.Status) {
 	case !t.Known:
 		fmt.Fprintln(w, "token: unknown (no daemon report)")
 	case t.Rejected:
-		fmt.Fprintf(w, "token: REJECTED by the bank %s ago: put a new token in the token file (/etc/bankmirror/token with the unit), then `systemctl restart bankmirror` (outside systemd: kill -HUP the daemon)\n",
-			health.Age(time.Since(t.RejectedAt)))
+		fmt.Fprintf(w, "token: REJECTED by the bank %s ago: %s\n", health.Age(time.Since(t.RejectedAt)), tokenAdvice(environ, ""))
 	default:
 		fmt.Fprintln(w, "token: accepted at last use")
 	}
-	printPeople(w, c, s.People)
+	printPeople(w, c, environ, s.People)
 	if o := s.BankOutage; o != nil {
 		fmt.Fprintf(w, "bank: UNREACHABLE by %s, since %s (%s ago)%s: %s\n", health.LastSyncs(o.Syncs), c.at(o.Since), health.Age(time.Since(o.Since)),
-			retrying(c, o.RetryAt), o.LastError)
+			retrying(c, o.RetryAt), textsafe.Line(o.LastError))
 	}
 	printBudget(w, c, s.Budget)
 	if wk := s.Worker; wk != nil && wk.Paused && !wk.Unauthorized {
-		fmt.Fprintf(w, "webhook worker: PAUSED, retrying at %s: %s\n", c.time(wk.PausedUntil), wk.PauseCause)
+		fmt.Fprintf(w, "webhook worker: PAUSED, retrying at %s: %s\n", c.at(wk.PausedUntil), textsafe.Line(wk.PauseCause))
 	}
 	if p := s.Syncing; p != nil {
 		fmt.Fprintf(w, "sync in progress: %s, %d pages, %d transactions", p.Kind, p.Pages, p.Transactions)
@@ -289,7 +258,7 @@ func printStatus(w io.Writer, db string, c clock, s health.Status) {
 		fmt.Fprintf(w, "undeliverable webhook deliveries: none in the last %s (from the delivery logs stored by heals)\n", dl.Window)
 	}
 	if h := s.OldestHeld; h != nil {
-		fmt.Fprintf(w, "oldest HELD: %q (%s), created %s ago\n", h.Description, h.ID, health.Age(time.Duration(h.Age*float64(time.Second))))
+		fmt.Fprintf(w, "oldest HELD: \"%s\" (%s), created %s ago\n", textsafe.Line(h.Description), textsafe.Line(h.ID), health.Age(time.Duration(h.Age*float64(time.Second))))
 	} else {
 		fmt.Fprintln(w, "oldest HELD: none")
 	}
@@ -306,7 +275,7 @@ func printStatus(w io.Writer, db string, c clock, s health.Status) {
 	fmt.Fprintln(tw, "  ID\tKIND\tSTARTED\tFINISHED\tSTATUS\tREQUESTS\tCHANGED\tDELETED\tERROR")
 	for _, r := range s.Runs {
 		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\n", r.ID, r.Kind, c.stamp(r.StartedAt), c.stamp(deref(r.FinishedAt, "-")),
-			r.Status, r.Requests, r.Upserted, r.Deleted, deref(r.Error, ""))
+			r.Status, r.Requests, r.Upserted, r.Deleted, textsafe.Line(deref(r.Error, "")))
 	}
 	_ = tw.Flush()
 }
@@ -325,7 +294,7 @@ func printBudget(w io.Writer, c clock, b *bank.BudgetState) {
 	case b == nil:
 		fmt.Fprintln(w, "bank budget: unknown (no running daemon)")
 	case b.Waiting:
-		fmt.Fprintf(w, "bank budget: WAITING until %s: %s", c.time(b.WaitUntil), b.WaitReason)
+		fmt.Fprintf(w, "bank budget: WAITING until %s: %s", c.at(b.WaitUntil), textsafe.Line(b.WaitReason))
 		if b.Known {
 			fmt.Fprintf(w, " (%d requests left)", b.Remaining)
 		}
@@ -344,5 +313,5 @@ func retrying(c clock, at time.Time) string {
 	if at.IsZero() {
 		return ""
 	}
-	return ", retrying at " + c.time(at)
+	return ", retrying at " + c.at(at)
 }

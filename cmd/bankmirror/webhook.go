@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -11,6 +12,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/cli"
 	"github.com/bankmirror/bankmirror/internal/replica"
 	"github.com/bankmirror/bankmirror/internal/store"
+	"github.com/bankmirror/bankmirror/internal/textsafe"
 	"github.com/bankmirror/bankmirror/internal/webhooks"
 )
 
@@ -183,7 +185,7 @@ func (w *webhookCmd) reportOrphans(err error) {
 	}
 	for _, id := range oe.Orphans {
 		fmt.Fprintf(w.stderr, "bankmirror: the bank has webhook %s for %s whose secret this mirror does not hold; "+
-			"if the failed request created it, delete it: bankmirror webhook delete %s\n", id, oe.URL, id)
+			"if the failed request created it, delete it: bankmirror webhook delete %s\n", textsafe.Line(id), textsafe.Line(oe.URL), shellQuote(textsafe.Line(id)))
 	}
 }
 
@@ -204,7 +206,7 @@ func (w *webhookCmd) register(ctx context.Context, url, desc string) error {
 			w.reportOrphans(r.Err)
 			continue
 		}
-		fmt.Fprintf(w.stdout, "registered webhook %s%s for %s; its secret is stored in %s\n", r.Hook.ID, w.whose(r.Person), r.Hook.URL, store.SecretsPath(w.st.Path()))
+		fmt.Fprintf(w.stdout, "registered webhook %s%s for %s; its secret is stored in %s\n", textsafe.Line(r.Hook.ID), w.whose(r.Person), textsafe.Line(r.Hook.URL), store.SecretsPath(w.st.Path()))
 	}
 	return err
 }
@@ -214,6 +216,7 @@ func (w *webhookCmd) list(ctx context.Context) error {
 		return err
 	}
 	hooks, err := w.hooks.List(ctx)
+	c := statusClock(w.cfg.Timezone)
 	tw := tabwriter.NewWriter(w.stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tPERSON\tURL\tDESCRIPTION\tCREATED\tSECRET STORED")
 	for _, h := range hooks {
@@ -221,7 +224,8 @@ func (w *webhookCmd) list(ctx context.Context) error {
 		if h.SecretStored {
 			stored = "yes"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", h.ID, deref(&h.Person, "-"), h.URL, deref(h.Description, ""), h.CreatedAt, stored)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", textsafe.Line(h.ID), cmp.Or(h.Person, "-"), textsafe.Line(h.URL),
+			textsafe.Line(deref(h.Description, "")), c.stamp(h.CreatedAt), stored)
 	}
 	if ferr := tw.Flush(); err == nil {
 		err = ferr
@@ -267,6 +271,7 @@ func (w *webhookCmd) logs(ctx context.Context, id string, limit int) error {
 	if err != nil {
 		return err
 	}
+	clk := statusClock(w.cfg.Timezone)
 	tw := tabwriter.NewWriter(w.stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "CREATED\tSTATUS\tCODE\tEVENT")
 	shown := 0
@@ -282,7 +287,7 @@ func (w *webhookCmd) logs(ctx context.Context, id string, limit int) error {
 			if l.StatusCode != nil {
 				code = fmt.Sprint(*l.StatusCode)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", l.CreatedAt, l.DeliveryStatus, code, l.EventID)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", clk.stamp(l.CreatedAt), textsafe.Line(l.DeliveryStatus), code, textsafe.Line(l.EventID))
 			shown++
 		}
 		if shown >= limit {
@@ -305,6 +310,6 @@ func (w *webhookCmd) rotate(ctx context.Context, id string) error {
 		w.reportOrphans(err)
 		return err
 	}
-	fmt.Fprintf(w.stdout, "rotated webhook %s -> %s%s for %s\n", id, r.New.ID, w.whose(m.Person()), r.New.URL)
+	fmt.Fprintf(w.stdout, "rotated webhook %s -> %s%s for %s\n", id, textsafe.Line(r.New.ID), w.whose(m.Person()), textsafe.Line(r.New.URL))
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/bankmirror/bankmirror/internal/cli"
+	"github.com/bankmirror/bankmirror/internal/textsafe"
 	"github.com/bankmirror/bankmirror/internal/writeback"
 )
 
@@ -87,7 +88,7 @@ func (a *app) categories(ctx context.Context, _ []string) error {
 	tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tNAME\tPARENT")
 	for _, c := range writeback.ListCategories(tree) {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", c.ID, c.Name, cmp.Or(c.ParentID, "-"))
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", textsafe.Line(c.ID), textsafe.Line(c.Name), textsafe.Line(cmp.Or(c.ParentID, "-")))
 	}
 	return tw.Flush()
 }
@@ -243,7 +244,7 @@ func subject(s writeback.Step) string {
 		}
 		b.WriteString(": ")
 	}
-	fmt.Fprintf(&b, "%s %q", s.TxID, s.Description)
+	fmt.Fprintf(&b, "%s \"%s\"", textsafe.Line(s.TxID), textsafe.Line(s.Description))
 	return b.String()
 }
 

@@ -26,6 +26,7 @@ import (
 	"github.com/wneessen/go-mail"
 
 	"github.com/bankmirror/bankmirror/internal/rules"
+	"github.com/bankmirror/bankmirror/internal/textsafe"
 )
 
 // Message is one alert, as a channel sends it. Its JSON is the generic
@@ -279,8 +280,10 @@ func (m *mailer) Send(ctx context.Context, msg Message) error {
 	if err := e.To(m.to...); err != nil {
 		return &PermanentError{Err: fmt.Errorf("to: %w", err)}
 	}
-	e.Subject(msg.Title)
-	body := msg.Message
+	// Bank text in the subject or the body is one line each: it cannot
+	// start a header (a Bcc:) or a line of its own.
+	e.Subject(textsafe.Line(msg.Title))
+	body := textsafe.Line(msg.Message)
 	if msg.DashboardURL != "" {
 		body += "\n\n" + msg.DashboardURL
 	}

@@ -6,17 +6,16 @@ import (
 	"fmt"
 	"math"
 	"net/http"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode"
 
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/logfield"
 	"github.com/bankmirror/bankmirror/internal/rules"
 	"github.com/bankmirror/bankmirror/internal/store"
+	"github.com/bankmirror/bankmirror/internal/textsafe"
 )
 
 // Outbox is what the dispatcher needs of the store (*store.Store).
@@ -121,10 +120,11 @@ func (d *Dispatcher) Enqueue(ctx context.Context, m Message, channels []string) 
 	if m.CreatedAt == "" {
 		m.CreatedAt = d.now().UTC().Format(time.RFC3339)
 	}
-	m.Message = shorten(noBidi(m.Message), maxMessage)
-	// A title is one line, whatever the bank's text holds (an email's
-	// Subject, a notification's heading).
-	m.Title = shorten(oneLine(m.Title), maxTitle)
+	// A title and a message are one line each, whatever the bank's text
+	// holds (an email's Subject, a line of its body, a notification's
+	// heading): what is hidden in it is shown as ⟨U+XXXX⟩.
+	m.Title = textsafe.Cut(m.Title, maxTitle)
+	m.Message = textsafe.Cut(m.Message, maxMessage)
 	payload, err := json.Marshal(m)
 	if err != nil {
 		return fmt.Errorf("encode alert: %w", err)
@@ -273,7 +273,7 @@ func (d *Dispatcher) send(ctx context.Context, s Sender, a store.Alert) error {
 		return d.outbox.AlertFailed(ctx, a.ID, "unreadable payload", time.Time{})
 	}
 	sctx, cancel := context.WithTimeout(ctx, sendTimeout)
-	err := s.Send(sctx, m)
+	err := s.Send(sctx, shown(m))
 	cancel()
 	if err == nil {
 		d.count(a.Channel, true)
@@ -316,7 +316,7 @@ func (d *Dispatcher) SendNow(ctx context.Context, channel string, m Message) err
 	}
 	sctx, cancel := context.WithTimeout(ctx, sendTimeout)
 	defer cancel()
-	return s.Send(sctx, m)
+	return s.Send(sctx, shown(m))
 }
 
 // bucket paces a channel: burst messages at once, then one every
@@ -377,34 +377,12 @@ func (d *Dispatcher) release(channel string, id int64) {
 	}
 }
 
-// oneLine is s with every control character and line or paragraph
-// separator a space, without bidirectional controls.
-func oneLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || unicode.In(r, unicode.Zl, unicode.Zp) {
-			return ' '
-		}
-		return r
-	}, noBidi(s))
-}
-
-// noBidi is s without bidirectional controls, through which bank text
-// could show what follows it (an amount, a date) reversed.
-func noBidi(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.Is(unicode.Bidi_Control, r) {
-			return -1
-		}
-		return r
-	}, s)
-}
-
-func shorten(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
+// shown is m as a channel shows it: its title and message each one line
+// with what is hidden made visible, also when m was queued before the
+// outbox held them so (Enqueue does the same, with the cuts).
+func shown(m Message) Message {
+	m.Title, m.Message = textsafe.Line(m.Title), textsafe.Line(m.Message)
+	return m
 }
 
 // Kinds of alert.

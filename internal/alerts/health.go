@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/bankmirror/bankmirror/internal/health"
+	"github.com/bankmirror/bankmirror/internal/textsafe"
 )
 
 // UnreachableFor is how long the bank must have been out of reach before
@@ -29,7 +30,7 @@ func Conditions(f health.Facts, staleAfter time.Duration) []Condition {
 	}
 	if o := f.BankOutage; o.Syncs > 0 && f.Now.Sub(o.Since) >= UnreachableFor {
 		out = append(out, Condition{Key: "bank_unreachable", Since: o.Since, Title: "The bank is unreachable",
-			Message: fmt.Sprintf("The last %d syncs could not reach the bank, since %s: %s", o.Syncs, o.Since.Format(time.RFC3339), shorten(o.LastError, 200))})
+			Message: fmt.Sprintf("The last %d syncs could not reach the bank, since %s: %s", o.Syncs, o.Since.Format(time.RFC3339), textsafe.Cut(o.LastError, 200))})
 	}
 	if staleAfter > 0 && !f.LastSync.IsZero() && f.Now.Sub(f.LastSync) > staleAfter {
 		out = append(out, Condition{Key: "stale", Since: f.LastSync, Title: "The mirror is stale",

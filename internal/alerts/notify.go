@@ -3,12 +3,14 @@ package alerts
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
 	"github.com/bankmirror/bankmirror/internal/money"
 	"github.com/bankmirror/bankmirror/internal/rules"
 	"github.com/bankmirror/bankmirror/internal/store"
+	"github.com/bankmirror/bankmirror/internal/textsafe"
 )
 
 var _ rules.Notifier = (*Dispatcher)(nil)
@@ -38,14 +40,10 @@ func (d *Dispatcher) transactionMessage(t store.RuleTransaction) Message {
 	if who == "" {
 		who = "Someone"
 		if t.AccountName != "" {
-			who = t.AccountName
+			who = textsafe.Line(t.AccountName)
 		}
 	} else {
 		who = strings.ToUpper(who[:1]) + who[1:]
-	}
-	verb := "spent"
-	if t.AmountBaseUnits > 0 {
-		verb = "received"
 	}
 	when := t.CreatedLocal
 	if lt, err := time.Parse("2006-01-02 15:04:05", t.CreatedLocal); err == nil {
@@ -56,14 +54,51 @@ func (d *Dispatcher) transactionMessage(t store.RuleTransaction) Message {
 		held = " (held)"
 	}
 	m := Message{
-		Title:         fmt.Sprintf("%s %s", shorten(t.Description, 60), amount),
-		Message:       fmt.Sprintf("%s %s %s at %s, %s%s, %s.", who, verb, strings.TrimPrefix(amount, "-"), shorten(t.Description, 120), when, held, t.AccountName),
+		Title:         fmt.Sprintf("%s %s", textsafe.Cut(t.Description, 60), amount),
+		Message:       fmt.Sprintf("%s %s, %s%s, %s.", who, whatHappened(t, strings.TrimPrefix(amount, "-")), when, held, textsafe.Line(t.AccountName)),
 		TransactionID: t.ID,
 		Amount:        t.AmountValue,
 		Person:        t.Person,
 	}
 	if u := d.Settings().DashboardURL; u != "" {
-		m.DashboardURL = u + "/transactions/" + t.ID
+		m.DashboardURL = u + "/transactions/" + url.PathEscape(t.ID)
 	}
 	return m
 }
+
+// whatHappened says what the money did, after who: "moved" between own
+// accounts, "paid" to a person (of the household or by a payment), "spent
+// at" elsewhere; "received" for money in.
+func whatHappened(t store.RuleTransaction, amount string) string {
+	in := t.AmountBaseUnits > 0
+	other := textsafe.Cut(t.Description, 120)
+	switch {
+	case t.TransferAccountID != "":
+		account := t.TransferAccountName
+		if account == "" {
+			account = "another account"
+		}
+		if in {
+			return fmt.Sprintf("moved %s in from %s", amount, textsafe.Cut(account, 120))
+		}
+		return fmt.Sprintf("moved %s to %s", amount, textsafe.Cut(account, 120))
+	case t.HouseholdTransferID != "":
+		if p := t.HouseholdTransferPerson; p != "" {
+			other = strings.ToUpper(p[:1]) + p[1:]
+		}
+		if in {
+			return fmt.Sprintf("was paid %s by %s", amount, other)
+		}
+		return fmt.Sprintf("paid %s %s", other, amount)
+	case in:
+		return fmt.Sprintf("received %s from %s", amount, other)
+	case paymentTypes[t.TransactionType]:
+		return fmt.Sprintf("paid %s %s", other, amount)
+	default:
+		return fmt.Sprintf("spent %s at %s", amount, other)
+	}
+}
+
+// paymentTypes are the bank's transactionType of a payment to a person
+// rather than a purchase.
+var paymentTypes = map[string]bool{"Pay Anyone": true, "Osko Payment": true, "Scheduled Transfer": true}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/recurring"
 	"github.com/bankmirror/bankmirror/internal/rules"
 	"github.com/bankmirror/bankmirror/internal/store"
+	"github.com/bankmirror/bankmirror/internal/textsafe"
 )
 
 // The built-in alerts a rules file turns on, as [alert.KIND]:
@@ -160,8 +162,8 @@ func (w *Watcher) lowBalance(ctx context.Context, a rules.Alert) error {
 			continue
 		}
 		m := Message{Kind: KindLowBalance, Key: "low_balance:" + acc.ID + ":" + today,
-			Title:   fmt.Sprintf("%s is low: %s", acc.Name, money.Format(acc.Cents, acc.Currency)),
-			Message: fmt.Sprintf("%s has %s, below %s.", acc.Name, money.Format(acc.Cents, acc.Currency), money.Format(threshold, acc.Currency)),
+			Title:   fmt.Sprintf("%s is low: %s", textsafe.Line(acc.Name), money.Format(acc.Cents, acc.Currency)),
+			Message: fmt.Sprintf("%s has %s, below %s.", textsafe.Line(acc.Name), money.Format(acc.Cents, acc.Currency), money.Format(threshold, acc.Currency)),
 			Amount:  strconv.FormatFloat(float64(acc.Cents)/100, 'f', 2, 64)}
 		if err := w.d.Enqueue(ctx, m, a.Notify); err != nil {
 			return err
@@ -186,11 +188,11 @@ func (w *Watcher) held(ctx context.Context, a rules.Alert) error {
 		}
 		age := int(w.now().Sub(time.Unix(r.Epoch, 0)).Hours() / 24)
 		m := Message{Kind: KindHeld, Key: "held:" + r.ID, TransactionID: r.ID,
-			Title:   fmt.Sprintf("Still held after %d days: %s", age, shorten(r.Description, 60)),
-			Message: fmt.Sprintf("%s of %s at %s has been held since %s.", strings.TrimPrefix(money.Format(r.Cents, r.Currency), "-"), r.AccountName, shorten(r.Description, 120), r.Local),
+			Title:   fmt.Sprintf("Still held after %d days: %s", age, textsafe.Cut(r.Description, 60)),
+			Message: fmt.Sprintf("%s of %s at %s has been held since %s.", strings.TrimPrefix(money.Format(r.Cents, r.Currency), "-"), textsafe.Line(r.AccountName), textsafe.Cut(r.Description, 120), r.Local),
 			Amount:  strconv.FormatFloat(float64(r.Cents)/100, 'f', 2, 64)}
 		if u := w.d.Settings().DashboardURL; u != "" {
-			m.DashboardURL = u + "/transactions/" + r.ID
+			m.DashboardURL = u + "/transactions/" + url.PathEscape(r.ID)
 		}
 		if err := w.d.Enqueue(ctx, m, a.Notify); err != nil {
 			return err
@@ -225,18 +227,18 @@ func (w *Watcher) recurring(ctx context.Context, a rules.Alert) error {
 		case s.Changed() && recent:
 			prev := s.Prices[len(s.Prices)-2].Cents
 			m = Message{Kind: KindRecurringChanged, Key: "recurring_changed:" + s.Payee + ":" + s.LastID,
-				Title:         fmt.Sprintf("%s changed its price: %s", shorten(s.Payee, 60), money.Format(s.Cents, s.Currency)),
-				Message:       fmt.Sprintf("%s (%s) charged %s, was %s.", shorten(s.Payee, 120), s.Cadence.Name, money.Format(s.Cents, s.Currency), money.Format(prev, s.Currency)),
+				Title:         fmt.Sprintf("%s changed its price: %s", textsafe.Cut(s.Payee, 60), money.Format(s.Cents, s.Currency)),
+				Message:       fmt.Sprintf("%s (%s) charged %s, was %s.", textsafe.Cut(s.Payee, 120), s.Cadence.Name, money.Format(s.Cents, s.Currency), money.Format(prev, s.Currency)),
 				TransactionID: s.LastID}
 		case s.Count == s.Cadence.MinCount && recent:
 			m = Message{Kind: KindRecurringNew, Key: "recurring_new:" + s.Payee,
-				Title:         fmt.Sprintf("New recurring payment: %s", shorten(s.Payee, 60)),
-				Message:       fmt.Sprintf("%s looks %s: %s, next about %s.", shorten(s.Payee, 120), s.Cadence.Name, money.Format(s.Cents, s.Currency), s.Next.Format("Mon 2 Jan")),
+				Title:         fmt.Sprintf("New recurring payment: %s", textsafe.Cut(s.Payee, 60)),
+				Message:       fmt.Sprintf("%s looks %s: %s, next about %s.", textsafe.Cut(s.Payee, 120), s.Cadence.Name, money.Format(s.Cents, s.Currency), s.Next.Format("Mon 2 Jan")),
 				TransactionID: s.LastID}
 		case s.Late(today) && today.Sub(s.Next) <= Recent:
 			m = Message{Kind: KindRecurringMissed, Key: "recurring_missed:" + s.Payee + ":" + s.Next.Format("2006-01-02"),
-				Title:   fmt.Sprintf("%s did not come", shorten(s.Payee, 60)),
-				Message: fmt.Sprintf("%s (%s, %s) was expected on %s.", shorten(s.Payee, 120), s.Cadence.Name, money.Format(s.Cents, s.Currency), s.Next.Format("Mon 2 Jan"))}
+				Title:   fmt.Sprintf("%s did not come", textsafe.Cut(s.Payee, 60)),
+				Message: fmt.Sprintf("%s (%s, %s) was expected on %s.", textsafe.Cut(s.Payee, 120), s.Cadence.Name, money.Format(s.Cents, s.Currency), s.Next.Format("Mon 2 Jan"))}
 		default:
 			continue
 		}

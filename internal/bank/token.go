@@ -15,6 +15,9 @@ type TokenState struct {
 	RejectedAt time.Time `json:"rejected_at,omitzero"`
 	// Replaced counts the tokens given by SetToken since the client was made.
 	Replaced int `json:"replaced"`
+	// Same says that the last SetToken gave the token the client had (a
+	// rejected token tried again), not a new one.
+	Same bool `json:"-"`
 }
 
 // token holds the current token and its state.
@@ -53,6 +56,7 @@ func (t *token) reject(sent string, now time.Time) {
 
 func (t *token) set(v string) {
 	t.mu.Lock()
+	t.state.Same = v == t.value
 	t.value = v
 	t.state.Rejected, t.state.RejectedAt = false, time.Time{}
 	t.state.Replaced++

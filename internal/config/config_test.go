@@ -217,6 +217,26 @@ func TestTokensDirRefusals(t *testing.T) {
 			writeToken(t, dir, "alex", "SECRET-same", 0o600)
 			return writeToken(t, dir, "sam", "SECRET-same\n", 0o600)
 		}, []string{"hold the same token"}},
+		{"a hard link", func(t *testing.T, dir string) string {
+			// Another user's file (here a file elsewhere) linked in under a
+			// person's name.
+			target := writeToken(t, t.TempDir(), "target", "SECRET", 0o600)
+			link := filepath.Join(dir, "alex")
+			if err := os.Link(target, link); err != nil {
+				t.Fatal(err)
+			}
+			return link
+		}, []string{"has 2 hard links", "copy it, then remove the link"}},
+		{"another owner", func(t *testing.T, dir string) string {
+			if os.Geteuid() != 0 {
+				t.Skip("a file of another user's can be made only as root")
+			}
+			path := writeToken(t, dir, "alex", "SECRET", 0o600)
+			if err := os.Lchown(path, 65534, 65534); err != nil {
+				t.Fatal(err)
+			}
+			return path
+		}, []string{"belongs to uid 65534, not to uid 0 who reads the tokens", "chown it"}},
 		{"empty", func(*testing.T, string) string { return "" }, []string{"holds no token file"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -238,6 +258,52 @@ func TestTokensDirRefusals(t *testing.T) {
 	}
 	_, err := People(map[string]string{v: filepath.Join(t.TempDir(), "absent")})
 	wantError(t, err, v, "cannot read directory", "absent")
+}
+
+// A tokens directory others may write is refused, naming its mode and the
+// fix; one its group may only read is kept. One of another user's (not
+// root's) is refused.
+func TestTokensDirOpenToOthers(t *testing.T) {
+	const v = "BANKMIRROR_TOKENS_DIR"
+	for _, tc := range []struct {
+		perm os.FileMode
+		want []string // nil: read
+	}{
+		{0o777, []string{"may be written by group or others (mode 0777)", "chmod 0700", "0750"}},
+		{0o770, []string{"(mode 0770)"}},
+		{0o703, []string{"(mode 0703)"}},
+		{0o777 | os.ModeSticky, []string{"(mode 0777)"}},
+		{0o750, nil},
+		{0o700, nil},
+	} {
+		t.Run(tc.perm.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			writeToken(t, dir, "alex", "SECRET-alex", 0o600)
+			if err := os.Chmod(dir, tc.perm); err != nil {
+				t.Fatal(err)
+			}
+			people, err := People(map[string]string{v: dir})
+			if tc.want == nil {
+				if err != nil || len(people) != 1 {
+					t.Fatalf("mode %04o: %v, %d people; want alex", tc.perm, err, len(people))
+				}
+				return
+			}
+			wantError(t, err, v, append(tc.want, dir)...)
+		})
+	}
+	t.Run("another owner", func(t *testing.T) {
+		if os.Geteuid() != 0 {
+			t.Skip("a directory of another user's can be made only as root")
+		}
+		dir := t.TempDir()
+		writeToken(t, dir, "alex", "SECRET-alex", 0o600)
+		if err := os.Chown(dir, 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+		_, err := People(map[string]string{v: dir})
+		wantError(t, err, v, dir, "belongs to uid 65534, not to uid 0 who reads the tokens (or root)")
+	})
 }
 
 // One token and a household's tokens together are refused, naming both.

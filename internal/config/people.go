@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/bankmirror/bankmirror/internal/fsinfo"
 )
 
 // Person is one person of the household and their personal access token.
@@ -196,12 +198,16 @@ func readPersonCredentials(dir string, names []string) ([]Person, error) {
 }
 
 // readTokensDir reads a household's directory: every entry is a regular
-// file named by its person, readable by its owner only.
+// file named by its person, readable by its owner only, and that owner is
+// the user reading it. The directory is checked first (checkTokensDir).
 func readTokensDir(dir string) ([]Person, error) {
 	v := Prefix + "TOKENS_DIR"
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, &Error{v, fmt.Errorf("cannot read directory %q: %w", dir, errors.Unwrap(err))}
+	}
+	if err := checkTokensDir(dir, os.Geteuid()); err != nil {
+		return nil, &Error{v, err}
 	}
 	var people []Person
 	for _, e := range entries {
@@ -220,6 +226,9 @@ func readTokensDir(dir string) ([]Person, error) {
 			return nil, &Error{v, fmt.Errorf("%s is not a regular file", path)}
 		case info.Mode().Perm()&0o077 != 0:
 			return nil, &Error{v, fmt.Errorf("%s is open to group or others (mode %04o): chmod 600 it", path, info.Mode().Perm())}
+		}
+		if err := checkTokenFile(path, info, os.Geteuid()); err != nil {
+			return nil, &Error{v, err}
 		}
 		b, err := readFile(v, path)
 		if err != nil {
@@ -258,4 +267,40 @@ func checkToken(name, v string) (string, error) {
 		return "", &Error{name, errors.New("the token contains control characters (a line break, tab or other invisible character); it must be one line")}
 	}
 	return v, nil
+}
+
+// checkTokensDir refuses a household's directory that users other than
+// uid (who reads the tokens) may write: one whose group or every user may
+// write it, or that belongs to another user than uid or root. Whoever can
+// write the directory can put a token file of their own in it (a person
+// whose transactions then join the mirror) or swap one. Without Unix
+// ownership only the mode is checked.
+func checkTokensDir(dir string, uid int) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("cannot read directory %q: %w", dir, errors.Unwrap(err))
+	}
+	if perm := fi.Mode().Perm(); perm&0o022 != 0 {
+		return fmt.Errorf("%s may be written by group or others (mode %04o), who could add a token file or swap one: chmod 0700 %s (or 0750 to let its group read it)",
+			dir, perm, dir)
+	}
+	if owner, ok := fsinfo.Owner(fi); ok && owner != uid && owner != 0 {
+		return fmt.Errorf("%s belongs to uid %d, not to uid %d who reads the tokens (or root), and its owner could add a token file or swap one: chown it to bankmirror's user",
+			dir, owner, uid)
+	}
+	return nil
+}
+
+// checkTokenFile refuses a token file (described by fi, not following a
+// link) with another name than path (a hard link: whoever may write that
+// other name writes this token, and a link to another user's file would
+// read it as a token) or that belongs to another user than uid.
+func checkTokenFile(path string, fi os.FileInfo, uid int) error {
+	if n, ok := fsinfo.Links(fi); ok && n > 1 {
+		return fmt.Errorf("%s has %d hard links (the same file under other names): give each token a file of its own (copy it, then remove the link)", path, n)
+	}
+	if owner, ok := fsinfo.Owner(fi); ok && owner != uid {
+		return fmt.Errorf("%s belongs to uid %d, not to uid %d who reads the tokens: chown it to bankmirror's user", path, owner, uid)
+	}
+	return nil
 }

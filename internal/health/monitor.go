@@ -277,7 +277,7 @@ func (m *Monitor) TokenChanged(st bank.TokenState) {
 			"are paused, webhooks are still received and queued. Put a new token in the token file (/etc/bankmirror/token " +
 			"with the unit) and run `systemctl restart bankmirror` (without systemd, send SIGHUP)")
 	} else {
-		m.log.Info().Msg("token replaced; resuming syncs and webhook refetches")
+		m.log.Info().Msg(tokenSetMessage(st) + "; resuming syncs and webhook refetches")
 	}
 	m.mu.Lock()
 	s := m.snap
@@ -285,17 +285,26 @@ func (m *Monitor) TokenChanged(st bank.TokenState) {
 	m.publish(s)
 }
 
+// tokenSetMessage says what a token given again is: a new one, or the
+// rejected one tried again.
+func tokenSetMessage(st bank.TokenState) string {
+	if st.Same {
+		return "the same token read again: trying it again"
+	}
+	return "token replaced"
+}
+
 // PersonTokenChanged returns the token observer of person's client in a
 // household: a rejected token is logged once, naming the person and what
-// to do, and shown in the status line at once.
-func (m *Monitor) PersonTokenChanged(person string) func(bank.TokenState) {
+// to do (advice: where the new token goes and what makes the daemon take
+// it), and shown in the status line at once.
+func (m *Monitor) PersonTokenChanged(person, advice string) func(bank.TokenState) {
 	return func(st bank.TokenState) {
 		if st.Rejected {
 			m.log.Error().Str(logfield.Person, person).Time(logfield.RejectedAt, st.RejectedAt).Msg("the bank rejected " + person +
-				"'s token (401): what only their token sees waits, the other people's work goes on. Put a new token in " +
-				"BANKMIRROR_TOKENS_DIR/" + person + " (or the credential token." + person + ") and run `systemctl restart bankmirror` (without systemd, send SIGHUP)")
+				"'s token (401): what only their token sees waits, the other people's work goes on; " + advice)
 		} else {
-			m.log.Info().Str(logfield.Person, person).Msg("token replaced; resuming their syncs and webhook refetches")
+			m.log.Info().Str(logfield.Person, person).Msg(tokenSetMessage(st) + "; resuming their syncs and webhook refetches")
 		}
 		m.mu.Lock()
 		s := m.snap

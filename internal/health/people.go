@@ -59,12 +59,12 @@ func tokenCheck(f Facts) (Check, bool) {
 	case len(names) == len(f.People):
 		return Check{Name: CheckToken, Level: Failing, Readiness: true, Detail: fmt.Sprintf(
 			"the bank rejected every person's token (401), the first %s ago: syncs and webhook refetches wait for new tokens "+
-				"(put them in BANKMIRROR_TOKENS_DIR or the credentials token.NAME, then `systemctl restart bankmirror`; without systemd, send SIGHUP)", Age(f.Now.Sub(since)))}, true
+				"(each person's line in `bankmirror status` says where theirs goes and what makes the daemon take it)", Age(f.Now.Sub(since)))}, true
 	}
 	return Check{Name: CheckToken, Level: Degraded, Detail: fmt.Sprintf(
 		"the bank rejected %s token (401) %s ago: what only %s can see waits for a new token "+
-			"(put it in BANKMIRROR_TOKENS_DIR/%s or the credential token.%s, then `systemctl restart bankmirror`; without systemd, send SIGHUP); the others' accounts and the joint ones stay exact",
-		possessive(names), Age(f.Now.Sub(since)), strings.Join(names, " and "), names[0], names[0])}, true
+			"(%s line in `bankmirror status` says where it goes and what makes the daemon take it); the others' accounts and the joint ones stay exact",
+		possessive(names), Age(f.Now.Sub(since)), strings.Join(names, " and "), possessive(names))}, true
 }
 
 // possessive is "sam's", "sam's and kim's".

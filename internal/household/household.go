@@ -139,12 +139,16 @@ func (h *Household) SetPeople(ctx context.Context, people []Person) error {
 			m = &member{name: p.Name, token: p.Token, client: h.opts.NewClient(p)}
 			changed = true
 		default:
-			// A token read again is tried again, even the same one (a
-			// token restored at the bank), as a new one would be: the
-			// syncs waiting for a token run.
+			// A new token replaces the old; a rejected one read again is
+			// tried again, even the same one (a token restored at the
+			// bank): the syncs waiting for a token run. An accepted token
+			// read again unchanged is left as it is.
+			rejected, _ := m.client.TokenRejected()
+			if p.Token != m.token || rejected {
+				m.client.SetToken(p.Token)
+				changed = true
+			}
 			m = &member{name: m.name, token: p.Token, client: m.client}
-			m.client.SetToken(p.Token)
-			changed = true
 		}
 		next = append(next, m)
 	}

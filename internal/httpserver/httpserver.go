@@ -26,9 +26,14 @@ const (
 	// ReadHeaderTimeout bounds a request's line and headers, from the
 	// first byte (a connection that sends nothing is closed after it).
 	ReadHeaderTimeout = 5 * time.Second
-	// ReadTimeout bounds headers and body together when a handler sets no
-	// deadline of its own: ReadHeaderTimeout plus the receiver's default
-	// body timeout (5 s).
+	// BodyTimeout bounds a request's body on a server made by New, from
+	// the end of its headers: the forms and deliveries these servers take
+	// are a few KiB at most, sent right behind their headers, so a body
+	// still arriving after it is a client holding its connection. A
+	// handler may set its own read deadline (the receiver does).
+	BodyTimeout = 2 * time.Second
+	// ReadTimeout bounds headers and body together, the outer bound when a
+	// body deadline cannot be set.
 	ReadTimeout = 10 * time.Second
 	// WriteTimeout runs from the end of the headers: body, commit wait,
 	// answer.
@@ -46,11 +51,17 @@ const (
 	DefaultMaxConns = 1024
 )
 
-// New returns an http.Server for h with all four timeouts and the header
-// limit set, for a listener strangers can reach. Run it with Start.
+// New returns an http.Server for h with all four timeouts, the header
+// limit and BodyTimeout set, for a listener strangers can reach. Run it
+// with Start.
 func New(h http.Handler) *http.Server {
+	return newServer(h, BodyTimeout)
+}
+
+// newServer is New with a body deadline of its own (tests).
+func newServer(h http.Handler, bodyTimeout time.Duration) *http.Server {
 	return &http.Server{
-		Handler:           h,
+		Handler:           watchBodies(h, bodyTimeout),
 		ReadHeaderTimeout: ReadHeaderTimeout,
 		ReadTimeout:       ReadTimeout,
 		WriteTimeout:      WriteTimeout,
@@ -82,8 +93,10 @@ func Start(ctx context.Context, name, addr string, srv *http.Server, wrap ...fun
 		ln = w(ln)
 	}
 	if l, ok := ln.(*limitListener); ok {
-		// LimitListener closes quiet connections at its cap: it learns
-		// which are quiet from the server.
+		// LimitListener closes quiet and slow connections at its cap: it
+		// learns which are quiet from the server, and which are still
+		// reading a body from New's handler, which finds the connection
+		// in the request's context.
 		l.hook()
 		next := srv.ConnState
 		srv.ConnState = func(c net.Conn, s http.ConnState) {
@@ -91,6 +104,16 @@ func Start(ctx context.Context, name, addr string, srv *http.Server, wrap ...fun
 			if next != nil {
 				next(c, s)
 			}
+		}
+		nextCtx := srv.ConnContext
+		srv.ConnContext = func(ctx context.Context, c net.Conn) context.Context {
+			if lc, ok := c.(*limitConn); ok && lc.l == l {
+				ctx = context.WithValue(ctx, connKey{}, lc)
+			}
+			if nextCtx != nil {
+				ctx = nextCtx(ctx, c)
+			}
+			return ctx
 		}
 	}
 	s := &Server{name: name, srv: srv, url: "http://" + ln.Addr().String(), done: make(chan struct{})}

@@ -385,6 +385,58 @@ func TestSlowBodiesDoNotBlockAGenuineDelivery(t *testing.T) {
 	}
 }
 
+// At the listener's connection cap, every slot held by a connection
+// trickling its body, a genuine delivery is not left waiting for a body
+// deadline: the connection reading its body the longest is closed for it,
+// and the delivery is answered 200 and stored.
+func TestSlowBodiesAtTheConnectionCap(t *testing.T) {
+	const slots = 8
+	st := mustOpenStore(t)
+	reading := make(chan struct{}, slots+1)
+	r := mustStart(t, st, Config{BodyTimeout: time.Hour})
+	h := watchBody(r.Handler(), func() { reading <- struct{}{} }, nil)
+	srv, err := httpserver.Start(t.Context(), "webhook listener", "127.0.0.1:0", httpserver.New(h),
+		httpserver.LimitListener(slots))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Shutdown(0) })
+	addr := strings.TrimPrefix(srv.URL(), "http://")
+
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	t.Cleanup(func() {
+		close(stop)
+		wg.Wait()
+	})
+	var slow []*net.TCPConn
+	for range slots {
+		c := dial(t, addr)
+		if _, err := io.WriteString(c, head("POST", "/webhook", randomSig(), 1000)+"{"); err != nil {
+			t.Fatal(err)
+		}
+		wg.Go(func() { trickle(c, 100*time.Millisecond, stop) })
+		waitFor(t, reading)
+		slow = append(slow, c)
+	}
+
+	good := eventBody("ev-at-the-cap", "TRANSACTION_CREATED", "tx-1")
+	c := dial(t, addr)
+	_, _ = io.WriteString(c, head("POST", "/webhook", sign(good, secretA), len(good))+string(good))
+	if resp, body := readResponse(t, c); resp.StatusCode != http.StatusOK {
+		t.Fatalf("genuine delivery with every slot trickling a body: %d %q, want 200", resp.StatusCode, body)
+	}
+	if countRows(t, st, "ev-at-the-cap") != 1 {
+		t.Error("genuine event not stored")
+	}
+	// The first trickler, reading its body the longest, was closed: its
+	// next read finds the end of the stream (or a reset), never an answer.
+	_ = slow[0].SetReadDeadline(time.Now().Add(within))
+	if n, err := slow[0].Read(make([]byte, 1)); n != 0 || (!errors.Is(err, io.EOF) && !isReset(err)) {
+		t.Errorf("the oldest slow body's connection: %d bytes, %v; want it closed", n, err)
+	}
+}
+
 // A body that trickles in is cut at BodyTimeout: the client gets 408 and
 // its connection is closed, however often it sends a byte.
 func TestSlowBodyIsCut(t *testing.T) {

@@ -64,12 +64,14 @@ const (
 	DefaultMaxBody = 64 << 10
 	// DefaultMaxInFlight is the default Config.MaxInFlight.
 	DefaultMaxInFlight = 512
-	// DefaultBodyTimeout is the default Config.BodyTimeout. The bank sends a
-	// body of under 1 KiB (one or two TCP segments) right behind its
-	// headers; 5 s covers a few retransmissions on a lossy path (the first
-	// retransmission timeouts are 1 s and 2 s), or 64 KiB at about 100
-	// kbit/s, while a connection that trickles its body is cut after 5 s.
-	DefaultBodyTimeout = 5 * time.Second
+	// DefaultBodyTimeout is the default Config.BodyTimeout, as long as
+	// httpserver.BodyTimeout. The bank sends a body of under 1 KiB (one or
+	// two TCP segments) right behind its headers; 2 s covers a
+	// retransmission on a lossy path (the first retransmission timeout is
+	// 1 s), or 64 KiB at about 300 kbit/s, while a connection that trickles
+	// its body is cut after 2 s (and sooner at the listener's connection
+	// cap, where the one reading its body the longest is closed first).
+	DefaultBodyTimeout = 2 * time.Second
 	// DefaultMaxLargeBodies is the default Config.MaxLargeBodies: 32
 	// buffers of 64 KiB, 2 MiB in all.
 	DefaultMaxLargeBodies = 32

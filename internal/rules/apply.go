@@ -3,6 +3,7 @@ package rules
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/bankmirror/bankmirror/internal/store"
 )
@@ -41,6 +42,18 @@ func (c Change) Requests() (changes int) {
 	return changes
 }
 
+// Local is how many of the change's categories and tags stay in the
+// mirror only because the bank cannot take them.
+func (c Change) Local() int {
+	n := 0
+	for _, a := range c.Actions {
+		if !a.WriteBack && strings.HasPrefix(a.Error, store.KeptLocally) {
+			n++
+		}
+	}
+	return n
+}
+
 // ScanSummary counts what a scan saw.
 type ScanSummary struct {
 	Transactions int
@@ -49,6 +62,9 @@ type ScanSummary struct {
 	// Requests is the number of changes the bank must make (PATCH or
 	// POST); write-back refetches each, doubling the requests sent.
 	Requests int
+	// Local counts the categories and tags kept in the mirror only
+	// because the bank cannot take them (a tag on 2Up, a 7th tag).
+	Local int
 	// Matches counts, per rule, the transactions it matched.
 	Matches map[string]int
 }
@@ -94,6 +110,7 @@ func (e *Engine) Scan(ctx context.Context, since string, afterRowID int64, write
 				sum.Changed++
 				sum.Actions += len(acts)
 				sum.Requests += c.Requests()
+				sum.Local += c.Local()
 			}
 		}
 		if fn != nil {

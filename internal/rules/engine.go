@@ -307,7 +307,10 @@ func (e *Engine) Decide(ctx context.Context, txs []store.RuleTransaction, source
 	outcomes := map[string]Outcome{}
 	for i := range txs {
 		t := &txs[i]
-		o := set.Evaluate(ToTransaction(t, e.zone))
+		o, err := set.Evaluate(ctx, ToTransaction(t, e.zone))
+		if err != nil {
+			return nil, nil, err
+		}
 		for _, err := range o.Errors {
 			e.log.Warn().Err(err).Str(logfield.TransactionID, t.ID).Msg("rule failed")
 		}
@@ -340,8 +343,12 @@ func (e *Engine) notices(txs []store.RuleTransaction, outcomes map[string]Outcom
 	return out
 }
 
-// jointTags says why a rule's tag on a joint account stays in the mirror.
-const jointTags = "kept in the mirror only: the bank allows no tags on 2Up (joint) transactions"
+// Why a rule's tag stays in the mirror (rule_applications.error): the
+// bank would refuse it.
+const (
+	JointTags  = store.KeptLocally + "the bank allows no tags on 2Up (joint) transactions"
+	SeventhTag = store.KeptLocally + "a transaction carries at most 6 tags at the bank"
+)
 
 // Actions turns one transaction's outcome into the actions to record,
 // leaving out those prior (PriorRuleActions' set) says were taken before.
@@ -358,15 +365,23 @@ func Actions(t *store.RuleTransaction, o Outcome, prior map[string]bool, source 
 		add(o.CategoryRule, store.RuleCategory, o.CategoryID, writeBack, "")
 		apps[len(apps)-1].Previous = t.CategoryID
 	}
+	// The bank's tags and those the rules write back before this one
+	// count against the bank's limit; a tag past it stays in the mirror.
+	atBank := len(t.Tags)
 	for _, tag := range o.Tags {
 		if slices.Contains(t.Tags, tag) {
 			continue
 		}
-		if t.Ownership == "JOINT" {
-			add(o.TagRules[tag], store.RuleTag, tag, false, jointTags)
-			continue
+		switch {
+		case t.Ownership == "JOINT":
+			add(o.TagRules[tag], store.RuleTag, tag, false, JointTags)
+		case prior[store.PriorKey(o.TagRules[tag].Name, store.RuleTag, tag)]:
+		case atBank >= writeback.MaxTags:
+			add(o.TagRules[tag], store.RuleTag, tag, false, SeventhTag)
+		default:
+			add(o.TagRules[tag], store.RuleTag, tag, writeBack, "")
+			atBank++
 		}
-		add(o.TagRules[tag], store.RuleTag, tag, writeBack, "")
 	}
 	if o.Exclude != nil {
 		add(o.ExcludeRule, store.RuleExclude, boolValue(*o.Exclude), false, "")
@@ -392,9 +407,15 @@ func ToTransaction(t *store.RuleTransaction, zone *time.Location) *Transaction {
 		Currency: t.Currency, ForeignCurrency: t.ForeignCurrency, Account: t.AccountName, AccountType: t.AccountType,
 		Ownership: t.Ownership, Person: t.Person, Status: t.Status, Category: t.CategoryID,
 		ParentCategory: t.ParentCategoryID, Tags: t.Tags, CardPurchaseMethod: t.CardPurchase,
+		AccountID: t.AccountID, AccountPeople: t.AccountPeople, PerformingCustomer: clip(t.PerformingCustomer),
+		TransactionType: clip(t.TransactionType), IsTransfer: t.TransferAccountID != "", TransferAccount: t.TransferAccountName,
+		HouseholdTransfer: t.HouseholdTransferID != "", HouseholdTransferPerson: t.HouseholdTransferPerson,
 	}
 	if out.Tags == nil {
 		out.Tags = []string{}
+	}
+	if out.AccountPeople == nil {
+		out.AccountPeople = []string{}
 	}
 	local, err := time.ParseInLocation("2006-01-02 15:04:05", t.CreatedLocal, zone)
 	if err != nil {

@@ -69,6 +69,24 @@ type Transaction struct {
 	// creation in the customer's zone.
 	Weekday int `expr:"weekday"`
 	Hour    int `expr:"hour"`
+	// AccountID is the account's id; AccountPeople who see it (the
+	// household's people, sorted); PerformingCustomer the bank's
+	// performingCustomer (a display name); TransactionType the bank's
+	// transactionType ("Purchase", "Pay Anyone", ...).
+	AccountID          string   `expr:"account_id"`
+	AccountPeople      []string `expr:"account_people"`
+	PerformingCustomer string   `expr:"performing_customer"`
+	TransactionType    string   `expr:"transaction_type"`
+	// IsTransfer says the money moved between the customer's own
+	// accounts (the bank's transferAccount), TransferAccount is the
+	// other account's name.
+	IsTransfer      bool   `expr:"is_transfer"`
+	TransferAccount string `expr:"transfer_account"`
+	// HouseholdTransfer says the money moved between two people of the
+	// household (paired with the other side: household_transfer_id),
+	// HouseholdTransferPerson is the other side's person.
+	HouseholdTransfer       bool   `expr:"household_transfer"`
+	HouseholdTransferPerson string `expr:"household_transfer_person"`
 }
 
 // Rule is one [[rule]] of the file.
@@ -85,9 +103,11 @@ type Rule struct {
 	// the bank.
 	ExcludeFromSpending *bool
 	Note                *string
-	// Line is where the rule's [[rule]] header is in the file.
-	Line    int
-	program *vm.Program
+	// Line is where the rule's [[rule]] header is in the file, WhenLine
+	// its when key (errors of the condition point there).
+	Line, WhenLine int
+	categoryLine   int
+	program        *vm.Program
 }
 
 // SetsCategory says whether the rule sets (or removes) the category.
@@ -296,9 +316,14 @@ func Parse(path string, data []byte) (*Set, error) {
 			Name: strings.TrimSpace(r.Name), When: r.When, Category: strings.TrimSpace(r.Category),
 			Tags: dedupe(r.Tags), Notify: dedupe(r.Notify),
 			ExcludeFromSpending: r.ExcludeFromSpending, Note: r.Note, Line: line,
+			WhenLine: lines.arrayKey("rule", i, "when"), categoryLine: lines.arrayKey("rule", i, "category"),
 		}
 		if err := set.check(rule, names); err != nil {
-			return nil, &FileError{Path: path, Line: line, Err: err}
+			at := line
+			if errors.Is(err, errWhen) && rule.WhenLine > 0 {
+				at = rule.WhenLine
+			}
+			return nil, &FileError{Path: path, Line: at, Err: err}
 		}
 		names[rule.Name] = line
 		set.Rules = append(set.Rules, rule)
@@ -358,11 +383,14 @@ func (s *Set) check(r *Rule, names map[string]int) error {
 	}
 	prog, err := Compile(r.When)
 	if err != nil {
-		return fmt.Errorf("rule %q: when: %w", r.Name, err)
+		return fmt.Errorf("rule %q: %w: %w", r.Name, errWhen, err)
 	}
 	r.program = prog
 	return nil
 }
+
+// errWhen marks an error of a rule's condition.
+var errWhen = errors.New("when")
 
 func (s *Set) checkNotify(channels []string) error {
 	for _, c := range channels {
@@ -374,10 +402,13 @@ func (s *Set) checkNotify(channels []string) error {
 }
 
 // Compile compiles a `when` expression against Transaction: unknown
-// names, wrong types and a result that is not a boolean are errors here,
-// not at run time.
+// names, wrong types, a result that is not a boolean and what cannot be
+// bounded (bounds.go) are errors here, not at run time.
 func Compile(when string) (*vm.Program, error) {
-	prog, err := expr.Compile(when, expr.Env(Transaction{}), expr.AsBool(), expr.MaxNodes(maxExprNodes))
+	if err := checkBounds(when); err != nil {
+		return nil, err
+	}
+	prog, err := expr.Compile(when, compileOptions()...)
 	if err != nil {
 		return nil, errors.New(firstLine(err.Error()))
 	}
@@ -394,7 +425,11 @@ func (s *Set) Resolve(resolve func(v string) (id, reason string)) error {
 		}
 		id, reason := resolve(r.Category)
 		if reason != "" {
-			return &FileError{Path: s.Path, Line: r.Line, Err: fmt.Errorf("rule %q: category %q: %s", r.Name, r.Category, reason)}
+			line := r.categoryLine
+			if line == 0 {
+				line = r.Line
+			}
+			return &FileError{Path: s.Path, Line: line, Err: fmt.Errorf("rule %q: category %q: %s", r.Name, r.Category, reason)}
 		}
 		r.CategoryID = id
 	}
@@ -403,14 +438,20 @@ func (s *Set) Resolve(resolve func(v string) (id, reason string)) error {
 
 // Match says whether the rule matches tx. A run-time failure (which the
 // compile-time checks make rare: a regular expression that does not
-// compile, say) is an error, and the rule counts as not matching.
-func (r *Rule) Match(tx *Transaction) (bool, error) {
-	out, err := expr.Run(r.program, tx)
+// compile, the memory budget, ErrTooLong) is an error, and the rule counts
+// as not matching; so is the end of ctx (its error wrapped).
+func (r *Rule) Match(ctx context.Context, tx *Transaction) (bool, error) {
+	var g guard
+	return r.match(ctx, &g, &env{Transaction: *tx, Guard: g.check})
+}
+
+func (r *Rule) match(ctx context.Context, g *guard, e *env) (bool, error) {
+	g.reset(ctx, time.Now())
+	ok, err := g.run(r.program, e)
 	if err != nil {
-		return false, fmt.Errorf("rule %q: %w", r.Name, errors.New(firstLine(err.Error())))
+		return false, fmt.Errorf("rule %q: %w", r.Name, err)
 	}
-	b, _ := out.(bool)
-	return b, nil
+	return ok, nil
 }
 
 // Outcome is what the rules decide for one transaction, and which rule
@@ -441,11 +482,21 @@ type Outcome struct {
 	Errors []error
 }
 
-// Evaluate runs every rule against tx, in file order.
-func (s *Set) Evaluate(tx *Transaction) Outcome {
+// Evaluate runs every rule against tx, in file order. It stops when ctx
+// ends, with ctx's error; a rule that fails otherwise is in the outcome's
+// Errors.
+func (s *Set) Evaluate(ctx context.Context, tx *Transaction) (Outcome, error) {
 	var o Outcome
+	var g guard
+	e := &env{Transaction: *tx, Guard: g.check}
 	for _, r := range s.Rules {
-		ok, err := r.Match(tx)
+		if err := ctx.Err(); err != nil {
+			return o, err
+		}
+		ok, err := r.match(ctx, &g, e)
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return o, err
+		}
 		if err != nil {
 			o.Errors = append(o.Errors, err)
 			continue
@@ -482,7 +533,7 @@ func (s *Set) Evaluate(tx *Transaction) Outcome {
 			o.Note, o.NoteRule = r.Note, r
 		}
 	}
-	return o
+	return o, nil
 }
 
 // Rule returns the rule of that name, or nil.
@@ -596,6 +647,30 @@ func (ix lineIndex) arrayTable(name string, n int) int {
 				return h.line
 			}
 			n--
+		}
+	}
+	return 0
+}
+
+// arrayKey is the line of key in the n-th [[name]] (0 when it is not
+// written there).
+func (ix lineIndex) arrayKey(name string, n int, key string) int {
+	h := -1
+	for i, hd := range ix.headers {
+		if hd.array && hd.name == name {
+			if n == 0 {
+				h = i
+				break
+			}
+			n--
+		}
+	}
+	if h < 0 {
+		return 0
+	}
+	for _, kl := range ix.keys {
+		if kl.header == h && kl.key == key {
+			return kl.line
 		}
 	}
 	return 0

@@ -1,6 +1,7 @@
 package rules_test
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -58,6 +59,19 @@ func parse(t *testing.T, text string) *rules.Set {
 	return s
 }
 
+// evaluate is s.Evaluate(tx), which must not fail.
+func evaluate(t *testing.T, s *rules.Set, tx *rules.Transaction) rules.Outcome {
+	t.Helper()
+	o, err := s.Evaluate(context.Background(), tx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, err := range o.Errors {
+		t.Error(err)
+	}
+	return o
+}
+
 func TestExampleFileParses(t *testing.T) {
 	s := parse(t, example)
 	if len(s.Rules) != 3 || s.Rules[0].Name != "fuel, not groceries" || s.Rules[1].Line != 9 {
@@ -78,7 +92,7 @@ func TestFirstCategoryWinsTagsAccumulate(t *testing.T) {
 		t.Fatal(err)
 	}
 	tx := &rules.Transaction{Description: "Woolworths Petrol Carlton", Amount: -55.2, Weekday: 3, Category: "groceries"}
-	o := s.Evaluate(tx)
+	o := evaluate(t, s, tx)
 	if !o.CategorySet || o.CategoryID != "fuel" || o.CategoryRule.Name != "fuel, not groceries" {
 		t.Fatalf("category %v %q %v", o.CategorySet, o.CategoryID, o.CategoryRule)
 	}
@@ -90,12 +104,12 @@ func TestFirstCategoryWinsTagsAccumulate(t *testing.T) {
 	}
 
 	lunch := &rules.Transaction{Description: "Cafe", Amount: -22.5, Weekday: 2, Category: "restaurants-and-cafes"}
-	o = s.Evaluate(lunch)
+	o = evaluate(t, s, lunch)
 	if o.CategorySet || !slices.Equal(o.Tags, []string{"work"}) || o.Exclude == nil || !*o.Exclude || *o.Note != "reimbursed" {
 		t.Fatalf("lunch outcome %+v", o)
 	}
 	lunch.Weekday = 6
-	if o = s.Evaluate(lunch); len(o.Matched) != 0 {
+	if o = evaluate(t, s, lunch); len(o.Matched) != 0 {
 		t.Fatalf("a Saturday lunch matched %d rules", len(o.Matched))
 	}
 }
@@ -115,7 +129,7 @@ category = "none"
 	}); err != nil {
 		t.Fatal(err)
 	}
-	o := s.Evaluate(&rules.Transaction{RawText: "WW PETROL 123", Tags: []string{"rent"}})
+	o := evaluate(t, s, &rules.Transaction{RawText: "WW PETROL 123", Tags: []string{"rent"}})
 	if !o.CategorySet || o.CategoryID != "" {
 		t.Fatalf("outcome %+v", o)
 	}
@@ -126,8 +140,8 @@ category = "none"
 func TestBadFilesSayWhereAndWhy(t *testing.T) {
 	cases := []struct{ name, text, want string }{
 		{"syntax", "[[rule]]\nname = \"a\"\nwhen = 'true'\ntags = [\"x\"\n", "rules.toml:4:"},
-		{"unknown field", "[[rule]]\nname = \"a\"\nwhen = 'descripton contains \"x\"'\ntags = [\"x\"]\n", `rules.toml:1: rule "a": when: unknown name descripton`},
-		{"not boolean", "[[rule]]\nname = \"a\"\nwhen = 'amount + 1'\ntags = [\"x\"]\n", `rules.toml:1: rule "a": when: expected bool`},
+		{"unknown field", "[[rule]]\nname = \"a\"\nwhen = 'descripton contains \"x\"'\ntags = [\"x\"]\n", `rules.toml:3: rule "a": when: unknown name descripton`},
+		{"not boolean", "[[rule]]\nname = \"a\"\nwhen = 'amount + 1'\ntags = [\"x\"]\n", `rules.toml:3: rule "a": when: expected bool`},
 		{"unknown key", "[[rule]]\nname = \"a\"\nwhen = 'true'\ntags = [\"x\"]\ncatgory = \"fuel\"\n", `rules.toml:5: unknown key "rule.catgory"`},
 		{"unknown channel", "[[rule]]\nname = \"a\"\nwhen = 'true'\nnotify = [\"pager\"]\n", `rules.toml:1: rule "a": notify names channel "pager"`},
 		{"no name", "[[rule]]\nwhen = 'true'\ntags = [\"x\"]\n\n[[rule]]\nname = \"b\"\n", "rules.toml:1: a rule needs a name"},
@@ -162,7 +176,7 @@ func TestResolveNamesTheRuleOfAnUnknownCategory(t *testing.T) {
 		}
 		return v, ""
 	})
-	if err == nil || err.Error() != `rules.toml:16: rule "anything at the servo": category "groceries": no such category` {
+	if err == nil || err.Error() != `rules.toml:19: rule "anything at the servo": category "groceries": no such category` {
 		t.Fatalf("error %v", err)
 	}
 }
@@ -201,7 +215,7 @@ func TestRulesSeeBoundedText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o := set.Evaluate(tx); len(o.Matched) != 0 {
+	if o := evaluate(t, set, tx); len(o.Matched) != 0 {
 		t.Fatalf("a rule saw past MaxText: %v", o.Matched)
 	}
 	if short := rules.ToTransaction(&store.RuleTransaction{Description: "Coffee TAIL"}, time.UTC); short.Description != "Coffee TAIL" {

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/bankmirror/bankmirror/internal/fsinfo"
 )
 
 // ErrBackupExists is returned by Backup when the destination exists and
@@ -214,7 +216,7 @@ func removeStaleBackupDirs(dest string) {
 		if err != nil || !fi.IsDir() {
 			continue
 		}
-		if uid, ok := fileOwner(fi); !ok || uid != os.Geteuid() {
+		if uid, ok := fsinfo.Owner(fi); !ok || uid != os.Geteuid() {
 			continue
 		}
 		unlock, err := tryLockDir(path)

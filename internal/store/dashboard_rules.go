@@ -41,3 +41,36 @@ func (s *Store) NewestTransactionIDs(ctx context.Context, since int64, limit int
 	return queryAll(ctx, s.ro, "newest transactions", func(r *sql.Rows, id *string) error { return r.Scan(id) },
 		"SELECT id FROM transactions WHERE created_epoch >= ? ORDER BY created_epoch DESC LIMIT ?", since, limit)
 }
+
+// RuleAlerts is what one rule's notify sent: its alerts (one per
+// transaction, whatever the number of channels), those created since the
+// window's start, those delivered to at least one channel, and when the
+// newest was created (TimeLayout).
+type RuleAlerts struct {
+	Rule          string
+	Alerts        int
+	Recent        int
+	Sent          int
+	LastCreatedAt string
+}
+
+// RuleAlertCounts counts, per rule, the alerts its notify queued
+// (alert_outbox rows of kind 'rule'); since is the window's start
+// (TimeLayout).
+func (s *Store) RuleAlertCounts(ctx context.Context, since string) (map[string]RuleAlerts, error) {
+	rows, err := queryAll(ctx, s.ro, "read rule alerts", func(r *sql.Rows, x *RuleAlerts) error {
+		return r.Scan(&x.Rule, &x.Alerts, &x.Recent, &x.Sent, &x.LastCreatedAt)
+	}, `SELECT rule, count(*), count(*) FILTER (WHERE created >= ?), count(*) FILTER (WHERE sent), max(created)
+		FROM (SELECT coalesce(json_extract(payload, '$.rule'), '') AS rule, alert_key, min(created_at) AS created,
+			max(sent_at IS NOT NULL) AS sent
+			FROM alert_outbox WHERE kind = 'rule' AND json_valid(payload) GROUP BY rule, alert_key)
+		WHERE rule <> '' GROUP BY rule`, since)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]RuleAlerts, len(rows))
+	for _, x := range rows {
+		out[x.Rule] = x
+	}
+	return out, nil
+}

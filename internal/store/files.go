@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/bankmirror/bankmirror/internal/fsinfo"
 )
 
 // ErrNotOwner is returned by Open when the mirror, or a file beside it,
@@ -169,7 +171,7 @@ func prepareFiles(path string, uid int) error {
 		infos[i] = fi
 	}
 	if fi := infos[0]; fi != nil {
-		if owner, ok := fileOwner(fi); ok && owner != uid {
+		if owner, ok := fsinfo.Owner(fi); ok && owner != uid {
 			return fmt.Errorf("%w: %s belongs to %s, but this command runs as %s: run it as the owner (sudo -u %s bankmirror ...)",
 				ErrNotOwner, path, describeUser(owner), describeUser(uid), sudoUser(owner))
 		}
@@ -178,7 +180,7 @@ func prepareFiles(path string, uid int) error {
 		if fi == nil {
 			continue
 		}
-		if owner, ok := fileOwner(fi); ok && owner != uid {
+		if owner, ok := fsinfo.Owner(fi); ok && owner != uid {
 			return fmt.Errorf("%w: %s belongs to %s, not to %s who runs this command and owns the mirror: give it back (sudo chown %s %s) or remove it",
 				ErrNotOwner, files[i+1], describeUser(owner), describeUser(uid), sudoUser(uid), files[i+1])
 		}
@@ -235,7 +237,7 @@ func tightenMode(path string, fi fs.FileInfo) error {
 // plant the mirror's files, which no check of the files themselves stops.
 // Without Unix ownership nothing is checked.
 func checkDir(dir string, fi fs.FileInfo, uid int, private func(uid, gid int) bool) error {
-	owner, ok := fileOwner(fi)
+	owner, ok := fsinfo.Owner(fi)
 	if !ok {
 		return nil
 	}
@@ -248,7 +250,7 @@ func checkDir(dir string, fi fs.FileInfo, uid int, private func(uid, gid int) bo
 		return fmt.Errorf("%w: every user may write %s (mode %04o), so any of them could replace the mirror's files or plant links among them: move the mirror, or chmod o-w %s",
 			ErrUnsafeDir, dir, perm, dir)
 	}
-	if gid, ok := fileGroup(fi); ok && perm&0o020 != 0 && gid != 0 && !private(uid, gid) {
+	if gid, ok := fsinfo.Group(fi); ok && perm&0o020 != 0 && gid != 0 && !private(uid, gid) {
 		return fmt.Errorf("%w: group %s may write %s (mode %04o), so its members could replace the mirror's files or plant links among them: move the mirror, or chmod g-w %s",
 			ErrUnsafeDir, describeGroup(gid), dir, perm, dir)
 	}

@@ -19,6 +19,23 @@ type RuleTransaction struct {
 	CreatedAt                                                   string
 	IsCategorizable                                             bool
 	Tags                                                        []string // sorted
+	// PerformingCustomer is the bank's performingCustomer (a display
+	// name) and TransactionType its transactionType ("Purchase", "Pay
+	// Anyone", ...), "" when it sends none.
+	PerformingCustomer, TransactionType string
+	// AccountPeople are the people who see the account (account_people),
+	// sorted.
+	AccountPeople []string
+	// TransferAccountID and TransferAccountName are the other account of
+	// a transfer between the customer's own accounts (the bank's
+	// transferAccount; the name "" when the mirror lacks it), both "" for
+	// any other transaction.
+	TransferAccountID, TransferAccountName string
+	// HouseholdTransferID is the other side of a household transfer
+	// (transactions.household_transfer_id): a payment between two
+	// people of the household. HouseholdTransferPerson is whose account
+	// that side is on ("" when not one person's).
+	HouseholdTransferID, HouseholdTransferPerson string
 }
 
 // RuleQuery selects the transactions RuleTransactions reads: by id, or
@@ -46,7 +63,14 @@ const ruleTransactionSelect = `SELECT t.rowid, t.id, t.account_id, coalesce(a.di
 	t.amount_base_units, coalesce(t.foreign_amount_currency, ''), coalesce(t.category_id, ''),
 	coalesce(t.parent_category_id, ''), coalesce(t.card_purchase_method, ''), coalesce(t.created_local, ''),
 	t.created_at, t.is_categorizable,
-	coalesce((SELECT group_concat(tag_id, char(31)) FROM (SELECT tag_id FROM transaction_tags g WHERE g.transaction_id = t.id ORDER BY tag_id)), '')
+	coalesce((SELECT group_concat(tag_id, char(31)) FROM (SELECT tag_id FROM transaction_tags g WHERE g.transaction_id = t.id ORDER BY tag_id)), ''),
+	coalesce(t.performing_customer, ''), coalesce(t.transaction_type, ''),
+	coalesce((SELECT group_concat(person, char(31)) FROM (SELECT person FROM account_people ap WHERE ap.account_id = t.account_id ORDER BY person)), ''),
+	coalesce(t.transfer_account_id, ''),
+	coalesce((SELECT ta.display_name FROM accounts ta WHERE ta.id = t.transfer_account_id), ''),
+	coalesce(t.household_transfer_id, ''),
+	coalesce((SELECT CASE WHEN count(*) = 1 THEN min(ap.person) END FROM transactions o JOIN account_people ap ON ap.account_id = o.account_id
+		WHERE o.id = t.household_transfer_id), '')
 	FROM transactions t LEFT JOIN accounts a ON a.id = t.account_id`
 
 // RuleTransactions reads the transactions q selects, with the rowid of
@@ -76,15 +100,19 @@ func (s *Store) RuleTransactions(ctx context.Context, q RuleQuery) (txs []RuleTr
 	defer rows.Close()
 	for rows.Next() {
 		var t RuleTransaction
-		var tags string
+		var tags, people string
 		if err := rows.Scan(&lastRowID, &t.ID, &t.AccountID, &t.AccountName, &t.AccountType, &t.Ownership, &t.Person,
 			&t.Status, &t.Description, &t.RawText, &t.Message, &t.Currency, &t.AmountValue, &t.AmountBaseUnits,
 			&t.ForeignCurrency, &t.CategoryID, &t.ParentCategoryID, &t.CardPurchase, &t.CreatedLocal, &t.CreatedAt,
-			&t.IsCategorizable, &tags); err != nil {
+			&t.IsCategorizable, &tags, &t.PerformingCustomer, &t.TransactionType, &people, &t.TransferAccountID, &t.TransferAccountName,
+			&t.HouseholdTransferID, &t.HouseholdTransferPerson); err != nil {
 			return nil, 0, fmt.Errorf("read transactions for rules: %w", err)
 		}
 		if tags != "" {
 			t.Tags = strings.Split(tags, "\x1f")
+		}
+		if people != "" {
+			t.AccountPeople = strings.Split(people, "\x1f")
 		}
 		txs = append(txs, t)
 	}
@@ -131,6 +159,10 @@ const (
 	RuleExclude    = "exclude_from_spending"
 	RuleNote       = "note"
 	notWrittenBack = "not written back: "
+	// KeptLocally starts the error of an action the bank cannot take (a
+	// tag on a 2Up transaction, a 7th tag): it stays in the mirror, as
+	// expected, and is no failure.
+	KeptLocally = "kept in the mirror only: "
 )
 
 // RuleApplication is one action a rule took on a transaction.
@@ -337,20 +369,30 @@ type RuleSummary struct {
 	Last30Days    int
 	LastAppliedAt string
 	Pending       int
-	Errors        int
-	LastError     string
+	// Errors are the write-backs that failed (waiting for a retry or
+	// given up), LastError the newest one's error.
+	Errors    int
+	LastError string
+	// Local are the actions kept in the mirror only because the bank
+	// cannot take them (KeptLocally), LastLocal the newest one's reason.
+	Local     int
+	LastLocal string
 }
 
 // RuleSummaries sums rule_applications per rule; since is the start of
 // the last 30 days (TimeLayout).
 func (s *Store) RuleSummaries(ctx context.Context, since string) (map[string]RuleSummary, error) {
 	rows, err := queryAll(ctx, s.ro, "read rule summaries", func(r *sql.Rows, x *RuleSummary) error {
-		return r.Scan(&x.Rule, &x.Applications, &x.Last30Days, &x.LastAppliedAt, &x.Pending, &x.Errors, &x.LastError)
+		return r.Scan(&x.Rule, &x.Applications, &x.Last30Days, &x.LastAppliedAt, &x.Pending, &x.Errors, &x.LastError,
+			&x.Local, &x.LastLocal)
 	}, `SELECT rule, count(*), count(*) FILTER (WHERE applied_at >= ?), max(applied_at),
 		count(*) FILTER (WHERE write_back = 1 AND written_back_at IS NULL),
-		count(*) FILTER (WHERE error IS NOT NULL AND written_back_at IS NULL),
-		coalesce((SELECT error FROM rule_applications r2 WHERE r2.rule = r.rule AND r2.error IS NOT NULL ORDER BY id DESC LIMIT 1), '')
-		FROM rule_applications r GROUP BY rule`, since)
+		count(*) FILTER (WHERE error IS NOT NULL AND written_back_at IS NULL AND NOT error GLOB ?2),
+		coalesce((SELECT error FROM rule_applications r2 WHERE r2.rule = r.rule AND r2.error IS NOT NULL
+			AND r2.written_back_at IS NULL AND NOT r2.error GLOB ?2 ORDER BY id DESC LIMIT 1), ''),
+		count(*) FILTER (WHERE error GLOB ?2),
+		coalesce((SELECT error FROM rule_applications r2 WHERE r2.rule = r.rule AND r2.error GLOB ?2 ORDER BY id DESC LIMIT 1), '')
+		FROM rule_applications r GROUP BY rule`, since, KeptLocally+"*")
 	if err != nil {
 		return nil, err
 	}

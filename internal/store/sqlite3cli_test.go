@@ -38,7 +38,7 @@ func TestSystemSQLite3ReadsTheMirror(t *testing.T) {
 	if err != nil {
 		t.Skip("no sqlite3 on PATH (CI has Debian 12's)")
 	}
-	t.Logf("%s", bytes.TrimSpace(run(t, cli, "", "SELECT sqlite_version()")))
+	t.Logf("%s", bytes.TrimSpace(runSQLite3(t, cli, "", "SELECT sqlite_version()")))
 	for _, from := range []int{0, 17, 12} {
 		name := "fresh"
 		if from > 0 {
@@ -46,7 +46,7 @@ func TestSystemSQLite3ReadsTheMirror(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			path := filledMirror(t, from)
-			if got := strings.TrimSpace(string(run(t, cli, path, "PRAGMA integrity_check"))); got != "ok" {
+			if got := strings.TrimSpace(string(runSQLite3(t, cli, path, "PRAGMA integrity_check"))); got != "ok" {
 				t.Fatalf("sqlite3's integrity_check of the mirror: %s", got)
 			}
 			db := openRaw(t, path)
@@ -78,9 +78,9 @@ func TestSystemSQLite3ReadsTheMirror(t *testing.T) {
 			// triggers (the household pairs, the monthly totals, the search
 			// index) compute alike.
 			other := filepath.Join(t.TempDir(), "bankmirror.db")
-			copyFile(t, path, other)
+			copyMirrorFile(t, path, other)
 			writes := triggerWrites(t, db)
-			run(t, cli, path, writes)
+			runSQLite3(t, cli, path, writes)
 			w, err := sql.Open("sqlite3", "file:"+other+"?_foreign_keys=on")
 			if err != nil {
 				t.Fatal(err)
@@ -89,10 +89,10 @@ func TestSystemSQLite3ReadsTheMirror(t *testing.T) {
 			if _, err := w.Exec(writes); err != nil {
 				t.Fatalf("the writes through the built-in SQLite: %v", err)
 			}
-			if got := strings.TrimSpace(string(run(t, cli, path, "PRAGMA integrity_check"))); got != "ok" {
+			if got := strings.TrimSpace(string(runSQLite3(t, cli, path, "PRAGMA integrity_check"))); got != "ok" {
 				t.Fatalf("sqlite3's integrity_check after its writes: %s", got)
 			}
-			if got := strings.TrimSpace(string(run(t, cli, other, "PRAGMA integrity_check"))); got != "ok" {
+			if got := strings.TrimSpace(string(runSQLite3(t, cli, other, "PRAGMA integrity_check"))); got != "ok" {
 				t.Fatalf("sqlite3's integrity_check after the built-in SQLite's writes: %s", got)
 			}
 			cols := columns(t, db)
@@ -205,9 +205,9 @@ COMMIT;
 `, q(spent[0]), q(spent[1]), q(spent[2]), q(held[0]))
 }
 
-// run runs sqlite3 on the mirror at path (none: "") with sql on its
+// runSQLite3 runs sqlite3 on the mirror at path (none: "") with sql on its
 // standard input, failing the test on an error.
-func run(t *testing.T, cli, path, sql string, args ...string) []byte {
+func runSQLite3(t *testing.T, cli, path, sql string, args ...string) []byte {
 	t.Helper()
 	args = append([]string{"-batch", "-bail"}, args...)
 	if path != "" {
@@ -228,7 +228,7 @@ func run(t *testing.T, cli, path, sql string, args ...string) []byte {
 // renderRow.
 func cliQuery(t *testing.T, cli, path, q string) []string {
 	t.Helper()
-	out := run(t, cli, path, q, "-json", "-readonly")
+	out := runSQLite3(t, cli, path, q, "-json", "-readonly")
 	if len(bytes.TrimSpace(out)) == 0 {
 		return nil
 	}
@@ -335,9 +335,9 @@ func realText(f float64) string {
 	return fmt.Sprintf("%.12g", f)
 }
 
-// copyFile copies the mirror at from, which no connection has open, to
+// copyMirrorFile copies the mirror at from, which no connection has open, to
 // to.
-func copyFile(t *testing.T, from, to string) {
+func copyMirrorFile(t *testing.T, from, to string) {
 	t.Helper()
 	if fi, err := os.Stat(from + "-wal"); err == nil && fi.Size() > 0 {
 		t.Fatalf("%s has a WAL of %d bytes: the copy would lack it", from, fi.Size())

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/bankmirror/bankmirror/internal/fsinfo"
 )
 
 // victim is a file outside the mirror's directory that a planted link
@@ -347,7 +349,7 @@ func TestCheckDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	uid := os.Getuid()
-	gid, _ := fileGroup(fi)
+	gid, _ := fsinfo.Group(fi)
 	if gid == 0 {
 		t.Skip("the test's directory belongs to root's group, which the check trusts")
 	}

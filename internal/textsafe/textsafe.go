@@ -1,12 +1,13 @@
 // Package textsafe makes text from the bank (descriptions, messages,
 // notes, account and people's names) safe to show: in a terminal, in an
 // alert's mail or push, on the dashboard. Control characters (ESC, BEL,
-// CR, LF, ...), the characters that reorder text (U+202E RIGHT-TO-LEFT
-// OVERRIDE and the other bidirectional controls) and other invisible
-// formatting characters are shown as ⟨U+XXXX⟩ rather than acted on, so
-// that a description cannot clear a screen, retitle a window, start a new
-// mail header line or spoof what follows it; invalid UTF-8 becomes U+FFFD.
-// The joiners emoji and some scripts need (U+200C, U+200D) are kept.
+// CR, LF, ...), the line and paragraph separators (U+2028, U+2029), the
+// characters that reorder text (U+202E RIGHT-TO-LEFT OVERRIDE and the
+// other bidirectional controls) and other invisible formatting characters
+// are shown as ⟨U+XXXX⟩ rather than acted on, so that a description cannot
+// clear a screen, retitle a window, start a new mail header line or spoof
+// what follows it; invalid UTF-8 becomes U+FFFD. The joiners emoji and
+// some scripts need (U+200C, U+200D) are kept.
 package textsafe
 
 import (
@@ -52,11 +53,12 @@ func Cut(s string, n int) string {
 	return b.String()
 }
 
-// Hidden reports whether r is a control character or an invisible format
-// character (bidirectional controls included) other than the joiners that
-// emoji and some scripts need.
+// Hidden reports whether r is a control character, a line or paragraph
+// separator (U+2028, U+2029: a line break to some terminals, mail readers
+// and scripts) or an invisible format character (bidirectional controls
+// included) other than the joiners that emoji and some scripts need.
 func Hidden(r rune) bool {
-	if unicode.IsControl(r) {
+	if unicode.IsControl(r) || unicode.In(r, unicode.Zl, unicode.Zp) {
 		return true
 	}
 	return unicode.Is(unicode.Cf, r) && r != '\u200c' && r != '\u200d'

@@ -12,6 +12,7 @@ func TestLineShowsWhatIsHidden(t *testing.T) {
 		{"\x1b]0;title\x07x", "⟨U+001B⟩]0;title⟨U+0007⟩x"},
 		{"a\r\nBcc: x@y", "a⟨U+000D⟩⟨U+000A⟩Bcc: x@y"},
 		{"abc\u202Egpj.exe", "abc⟨U+202E⟩gpj.exe"},
+		{"one\u2028two\u2029three", "one⟨U+2028⟩two⟨U+2029⟩three"},
 		{"family \u200d joiner", "family \u200d joiner"},
 		{"bad \xff byte", "bad \uFFFD byte"},
 	}

@@ -147,6 +147,14 @@ func TestBrowser(t *testing.T) {
 	if count("svg.hbar a") == 0 {
 		t.Fatal("no category bar to follow")
 	}
+	// Every category's label, in the font the browser picked, ends a few
+	// units before its bar starts (the labels' column is sized by an
+	// estimate).
+	gap, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`Math.min(...[...document.querySelectorAll("svg.hbar g")].map(
+		g => g.querySelector("rect").x.baseVal.value - g.querySelector("text.label").getComputedTextLength()))`))
+	if err != nil || gap < 4 {
+		t.Errorf("a category's label ends %.1f units before its bar, want 4 or more (%v)", gap, err)
+	}
 	if os.Getenv(screenshotEnv) == "1" {
 		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 		if err != nil {
@@ -206,6 +214,14 @@ func TestBrowser(t *testing.T) {
 	run(chromedp.Navigate(sessionBase+"/transactions?q=Hugeword"), chromedp.WaitVisible("#transactions"))
 	if wide, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth`)); err != nil || wide {
 		t.Errorf("the list with a huge description scrolls sideways at 1280 px (%v)", err)
+	}
+
+	// The categories table, the category and thirteen columns of amounts,
+	// fits the window at 1280 px.
+	run(chromedp.Navigate(sessionBase+"/categories"), chromedp.WaitVisible("#categories"))
+	if wide, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => { const s = document.querySelector("#categories").parentElement;
+		return s.scrollWidth > s.clientWidth || document.documentElement.scrollWidth > window.innerWidth })()`)); err != nil || wide {
+		t.Errorf("the categories table scrolls sideways at 1280 px (%v)", err)
 	}
 
 	// The nav's Rules and Alerts: the browser test's dashboard has no rules

@@ -27,15 +27,22 @@ type hbar struct {
 type hbarChart struct {
 	Bars   []hbar
 	Height float64
+	// LabelClip is the width the labels are clipped to, hbarGap short of
+	// the bars: a font wider than the estimate cuts a label rather than
+	// running it into its bar.
+	LabelClip float64
 }
 
 // Geometry of hbarChart, in a viewBox hbarWidth wide: the labels' column
 // as wide as the longest label needs (between hbarMinLabel and
 // hbarMaxLabel), the bars after it, the amount after each bar.
 const (
-	hbarWidth    = 720.0
-	hbarRow      = 26.0
-	hbarCharW    = 6.6 // an average character at 12px
+	hbarWidth = 720.0
+	hbarRow   = 26.0
+	// hbarCharW is a character's width at 12px, on the wide side: DejaVu
+	// Sans, which system-ui is on many Linux desktops, averages 0.6 em.
+	hbarCharW    = 7.2
+	hbarGap      = 12.0 // between a label and its bar
 	hbarMinLabel = 120.0
 	hbarMaxLabel = 360.0
 	hbarAmountW  = 96.0
@@ -48,8 +55,8 @@ func newHBarChart(bars []hbar) hbarChart {
 		top = maxInt(top, b.Cents)
 		longest = max(longest, len([]rune(b.Label)))
 	}
-	labelW := min(max(float64(longest)*hbarCharW+12, hbarMinLabel), hbarMaxLabel)
-	chars := int((labelW - 12) / hbarCharW)
+	labelW := min(max(float64(longest)*hbarCharW+hbarGap, hbarMinLabel), hbarMaxLabel)
+	chars := int((labelW - hbarGap) / hbarCharW)
 	barMax := hbarWidth - labelW - hbarAmountW
 	for i := range bars {
 		bars[i].Short = short(chars, bars[i].Label)
@@ -59,7 +66,7 @@ func newHBarChart(bars []hbar) hbarChart {
 		}
 		bars[i].AmountX = labelW + bars[i].W + 6
 	}
-	return hbarChart{Bars: bars, Height: float64(len(bars))*hbarRow + 4}
+	return hbarChart{Bars: bars, Height: float64(len(bars))*hbarRow + 4, LabelClip: labelW - hbarGap}
 }
 
 // monthsChart is twelve months of spending and income, side by side,

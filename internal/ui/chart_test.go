@@ -42,6 +42,24 @@ func TestHBarLabelsCutOnlyWhenTooLong(t *testing.T) {
 	}
 }
 
+// A label ends short of its bar in a wide font: "Home / Maintenance &
+// Improvements" is 228.6 units at 12px in DejaVu Sans (the sum of its
+// characters' advance widths), and its column leaves room after that. The
+// labels are clipped short of the bars, whatever the font.
+func TestHBarLabelEndsBeforeItsBar(t *testing.T) {
+	const label, dejaVuWidth = "Home / Maintenance & Improvements", 228.6
+	c := newHBarChart([]hbar{{Label: label, Cents: 100}, {Label: "Transport / Fuel", Cents: 50}})
+	if c.Bars[0].Short != label {
+		t.Fatalf("label %q shown as %q", label, c.Bars[0].Short)
+	}
+	if room := c.Bars[0].X - dejaVuWidth; room < 8 {
+		t.Errorf("the bar starts %.1f units after the label in DejaVu Sans, want 8 or more", room)
+	}
+	if c.LabelClip <= dejaVuWidth || c.LabelClip >= c.Bars[0].X {
+		t.Errorf("labels clipped at %.1f, want between the label's %.1f and the bar at %.1f", c.LabelClip, dejaVuWidth, c.Bars[0].X)
+	}
+}
+
 // A new mirror's accounts, one balance each, get one note, not one a row.
 func TestTrendNoteSaidOnce(t *testing.T) {
 	one := []accountView{{Trend: newSpark([]store.DailyBalance{{Date: "2026-11-02"}})}, {Trend: newSpark([]store.DailyBalance{{Date: "2026-11-01"}})}}

@@ -42,14 +42,21 @@ var (
 // ruleRow is a rule of the file, or one that acted before and is no
 // longer in it (Line 0).
 type ruleRow struct {
-	Line        int
-	Name, When  string
-	Does        []string
-	Matches     int
-	S           store.RuleSummary
-	LastApplied string // in the customer's zone
-	Unknown     bool   // the category is not in the mirror yet
-	Removed     bool   // no longer in the file
+	Line       int
+	Name, When string
+	Does       []string
+	Matches    int
+	S          store.RuleSummary
+	A          store.RuleAlerts
+	// LastApplied is the newest action or alert, in the customer's zone.
+	LastApplied string
+	Unknown     bool // the category is not in the mirror yet
+	Removed     bool // no longer in the file
+}
+
+// newRuleRow is the row of a rule's work: its actions s and alerts a.
+func (h *Handler) newRuleRow(name string, s store.RuleSummary, a store.RuleAlerts) ruleRow {
+	return ruleRow{Name: name, S: s, A: a, LastApplied: h.localStamp(max(s.LastAppliedAt, a.LastCreatedAt))}
 }
 
 // rules is /rules.
@@ -60,7 +67,13 @@ func (h *Handler) rules(w http.ResponseWriter, r *http.Request) {
 	if fileErr != nil && ctx.Err() != nil {
 		return
 	}
-	sums, err := h.m.RuleSummaries(ctx, now.Add(-rulesDays*24*time.Hour).UTC().Format(store.TimeLayout))
+	windowStart := now.Add(-rulesDays * 24 * time.Hour).UTC().Format(store.TimeLayout)
+	sums, err := h.m.RuleSummaries(ctx, windowStart)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	sent, err := h.m.RuleAlertCounts(ctx, windowStart)
 	if err != nil {
 		h.fail(w, r, err)
 		return
@@ -76,14 +89,24 @@ func (h *Handler) rules(w http.ResponseWriter, r *http.Request) {
 	var list, gone []ruleRow
 	if set != nil {
 		for _, rl := range set.Rules {
-			s := sums[rl.Name]
+			row := h.newRuleRow(rl.Name, sums[rl.Name], sent[rl.Name])
 			delete(sums, rl.Name)
-			list = append(list, ruleRow{Line: rl.Line, Name: rl.Name, When: rl.When, Does: ruleDoes(rl), Matches: m.counts[rl.Name],
-				S: s, LastApplied: h.localStamp(s.LastAppliedAt), Unknown: set.Unresolved && rl.SetsCategory()})
+			delete(sent, rl.Name)
+			row.Line, row.When, row.Does, row.Matches = rl.Line, rl.When, ruleDoes(rl), m.counts[rl.Name]
+			row.Unknown = set.Unresolved && rl.SetsCategory()
+			list = append(list, row)
 		}
 	}
-	for _, s := range sums {
-		gone = append(gone, ruleRow{Name: s.Rule, S: s, LastApplied: h.localStamp(s.LastAppliedAt), Removed: true})
+	for name, s := range sums {
+		row := h.newRuleRow(name, s, sent[name])
+		delete(sent, name)
+		row.Removed = true
+		gone = append(gone, row)
+	}
+	for name, a := range sent {
+		row := h.newRuleRow(name, store.RuleSummary{}, a)
+		row.Removed = true
+		gone = append(gone, row)
 	}
 	slices.SortFunc(gone, func(a, b ruleRow) int { return cmp.Compare(a.Name, b.Name) })
 	data := struct {
@@ -167,14 +190,15 @@ func (h *Handler) matchRules(ctx context.Context, set *rules.Set, since string) 
 			return m, err
 		}
 		for i := range txs {
-			for _, rl := range set.Evaluate(rules.ToTransaction(&txs[i], h.o.Location)).Matched {
+			o, err := set.Evaluate(ctx, rules.ToTransaction(&txs[i], h.o.Location))
+			if err != nil {
+				return m, err
+			}
+			for _, rl := range o.Matched {
 				m.counts[rl.Name]++
 			}
 		}
 		m.scanned += len(txs)
-		if err := ctx.Err(); err != nil {
-			return m, err
-		}
 	}
 	return m, nil
 }

@@ -2,6 +2,7 @@ package ui_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bankmirror/bankmirror/internal/rules"
 	"github.com/bankmirror/bankmirror/internal/store"
 	"github.com/bankmirror/bankmirror/internal/ui"
 )
@@ -128,12 +130,16 @@ func TestRulesPageAndTransactionRules(t *testing.T) {
 	if got, want := ruleCell(t, body, 10), countSince(t, d.st, "amount_base_units < 0"); got != want || want == 0 {
 		t.Errorf("all purchases matches %d in the last 30 days; the mirror has %d", got, want)
 	}
-	for _, s := range []string{"<bdi>category tv-and-music</bdi>; <bdi>tags tv</bdi>", "notifies phone", `1 write-back waiting`, "1 error",
+	for _, s := range []string{"<bdi>category tv-and-music</bdi>; <bdi>tags tv</bdi>", "notifies phone", `1 write-back waiting`,
+		`(1 action <bdi>` + joint + `</bdi>)`,
 		"&lt;b&gt;all purchases&lt;/b&gt;", "note “&lt;script&gt;alert(1)&lt;/script&gt;”", `an old rule`, `id="rules-gone"`,
 		"description contains &#34;Netflix&#34;", "Built-in alerts: recurring"} {
 		if !strings.Contains(body, s) {
 			t.Errorf("the rules page does not say %q", s)
 		}
+	}
+	if strings.Contains(body, `class="error"`) {
+		t.Error("the rules page shows the 2Up tag limit, which is expected, as an error")
 	}
 	if strings.Contains(body, "<b>all") || strings.Contains(body, "<script>") {
 		t.Error("the rules page shows a rule's markup as markup")
@@ -221,5 +227,114 @@ func TestRulesPageMatchingIsBounded(t *testing.T) {
 	}
 	if got := ruleCell(t, body, 10); got != want {
 		t.Errorf("all purchases matches %d of the 5 newest transactions; %d of them are purchases", got, want)
+	}
+}
+
+// A rule that only notifies has no actions but alerts: the page counts
+// them (and when the last was) instead of "0 of 0, never"; a failed
+// write-back is an error, a tag the bank cannot take is a note.
+func TestRulesPageCountsAlertsAndLocalTags(t *testing.T) {
+	ctx := context.Background()
+	path, w := copyMirror(t)
+	var a, b string
+	if err := w.Reader().QueryRow("SELECT min(id), max(id) FROM transactions").Scan(&a, &b); err != nil {
+		t.Fatal(err)
+	}
+	var alerts []store.Alert
+	for i, id := range []string{a, b, a} {
+		channel := "phone"
+		if i == 2 {
+			channel = "mail" // the same alert on a second channel: one alert
+		}
+		alerts = append(alerts, store.Alert{Key: "rule:big purchases:" + id, Channel: channel, Kind: "rule", Title: "t", Message: "m",
+			Payload: `{"kind":"rule","rule":"big purchases","transaction_id":"` + id + `"}`})
+	}
+	if _, err := w.EnqueueAlerts(ctx, alerts); err != nil {
+		t.Fatal(err)
+	}
+	seventh := store.KeptLocally + "a transaction carries at most 6 tags at the bank"
+	if err := w.RecordRuleApplications(ctx, []store.RuleApplication{
+		{TransactionID: a, Rule: "netflix is tv", Action: store.RuleTag, Value: "tv", Source: store.RuleApplyRun, Error: seventh},
+		{TransactionID: b, Rule: "netflix is tv", Action: store.RuleTag, Value: "tv", Source: store.RuleApplyRun, WriteBack: true},
+	}, nil); err != nil {
+		t.Fatal(err)
+	}
+	pending, err := w.PendingRuleWriteBacks(ctx, simNow.Add(time.Hour), 10)
+	if err != nil || len(pending) != 1 {
+		t.Fatalf("pending write-backs %v %v", pending, err)
+	}
+	if err := w.FinishRuleWriteBacks(ctx, []store.WriteBackOutcome{{ID: pending[0].ID, Err: "the bank said no"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rulesPath := writeRules(t, testRules+`
+[[rule]]
+name = "big purchases"
+when = 'amount <= -500'
+notify = ["phone"]
+`)
+	d := dashboardAt(t, path, func(o *ui.Options) { o.RulesFile, o.RulesFileSet = rulesPath, true })
+	code, _, body := get(t, d.browser(t), d.base+"/rules")
+	if code != http.StatusOK {
+		t.Fatalf("rules: %d", code)
+	}
+	row := func(name string) string {
+		_, after, ok := strings.Cut(body, "<bdi>"+name+"</bdi>")
+		if !ok {
+			t.Fatalf("the rules page has no rule %q", name)
+		}
+		r, _, _ := strings.Cut(after, "</tr>")
+		return r
+	}
+	big := row("big purchases")
+	if !strings.Contains(big, `data-alerts="2"`) || strings.Contains(big, "never") {
+		t.Errorf("big purchases, which sent 2 alerts (one on two channels): %s", big)
+	}
+	netflix := row("netflix is tv")
+	if !strings.Contains(netflix, `<span class="error">1 error</span>, the last: <bdi>not written back: the bank said no</bdi>`) {
+		t.Errorf("netflix is tv does not show its failed write-back as an error: %s", netflix)
+	}
+	if !strings.Contains(netflix, `<span class="note rule-local">(1 action <bdi>`+seventh+`</bdi>)</span>`) {
+		t.Errorf("netflix is tv does not show its 7th tag as a note: %s", netflix)
+	}
+}
+
+// cancelledAfter is a context cancelled from its n-th look on: the
+// visitor leaving while the page counts.
+type cancelledAfter struct {
+	context.Context
+	n int
+}
+
+func (c *cancelledAfter) Err() error {
+	if c.n--; c.n <= 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// When the visitor leaves, the rules page stops counting at once, inside
+// its batch of transactions, and gives the context's error (the page
+// then returns, freeing its heavy-page slot).
+func TestRulesPageStopsWhenTheVisitorLeaves(t *testing.T) {
+	st, err := store.OpenReadOnly(context.Background(), mirrorPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	set, err := rules.Parse("rules.toml", []byte("[[rule]]\nname = \"every number\"\nwhen = 'all(1..1000, {# > 0})'\ntags = [\"x\"]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := ui.MatchRules(context.Background(), st, melbourne, set, "2000-01-01"); err != nil || n == 0 {
+		t.Fatalf("counting with the visitor there: %d transactions read, %v", n, err)
+	}
+	// Cancelled at the 50th look: past the few of the mirror's reads,
+	// within the first transactions' evaluation.
+	n, err := ui.MatchRules(&cancelledAfter{Context: context.Background(), n: 50}, st, melbourne, set, "2000-01-01")
+	if !errors.Is(err, context.Canceled) || n != 0 {
+		t.Fatalf("the visitor gone: %d transactions read, error %v; want none and context.Canceled", n, err)
 	}
 }

@@ -1,12 +1,10 @@
 package ui
 
 import (
-	"fmt"
-	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/bankmirror/bankmirror/internal/health"
+	"github.com/bankmirror/bankmirror/internal/textsafe"
 )
 
 // Text from the bank (descriptions, messages, notes, names) is shown as
@@ -22,69 +20,12 @@ import (
 const longChars = 10_000
 
 // clean is s with every control or invisible formatting character made
-// visible, and invalid UTF-8 as U+FFFD.
-func clean(s string) string {
-	if !needsCleaning(s) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		writeVisible(&b, r)
-	}
-	return b.String()
-}
-
-func needsCleaning(s string) bool {
-	for i, r := range s {
-		if r == utf8.RuneError {
-			if _, n := utf8.DecodeRuneInString(s[i:]); n <= 1 {
-				return true
-			}
-		}
-		if hidden(r) {
-			return true
-		}
-	}
-	return false
-}
-
-// hidden reports whether r is a control character or an invisible format
-// character (bidirectional controls included) other than the joiners that
-// emoji and some scripts need.
-func hidden(r rune) bool {
-	if unicode.IsControl(r) {
-		return true
-	}
-	return unicode.Is(unicode.Cf, r) && r != '\u200c' && r != '\u200d'
-}
-
-// writeVisible writes r, or ⟨U+XXXX⟩ for a hidden one (the Control
-// Pictures block, ␀ and the like, is missing from many fonts).
-func writeVisible(b *strings.Builder, r rune) {
-	if hidden(r) {
-		fmt.Fprintf(b, "⟨U+%04X⟩", r)
-		return
-	}
-	b.WriteRune(r)
-}
+// visible, and invalid UTF-8 as U+FFFD: textsafe's, as the terminal and
+// the alerts show it.
+func clean(s string) string { return textsafe.Line(s) }
 
 // short is s cleaned and cut to n characters, "…" ending a cut one.
-func short(n int, s string) string {
-	if utf8.RuneCountInString(s) <= n {
-		return clean(s)
-	}
-	var b strings.Builder
-	i := 0
-	for _, r := range s {
-		if i == n-1 {
-			break
-		}
-		writeVisible(&b, r)
-		i++
-	}
-	b.WriteString("…")
-	return b.String()
-}
+func short(n int, s string) string { return textsafe.Cut(s, n) }
 
 // long is s cleaned, whole up to longChars characters, and then cut with
 // a note of how much more there is.

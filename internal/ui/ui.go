@@ -56,6 +56,7 @@ type Mirror interface {
 	NewestTransactionIDs(ctx context.Context, since int64, limit int) ([]string, error)
 	RuleTransactions(ctx context.Context, q store.RuleQuery) ([]store.RuleTransaction, int64, error)
 	RuleSummaries(ctx context.Context, since string) (map[string]store.RuleSummary, error)
+	RuleAlertCounts(ctx context.Context, since string) (map[string]store.RuleAlerts, error)
 	TransactionRules(ctx context.Context, id string) (store.TxRules, error)
 	AlertCountsByChannel(ctx context.Context) ([]store.AlertCounts, error)
 	RecentAlerts(ctx context.Context, limit int) ([]store.Alert, error)

@@ -339,7 +339,19 @@ func (s *session) Create(ctx context.Context, rows []feeds.NewRow) (map[string]s
 	if err := s.ensureFilled(ctx, monthBefore(minDate)); err != nil {
 		return out, err
 	}
-	pending := rows
+	// Both legs of one transfer given: the first makes the other.
+	legs := map[string]bool{}
+	var pending []feeds.NewRow
+	for _, r := range rows {
+		if r.TransferAccount != "" && legs[r.Account+"/"+r.ImportID] {
+			continue
+		}
+		if r.TransferAccount != "" && r.TransferImportID != "" {
+			legs[r.TransferAccount+"/"+r.TransferImportID] = true
+		}
+		pending = append(pending, r)
+	}
+	rows = pending
 	for attempt := 0; len(pending) > 0; attempt++ {
 		if attempt == 3 {
 			return out, fmt.Errorf("ynab: %d import ids still reported duplicate, first %s", len(pending), pending[0].ImportID)

@@ -235,6 +235,21 @@ func TestTransferBothLegsCarryImportIDs(t *testing.T) {
 	if m[bankID(1)].TransferID != b.ID || m[bankID(2)].TransferID != a.ID {
 		t.Fatalf("rows %+v", got)
 	}
+	// Both legs given, each naming the other: still one transfer.
+	r2 := bankRow(e, 3, "Spending", -700)
+	r2.TransferAccount, r2.TransferImportID = e.plan.Accounts["Joint"], bankID(4)
+	r4 := bankRow(e, 4, "Joint", 700)
+	r4.TransferAccount, r4.TransferImportID = e.plan.Accounts["Spending"], bankID(3)
+	both, err := s.Create(ctx, []feeds.NewRow{r2, r4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := e.live(); len(l) != 4 || l[bankID(4)].TransferID != both[bankID(3)] || l[bankID(4)].ID != both[bankID(4)] {
+		t.Fatalf("both legs given: %v, rows %+v", both, l)
+	}
+	if err := s.Delete(ctx, []string{both[bankID(3)]}); err != nil {
+		t.Fatal(err)
+	}
 	// Again, as after a crash before the map was saved: the same ids.
 	again, err := e.open(e.opener()).Create(ctx, []feeds.NewRow{r})
 	if err != nil {

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	ynabfake "github.com/bankmirror/bankmirror/internal/simulator/ynab"
+)
+
+// feeds push fills the fake YNAB with the mirror's Spending account, one
+// row per bank transaction carrying its id, and feeds check finds it
+// exact.
+func TestFeedsPushYNAB(t *testing.T) {
+	b := newBank(t, 60)
+	var mu sync.Mutex
+	var invalid []string
+	f, err := ynabfake.New(ynabfake.Options{Token: "ytok", OnInvalid: func(err error) {
+		mu.Lock()
+		invalid = append(invalid, err.Error())
+		mu.Unlock()
+	}})
+	must(t, err)
+	pl := f.AddPlan("Household", []string{"Spending", "2Up Spending"}, nil)
+	srv := httptest.NewServer(f.Handler())
+	t.Cleanup(func() {
+		srv.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, s := range invalid {
+			t.Errorf("fake ynab: %s", s)
+		}
+	})
+	dir := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(dir, "ynab-token"), []byte("ytok\n"), 0o600))
+	file := filepath.Join(dir, "feeds.toml")
+	must(t, os.WriteFile(file, []byte(`[[feed]]
+name = "ynab"
+kind = "ynab"
+url = "`+srv.URL+`/v1"
+token_file = "ynab-token"
+budget = "Household"
+[feed.accounts]
+"Spending" = "Spending"
+`), 0o600))
+	env := cliEnv(b, filepath.Join(dir, "mirror.db"))
+	env["BANKMIRROR_FEEDS_FILE"] = file
+	env["BANKMIRROR_ADMIN_LISTEN"] = "off"
+	wantCode(t, runCLI(t, env, "sync", "--no-feeds"), 0)
+	r := runCLI(t, env, "feeds", "push", "ynab")
+	wantCode(t, r, 0)
+	noLeak(t, r, "ytok")
+
+	// The mirror's Spending transactions, by id.
+	st := openMirror(t, env["BANKMIRROR_DB"])
+	var want []string
+	rows, err := st.Reader().QueryContext(t.Context(), `SELECT t.id FROM transactions t JOIN accounts a ON a.id = t.account_id WHERE a.display_name = 'Spending'`)
+	must(t, err)
+	for rows.Next() {
+		var id string
+		must(t, rows.Scan(&id))
+		want = append(want, id)
+	}
+	must(t, rows.Err())
+	rows.Close()
+	got := map[string]int{}
+	for _, x := range f.Transactions(pl.ID) {
+		if !x.Deleted && x.Account == pl.Accounts["Spending"] {
+			got[x.ImportID]++
+		}
+	}
+	if len(want) == 0 || len(got) != len(want) {
+		t.Fatalf("%d rows in ynab's Spending, %d transactions in the mirror's", len(got), len(want))
+	}
+	for _, id := range want {
+		if got[id] != 1 {
+			t.Fatalf("bank transaction %s: %d rows in ynab", id, got[id])
+		}
+	}
+	r = runCLI(t, env, "feeds", "check", "ynab")
+	if r.code != 0 {
+		t.Fatalf("check after a push: %s", r)
+	}
+}
