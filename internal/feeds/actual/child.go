@@ -146,7 +146,6 @@ func startChild(ctx context.Context, node, dir string, log zerolog.Logger) (*chi
 	c.cmd.Stdout = newLineLog(log)
 	c.cmd.Stderr = c.stderr
 	c.cmd.WaitDelay = exitGrace
-	c.cmd.SysProcAttr = childAttr()
 	err = c.cmd.Start()
 	_ = reqR.Close()
 	_ = respW.Close()
