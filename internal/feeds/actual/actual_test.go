@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/feeds"
+	"github.com/bankmirror/bankmirror/internal/feeds/actual/actualtest"
 )
 
 // bankID is a bank transaction id of 36 characters, as the bank's are.
@@ -54,9 +55,9 @@ func mustClose(t *testing.T, s *session) {
 // readBack reads the rows from a fresh client with a directory of its
 // own, which downloads the budget from the server: what it sees is what
 // reached the server.
-func readBack(t *testing.T, srv *actualServer, budget string, accounts ...string) map[string]feeds.AppRow {
+func readBack(t *testing.T, srv *actualtest.Server, budget string, accounts ...string) map[string]feeds.AppRow {
 	t.Helper()
-	s := srv.open(t, srv.feedDir(t), budget)
+	s := openSession(t, srv, srv.FeedDir(t, t.TempDir()), budget)
 	rows, err := s.Rows(testCtx(t), accounts, "")
 	if err != nil {
 		t.Fatalf("rows: %v", err)
@@ -66,12 +67,12 @@ func readBack(t *testing.T, srv *actualServer, budget string, accounts ...string
 }
 
 func TestSessionCreatesSettlesAndDeletesRows(t *testing.T) {
-	srv := startServer(t)
-	b := srv.budget(t, t.Name(), "Up Spending", "Joint")
+	srv := actualtest.Start(t)
+	b := srv.Budget(t, t.Name(), "Up Spending", "Joint")
 	spending := b.Accounts["Up Spending"]
 	ctx := testCtx(t)
 
-	s := srv.open(t, srv.feedDir(t), b.SyncID)
+	s := openSession(t, srv, srv.FeedDir(t, t.TempDir()), b.SyncID)
 	accts, err := s.Accounts(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -122,7 +123,7 @@ func TestSessionCreatesSettlesAndDeletesRows(t *testing.T) {
 	}
 
 	// Rows since a date leaves out what is older.
-	s = srv.open(t, srv.feedDir(t), t.Name()) // by name this time
+	s = openSession(t, srv, srv.FeedDir(t, t.TempDir()), t.Name()) // by name this time
 	since, err := s.Rows(ctx, []string{spending}, "2026-11-05")
 	if err != nil {
 		t.Fatal(err)
@@ -134,12 +135,12 @@ func TestSessionCreatesSettlesAndDeletesRows(t *testing.T) {
 }
 
 func TestSessionTransferIsOnePairOfLinkedRows(t *testing.T) {
-	srv := startServer(t)
-	b := srv.budget(t, t.Name(), "Up Spending", "Saver")
+	srv := actualtest.Start(t)
+	b := srv.Budget(t, t.Name(), "Up Spending", "Saver")
 	spending, saver := b.Accounts["Up Spending"], b.Accounts["Saver"]
 	ctx := testCtx(t)
 
-	s := srv.open(t, srv.feedDir(t), b.SyncID)
+	s := openSession(t, srv, srv.FeedDir(t, t.TempDir()), b.SyncID)
 	out, in := bankID(10), bankID(11)
 	ids, err := s.Create(ctx, []feeds.NewRow{{
 		ImportID: out, Account: spending, Date: "2026-11-06", Amount: -5000, Cleared: true, Payee: "Transfer to Saver",
@@ -170,7 +171,7 @@ func TestSessionTransferIsOnePairOfLinkedRows(t *testing.T) {
 	}
 
 	// Deleting one leg removes both.
-	s = srv.open(t, srv.feedDir(t), b.SyncID)
+	s = openSession(t, srv, srv.FeedDir(t, t.TempDir()), b.SyncID)
 	if err := s.Delete(ctx, []string{ids[in]}); err != nil {
 		t.Fatalf("delete: %v", err)
 	}
@@ -181,18 +182,18 @@ func TestSessionTransferIsOnePairOfLinkedRows(t *testing.T) {
 }
 
 func TestSessionCreateAfterCrashReturnsTheRowsItHas(t *testing.T) {
-	srv := startServer(t)
-	b := srv.budget(t, t.Name(), "Up Spending", "Saver")
+	srv := actualtest.Start(t)
+	b := srv.Budget(t, t.Name(), "Up Spending", "Saver")
 	spending, saver := b.Accounts["Up Spending"], b.Accounts["Saver"]
 	ctx := testCtx(t)
-	dir := srv.feedDir(t)
+	dir := srv.FeedDir(t, t.TempDir())
 	rows := []feeds.NewRow{
 		{ImportID: bankID(20), Account: spending, Date: "2026-11-07", Amount: -300, Cleared: true, Payee: "Tram"},
 		{ImportID: bankID(21), Account: spending, Date: "2026-11-07", Amount: -700, Cleared: false, Payee: "Cafe",
 			TransferAccount: saver, TransferImportID: bankID(22), TransferCleared: true},
 	}
 
-	s := srv.open(t, dir, b.SyncID)
+	s := openSession(t, srv, dir, b.SyncID)
 	first, err := s.Create(ctx, rows)
 	if err != nil {
 		t.Fatalf("create: %v", err)
@@ -201,7 +202,7 @@ func TestSessionCreateAfterCrashReturnsTheRowsItHas(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	s = srv.open(t, dir, b.SyncID)
+	s = openSession(t, srv, dir, b.SyncID)
 	again, err := s.Create(ctx, rows)
 	if err != nil {
 		t.Fatalf("create again: %v", err)
@@ -222,15 +223,15 @@ func TestSessionCreateAfterCrashReturnsTheRowsItHas(t *testing.T) {
 }
 
 func TestSessionLeavesWhatThePersonDid(t *testing.T) {
-	srv := startServer(t)
-	b := srv.budget(t, t.Name(), "Up Spending")
+	srv := actualtest.Start(t)
+	b := srv.Budget(t, t.Name(), "Up Spending")
 	spending := b.Accounts["Up Spending"]
 	ctx := testCtx(t)
 	rows := []feeds.NewRow{
 		{ImportID: bankID(30), Account: spending, Date: "2026-11-08", Amount: -4200, Cleared: true, Payee: "Grocer"},
 		{ImportID: bankID(31), Account: spending, Date: "2026-11-08", Amount: -1800, Cleared: false, Payee: "Chemist"},
 	}
-	s := srv.open(t, srv.feedDir(t), b.SyncID)
+	s := openSession(t, srv, srv.FeedDir(t, t.TempDir()), b.SyncID)
 	ids, err := s.Create(ctx, rows)
 	if err != nil {
 		t.Fatal(err)
@@ -238,11 +239,11 @@ func TestSessionLeavesWhatThePersonDid(t *testing.T) {
 	mustClose(t, s)
 
 	var got struct{ ID string }
-	srv.person(t, &got, "delete", b.SyncID, bankID(30))
-	srv.person(t, &got, "reconcile", b.SyncID, bankID(31))
+	srv.Person(t, &got, "delete", b.SyncID, bankID(30))
+	srv.Person(t, &got, "reconcile", b.SyncID, bankID(31))
 
-	dir := srv.feedDir(t)
-	s = srv.open(t, dir, b.SyncID)
+	dir := srv.FeedDir(t, t.TempDir())
+	s = openSession(t, srv, dir, b.SyncID)
 	now, err := s.Rows(ctx, []string{spending}, "")
 	if err != nil {
 		t.Fatal(err)
@@ -279,11 +280,11 @@ func TestSessionLeavesWhatThePersonDid(t *testing.T) {
 }
 
 func TestSessionRefusesAMissingAccount(t *testing.T) {
-	srv := startServer(t)
-	b := srv.budget(t, t.Name(), "Up Spending")
+	srv := actualtest.Start(t)
+	b := srv.Budget(t, t.Name(), "Up Spending")
 	spending := b.Accounts["Up Spending"]
 	ctx := testCtx(t)
-	s := srv.open(t, srv.feedDir(t), b.SyncID)
+	s := openSession(t, srv, srv.FeedDir(t, t.TempDir()), b.SyncID)
 	missing := "6f1e0c84-0000-4000-8000-000000000000"
 	_, err := s.Create(ctx, []feeds.NewRow{
 		{ImportID: bankID(40), Account: spending, Date: "2026-11-09", Amount: -100, Cleared: true, Payee: "Kiosk"},
@@ -303,18 +304,18 @@ func TestSessionRefusesAMissingAccount(t *testing.T) {
 }
 
 func TestOpenNamesTheBudgetsThereAre(t *testing.T) {
-	srv := startServer(t)
-	b := srv.budget(t, t.Name(), "Up Spending")
-	_, err := New(Config{Node: testNode(srv.dir)}).Open(testCtx(t), srv.target(t, srv.feedDir(t), "Holiday"))
+	srv := actualtest.Start(t)
+	b := srv.Budget(t, t.Name(), "Up Spending")
+	_, err := New(Config{Node: actualtest.Node(srv.Dir)}).Open(testCtx(t), srv.Target(t, srv.FeedDir(t, t.TempDir()), "Holiday"))
 	if !errors.Is(err, ErrBudgetNotFound) || !strings.Contains(err.Error(), `"`+t.Name()+`" (`+b.SyncID+`)`) {
 		t.Fatalf("open an unknown budget: %v", err)
 	}
 }
 
 func TestOpenWithoutTheClientSaysRunSetup(t *testing.T) {
-	dir := actualDir(t)
+	dir := actualtest.Dir(t)
 	target := feeds.Target{Feed: "mine", URL: "http://127.0.0.1:1", Secret: "x", Budget: "b", Dir: t.TempDir(), Log: zerolog.Nop()}
-	_, err := New(Config{Node: testNode(dir)}).Open(testCtx(t), target)
+	_, err := New(Config{Node: actualtest.Node(dir)}).Open(testCtx(t), target)
 	var u *feeds.Unavailable
 	if !errors.As(err, &u) || u.Mend != "bankmirror feeds setup mine" {
 		t.Fatalf("open without @actual-app/api: %v", err)
@@ -322,9 +323,9 @@ func TestOpenWithoutTheClientSaysRunSetup(t *testing.T) {
 }
 
 func TestOpenWithTheServerDownIsUnavailable(t *testing.T) {
-	srv := &actualServer{dir: actualDir(t)}
+	srv := &actualtest.Server{Dir: actualtest.Dir(t)}
 	srv.URL = fmt.Sprintf("http://127.0.0.1:%d", freePort(t))
-	_, err := New(Config{Node: testNode(srv.dir)}).Open(testCtx(t), srv.target(t, srv.feedDir(t), "b"))
+	_, err := New(Config{Node: actualtest.Node(srv.Dir)}).Open(testCtx(t), srv.Target(t, srv.FeedDir(t, t.TempDir()), "b"))
 	if !errors.Is(err, feeds.ErrUnavailable) {
 		t.Fatalf("open with the server down: %v", err)
 	}
@@ -363,8 +364,8 @@ func TestSessionPushesTenThousandRows(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a push of 10,000 rows to the real Actual: not with -short")
 	}
-	srv := startServer(t)
-	b := srv.budget(t, t.Name(), "Up Spending")
+	srv := actualtest.Start(t)
+	b := srv.Budget(t, t.Name(), "Up Spending")
 	spending := b.Accounts["Up Spending"]
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
@@ -379,7 +380,7 @@ func TestSessionPushesTenThousandRows(t *testing.T) {
 			Payee: fmt.Sprintf("Merchant %d", i%300), Notes: fmt.Sprintf("purchase %d", i),
 		}
 	}
-	s := srv.open(t, srv.feedDir(t), b.SyncID)
+	s := openSession(t, srv, srv.FeedDir(t, t.TempDir()), b.SyncID)
 	start := time.Now()
 	ids, err := s.Create(ctx, rows)
 	if err != nil {
@@ -412,20 +413,20 @@ func TestSessionPushesTenThousandRows(t *testing.T) {
 // arguments or environment, and nothing the child or the session logs,
 // at any level, holds it.
 func TestSessionNeverLogsThePassword(t *testing.T) {
-	srv := startServer(t)
-	b := srv.budget(t, t.Name(), "Up Spending")
-	var logged lockedBuffer
-	target := srv.target(t, srv.feedDir(t), b.SyncID)
+	srv := actualtest.Start(t)
+	b := srv.Budget(t, t.Name(), "Up Spending")
+	var logged actualtest.LockedBuffer
+	target := srv.Target(t, srv.FeedDir(t, t.TempDir()), b.SyncID)
 	target.Log = zerolog.New(&logged).Level(zerolog.TraceLevel)
 	ctx := testCtx(t)
-	sess, err := New(Config{Node: testNode(srv.dir)}).Open(ctx, target)
+	sess, err := New(Config{Node: actualtest.Node(srv.Dir)}).Open(ctx, target)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := sess.(*session)
 	t.Cleanup(func() { _ = s.c.kill() })
 	for _, arg := range append(s.c.cmd.Args, s.c.cmd.Env...) {
-		if strings.Contains(arg, testPassword) {
+		if strings.Contains(arg, actualtest.Password) {
 			t.Errorf("the child's arguments or environment hold the password: %q", arg)
 		}
 	}
@@ -436,7 +437,7 @@ func TestSessionNeverLogsThePassword(t *testing.T) {
 	if logged.String() == "" {
 		t.Fatal("the child's output was not logged")
 	}
-	if strings.Contains(logged.String(), testPassword) {
+	if strings.Contains(logged.String(), actualtest.Password) {
 		t.Errorf("the log holds the password:\n%s", logged.String())
 	}
 }
@@ -444,13 +445,13 @@ func TestSessionNeverLogsThePassword(t *testing.T) {
 // A feed that died between making a transfer and giving its other leg the
 // bank's import id and cleared finishes the job when it creates it again.
 func TestSessionCreateMendsAHalfMadeTransfer(t *testing.T) {
-	srv := startServer(t)
-	b := srv.budget(t, t.Name(), "Up Spending", "Saver")
+	srv := actualtest.Start(t)
+	b := srv.Budget(t, t.Name(), "Up Spending", "Saver")
 	spending, saver := b.Accounts["Up Spending"], b.Accounts["Saver"]
 	var half struct{ ID string }
-	srv.person(t, &half, "half-transfer", b.SyncID, spending, saver, bankID(60), "-2500", "2026-11-11")
+	srv.Person(t, &half, "half-transfer", b.SyncID, spending, saver, bankID(60), "-2500", "2026-11-11")
 
-	s := srv.open(t, srv.feedDir(t), b.SyncID)
+	s := openSession(t, srv, srv.FeedDir(t, t.TempDir()), b.SyncID)
 	ids, err := s.Create(testCtx(t), []feeds.NewRow{{
 		ImportID: bankID(60), Account: spending, Date: "2026-11-11", Amount: -2500, Cleared: true, Payee: "To Saver",
 		TransferAccount: saver, TransferImportID: bankID(61), TransferCleared: true,

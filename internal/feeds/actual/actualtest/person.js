@@ -11,6 +11,13 @@
 //   node person.js DATADIR URL PASSWORD OUT half-transfer SYNCID FROM TO IMPORTID AMOUNT DATE
 //     makes a transfer as a feed that died half-way would have left it:
 //     the other leg as Actual makes it (no import id, not cleared)
+//   node person.js DATADIR URL PASSWORD OUT rows SYNCID
+//     reads back every live row: OUT gets [{id, account, importId, date,
+//     amount, cleared, reconciled, transferId, payee, category, notes}]
+//     with the payee's and the category's names
+//   node person.js DATADIR URL PASSWORD OUT category SYNCID IMPORTID NAME NOTES
+//     sets the row's category (made in a group "Everyday" when missing)
+//     and notes, as the person would
 'use strict';
 const fs = require('fs');
 const api = require('@actual-app/api');
@@ -56,6 +63,37 @@ async function findRow(importId) {
     await api.addTransactions(from, [{imported_id: importId, date, amount: Number(amount), cleared: true, payee: payee.id}], {runTransfers: true});
     await api.sync();
     result = {id: await findRow(importId)};
+  } else if (cmd === 'rows') {
+    const [syncId] = args;
+    await api.downloadBudget(syncId);
+    const payees = new Map((await api.getPayees()).map(p => [p.id, p.name]));
+    const cats = new Map((await api.getCategories()).map(c => [c.id, c.name]));
+    const {data} = await api.aqlQuery(api.q('transactions')
+      .select(['id', 'account', 'imported_id', 'date', 'amount', 'cleared', 'reconciled', 'transfer_id', 'payee', 'category', 'notes'])
+      .options({splits: 'none'}));
+    result = data.map(r => ({id: r.id, account: r.account, importId: r.imported_id || '', date: r.date, amount: r.amount,
+      cleared: !!r.cleared, reconciled: !!r.reconciled, transferId: r.transfer_id || '',
+      payee: payees.get(r.payee) || '', category: cats.get(r.category) || '', notes: r.notes || ''}));
+  } else if (cmd === 'category') {
+    const [syncId, importId, name, notes] = args;
+    await api.downloadBudget(syncId);
+    const id = await findRow(importId);
+    let cat = (await api.getCategories()).find(c => c.name === name);
+    let catId = cat && cat.id;
+    if (!catId) {
+      let group = (await api.getCategoryGroups()).find(g => g.name === 'Everyday' && !g.is_income);
+      const groupId = group ? group.id : await api.createCategoryGroup({name: 'Everyday'});
+      catId = await api.createCategory({name, group_id: groupId});
+    }
+    await api.updateTransaction(id, {category: catId, notes});
+    // It resolves before the change is applied: wait until it is.
+    for (;;) {
+      const {data} = await api.aqlQuery(api.q('transactions').filter({id}).select(['category']));
+      if (data[0].category === catId) break;
+      await new Promise(r => setTimeout(r, 20));
+    }
+    await api.sync();
+    result = {id};
   } else {
     throw new Error('unknown command ' + cmd);
   }

