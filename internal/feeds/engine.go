@@ -770,6 +770,17 @@ func (e *Engine) Run(ctx context.Context) error {
 
 const idleLook = 5 * time.Second
 
+// pendingEvery is how often a feed with nothing new but transactions
+// pending (a transfer's leg waiting for its other leg) looks at them.
+const pendingEvery = 10 * time.Minute
+
+// recent reports whether the store time stamp at is less than d before
+// now.
+func recent(at string, now time.Time, d time.Duration) bool {
+	t, err := time.Parse(store.TimeLayout, at)
+	return err == nil && now.Sub(t) < d
+}
+
 // RunOnce gives each feed that is due a round.
 func (e *Engine) RunOnce(ctx context.Context) {
 	f := e.File()
@@ -795,13 +806,17 @@ func (e *Engine) RunOnce(ctx context.Context) {
 				continue
 			}
 		}
-		if st.Cursor >= last && st.Pending == 0 && st.LastError == "" {
-			continue
-		}
-		if pace := e.apps[fd.Kind].Opener; pace != nil && pace.Pace() > 0 && st.LastPushAt != "" {
-			if at, err := time.Parse(store.TimeLayout, st.LastPushAt); err == nil && now.Sub(at) < pace.Pace() {
+		if st.Cursor >= last && st.LastError == "" {
+			// Nothing new in the history: only transactions pending
+			// (a transfer's leg waiting for its other leg), looked at
+			// again every pendingEvery rather than at each look (an
+			// Actual round starts a Node process).
+			if st.Pending == 0 || recent(st.LastPushAt, now, pendingEvery) {
 				continue
 			}
+		}
+		if o := e.apps[fd.Kind].Opener; o != nil && o.Pace() > 0 && recent(st.LastPushAt, now, o.Pace()) {
+			continue
 		}
 		if ctx.Err() != nil {
 			return

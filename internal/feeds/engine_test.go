@@ -359,3 +359,36 @@ func TestFeedCatchesUpWhenTheAppIsBack(t *testing.T) {
 		t.Errorf("the app has %d rows for %d fed transactions", res.Rows, res.Fed)
 	}
 }
+
+// A feed with nothing new in the history but a transaction pending (a
+// transfer's leg waiting for its other leg) looks at it again every ten
+// minutes, not at every look: an Actual round starts a Node process.
+func TestPendingAloneIsLookedAtEveryTenMinutes(t *testing.T) {
+	e := newHousehold(t, 60)
+	ctx := t.Context()
+	now := time.Now()
+	e.engine.SetClock(func() time.Time { return now })
+	rounds := 0
+	e.engine.AfterRound = func(string, error) { rounds++ }
+	e.engine.RunOnce(ctx) // the first push
+	if rounds != 1 {
+		t.Fatalf("first rounds = %d", rounds)
+	}
+	e.engine.RunOnce(ctx)
+	if rounds != 1 {
+		t.Fatalf("a round ran with nothing new: %d", rounds)
+	}
+	if err := e.st.RecordFeedRound(ctx, store.FeedRound{Feed: "ynab", Pending: map[string]string{"tx-waiting": "waiting for the transfer's other leg"}}); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(3 * time.Minute) // past YNAB's pace of 2 minutes
+	e.engine.RunOnce(ctx)
+	if rounds != 1 {
+		t.Errorf("a round ran 3 minutes after the last for a pending transaction alone")
+	}
+	now = now.Add(10 * time.Minute)
+	e.engine.RunOnce(ctx)
+	if rounds != 2 {
+		t.Errorf("no round ten minutes later for the pending transaction: %d", rounds)
+	}
+}
