@@ -140,15 +140,16 @@ func (a *app) feedsStatus(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	c := statusClock(a.cfg.Timezone)
+	when := func(stamp string) string { return c.stamp(orDash(stamp)) }
 	tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "FEED\tROWS\tPENDING\tLAST PUSH\tLAST CHECK\tERROR")
 	for _, s := range list {
 		errText := "-"
 		if s.LastError != "" {
-			errText = textsafe.Cut(s.LastError, 120) + " (failing since " + orDash(s.FailingSince) + ")"
+			errText = textsafe.Cut(s.LastError, 120) + " (failing since " + when(s.FailingSince) + ", next try " + when(s.NextAttemptAt) + ")"
 		}
-		check := orDash(s.LastCheckAt)
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\n", s.Feed, s.Rows, s.Pending, orDash(s.LastPushAt), check, errText)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\n", s.Feed, s.Rows, s.Pending, when(s.LastPushAt), when(s.LastCheckAt), errText)
 	}
 	return tw.Flush()
 }

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sync"
 	"testing"
 
@@ -82,5 +84,12 @@ budget = "Household"
 	r = runCLI(t, env, "feeds", "check", "ynab")
 	if r.code != 0 {
 		t.Fatalf("check after a push: %s", r)
+	}
+	// status: the rows, nothing pending, the push and the check in the
+	// terminal's one time layout.
+	r = runCLI(t, env, "feeds", "status")
+	wantCode(t, r, 0)
+	if !regexp.MustCompile(fmt.Sprintf(`(?m)^ynab +%d +0 +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d\d:\d\d +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d\d:\d\d +-$`, len(want))).MatchString(r.stdout) {
+		t.Errorf("feeds status:\n%s", r.stdout)
 	}
 }
