@@ -101,7 +101,7 @@ type session struct {
 	plan     string
 	st       *planCache
 	accounts map[string]accountJSON // by id, after Accounts
-	fresh    bool                   // the copy was brought up to date in this session
+	fresh    bool                   // the copy was brought up to date since Open
 }
 
 var _ feeds.Session = (*session)(nil)
@@ -280,7 +280,7 @@ func truncate(s string, n int) *string {
 	return &s
 }
 
-// ensureAccounts reads the accounts if this session has not.
+// ensureAccounts reads the accounts unless they were read since Open.
 func (s *session) ensureAccounts(ctx context.Context) error {
 	if s.accounts != nil {
 		return nil
