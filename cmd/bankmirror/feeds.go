@@ -14,6 +14,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/cli"
 	"github.com/bankmirror/bankmirror/internal/feeds"
 	"github.com/bankmirror/bankmirror/internal/logfield"
+	"github.com/bankmirror/bankmirror/internal/money"
 	"github.com/bankmirror/bankmirror/internal/store"
 	"github.com/bankmirror/bankmirror/internal/systemd"
 	"github.com/bankmirror/bankmirror/internal/textsafe"
@@ -180,7 +181,7 @@ func (a *app) feedsPush(ctx context.Context, args []string, opts feeds.PushOptio
 		tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "ACTION\tDATE\tAMOUNT\tACCOUNT\tPAYEE\tTRANSACTION")
 		for _, l := range rep.Lines {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", l.Action, l.Date, formatCents(l.Amount), textsafe.Line(orDash(l.Account)),
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", l.Action, l.Date, money.Format(l.Amount, ""), textsafe.Line(orDash(l.Account)),
 				textsafe.Cut(l.Payee, 40), l.TransactionID)
 		}
 		if ferr := tw.Flush(); ferr != nil && err == nil {
@@ -194,15 +195,6 @@ func (a *app) feedsPush(ctx context.Context, args []string, opts feeds.PushOptio
 	fmt.Fprintf(a.stdout, "%s %s: %d created, %d updated, %d deleted, %d found in the app already; %d deleted in the app by the person, %d reconciled (left alone), %d waiting for a transfer's other leg\n",
 		fd.Name, verb, rep.Created, rep.Updated, rep.Deleted, rep.Adopted, rep.DeletedInApp, rep.Reconciled, rep.Waiting)
 	return err
-}
-
-// formatCents writes base units as an amount.
-func formatCents(n int64) string {
-	sign := ""
-	if n < 0 {
-		sign, n = "-", -n
-	}
-	return fmt.Sprintf("%s%d.%02d", sign, n/100, n%100)
 }
 
 // checkShown is how many differences of each kind check prints.

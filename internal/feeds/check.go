@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bankmirror/bankmirror/internal/money"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
 
@@ -139,9 +140,9 @@ func compare(txs []store.FeedTx, rows []AppRow, mapped map[string]store.FeedRow,
 		if len(got) == 0 {
 			switch {
 			case m.State == store.FeedDeletedInApp || (m.State == store.FeedPushed && m.AppID != ""):
-				out = append(out, Finding{DeletedInApp, t.ID, fmt.Sprintf("%s %s %s", t.Date, money(t.Amount), t.Description)})
+				out = append(out, Finding{DeletedInApp, t.ID, fmt.Sprintf("%s %s %s", t.Date, money.Format(t.Amount, ""), t.Description)})
 			default:
-				out = append(out, Finding{Missing, t.ID, fmt.Sprintf("%s %s %s", t.Date, money(t.Amount), t.Description)})
+				out = append(out, Finding{Missing, t.ID, fmt.Sprintf("%s %s %s", t.Date, money.Format(t.Amount, ""), t.Description)})
 			}
 			continue
 		}
@@ -153,11 +154,11 @@ func compare(txs []store.FeedTx, rows []AppRow, mapped map[string]store.FeedRow,
 		if r.Reconciled {
 			if r.Date != date || r.Amount != amount || r.Cleared != cleared {
 				out = append(out, Finding{ReconciledChanged, t.ID, fmt.Sprintf("the app has %s %s, the bank %s %s",
-					r.Date, money(r.Amount), date, money(amount))})
+					r.Date, money.Format(r.Amount, ""), date, money.Format(amount, ""))})
 			}
 		} else {
 			if r.Amount != amount {
-				out = append(out, Finding{WrongAmount, t.ID, fmt.Sprintf("the app has %s, the bank %s", money(r.Amount), money(amount))})
+				out = append(out, Finding{WrongAmount, t.ID, fmt.Sprintf("the app has %s, the bank %s", money.Format(r.Amount, ""), money.Format(amount, ""))})
 			}
 			if r.Date != date {
 				out = append(out, Finding{WrongDate, t.ID, fmt.Sprintf("the app has %s, the bank %s", r.Date, date)})
@@ -185,7 +186,7 @@ func compare(txs []store.FeedTx, rows []AppRow, mapped map[string]store.FeedRow,
 		if !known && !looksLikeBankID(imp) {
 			continue // another importer's row
 		}
-		out = append(out, Finding{Extra, imp, fmt.Sprintf("%s %s %s", list[0].Date, money(list[0].Amount), list[0].Payee)})
+		out = append(out, Finding{Extra, imp, fmt.Sprintf("%s %s %s", list[0].Date, money.Format(list[0].Amount, ""), list[0].Payee)})
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Kind != out[j].Kind {
@@ -224,13 +225,4 @@ func looksLikeBankID(s string) bool {
 		}
 	}
 	return true
-}
-
-// money writes base units as a decimal amount.
-func money(n int64) string {
-	sign := ""
-	if n < 0 {
-		sign, n = "-", -n
-	}
-	return fmt.Sprintf("%s%d.%02d", sign, n/100, n%100)
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -291,7 +292,7 @@ func resolveKey(key string, accounts []BankAccount) (string, error) {
 	var match []BankAccount
 	if person, name, ok := strings.Cut(key, "/"); ok {
 		for _, a := range accounts {
-			if a.Name == name && contains(a.People, person) {
+			if a.Name == name && slices.Contains(a.People, person) {
 				match = append(match, a)
 			}
 		}
@@ -311,15 +312,6 @@ func resolveKey(key string, accounts []BankAccount) (string, error) {
 	default:
 		return "", fmt.Errorf("bank account %q is ambiguous: %s", key, candidates(match))
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // candidates names each account by the keys that name it.

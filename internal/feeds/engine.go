@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -298,27 +301,11 @@ func (e *Engine) sweepIDs(ctx context.Context, fd *Feed, accounts map[string]str
 	}
 	ids = append(ids, opts.Restore...)
 	sort.Strings(ids)
-	return compact(ids), nil
+	return slices.Compact(ids), nil
 }
 
-func compact(ids []string) []string {
-	out := ids[:0]
-	for i, id := range ids {
-		if i == 0 || id != ids[i-1] {
-			out = append(out, id)
-		}
-	}
-	return out
-}
-
-func keys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+// keys are m's keys, sorted.
+func keys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // Target is the session target of a feed.
 func (e *Engine) Target(fd *Feed) Target {
@@ -417,12 +404,7 @@ func joinOr(list []string, none string) string {
 	if len(list) == 0 {
 		return none
 	}
-	sort.Strings(list)
-	out := list[0]
-	for _, s := range list[1:] {
-		out += ", " + s
-	}
-	return out
+	return strings.Join(slices.Sorted(slices.Values(list)), ", ")
 }
 
 // plan is what a session will do, and the round to record once done.

@@ -6,6 +6,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -95,22 +96,10 @@ func (s *Store) FeedAccounts(ctx context.Context) ([]FeedAccount, error) {
 	for i, r := range rows {
 		out[i] = r.FeedAccount
 		if r.people != "" {
-			out[i].People = splitComma(r.people)
+			out[i].People = strings.Split(r.people, ",")
 		}
 	}
 	return out, nil
-}
-
-func splitComma(s string) []string {
-	var out []string
-	start := 0
-	for i := 0; i <= len(s); i++ {
-		if i == len(s) || s[i] == ',' {
-			out = append(out, s[start:i])
-			start = i + 1
-		}
-	}
-	return out
 }
 
 // FeedChange is one row of transaction_history a feed follows.
