@@ -15,23 +15,19 @@
 package rules
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/BurntSushi/toml"
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/vm"
 
 	"github.com/bankmirror/bankmirror/internal/store"
+	"github.com/bankmirror/bankmirror/internal/tomlfile"
 	"github.com/bankmirror/bankmirror/internal/writeback"
 )
 
@@ -226,73 +222,39 @@ type fileDoc struct {
 
 // FileError is a problem of the rules file at a line: its Error is one
 // line, "file:line: what".
-type FileError struct {
-	Path string
-	Line int
-	Err  error
-}
-
-func (e *FileError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %v", e.Path, e.Line, e.Err)
-	}
-	return fmt.Sprintf("%s: %v", e.Path, e.Err)
-}
-
-func (e *FileError) Unwrap() error { return e.Err }
+type FileError = tomlfile.Error
 
 // Load reads and parses the rules file at path. A missing file is an
 // empty set (no rules) when missingOK; otherwise an error.
 func Load(path string, missingOK bool) (*Set, error) {
-	f, err := os.Open(path)
+	data, err := tomlfile.Read(path, MaxFileBytes)
 	if errors.Is(err, os.ErrNotExist) && missingOK {
 		return &Set{Path: path, Channels: map[string]Channel{}}, nil
+	}
+	var fe *FileError
+	if errors.As(err, &fe) {
+		return nil, err
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read rules file: %w", err)
 	}
-	defer f.Close()
-	var buf bytes.Buffer
-	if _, err := buf.ReadFrom(io.LimitReader(f, MaxFileBytes+1)); err != nil {
-		return nil, fmt.Errorf("read rules file: %w", err)
-	}
-	if buf.Len() > MaxFileBytes {
-		return nil, &FileError{Path: path, Err: fmt.Errorf("larger than %d bytes", MaxFileBytes)}
-	}
-	return Parse(path, buf.Bytes())
+	return Parse(path, data)
 }
-
-// decodeError is how the TOML decoder says a value has the wrong type.
-var decodeError = regexp.MustCompile(`^toml: line (\d+) \(last key "([^"]*)"\): (.*)$`)
 
 // Parse parses and compiles a rules file's content; path names it in
 // errors.
 func Parse(path string, data []byte) (*Set, error) {
 	var doc fileDoc
-	md, err := toml.Decode(string(data), &doc)
+	lines, err := tomlfile.Decode(path, data, &doc)
 	if err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			return nil, &FileError{Path: path, Line: pe.Position.Line, Err: errors.New(firstLine(pe.Message))}
-		}
-		// A value of the wrong type: "toml: line N (last key "K"): what".
-		if m := decodeError.FindStringSubmatch(firstLine(err.Error())); m != nil {
-			line, _ := strconv.Atoi(m[1])
-			return nil, &FileError{Path: path, Line: line, Err: fmt.Errorf("%s: %s", m[2], m[3])}
-		}
-		return nil, &FileError{Path: path, Err: errors.New(firstLine(err.Error()))}
-	}
-	lines := locate(data)
-	if und := md.Undecoded(); len(und) > 0 {
-		k := und[0]
-		return nil, &FileError{Path: path, Line: lines.key(k), Err: fmt.Errorf("unknown key %q", k.String())}
+		return nil, err
 	}
 	if len(doc.Rule) > MaxRules {
 		return nil, &FileError{Path: path, Err: fmt.Errorf("%d rules, at most %d", len(doc.Rule), MaxRules)}
 	}
 	set := &Set{Path: path, Channels: map[string]Channel{}}
 	for name, c := range doc.Channel {
-		line := lines.table("channel." + name)
+		line := lines.Table("channel." + name)
 		if c.URL == "" {
 			return nil, &FileError{Path: path, Line: line, Err: fmt.Errorf("channel %q has no url", name)}
 		}
@@ -305,18 +267,18 @@ func Parse(path string, data []byte) (*Set, error) {
 	if q := doc.Alerts.QuietHours; q != "" {
 		from, to, err := parseQuiet(q)
 		if err != nil {
-			return nil, &FileError{Path: path, Line: lines.table("alerts"), Err: err}
+			return nil, &FileError{Path: path, Line: lines.Table("alerts"), Err: err}
 		}
 		set.AlertSettings.QuietFrom, set.AlertSettings.QuietTo = from, to
 	}
 	names := map[string]int{}
 	for i, r := range doc.Rule {
-		line := lines.arrayTable("rule", i)
+		line := lines.ArrayTable("rule", i)
 		rule := &Rule{
 			Name: strings.TrimSpace(r.Name), When: r.When, Category: strings.TrimSpace(r.Category),
 			Tags: dedupe(r.Tags), Notify: dedupe(r.Notify),
 			ExcludeFromSpending: r.ExcludeFromSpending, Note: r.Note, Line: line,
-			WhenLine: lines.arrayKey("rule", i, "when"), categoryLine: lines.arrayKey("rule", i, "category"),
+			WhenLine: lines.ArrayKey("rule", i, "when"), categoryLine: lines.ArrayKey("rule", i, "category"),
 		}
 		if err := set.check(rule, names); err != nil {
 			at := line
@@ -335,7 +297,7 @@ func Parse(path string, data []byte) (*Set, error) {
 	slices.Sort(kinds)
 	for _, k := range kinds {
 		settings := doc.Alert[k]
-		a := Alert{Kind: k, Settings: map[string]any{}, Line: lines.table("alert." + k)}
+		a := Alert{Kind: k, Settings: map[string]any{}, Line: lines.Table("alert." + k)}
 		for key, v := range settings {
 			if key == "notify" {
 				list, err := stringList(v)
@@ -578,126 +540,6 @@ func firstLine(s string) string {
 		s = strings.TrimSpace(s[:i])
 	}
 	return s
-}
-
-// lineIndex finds where tables and keys are in the file, for errors that
-// come after decoding (the TOML decoder keeps key positions to itself). It
-// reads only header lines and key names, never values.
-type lineIndex struct {
-	headers []header
-	keys    []keyLine
-}
-
-type header struct {
-	name  string
-	array bool
-	line  int
-}
-
-type keyLine struct {
-	header int // index into headers, -1 before any
-	key    string
-	line   int
-}
-
-var (
-	headerRe = regexp.MustCompile(`^\s*(\[\[?)\s*([^\]]+?)\s*\]\]?`)
-	keyRe    = regexp.MustCompile(`^\s*([A-Za-z0-9_-]+|"[^"]*")\s*=`)
-)
-
-func locate(data []byte) lineIndex {
-	var ix lineIndex
-	cur := -1
-	for i, l := range strings.Split(string(data), "\n") {
-		if m := headerRe.FindStringSubmatch(l); m != nil {
-			ix.headers = append(ix.headers, header{name: unquote(m[2]), array: m[1] == "[[", line: i + 1})
-			cur = len(ix.headers) - 1
-			continue
-		}
-		if m := keyRe.FindStringSubmatch(l); m != nil {
-			ix.keys = append(ix.keys, keyLine{header: cur, key: strings.Trim(m[1], `"`), line: i + 1})
-		}
-	}
-	return ix
-}
-
-func unquote(name string) string {
-	parts := strings.Split(name, ".")
-	for i, p := range parts {
-		parts[i] = strings.Trim(strings.TrimSpace(p), `"'`)
-	}
-	return strings.Join(parts, ".")
-}
-
-// table is the line of [name].
-func (ix lineIndex) table(name string) int {
-	for _, h := range ix.headers {
-		if !h.array && h.name == name {
-			return h.line
-		}
-	}
-	return 0
-}
-
-// arrayTable is the line of the n-th [[name]].
-func (ix lineIndex) arrayTable(name string, n int) int {
-	for _, h := range ix.headers {
-		if h.array && h.name == name {
-			if n == 0 {
-				return h.line
-			}
-			n--
-		}
-	}
-	return 0
-}
-
-// arrayKey is the line of key in the n-th [[name]] (0 when it is not
-// written there).
-func (ix lineIndex) arrayKey(name string, n int, key string) int {
-	h := -1
-	for i, hd := range ix.headers {
-		if hd.array && hd.name == name {
-			if n == 0 {
-				h = i
-				break
-			}
-			n--
-		}
-	}
-	if h < 0 {
-		return 0
-	}
-	for _, kl := range ix.keys {
-		if kl.header == h && kl.key == key {
-			return kl.line
-		}
-	}
-	return 0
-}
-
-// key is the best line for an undecoded key: the key's own line under
-// its table, else the table's.
-func (ix lineIndex) key(k toml.Key) int {
-	if len(k) == 0 {
-		return 0
-	}
-	table, last := strings.Join(k[:len(k)-1], "."), k[len(k)-1]
-	for _, kl := range ix.keys {
-		h := ""
-		if kl.header >= 0 {
-			h = ix.headers[kl.header].name
-		}
-		if h == table && kl.key == last {
-			return kl.line
-		}
-	}
-	for _, h := range ix.headers {
-		if h.name == table || h.name == k.String() {
-			return h.line
-		}
-	}
-	return 0
 }
 
 // Categories is what resolving a file's categories needs of the mirror

@@ -225,3 +225,27 @@ func (ix Index) key(k toml.Key) int {
 	}
 	return 0
 }
+
+// ArrayKey is the line of key among the n-th [[name]]'s own keys (from
+// 0), 0 when it is not written there.
+func (ix Index) ArrayKey(name string, n int, key string) int {
+	h := -1
+	for i, hd := range ix.headers {
+		if hd.array && hd.name == name {
+			if n == 0 {
+				h = i
+				break
+			}
+			n--
+		}
+	}
+	if h < 0 {
+		return 0
+	}
+	for _, kl := range ix.keys {
+		if kl.header == h && kl.key == key {
+			return kl.line
+		}
+	}
+	return 0
+}
