@@ -240,9 +240,6 @@ func (e *Engine) Push(ctx context.Context, fd *Feed, opts PushOptions) (Report, 
 		if err != nil {
 			return total, err
 		}
-		if opts.DryRun && first && len(changes) < batch {
-			return total, nil
-		}
 		first = false
 		cursor = next
 		e.progress(fd.Name, cursor, max(last-cursor, 0))
@@ -579,10 +576,9 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 		o, hasOther := byID[t.OtherID]
 		otherFed := hasOther && wanted(o) && b.appAccount[o.AccountID] != b.appAccount[t.AccountID]
 		if otherFed {
-			if om, ok := mapped[o.ID]; ok || byImport[o.ID].ID != "" {
+			if _, ok := mapped[o.ID]; ok || byImport[o.ID].ID != "" {
 				// The other leg is already in the app on its own: this
 				// one follows as an ordinary row.
-				_ = om
 				p.createRow(t, b, store.FeedTx{})
 				continue
 			}
