@@ -42,13 +42,18 @@ const None = "none"
 // on its transactions.
 const OwnershipJoint = "JOINT"
 
-// Bank is what write-back needs of the bank client (*bank.Client).
+// Bank is what write-back needs of the bank client (*bank.Client): the
+// changes, and whether the bank rejected the client's token (a household's
+// change then goes through another person's).
 type Bank interface {
 	Transaction(ctx context.Context, id string) (bank.Transaction, error)
 	SetCategory(ctx context.Context, txID string, categoryID *string) error
 	AddTags(ctx context.Context, txID string, tags []string) error
 	RemoveTags(ctx context.Context, txID string, tags []string) error
+	Token() bank.TokenState
 }
+
+var _ Bank = (*bank.Client)(nil)
 
 // Mirror is what write-back needs of the store (*store.Store).
 type Mirror interface {
@@ -249,13 +254,6 @@ func NewHousehold(people []Person, m Mirror, log zerolog.Logger) *Writer {
 	return &Writer{people: people, mirror: m, log: log.With().Str(logfield.Component, "writeback").Logger()}
 }
 
-// tokenRejected reports whether b's token was rejected by the bank (a
-// *bank.Client knows).
-func tokenRejected(b Bank) bool {
-	t, ok := b.(interface{ Token() bank.TokenState })
-	return ok && t.Token().Rejected
-}
-
 // through picks the person whose token sends changes to account a, or
 // says why none can.
 func (w *Writer) through(a store.TxAccount) (Person, string) {
@@ -267,7 +265,7 @@ func (w *Writer) through(a store.TxAccount) (Person, string) {
 		if p.Name != "" && !slices.Contains(a.People, p.Name) {
 			continue
 		}
-		if tokenRejected(p.Bank) {
+		if p.Bank.Token().Rejected {
 			rejected = append(rejected, p.Name)
 			continue
 		}
