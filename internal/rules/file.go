@@ -1,17 +1,3 @@
-// Package rules reads the rules file (BANKMIRROR_RULES_FILE, TOML) and
-// decides what its rules do to a transaction: the category they set, the
-// tags they add, the channels they notify, and the mirror-only flags
-// (exclude_from_spending, note).
-//
-// A rule's `when` is an expression of github.com/expr-lang/expr over the
-// transaction as the bank has it (Transaction's fields, by their expr
-// names): conditions never see what an earlier rule did, so a rule's match
-// does not depend on the rules above it. Rules run in file order; for the
-// category, exclude_from_spending and note the first rule that sets one
-// wins; tags and notify accumulate, each once, in order of first mention.
-//
-// The package decides; it writes nothing. Applying the decision (at the
-// bank, in the mirror, as alerts) belongs to its callers.
 package rules
 
 import (
@@ -21,7 +7,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/vm"
@@ -41,49 +26,6 @@ const (
 	maxNameLength  = 200
 	maxTagsPerRule = 6
 )
-
-// Transaction is what a rule's `when` sees. Amounts are decimal numbers,
-// negative for money out; optional text is "" when the bank sends none.
-type Transaction struct {
-	ID                 string   `expr:"id"`
-	Description        string   `expr:"description"`
-	RawText            string   `expr:"raw_text"`
-	Message            string   `expr:"message"`
-	Amount             float64  `expr:"amount"`
-	Currency           string   `expr:"currency"`
-	ForeignCurrency    string   `expr:"foreign_currency"`
-	Account            string   `expr:"account"`
-	AccountType        string   `expr:"account_type"`
-	Ownership          string   `expr:"ownership"`
-	Person             string   `expr:"person"`
-	Status             string   `expr:"status"`
-	Category           string   `expr:"category"`
-	ParentCategory     string   `expr:"parent_category"`
-	Tags               []string `expr:"tags"`
-	CardPurchaseMethod string   `expr:"card_purchase_method"`
-	// Weekday is 0 (Sunday) to 6 and Hour 0 to 23, of the transaction's
-	// creation in the customer's zone.
-	Weekday int `expr:"weekday"`
-	Hour    int `expr:"hour"`
-	// AccountID is the account's id; AccountPeople who see it (the
-	// household's people, sorted); PerformingCustomer the bank's
-	// performingCustomer (a display name); TransactionType the bank's
-	// transactionType ("Purchase", "Pay Anyone", ...).
-	AccountID          string   `expr:"account_id"`
-	AccountPeople      []string `expr:"account_people"`
-	PerformingCustomer string   `expr:"performing_customer"`
-	TransactionType    string   `expr:"transaction_type"`
-	// IsTransfer says the money moved between the customer's own
-	// accounts (the bank's transferAccount), TransferAccount is the
-	// other account's name.
-	IsTransfer      bool   `expr:"is_transfer"`
-	TransferAccount string `expr:"transfer_account"`
-	// HouseholdTransfer says the money moved between two people of the
-	// household (paired with the other side: household_transfer_id),
-	// HouseholdTransferPerson is the other side's person.
-	HouseholdTransfer       bool   `expr:"household_transfer"`
-	HouseholdTransferPerson string `expr:"household_transfer_person"`
-}
 
 // Rule is one [[rule]] of the file.
 type Rule struct {
@@ -120,15 +62,6 @@ type Channel struct {
 	Line int
 }
 
-// Alert is an [alert.KIND] of the file: a built-in alert turned on, with
-// its settings as written (the alerts package reads them).
-type Alert struct {
-	Kind     string
-	Notify   []string
-	Settings map[string]any
-	Line     int
-}
-
 // Set is a parsed, compiled rules file.
 type Set struct {
 	Path     string
@@ -141,60 +74,6 @@ type Set struct {
 	// mirror had none: before its first sync); until they are, no rule
 	// sets a category.
 	Unresolved bool
-}
-
-// AlertSettings is the [alerts] table: where the dashboard is, and the
-// quiet hours during which alerts wait.
-type AlertSettings struct {
-	DashboardURL string
-	// Quiet hours, as minutes of the day in Zone: from QuietFrom to
-	// QuietTo (across midnight when QuietTo < QuietFrom); none when equal.
-	QuietFrom, QuietTo int
-	// Zone is the customer's zone (set by the caller; UTC when nil).
-	Zone *time.Location
-}
-
-// QuietUntil says whether now is in the quiet hours, and when they end.
-func (a AlertSettings) QuietUntil(now time.Time) (time.Time, bool) {
-	if a.QuietFrom == a.QuietTo {
-		return time.Time{}, false
-	}
-	zone := a.Zone
-	if zone == nil {
-		zone = time.UTC
-	}
-	local := now.In(zone)
-	m := local.Hour()*60 + local.Minute()
-	in := (a.QuietFrom < a.QuietTo && m >= a.QuietFrom && m < a.QuietTo) ||
-		(a.QuietFrom > a.QuietTo && (m >= a.QuietFrom || m < a.QuietTo))
-	if !in {
-		return time.Time{}, false
-	}
-	end := time.Date(local.Year(), local.Month(), local.Day(), a.QuietTo/60, a.QuietTo%60, 0, 0, zone)
-	if !end.After(local) {
-		end = end.AddDate(0, 0, 1)
-	}
-	return end, true
-}
-
-// parseQuiet reads "HH:MM-HH:MM".
-func parseQuiet(v string) (from, to int, err error) {
-	a, b, ok := strings.Cut(v, "-")
-	if !ok {
-		return 0, 0, fmt.Errorf("quiet_hours %q: want HH:MM-HH:MM", v)
-	}
-	parse := func(s string) (int, error) {
-		t, err := time.Parse("15:04", strings.TrimSpace(s))
-		if err != nil {
-			return 0, fmt.Errorf("quiet_hours %q: want HH:MM-HH:MM", v)
-		}
-		return t.Hour()*60 + t.Minute(), nil
-	}
-	if from, err = parse(a); err != nil {
-		return 0, 0, err
-	}
-	to, err = parse(b)
-	return from, to, err
 }
 
 // fileDoc is the TOML document.
@@ -398,106 +277,6 @@ func (s *Set) Resolve(resolve func(v string) (id, reason string)) error {
 	return nil
 }
 
-// Match says whether the rule matches tx. A run-time failure (which the
-// compile-time checks make rare: a regular expression that does not
-// compile, the memory budget, ErrTooLong) is an error, and the rule counts
-// as not matching; so is the end of ctx (its error wrapped).
-func (r *Rule) Match(ctx context.Context, tx *Transaction) (bool, error) {
-	var g guard
-	return r.match(ctx, &g, &env{Transaction: *tx, Guard: g.check})
-}
-
-func (r *Rule) match(ctx context.Context, g *guard, e *env) (bool, error) {
-	g.reset(ctx, time.Now())
-	ok, err := g.run(r.program, e)
-	if err != nil {
-		return false, fmt.Errorf("rule %q: %w", r.Name, err)
-	}
-	return ok, nil
-}
-
-// Outcome is what the rules decide for one transaction, and which rule
-// decided each part.
-type Outcome struct {
-	// Matched lists the rules that matched, in file order.
-	Matched []*Rule
-	// CategorySet says a rule sets the category; CategoryID is the id it
-	// sets ("" removes it) and CategoryRule the rule.
-	CategorySet  bool
-	CategoryID   string
-	CategoryRule *Rule
-	// Tags are the tags the matching rules add (each once), TagRules the
-	// rule that first added each.
-	Tags     []string
-	TagRules map[string]*Rule
-	// Notify lists the channels to alert, each once, and NotifyRules the
-	// rules that asked for each.
-	Notify      []string
-	NotifyRules map[string][]*Rule
-	// Exclude and Note are the mirror-only settings of the first rules
-	// that set them (nil when none did).
-	Exclude     *bool
-	ExcludeRule *Rule
-	Note        *string
-	NoteRule    *Rule
-	// Errors are the rules that failed at run time.
-	Errors []error
-}
-
-// Evaluate runs every rule against tx, in file order. It stops when ctx
-// ends, with ctx's error; a rule that fails otherwise is in the outcome's
-// Errors.
-func (s *Set) Evaluate(ctx context.Context, tx *Transaction) (Outcome, error) {
-	var o Outcome
-	var g guard
-	e := &env{Transaction: *tx, Guard: g.check}
-	for _, r := range s.Rules {
-		if err := ctx.Err(); err != nil {
-			return o, err
-		}
-		ok, err := r.match(ctx, &g, e)
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			return o, err
-		}
-		if err != nil {
-			o.Errors = append(o.Errors, err)
-			continue
-		}
-		if !ok {
-			continue
-		}
-		o.Matched = append(o.Matched, r)
-		if r.SetsCategory() && !o.CategorySet {
-			o.CategorySet, o.CategoryID, o.CategoryRule = true, r.CategoryID, r
-		}
-		for _, t := range r.Tags {
-			if o.TagRules == nil {
-				o.TagRules = map[string]*Rule{}
-			}
-			if _, seen := o.TagRules[t]; !seen {
-				o.Tags = append(o.Tags, t)
-				o.TagRules[t] = r
-			}
-		}
-		for _, c := range r.Notify {
-			if o.NotifyRules == nil {
-				o.NotifyRules = map[string][]*Rule{}
-			}
-			if _, seen := o.NotifyRules[c]; !seen {
-				o.Notify = append(o.Notify, c)
-			}
-			o.NotifyRules[c] = append(o.NotifyRules[c], r)
-		}
-		if r.ExcludeFromSpending != nil && o.Exclude == nil {
-			o.Exclude, o.ExcludeRule = r.ExcludeFromSpending, r
-		}
-		if r.Note != nil && o.Note == nil {
-			o.Note, o.NoteRule = r.Note, r
-		}
-	}
-	return o, nil
-}
-
 // Rule returns the rule of that name, or nil.
 func (s *Set) Rule(name string) *Rule {
 	for _, r := range s.Rules {
@@ -516,22 +295,6 @@ func dedupe(in []string) []string {
 		}
 	}
 	return out
-}
-
-func stringList(v any) ([]string, error) {
-	items, ok := v.([]any)
-	if !ok {
-		return nil, errors.New("want a list of channel names")
-	}
-	out := make([]string, 0, len(items))
-	for _, it := range items {
-		s, ok := it.(string)
-		if !ok {
-			return nil, errors.New("want a list of channel names")
-		}
-		out = append(out, s)
-	}
-	return out, nil
 }
 
 func firstLine(s string) string {
