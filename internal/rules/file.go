@@ -4,14 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/vm"
 
 	"github.com/bankmirror/bankmirror/internal/store"
+	"github.com/bankmirror/bankmirror/internal/textsafe"
 	"github.com/bankmirror/bankmirror/internal/tomlfile"
 	"github.com/bankmirror/bankmirror/internal/writeback"
 )
@@ -67,7 +70,8 @@ type Set struct {
 	Path     string
 	Rules    []*Rule
 	Channels map[string]Channel
-	Alerts   []Alert
+	// Alerts are the file's [alert.*] tables, by kind.
+	Alerts []Alert
 	// AlertSettings is the file's [alerts] table.
 	AlertSettings AlertSettings
 	// Unresolved says the categories could not be resolved yet (the
@@ -92,6 +96,7 @@ type fileDoc struct {
 		SecretFile string `toml:"secret_file"`
 		PerHour    int    `toml:"per_hour"`
 	} `toml:"channel"`
+	// Alert is read by kind (parseAlert): each kind has its own keys.
 	Alert  map[string]map[string]any `toml:"alert"`
 	Alerts struct {
 		DashboardURL string `toml:"dashboard_url"`
@@ -103,26 +108,78 @@ type fileDoc struct {
 // line, "file:line: what".
 type FileError = tomlfile.Error
 
-// Load reads and parses the rules file at path. A missing file is an
-// empty set (no rules) when missingOK; otherwise an error.
-func Load(path string, missingOK bool) (*Set, error) {
+// Categories is what resolving a file's categories needs of the mirror
+// (*store.Store).
+type Categories interface {
+	CategoryTree(ctx context.Context) (map[string]store.CategoryNode, error)
+}
+
+// Options say how Load reads the rules file.
+type Options struct {
+	// MissingOK makes a missing file no rules (the default file, not
+	// named in the configuration); otherwise a missing file is an error.
+	MissingOK bool
+	// Zone is the customer's zone, in which the quiet hours are and the
+	// conditions' date functions read dates (UTC when nil).
+	Zone *time.Location
+	// Categories, if set, are the mirror's: each rule's category is
+	// resolved against them (ResolveIn).
+	Categories Categories
+	// CheckChannel, if set, checks a channel (alerts.CheckChannel opens
+	// it: its URL and its secret file); what it refuses is an error at the
+	// channel's line.
+	CheckChannel func(Channel) error
+}
+
+// Load reads the rules file at path: the one way the daemon, the rules
+// and alerts commands and the dashboard read it. It parses and compiles
+// the file (Parse), checks its channels and resolves its categories, as o
+// says.
+func Load(ctx context.Context, path string, o Options) (*Set, error) {
 	data, err := tomlfile.Read(path, MaxFileBytes)
-	if errors.Is(err, os.ErrNotExist) && missingOK {
-		return &Set{Path: path, Channels: map[string]Channel{}}, nil
-	}
-	var fe *FileError
-	if errors.As(err, &fe) {
-		return nil, err
-	}
-	if err != nil {
+	switch {
+	case errors.Is(err, os.ErrNotExist) && o.MissingOK:
+		return &Set{Path: path, Channels: map[string]Channel{}, AlertSettings: AlertSettings{Zone: o.Zone}}, nil
+	case errors.Is(err, os.ErrNotExist):
+		return nil, fmt.Errorf("no rules file at %s (set BANKMIRROR_RULES_FILE): %w", path, err)
+	case err != nil:
+		var fe *FileError
+		if errors.As(err, &fe) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("read rules file: %w", err)
 	}
-	return Parse(path, data)
+	set, err := Parse(path, data, o.Zone)
+	if err != nil {
+		return nil, err
+	}
+	if o.CheckChannel != nil {
+		for _, name := range slices.Sorted(maps.Keys(set.Channels)) {
+			ch := set.Channels[name]
+			if err := o.CheckChannel(ch); err != nil {
+				return nil, &FileError{Path: path, Line: ch.Line, Err: err}
+			}
+		}
+	}
+	if o.Categories != nil && len(set.Rules) > 0 {
+		if err := set.ResolveIn(ctx, o.Categories); err != nil {
+			return nil, err
+		}
+	}
+	return set, nil
+}
+
+// LoadResolved is Load with the mirror's categories, for internal/bench,
+// which this change does not touch: its one call becomes
+// Load(ctx, path, Options{MissingOK: missingOK, Categories: c}), and this
+// goes.
+func LoadResolved(ctx context.Context, path string, missingOK bool, c Categories) (*Set, error) {
+	return Load(ctx, path, Options{MissingOK: missingOK, Categories: c})
 }
 
 // Parse parses and compiles a rules file's content; path names it in
-// errors.
-func Parse(path string, data []byte) (*Set, error) {
+// errors, zone is the customer's (Options.Zone).
+func Parse(path string, data []byte, zone *time.Location) (*Set, error) {
 	var doc fileDoc
 	lines, err := tomlfile.Decode(path, data, &doc)
 	if err != nil {
@@ -131,7 +188,10 @@ func Parse(path string, data []byte) (*Set, error) {
 	if len(doc.Rule) > MaxRules {
 		return nil, &FileError{Path: path, Err: fmt.Errorf("%d rules, at most %d", len(doc.Rule), MaxRules)}
 	}
-	set := &Set{Path: path, Channels: map[string]Channel{}}
+	if zone == nil {
+		zone = time.UTC
+	}
+	set := &Set{Path: path, Channels: map[string]Channel{}, AlertSettings: AlertSettings{Zone: zone}}
 	for name, c := range doc.Channel {
 		line := lines.Table("channel." + name)
 		if c.URL == "" {
@@ -159,7 +219,7 @@ func Parse(path string, data []byte) (*Set, error) {
 			ExcludeFromSpending: r.ExcludeFromSpending, Note: r.Note, Line: line,
 			WhenLine: lines.ArrayKey("rule", i, "when"), categoryLine: lines.ArrayKey("rule", i, "category"),
 		}
-		if err := set.check(rule, names); err != nil {
+		if err := set.check(rule, names, zone); err != nil {
 			at := line
 			if errors.Is(err, errWhen) && rule.WhenLine > 0 {
 				at = rule.WhenLine
@@ -169,27 +229,15 @@ func Parse(path string, data []byte) (*Set, error) {
 		names[rule.Name] = line
 		set.Rules = append(set.Rules, rule)
 	}
-	kinds := make([]string, 0, len(doc.Alert))
-	for k := range doc.Alert {
-		kinds = append(kinds, k)
-	}
-	slices.Sort(kinds)
-	for _, k := range kinds {
-		settings := doc.Alert[k]
-		a := Alert{Kind: k, Settings: map[string]any{}, Line: lines.Table("alert." + k)}
-		for key, v := range settings {
-			if key == "notify" {
-				list, err := stringList(v)
-				if err != nil {
-					return nil, &FileError{Path: path, Line: a.Line, Err: fmt.Errorf("alert %s: notify: %w", k, err)}
-				}
-				a.Notify = dedupe(list)
-				continue
-			}
-			a.Settings[key] = v
+	for _, k := range slices.Sorted(maps.Keys(doc.Alert)) {
+		line := lines.Table("alert." + k)
+		a, err := parseAlert(k, doc.Alert[k])
+		if err != nil {
+			return nil, &FileError{Path: path, Line: line, Err: err}
 		}
+		a.Line = line
 		if err := set.checkNotify(a.Notify); err != nil {
-			return nil, &FileError{Path: path, Line: a.Line, Err: fmt.Errorf("alert %s: %w", k, err)}
+			return nil, &FileError{Path: path, Line: line, Err: fmt.Errorf("alert %s: %w", k, err)}
 		}
 		set.Alerts = append(set.Alerts, a)
 	}
@@ -197,7 +245,7 @@ func Parse(path string, data []byte) (*Set, error) {
 }
 
 // check validates and compiles one rule.
-func (s *Set) check(r *Rule, names map[string]int) error {
+func (s *Set) check(r *Rule, names map[string]int, zone *time.Location) error {
 	switch {
 	case r.Name == "":
 		return errors.New("a rule needs a name")
@@ -222,7 +270,7 @@ func (s *Set) check(r *Rule, names map[string]int) error {
 	if err := s.checkNotify(r.Notify); err != nil {
 		return fmt.Errorf("rule %q: %w", r.Name, err)
 	}
-	prog, err := Compile(r.When)
+	prog, err := compile(r.When, zone)
 	if err != nil {
 		return fmt.Errorf("rule %q: %w: %w", r.Name, errWhen, err)
 	}
@@ -242,16 +290,17 @@ func (s *Set) checkNotify(channels []string) error {
 	return nil
 }
 
-// Compile compiles a `when` expression against Transaction: unknown
-// names, wrong types, a result that is not a boolean and what cannot be
-// bounded (bounds.go) are errors here, not at run time.
-func Compile(when string) (*vm.Program, error) {
+// compile compiles a `when` expression against Transaction, its date
+// functions in zone: unknown names, wrong types, a result that is not a
+// boolean and what cannot be bounded (bounds.go) are errors here, not at
+// run time.
+func compile(when string, zone *time.Location) (*vm.Program, error) {
 	if err := checkBounds(when); err != nil {
 		return nil, err
 	}
-	prog, err := expr.Compile(when, compileOptions()...)
+	prog, err := expr.Compile(when, compileOptions(zone)...)
 	if err != nil {
-		return nil, errors.New(firstLine(err.Error()))
+		return nil, errors.New(textsafe.FirstLine(err.Error()))
 	}
 	return prog, nil
 }
@@ -277,6 +326,24 @@ func (s *Set) Resolve(resolve func(v string) (id, reason string)) error {
 	return nil
 }
 
+// ResolveIn resolves the categories against the mirror's; with none in
+// the mirror yet, the set stays Unresolved.
+func (s *Set) ResolveIn(ctx context.Context, c Categories) error {
+	tree, err := c.CategoryTree(ctx)
+	if err != nil {
+		return err
+	}
+	if len(tree) == 0 {
+		s.Unresolved = slices.ContainsFunc(s.Rules, (*Rule).SetsCategory)
+		return nil
+	}
+	if err := s.Resolve(func(v string) (string, string) { return writeback.ResolveCategory(tree, v) }); err != nil {
+		return err
+	}
+	s.Unresolved = false
+	return nil
+}
+
 // Rule returns the rule of that name, or nil.
 func (s *Set) Rule(name string) *Rule {
 	for _, r := range s.Rules {
@@ -295,51 +362,6 @@ func dedupe(in []string) []string {
 		}
 	}
 	return out
-}
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = strings.TrimSpace(s[:i])
-	}
-	return s
-}
-
-// Categories is what resolving a file's categories needs of the mirror
-// (*store.Store).
-type Categories interface {
-	CategoryTree(ctx context.Context) (map[string]store.CategoryNode, error)
-}
-
-// LoadResolved loads the rules file at path (a missing one is no rules
-// when missingOK) and resolves its categories against the mirror's.
-func LoadResolved(ctx context.Context, path string, missingOK bool, c Categories) (*Set, error) {
-	set, err := Load(path, missingOK)
-	if err != nil {
-		return nil, err
-	}
-	if len(set.Rules) == 0 {
-		return set, nil
-	}
-	return set, set.ResolveIn(ctx, c)
-}
-
-// ResolveIn resolves the categories against the mirror's; with none in
-// the mirror yet, the set stays Unresolved.
-func (s *Set) ResolveIn(ctx context.Context, c Categories) error {
-	tree, err := c.CategoryTree(ctx)
-	if err != nil {
-		return err
-	}
-	if len(tree) == 0 {
-		s.Unresolved = slices.ContainsFunc(s.Rules, (*Rule).SetsCategory)
-		return nil
-	}
-	if err := s.Resolve(func(v string) (string, string) { return writeback.ResolveCategory(tree, v) }); err != nil {
-		return err
-	}
-	s.Unresolved = false
-	return nil
 }
 
 // unresolved says the rule's category has not been resolved to an id.
