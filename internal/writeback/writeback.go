@@ -22,6 +22,7 @@ import (
 
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/logfield"
+	"github.com/bankmirror/bankmirror/internal/ptr"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
 
@@ -158,7 +159,7 @@ func (r Result) Mismatch(op Op) string {
 	}
 	switch op {
 	case Categorize:
-		if got := deref(r.After.CategoryID); got != r.Category {
+		if got := ptr.Value(r.After.CategoryID); got != r.Category {
 			return fmt.Sprintf("the bank shows category %s", show(got))
 		}
 	case AddTags:
@@ -725,13 +726,6 @@ func CheckLabel(l string) string {
 		return fmt.Sprintf("tag label %q starts or ends with a space", l)
 	}
 	return ""
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }
 
 // show is a category for messages: "none" for no category.
