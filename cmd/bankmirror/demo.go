@@ -277,7 +277,7 @@ func registerDemoWebhooks(ctx context.Context, a *app, m *Daemon, ev *eventPrint
 	for _, name := range m.Household.People() {
 		all = append(all, webhooks.NewFor(name, m.Household.Client(name), m.Store, m.Healer, a.log))
 	}
-	done, err := all.Register(ctx, url, ptr("bankmirror demo"))
+	done, err := all.Register(ctx, url, new("bankmirror demo"))
 	if err != nil {
 		return err
 	}
@@ -371,8 +371,6 @@ func short(id string) string {
 	}
 	return id
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // markDemo creates the demo's mirror and marks it as the demo's before
 // anything else is written, so that the next demo may replace it.

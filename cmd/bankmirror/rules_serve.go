@@ -37,15 +37,11 @@ func (m *Daemon) openRules(ctx context.Context) error {
 	return nil
 }
 
-// loadRules reads the rules file against the mirror's categories.
+// loadRules reads the rules file against the mirror's categories, and
+// checks its alerts and channels.
 func (m *Daemon) loadRules(ctx context.Context) (*rules.Set, error) {
-	set, err := alerts.LoadRules(ctx, m.Config.RulesFile, !m.Config.RulesFileSet, m.Store)
-	if err != nil {
-		return nil, err
-	}
-	zone, _ := time.LoadLocation(m.Config.Timezone)
-	set.AlertSettings.Zone = zone
-	return set, nil
+	zone, _ := time.LoadLocation(m.Config.Timezone) // checked with the configuration
+	return rules.Load(ctx, m.Config.RulesFile, rules.Options{MissingOK: !m.Config.RulesFileSet, Zone: zone, Categories: m.Store, CheckChannel: alerts.CheckChannel})
 }
 
 // startRules runs the engine, the dispatcher and the watcher until Close.

@@ -26,6 +26,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/httpserver"
 	"github.com/bankmirror/bankmirror/internal/logfield"
 	"github.com/bankmirror/bankmirror/internal/malloc"
+	"github.com/bankmirror/bankmirror/internal/money"
 	"github.com/bankmirror/bankmirror/internal/receipts"
 	"github.com/bankmirror/bankmirror/internal/receiver"
 	"github.com/bankmirror/bankmirror/internal/replica"
@@ -500,7 +501,7 @@ func (m *Daemon) syncing() string {
 	if p == nil {
 		return "a sync is running"
 	}
-	s := fmt.Sprintf("a %s sync is running: %s transactions listed", p.Kind, health.Thousands(int64(p.Transactions)))
+	s := fmt.Sprintf("a %s sync is running: %s transactions listed", p.Kind, money.Thousands(int64(p.Transactions)))
 	if p.Covered >= 0 {
 		s += fmt.Sprintf(", %.0f%% of the date range", 100*p.Covered)
 	}

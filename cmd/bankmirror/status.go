@@ -17,6 +17,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/buildinfo"
 	"github.com/bankmirror/bankmirror/internal/cli"
 	"github.com/bankmirror/bankmirror/internal/health"
+	"github.com/bankmirror/bankmirror/internal/ptr"
 	"github.com/bankmirror/bankmirror/internal/store"
 	"github.com/bankmirror/bankmirror/internal/textsafe"
 )
@@ -274,18 +275,10 @@ func printStatus(w io.Writer, db string, c clock, environ map[string]string, s h
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  ID\tKIND\tSTARTED\tFINISHED\tSTATUS\tREQUESTS\tCHANGED\tDELETED\tERROR")
 	for _, r := range s.Runs {
-		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\n", r.ID, r.Kind, c.stamp(r.StartedAt), c.stamp(deref(r.FinishedAt, "-")),
-			r.Status, r.Requests, r.Upserted, r.Deleted, textsafe.Line(deref(r.Error, "")))
+		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\n", r.ID, r.Kind, c.stamp(r.StartedAt), c.stamp(ptr.Or(r.FinishedAt, "-")),
+			r.Status, r.Requests, r.Upserted, r.Deleted, textsafe.Line(ptr.Value(r.Error)))
 	}
 	_ = tw.Flush()
-}
-
-// deref is *s, or def when s is nil.
-func deref(s *string, def string) string {
-	if s == nil {
-		return def
-	}
-	return *s
 }
 
 // printBudget shows what the daemon last reported of the bank's budget.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/cli"
+	"github.com/bankmirror/bankmirror/internal/ptr"
 	"github.com/bankmirror/bankmirror/internal/replica"
 	"github.com/bankmirror/bankmirror/internal/store"
 	"github.com/bankmirror/bankmirror/internal/textsafe"
@@ -225,7 +226,7 @@ func (w *webhookCmd) list(ctx context.Context) error {
 			stored = "yes"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", textsafe.Line(h.ID), cmp.Or(h.Person, "-"), textsafe.Line(h.URL),
-			textsafe.Line(deref(h.Description, "")), c.stamp(h.CreatedAt), stored)
+			textsafe.Line(ptr.Value(h.Description)), c.stamp(h.CreatedAt), stored)
 	}
 	if ferr := tw.Flush(); err == nil {
 		err = ferr
