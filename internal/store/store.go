@@ -1,5 +1,3 @@
-// Package store owns the SQLite mirror: opening it with the right pragmas,
-// migrating its schema, and every SQL statement the daemon runs.
 package store
 
 import (
