@@ -22,9 +22,13 @@ import (
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
 
-// goMigrations are the steps written in Go, by number. Each runs in its
-// step's transaction, after the step's SQL file if it has one.
-var goMigrations = map[int]func(s *Store, ctx context.Context, tx *sql.Tx) error{
+// goStep is a step of the schema written in Go, run in the step's
+// transaction.
+type goStep func(s *Store, ctx context.Context, tx *sql.Tx) error
+
+// goMigrations are the steps written in Go, by number. Each runs after the
+// step's SQL file, if it has one, in the same transaction.
+var goMigrations = map[int]goStep{
 	// 6: webhook secrets move to the secrets file beside the mirror;
 	// webhooks.secret_key stays, always '' (migrate_0006_secrets.go).
 	6: (*Store).moveSecretsOut,
@@ -35,7 +39,7 @@ var goMigrations = map[int]func(s *Store, ctx context.Context, tx *sql.Tx) error
 type migration struct {
 	name string // the SQL file's name, "" for a step written in Go only
 	sql  string
-	run  func(s *Store, ctx context.Context, tx *sql.Tx) error
+	run  goStep
 }
 
 // migrations[i] brings the schema from version i to i+1. A change to the
@@ -49,7 +53,7 @@ var migrationName = regexp.MustCompile(`^([0-9]{4})_[a-z0-9_]+\.sql$`)
 // loadMigrations reads the steps from fsys's migrations folder and goSteps:
 // numbered from 1 without a gap, each number at most once in fsys, and
 // every number in one or the other.
-func loadMigrations(fsys fs.FS, goSteps map[int]func(s *Store, ctx context.Context, tx *sql.Tx) error) ([]migration, error) {
+func loadMigrations(fsys fs.FS, goSteps map[int]goStep) ([]migration, error) {
 	entries, err := fs.ReadDir(fsys, "migrations")
 	if err != nil {
 		return nil, fmt.Errorf("read migrations: %w", err)
@@ -94,7 +98,7 @@ func loadMigrations(fsys fs.FS, goSteps map[int]func(s *Store, ctx context.Conte
 
 // mustLoadMigrations is loadMigrations for the embedded files, which a
 // test checks.
-func mustLoadMigrations(fsys fs.FS, goSteps map[int]func(s *Store, ctx context.Context, tx *sql.Tx) error) []migration {
+func mustLoadMigrations(fsys fs.FS, goSteps map[int]goStep) []migration {
 	m, err := loadMigrations(fsys, goSteps)
 	if err != nil {
 		panic("store: " + err.Error())

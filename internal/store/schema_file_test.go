@@ -209,7 +209,7 @@ func TestLoadMigrations(t *testing.T) {
 	}
 
 	file := &fstest.MapFile{Data: []byte("SELECT 1;")}
-	goStep := func(*Store, context.Context, *sql.Tx) error { return nil }
+	noop := func(*Store, context.Context, *sql.Tx) error { return nil }
 	for _, c := range []struct {
 		name  string
 		files []string
@@ -229,9 +229,9 @@ func TestLoadMigrations(t *testing.T) {
 			for _, f := range c.files {
 				fsys["migrations/"+f] = file
 			}
-			steps := map[int]func(*Store, context.Context, *sql.Tx) error{}
+			steps := map[int]goStep{}
 			if c.goAt > 0 {
-				steps[c.goAt] = goStep
+				steps[c.goAt] = noop
 			}
 			got, err := loadMigrations(fsys, steps)
 			switch {
