@@ -8,8 +8,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-
-	"github.com/bankmirror/bankmirror"
 )
 
 // A first full listing into an empty mirror (a bulk load) writes every
@@ -19,12 +17,12 @@ import (
 //
 //   - transaction_history_tx, the history's index on transaction_id, keyed
 //     at random, so that most of its pages are rewritten at every commit;
-//   - transactions_search (FTS5), which the triggers of search.sql fill
+//   - transactions_search (FTS5), which the triggers of 0010_search.sql fill
 //     with every write to transactions and transaction_tags;
 //   - transactions_month_money, the monthly views' index;
-//   - the household's pairing of transfers (household_views.sql): its
+//   - the household's pairing of transfers (0012_household_views.sql): its
 //     triggers, which every insert ran;
-//   - the triggers that keep monthly_totals (monthly_totals.sql).
+//   - the triggers that keep monthly_totals (0015_monthly_totals.sql).
 //
 // BeginListing drops these indexes and triggers for a bulk load,
 // in the transaction that starts it, and they are made again, the indexes
@@ -36,9 +34,9 @@ import (
 // FinishListing's deletion pass reads the history index, and runs after
 // they are back.
 //
-// Their statements are schema.sql's, search.sql's, household_views.sql's,
-// monthly_totals.sql's and (the month index, as version 14 redefined it)
-// person_views.sql's own, read from the embedded files, so that each is
+// Their statements are those of the migrations that made them (0001_init,
+// 0010_search, 0012_household_views, 0015_monthly_totals and, for the month
+// index as version 14 redefined it, 0014_person_views), read from the embedded files, so that each is
 // written once.
 
 // historyIndex is the history's index on transaction_id.
@@ -55,11 +53,11 @@ type deferredObject struct {
 }
 
 var (
-	// historyIndexSQL is the history index's statement in schema.sql.
-	historyIndexSQL = sqlStatement(bankmirror.Schema, "CREATE INDEX IF NOT EXISTS "+historyIndex+" ")
+	// historyIndexSQL is the history index's statement in 0001_init.sql.
+	historyIndexSQL = sqlStatement(initSchema, "CREATE INDEX IF NOT EXISTS "+historyIndex+" ")
 
 	// bulkDeferred is what a bulk load runs without: two indexes, every
-	// trigger of search.sql (each fills transactions_search), the
+	// trigger of 0010_search.sql (each fills transactions_search), the
 	// household's pairing triggers and those that keep monthly_totals.
 	bulkDeferred = slices.Concat([]deferredObject{
 		{"index", historyIndex, historyIndexSQL},
@@ -67,18 +65,27 @@ var (
 	}, searchTriggers(), triggersOf(householdViews, "household_transfer_"), triggersOf(monthlyTotals, "monthly_totals_"))
 
 	// searchRebuild fills transactions_search anew from transactions and
-	// transaction_tags: search.sql's own statements, which do it for an
+	// transaction_tags: 0010_search.sql's own statements, which do it for an
 	// existing mirror.
 	searchRebuild = []string{
 		sqlStatement(searchIndex, "DELETE FROM transactions_search;"),
 		sqlStatement(searchIndex, "INSERT INTO transactions_search "),
 	}
+
+	// monthlyTotalsRebuild fills monthly_totals anew from the transactions:
+	// 0015_monthly_totals.sql's own statements, which do it for an
+	// existing mirror.
+	monthlyTotalsRebuild = []string{
+		sqlStatement(monthlyTotals, "DELETE FROM monthly_totals;"),
+		sqlStatement(monthlyTotals, "INSERT INTO monthly_totals "),
+		sqlStatement(after(monthlyTotals, "GROUP BY month, kind"), "INSERT INTO monthly_totals "),
+	}
 )
 
-// triggerName is the name of a trigger statement of search.sql.
+// triggerName is the name of a trigger statement of a migration file.
 var triggerName = regexp.MustCompile(`(?m)^CREATE TRIGGER IF NOT EXISTS (\w+)\s`)
 
-// searchTriggers is every trigger of search.sql.
+// searchTriggers is every trigger of 0010_search.sql.
 func searchTriggers() []deferredObject { return triggersOf(searchIndex, "") }
 
 // triggersOf is every trigger of src whose name starts with prefix.
@@ -93,26 +100,6 @@ func triggersOf(src, prefix string) []deferredObject {
 		panic("store: no trigger " + prefix)
 	}
 	return out
-}
-
-// sqlStatement returns the statement of src that starts a line with
-// prefix, without its semicolon: up to the first one, or, for a trigger,
-// up to the END that closes its body.
-func sqlStatement(src, prefix string) string {
-	i := strings.Index("\n"+src, "\n"+prefix)
-	if i < 0 {
-		panic("store: no statement " + prefix)
-	}
-	stmt := src[i:]
-	end := ";"
-	if strings.HasPrefix(prefix, "CREATE TRIGGER ") {
-		end = "\nEND;"
-	}
-	j := strings.Index(stmt, end)
-	if j < 0 {
-		panic("store: statement " + prefix + " does not end")
-	}
-	return stmt[:j+len(end)-1]
 }
 
 // dropBulkDeferred drops, in tx, what a bulk load runs without.

@@ -27,7 +27,7 @@ type CategorySpending struct {
 
 // SpendingByCategory is v_monthly_spending from month from to month to
 // (YYYY-MM, inclusive), per month and category. It reads monthly_totals,
-// the view summed ahead of time (monthly_totals.sql), so that its time
+// the view summed ahead of time (0015_monthly_totals.sql), so that its time
 // does not grow with the transactions.
 func (s *Store) SpendingByCategory(ctx context.Context, from, to string) ([]CategorySpending, error) {
 	return queryAll(ctx, s.ro, "spending by category", func(r *sql.Rows, c *CategorySpending) error {
@@ -415,26 +415,4 @@ func (s *Store) Payments(ctx context.Context, from string) ([]Payment, error) {
 	}, `SELECT description, created_month, -amount_base_units, count(*) FROM transactions
 		WHERE created_month >= ? AND amount_base_units < 0 AND transfer_account_id IS NULL
 		GROUP BY description, created_month, amount_base_units`, from)
-}
-
-// queryAll runs q and scans each row with scan; what names the query in
-// errors.
-func queryAll[T any](ctx context.Context, db querier, what string, scan func(*sql.Rows, *T) error, q string, args ...any) ([]T, error) {
-	rows, err := db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
-	}
-	defer rows.Close()
-	var out []T
-	for rows.Next() {
-		var v T
-		if err := scan(rows, &v); err != nil {
-			return nil, fmt.Errorf("%s: %w", what, err)
-		}
-		out = append(out, v)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
-	}
-	return out, nil
 }

@@ -3,19 +3,11 @@ package store
 import (
 	"context"
 	"database/sql"
-	_ "embed" // search_money.sql
 	"fmt"
 	"math"
 	"slices"
 	"strings"
 )
-
-// searchMoney is the migration that adds transactions_search_money, the
-// time and amount of each transaction beside the search index, kept by
-// triggers (search_money.sql).
-//
-//go:embed search_money.sql
-var searchMoney string
 
 // searchDay is how far back from a page's start (the cursor's time, or
 // the newest transaction's) a search's one pass over its matches keeps

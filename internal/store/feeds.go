@@ -3,15 +3,11 @@ package store
 import (
 	"context"
 	"database/sql"
-	_ "embed"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
 )
-
-//go:embed feeds.sql
-var feedTables string
 
 // FeedTx is a mirrored transaction as a feed gives it to an app.
 type FeedTx struct {

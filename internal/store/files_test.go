@@ -12,8 +12,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/bankmirror/bankmirror"
 )
 
 // dirNames lists the names in dir, sorted.
@@ -250,7 +248,7 @@ func writeV2Mirror(t *testing.T, path string, secrets map[string]string) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	for _, q := range []string{bankmirror.Schema, migrations[1].sql, "PRAGMA user_version = 2"} {
+	for _, q := range []string{migrations[0].sql, migrations[1].sql, "PRAGMA user_version = 2"} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatal(err)
 		}

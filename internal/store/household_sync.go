@@ -28,28 +28,6 @@ func (s *Store) HeldTransactionAccounts(ctx context.Context) (map[string]string,
 	return s.stringMap(ctx, "held transactions", "SELECT id, account_id FROM transactions WHERE status = 'HELD'")
 }
 
-// stringMap reads a query's two text columns into a map, the first the
-// key; what names the query in errors.
-func (s *Store) stringMap(ctx context.Context, what, q string) (map[string]string, error) {
-	rows, err := s.ro.QueryContext(ctx, q)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
-	}
-	defer rows.Close()
-	out := map[string]string{}
-	for rows.Next() {
-		var k, v string
-		if err := rows.Scan(&k, &v); err != nil {
-			return nil, fmt.Errorf("%s: %w", what, err)
-		}
-		out[k] = v
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
-	}
-	return out, nil
-}
-
 // AccountEdges is what a poll of one account starts from: the createdAt
 // of its newest live transaction and of its oldest HELD one, as sent by
 // the bank ("" when there is none).

@@ -3,56 +3,11 @@ package store
 import (
 	"context"
 	"database/sql"
-	_ "embed"
 	"errors"
 	"fmt"
 	"time"
 	_ "time/tzdata" // the zone database, so BANKMIRROR_TIMEZONE works on systems without one
 )
-
-// moneyViews is the migration that adds the local-time columns and the
-// money views.
-//
-//go:embed money_views.sql
-var moneyViews string
-
-// ledgerView is the migration that adds v_ledger.
-//
-//go:embed ledger_view.sql
-var ledgerView string
-
-// spendingOffsets is the migration that nets categorised money in against
-// its category's spending (offsets_spending).
-//
-//go:embed spending_offsets.sql
-var spendingOffsets string
-
-// searchIndex is the migration that adds transactions_search (FTS5) and
-// the index of the monthly views.
-//
-//go:embed search.sql
-var searchIndex string
-
-// householdTables is the migration that adds the household: people,
-// account_people, accounts.gone_at and webhooks.person (household.sql).
-//
-//go:embed household.sql
-var householdTables string
-
-// ruleTables is the migration that adds rule_applications and
-// transaction_annotations (rules.sql), and alert_outbox (alerts.sql).
-//
-//go:embed rules.sql
-var ruleTables string
-
-//go:embed alerts.sql
-var alertTables string
-
-// ruleViews redefines v_transactions and the spending views with what the
-// rules did (rules_views.sql).
-//
-//go:embed rules_views.sql
-var ruleViews string
 
 // DefaultTimeZone is the zone of the customer's local dates when none is
 // configured: the zone of the bank's own timestamps.

@@ -176,11 +176,11 @@ func columns(t *testing.T, db *sql.DB, view string) []string {
 func TestMigrationNetsCategorisedMoneyInOnExistingMirror(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "m.db")
 	s := offsetsFixture(t, path)
-	// Back to version 8: the views of migrations 5 and 7 (money_views.sql
-	// without its column additions, which are in place, and
-	// ledger_view.sql).
+	// Back to version 8: the views of migrations 5 and 7
+	// (0005_money_views.sql without its column additions, which are in
+	// place, and 0007_ledger_view.sql).
 	var v5 []string
-	for _, l := range strings.Split(moneyViews, "\n") {
+	for _, l := range strings.Split(migrationSQL("0005_money_views.sql"), "\n") {
 		if !strings.HasPrefix(l, "ALTER TABLE") {
 			v5 = append(v5, l)
 		}
@@ -199,7 +199,7 @@ func TestMigrationNetsCategorisedMoneyInOnExistingMirror(t *testing.T) {
 	}
 	undo12 = strings.Join(append(undo13, "DROP VIEW monthly_totals_rows", "DROP VIEW monthly_totals_base", undo12), "; ")
 	undo11 := "DROP TABLE people; DROP TABLE account_people; ALTER TABLE accounts DROP COLUMN gone_at; ALTER TABLE webhooks DROP COLUMN person"
-	for _, q := range []string{"DROP VIEW v_ledger; DROP VIEW v_monthly_income", undo12, strings.Join(v5, "\n"), ledgerView, undo11, "ALTER TABLE sync_state DROP COLUMN start_rowid", "PRAGMA user_version = 8"} {
+	for _, q := range []string{"DROP VIEW v_ledger; DROP VIEW v_monthly_income", undo12, strings.Join(v5, "\n"), migrationSQL("0007_ledger_view.sql"), undo11, "ALTER TABLE sync_state DROP COLUMN start_rowid", "PRAGMA user_version = 8"} {
 		if _, err := s.db.Exec(q); err != nil {
 			t.Fatal(err)
 		}

@@ -3,28 +3,14 @@ package store
 import (
 	"context"
 	"database/sql"
-	_ "embed"
 	"errors"
 	"fmt"
 	"regexp"
 	"strings"
 )
 
-// householdViews is the migration that adds who made each transaction,
-// household transfers and the monthly views per person
-// (household_views.sql).
-//
-//go:embed household_views.sql
-var householdViews string
-
-// personViews is the migration that groups the monthly views per person
-// in the month index's order (person_views.sql).
-//
-//go:embed person_views.sql
-var personViews string
-
 // repairHouseholdTransfers re-pairs every household transfer: the
-// statement of household_views.sql that does it for the migration.
+// statement of 0012_household_views.sql that does it for the migration.
 var repairHouseholdTransfers = sqlStatement(householdViews, "UPDATE transactions SET household_transfer_id ")
 
 // The states of a person's token (people.token_state).

@@ -250,7 +250,7 @@ func TestSearchReadsOnlyItsMatches(t *testing.T) {
 }
 
 // triggerStatements is the CREATE statement of each named trigger of
-// search_money.sql.
+// 0016_search_money.sql.
 func triggerStatements(t *testing.T, names ...string) []string {
 	t.Helper()
 	var out []string
@@ -265,7 +265,7 @@ func triggerStatements(t *testing.T, names ...string) []string {
 	return out
 }
 
-// searchMoneyFill is search_money.sql's last two statements, which fill
+// searchMoneyFill is 0016_search_money.sql's last two statements, which fill
 // transactions_search_money anew from transactions.
 var searchMoneyFill = []string{
 	sqlStatement(searchMoney, "DELETE FROM transactions_search_money;"),

@@ -190,10 +190,6 @@ type webhookRow struct {
 	deletedAt *string
 }
 
-type querier interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-}
-
 // webhookDeletions reads every webhook row's deleted_at.
 func webhookDeletions(ctx context.Context, q querier) (map[string]webhookRow, error) {
 	rows, err := q.QueryContext(ctx, "SELECT id, deleted_at FROM webhooks")
@@ -259,93 +255,4 @@ func (s *Store) secretOf(id string) (string, error) {
 		return "", err
 	}
 	return doc.Webhooks[id].SecretKey, nil
-}
-
-// moveSecretsOut is migration 6's step: every secret still in the webhooks
-// table goes to the secrets file and is cleared in the mirror. The mirror
-// is then scrubbed (see scrubPending) so that no copy lingers in free
-// pages or the WAL.
-func (s *Store) moveSecretsOut(ctx context.Context, tx *sql.Tx) error {
-	rows, err := tx.QueryContext(ctx, "SELECT id, secret_key FROM webhooks WHERE secret_key != ''")
-	if err != nil {
-		return fmt.Errorf("read webhook secrets: %w", err)
-	}
-	moved := map[string]string{}
-	for rows.Next() {
-		var id, key string
-		if err := rows.Scan(&id, &key); err != nil {
-			rows.Close() //nolint:sqlclosecheck // every path closes it, before the next statement on this connection
-			return fmt.Errorf("read webhook secrets: %w", err)
-		}
-		moved[id] = key
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("read webhook secrets: %w", err)
-	}
-	var n int
-	if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM webhooks").Scan(&n); err != nil {
-		return fmt.Errorf("count webhooks: %w", err)
-	}
-	if n == 0 {
-		return nil // no secret was ever stored here
-	}
-	if len(moved) > 0 {
-		stamp := s.stamp()
-		err := s.updateSecrets(ctx, tx, func(doc *secretsDoc) {
-			for id, key := range moved {
-				if _, ok := doc.Webhooks[id]; !ok {
-					doc.Webhooks[id] = storedSecret{SecretKey: key, StoredAt: stamp}
-				}
-			}
-		})
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, "UPDATE webhooks SET secret_key = '' WHERE secret_key != ''"); err != nil {
-			return fmt.Errorf("clear webhook secrets: %w", err)
-		}
-	}
-	// Rows updated earlier (a deletion rewrites the row) left old copies
-	// of their secrets in free space: scrub the whole file.
-	if _, err := tx.ExecContext(ctx, `INSERT INTO sync_state (name, started_at) VALUES (?, ?)
-		ON CONFLICT (name) DO NOTHING`, scrubStateName, s.stamp()); err != nil {
-		return fmt.Errorf("mark the mirror for scrubbing: %w", err)
-	}
-	return nil
-}
-
-// scrubStateName is the sync_state row that says the mirror may hold old
-// copies of secrets in free pages or its WAL.
-const scrubStateName = "scrub_secrets"
-
-// scrubIfPending rebuilds the mirror (VACUUM: every page written afresh, no
-// free page left) and empties its WAL, when a migration moved secrets out.
-// It is retried at every Open until it completes (it needs free disk space
-// about the size of the mirror, and no other process reading it when the
-// WAL is emptied).
-func (s *Store) scrubIfPending(ctx context.Context) error {
-	var n int
-	if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM sync_state WHERE name = ?", scrubStateName).Scan(&n); err != nil {
-		return fmt.Errorf("read scrub mark: %w", err)
-	}
-	if n == 0 {
-		return nil
-	}
-	if _, err := s.db.ExecContext(ctx, "VACUUM"); err != nil {
-		return fmt.Errorf("scrub old webhook secrets from the mirror (VACUUM needs free disk space about the size of the mirror): %w", err)
-	}
-	var busy, logFrames, done int
-	if err := s.db.QueryRowContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &logFrames, &done); err != nil {
-		return fmt.Errorf("scrub old webhook secrets from the WAL: %w", err)
-	}
-	if busy != 0 {
-		return nil // another process reads the mirror: try again next time
-	}
-	if _, err := s.db.ExecContext(ctx, "DELETE FROM sync_state WHERE name = ?", scrubStateName); err != nil {
-		return fmt.Errorf("clear scrub mark: %w", err)
-	}
-	// The deletion is in the WAL again, without any secret; empty it too.
-	_, _ = s.db.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
-	return nil
 }

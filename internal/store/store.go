@@ -1,5 +1,3 @@
-// Package store owns the SQLite mirror: opening it with the right pragmas,
-// migrating its schema, and every SQL statement the daemon runs.
 package store
 
 import (
@@ -14,8 +12,6 @@ import (
 
 	_ "github.com/mattn/go-sqlite3" // the SQLite driver
 	"github.com/rs/zerolog"
-
-	"github.com/bankmirror/bankmirror"
 )
 
 // ErrNotFound is returned when a requested row does not exist.
@@ -48,110 +44,6 @@ func checkFTS5(ctx context.Context, db *sql.DB) error {
 		return ErrNoFTS5
 	}
 	return nil
-}
-
-// migration is one step of the schema: SQL, then (if set) Go code in the
-// same transaction.
-type migration struct {
-	sql string
-	run func(s *Store, ctx context.Context, tx *sql.Tx) error
-}
-
-// migrations[i] brings the schema from version i to i+1. schema.sql is
-// version 1; later changes are appended here, never edited in place.
-var migrations = []migration{
-	{sql: bankmirror.Schema},
-	// 2: what the running daemon reports of itself (the bank's request
-	// budget, a paused worker, a sync in progress), for `bankmirror status`.
-	{sql: `CREATE TABLE IF NOT EXISTS daemon_state (
-		key        TEXT PRIMARY KEY,
-		value      TEXT NOT NULL, -- JSON
-		updated_at TEXT NOT NULL
-	) STRICT;`},
-	// 3: a full listing remembers where the history stood when it began
-	// (its seq only grows) and which events were pending, so what it
-	// deletes and marks processed never depends on the wall clock, which
-	// can step back.
-	{sql: `ALTER TABLE sync_state ADD COLUMN start_seq INTEGER;
-	CREATE TABLE IF NOT EXISTS sync_pending_events (
-		id TEXT PRIMARY KEY
-	) STRICT, WITHOUT ROWID;`},
-	// 4: receipts kept on disk (BANKMIRROR_ATTACHMENTS_DIR): where each
-	// attachment's file was saved, its SHA-256, and the last failure to
-	// download it.
-	{sql: `ALTER TABLE attachments ADD COLUMN local_path TEXT;
-	ALTER TABLE attachments ADD COLUMN local_sha256 TEXT;
-	ALTER TABLE attachments ADD COLUMN download_error TEXT;
-	ALTER TABLE attachments ADD COLUMN download_attempts INTEGER NOT NULL DEFAULT 0;`},
-	// 5: every timestamp users query also as a UTC epoch and a local
-	// time, date and month in the customer's zone (mirror_settings), and
-	// views that answer money questions right (money_views.sql).
-	{sql: moneyViews},
-	// 6: webhook secrets move to the secrets file beside the mirror;
-	// webhooks.secret_key stays, always ''.
-	{run: (*Store).moveSecretsOut},
-	// 7: v_ledger, the columns a spreadsheet needs (ledger_view.sql): the
-	// default of `bankmirror export`.
-	{sql: ledgerView},
-	// 8: the indexes on created_at alone and on (account_id, created_at)
-	// go: no query of the daemon's used them (created_at text with mixed
-	// offsets does not order as time; created_epoch, indexed, does), and
-	// every insert of a full sync paid for them.
-	{sql: `DROP INDEX IF EXISTS transactions_created;
-	DROP INDEX IF EXISTS transactions_account_created;`},
-	// 9: settled money in with a category (a friend paying back their
-	// share) nets against that category in v_monthly_spending and leaves
-	// v_monthly_income; v_transactions and v_ledger flag it
-	// (offsets_spending). spending_offsets.sql.
-	{sql: spendingOffsets},
-	// 10: transactions_search, a full-text index (FTS5) of description,
-	// message, note, raw text and tags kept by triggers, and an index of
-	// what the monthly views read (search.sql).
-	{sql: searchIndex},
-	// 11: a household in one mirror: people, which of them see which
-	// account (account_people), accounts no token lists any more
-	// (accounts.gone_at) and whose token registered a webhook
-	// (webhooks.person). household.sql.
-	{sql: householdTables},
-	// 12: who spent it: v_transactions.person and people, household
-	// transfers paired (transactions.household_transfer_id, kept by
-	// triggers) and left out of the household's monthly views, and the
-	// monthly views per person. household_views.sql.
-	{sql: householdViews},
-	// 13: what the rules file did to each transaction (rule_applications),
-	// the mirror-only settings it made (transaction_annotations), and the
-	// alerts waiting for their channel (alert_outbox), and the views
-	// saying so. rules.sql, alerts.sql, rules_views.sql.
-	{sql: ruleTables + alertTables + ruleViews},
-	// 14: the monthly views per person grouped in the month index's order
-	// (by performing_customer, which the index now holds right after the
-	// category), as fast as the household's. person_views.sql.
-	{sql: personViews},
-	// 15: monthly_totals, v_monthly_spending and v_monthly_income summed
-	// per month ahead of time and kept by triggers, for the dashboard's
-	// overview, without what rules left out of the spending
-	// (monthly_totals.sql).
-	{sql: monthlyTotals},
-	// 16: transactions_search_money, each transaction's time and amount
-	// beside the search index, kept by triggers, so that a search counts,
-	// sums and pages its matches without reading the table's wide rows
-	// (search_money.sql).
-	{sql: searchMoney},
-	// 17: where a listing's transactions began (the largest rowid when it
-	// started): its deletion pass reads no row written after that, and a
-	// first sync's none at all.
-	{sql: `ALTER TABLE sync_state ADD COLUMN start_rowid INTEGER;`},
-	// 18: the same answers and a clean integrity check on SQLite 3.40
-	// (Debian 12's sqlite3): transactions_held_created indexes
-	// julianday(created_at), not 3.42's unixepoch(..., 'subsec'), and
-	// household_transfer_candidates orders outside its subquery; the
-	// search index loses rows of deleted transactions; v_ledger ends with
-	// excluded_from_spending. sqlite340.sql.
-	{sql: sqlite340},
-	// 19: feeds (BANKMIRROR_FEEDS_FILE): which row of a budgeting app
-	// holds which bank transaction (feed_rows), what a feed looks at again
-	// (feed_pending) and where each feed stands (feed_state). feeds.sql.
-	{sql: feedTables},
 }
 
 // TimeLayout is how the store writes its own timestamps (observed_at,
@@ -381,89 +273,6 @@ func (s *Store) Ping(ctx context.Context) error {
 func (s *Store) Reader() *sql.DB { return s.ro }
 
 func (s *Store) stamp() string { return s.now().UTC().Format(TimeLayout) }
-
-// SchemaVersion is the version this binary migrates to.
-func SchemaVersion() int { return len(migrations) }
-
-// migrate applies each pending step in its own immediate transaction,
-// re-reading user_version under the lock so that two processes starting at
-// once do not both apply a step. A mirror of an earlier version (not a new,
-// empty one) is first copied (backupBeforeMigrate) while the migration lock
-// is held, so that of two processes starting at once one copies and
-// migrates and the other then finds nothing to do.
-func (s *Store) migrate(ctx context.Context) error {
-	var v int
-	if err := s.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
-		return fmt.Errorf("read schema version: %w", err)
-	}
-	if v == len(migrations) {
-		return nil
-	}
-	backup := !s.noMigrationBackup && v > 0 && v < len(migrations)
-	if backup {
-		unlock, err := s.lockMigrate(ctx)
-		if err != nil {
-			return err
-		}
-		defer unlock()
-	}
-	for {
-		done, err := s.migrateStep(ctx, backup)
-		if err != nil {
-			return err
-		}
-		if done {
-			return nil
-		}
-		if s.migrateHook != nil {
-			s.migrateHook("step")
-		}
-		backup = false
-	}
-}
-
-// migrateStep applies the next pending step, if any. With backup set, a
-// mirror of an earlier version is copied first, in the same write
-// transaction: the copy holds exactly what the step then migrates.
-func (s *Store) migrateStep(ctx context.Context, backup bool) (done bool, err error) {
-	err = s.InTx(ctx, func(tx *sql.Tx) error {
-		var v int
-		if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
-			return fmt.Errorf("read schema version: %w", err)
-		}
-		switch {
-		case v > len(migrations):
-			return fmt.Errorf("%w: database is version %d, this binary knows %d", ErrSchemaTooNew, v, len(migrations))
-		case v == len(migrations):
-			done = true
-			return nil
-		}
-		if backup && v > 0 {
-			if err := s.backupBeforeMigrate(ctx, v); err != nil {
-				return err
-			}
-			if s.migrateHook != nil {
-				s.migrateHook("copied")
-			}
-		}
-		m := migrations[v]
-		if m.sql != "" {
-			if _, err := tx.ExecContext(ctx, m.sql); err != nil {
-				return fmt.Errorf("migrate to version %d: %w", v+1, err)
-			}
-		}
-		if m.run != nil {
-			if err := m.run(s, ctx, tx); err != nil {
-				return fmt.Errorf("migrate to version %d: %w", v+1, err)
-			}
-		}
-		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", v+1)); err != nil {
-			return fmt.Errorf("set schema version %d: %w", v+1, err)
-		}
-		return nil
-	})
-	return done, err
-}
 
 // InTx runs fn in one write transaction, committing if it returns nil and
 // rolling back on error or panic.

@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -86,13 +85,6 @@ func appendMoney(v []any, m *bank.Money) []any {
 		return append(v, nil, nil, nil)
 	}
 	return append(v, m.CurrencyCode, m.Value, m.ValueInBaseUnits)
-}
-
-func nullable(s *string) any {
-	if s == nil {
-		return nil
-	}
-	return *s
 }
 
 // rawText is a resource's JSON as the string SQLite binds as TEXT, without
@@ -178,18 +170,6 @@ func contentHash(buf []byte, vals []any, tags []string) (hash, next []byte) {
 	return sum[:], b
 }
 
-// execRow runs stmt, an INSERT or UPDATE of one row, with a context that
-// cannot be cancelled (ctx is checked before): the driver
-// (mattn/go-sqlite3) runs a statement whose context can be cancelled in a
-// goroutine of its own, and a first sync runs one per transaction, the
-// webhook's receiver one per event.
-func execRow(ctx context.Context, stmt *sql.Stmt, args ...any) (sql.Result, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return stmt.ExecContext(context.WithoutCancel(ctx), args...)
-}
-
 // txWriter writes transactions inside one write transaction. A page of
 // transactions costs one statement per new or changed row plus a handful per
 // page: existing rows are read, and history and tags written, in one
@@ -246,15 +226,6 @@ func fetchedStamp(t *bank.Transaction) string {
 // older reports whether a copy fetched at a is older than one at b; an
 // unknown time ("") is never older.
 func older(a, b string) bool { return a != "" && b != "" && a < b }
-
-// jsonArg encodes v for a json_each parameter.
-func jsonArg(v any) (string, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return "", fmt.Errorf("encode batch: %w", err)
-	}
-	return string(b), nil
-}
 
 // lookup reads, in two statements, the mirrored state of the given ids and
 // when those not mirrored were deleted (if they were).
@@ -588,24 +559,4 @@ func (s *Store) NewestCreatedAt(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("newest transaction: %w", err)
 	}
 	return v.String, nil
-}
-
-func (s *Store) strings(ctx context.Context, q string, args ...any) ([]string, error) {
-	rows, err := s.ro.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("query: %w", err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var v string
-		if err := rows.Scan(&v); err != nil {
-			return nil, fmt.Errorf("scan: %w", err)
-		}
-		out = append(out, v)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("query: %w", err)
-	}
-	return out, nil
 }

@@ -6,11 +6,11 @@
 -- is worked out once a row rather than once a transaction, and no sort is
 -- needed. A person may have several rows for one account and category
 -- (their name as the bank gives it, and none): sum the rows of a person.
--- Otherwise as in rules_views.sql (what a rule excluded stays out of
--- spending) and household_views.sql.
+-- Otherwise as in 0013_rules_alerts.sql (what a rule excluded stays out of
+-- spending) and 0012_household_views.sql.
 --
 -- The index also ends with created_epoch, so that pairing every household
--- transfer again (household_transfers_repair in household_views.sql, run
+-- transfer again (household_transfers_repair in 0012_household_views.sql, run
 -- when who sees which account changes) reads it rather than the table's
 -- wide rows: 1.0 s rather than 2.3 s at 100,000 transactions.
 

@@ -1,8 +1,65 @@
+-- Rules (BANKMIRROR_RULES_FILE) applied to transactions as they arrive.
+
+-- Every action a rule took on a transaction: the category it set, a tag it
+-- added, the mirror-only flags. A rule acts on a transaction once: what the
+-- person changes afterwards in the bank's app stands. Actions the bank
+-- must carry out (write_back = 1) stay pending until it has
+-- (written_back_at) or refused them (error, with no retry due).
+CREATE TABLE IF NOT EXISTS rule_applications (
+    id               INTEGER PRIMARY KEY,
+    transaction_id   TEXT NOT NULL,
+    rule             TEXT NOT NULL,    -- the rule's name in the file
+    action           TEXT NOT NULL CHECK (action IN ('category', 'tag', 'exclude_from_spending', 'note')),
+    value            TEXT NOT NULL,    -- category id ('' removes it), tag label, '1'/'0', note
+    previous         TEXT,             -- the category the transaction had (action 'category')
+    applied_at       TEXT NOT NULL,
+    source           TEXT NOT NULL,    -- 'arrival', 'first_sync' or 'apply'
+    write_back       INTEGER NOT NULL, -- 1: the bank must get it; 0: mirror only, or not asked
+    written_back_at  TEXT,
+    attempts         INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at  TEXT NOT NULL DEFAULT '',
+    error            TEXT,             -- the last failure, or why it was not written back
+    UNIQUE (transaction_id, rule, action, value)
+) STRICT;
+
+CREATE INDEX IF NOT EXISTS rule_applications_pending ON rule_applications (next_attempt_at)
+    WHERE write_back = 1 AND written_back_at IS NULL;
+
+-- What the rules set that the bank does not keep: spending to leave out of
+-- v_monthly_spending, and a note of the mirror's own.
+CREATE TABLE IF NOT EXISTS transaction_annotations (
+    transaction_id         TEXT PRIMARY KEY,
+    exclude_from_spending  INTEGER,  -- 1 leaves it out of v_monthly_spending
+    exclude_rule           TEXT,
+    note                   TEXT,
+    note_rule              TEXT
+) STRICT, WITHOUT ROWID;
+-- Alerts (the rules file's notify and [alert.*]) wait here until their
+-- channel has them: delivered at least once, each alert once per channel
+-- (alert_key), retried with backoff.
+CREATE TABLE IF NOT EXISTS alert_outbox (
+    id               INTEGER PRIMARY KEY,
+    alert_key        TEXT NOT NULL,     -- what makes the alert one: 'rule:NAME:TXID', 'low_balance:ACCOUNT:DATE', ...
+    channel          TEXT NOT NULL,     -- a [channel.NAME] of the rules file
+    kind             TEXT NOT NULL,     -- 'rule', 'low_balance', 'recurring_changed', 'held', 'health', 'test', ...
+    title            TEXT NOT NULL,
+    message          TEXT NOT NULL,
+    payload          TEXT NOT NULL,     -- JSON: the generic webhook's body
+    created_at       TEXT NOT NULL,
+    not_before       TEXT NOT NULL DEFAULT '', -- held back until then (quiet hours, backoff)
+    attempts         INTEGER NOT NULL DEFAULT 0,
+    sent_at          TEXT,
+    failed_at        TEXT,              -- given up
+    error            TEXT,
+    UNIQUE (alert_key, channel)
+) STRICT;
+
+CREATE INDEX IF NOT EXISTS alert_outbox_due ON alert_outbox (not_before) WHERE sent_at IS NULL AND failed_at IS NULL;
 -- v_transactions says what the rules file did (category_rule,
 -- excluded_from_spending, excluded_by_rule, rule_note, rule_tags_local,
 -- at the end: spreadsheets read columns by position), and the spending
 -- views leave out what a rule excluded (exclude_from_spending). Otherwise
--- as in household_views.sql.
+-- as in 0012_household_views.sql.
 
 DROP VIEW IF EXISTS v_monthly_spending;
 DROP VIEW IF EXISTS v_monthly_spending_by_person;
@@ -128,7 +185,7 @@ LEFT JOIN accounts ta ON ta.id = t.transfer_account_id
 LEFT JOIN categories c ON c.id = t.category_id
 LEFT JOIN categories pc ON pc.id = t.parent_category_id;
 
--- As in household_views.sql, without what a rule excluded.
+-- As in 0012_household_views.sql, without what a rule excluded.
 CREATE VIEW v_monthly_spending AS
 SELECT
     created_month AS month,                              -- 'YYYY-MM' in the customer's zone
@@ -152,7 +209,7 @@ WHERE status = 'SETTLED' AND NOT is_transfer AND NOT is_interest AND NOT househo
     AND (amount_base_units < 0 OR offsets_spending)
 GROUP BY created_month, account_id, parent_category_id, category_id;
 
--- As in household_views.sql, without what a rule excluded.
+-- As in 0012_household_views.sql, without what a rule excluded.
 CREATE VIEW v_monthly_spending_by_person AS
 SELECT
     created_month AS month,                              -- 'YYYY-MM' in the customer's zone

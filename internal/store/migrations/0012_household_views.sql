@@ -1,4 +1,4 @@
--- Schema version 12: who spent it, in a household (household.sql has the
+-- Schema version 12: who spent it, in a household (0011_household.sql has the
 -- tables of version 11: people and account_people).
 --
 -- v_transactions gains, as its last columns, person (who made the
@@ -179,7 +179,7 @@ FROM (SELECT x.rowid AS rid, (SELECT p.other_id FROM household_transfer_pairs p 
 WHERE transactions.rowid = c.rid AND transactions.household_transfer_id IS NOT c.other_id;
 
 -- The monthly views read these columns too: the month index holds them
--- (see search.sql).
+-- (see 0010_search.sql).
 DROP INDEX IF EXISTS transactions_month_money;
 CREATE INDEX IF NOT EXISTS transactions_month_money ON transactions (
     created_month, account_id, parent_category_id, category_id, status, amount_base_units,
@@ -192,7 +192,7 @@ DROP VIEW IF EXISTS v_monthly_spending;
 DROP VIEW IF EXISTS v_monthly_income;
 DROP VIEW IF EXISTS v_transactions;
 
--- One row per live transaction, as in spending_offsets.sql, with four
+-- One row per live transaction, as in 0009_spending_offsets.sql, with four
 -- columns at the end (spreadsheets read columns by position).
 CREATE VIEW v_transactions AS
 SELECT
@@ -301,7 +301,7 @@ LEFT JOIN categories pc ON pc.id = t.parent_category_id;
 
 
 -- Spending per local month, account and category for the whole household,
--- as in spending_offsets.sql, each joint transaction once (it is stored
+-- as in 0009_spending_offsets.sql, each joint transaction once (it is stored
 -- once), without household transfers: money one person pays another is
 -- not the household's spending.
 CREATE VIEW v_monthly_spending AS
@@ -327,7 +327,7 @@ WHERE status = 'SETTLED' AND NOT is_transfer AND NOT is_interest AND NOT househo
 GROUP BY created_month, account_id, parent_category_id, category_id;
 
 -- Income per local month, account and kind for the whole household, as in
--- spending_offsets.sql, without household transfers.
+-- 0009_spending_offsets.sql, without household transfers.
 CREATE VIEW v_monthly_income AS
 SELECT
     created_month AS month,                              -- 'YYYY-MM' in the customer's zone
@@ -394,7 +394,7 @@ WHERE status = 'SETTLED' AND amount_base_units > 0 AND NOT is_transfer AND NOT i
     AND account_type IS NOT 'HOME_LOAN'
 GROUP BY created_month, person, account_id, coalesce(transaction_type, 'Other');
 
--- v_ledger as in spending_offsets.sql, with person and household_transfer
+-- v_ledger as in 0009_spending_offsets.sql, with person and household_transfer
 -- last, so that a spreadsheet reading columns by position still finds the
 -- others.
 CREATE VIEW v_ledger AS

@@ -48,9 +48,9 @@ ALTER TABLE transaction_history ADD COLUMN observed_date TEXT;
 ALTER TABLE transaction_history ADD COLUMN observed_month TEXT;
 CREATE INDEX IF NOT EXISTS transaction_history_observed_epoch ON transaction_history (observed_epoch);
 
--- One row per live transaction. The columns of schema.sql's
+-- One row per live transaction. The columns of 0001_init.sql's
 -- v_transactions keep their names and meaning; the others follow them.
--- spending_offsets.sql redefines this view, v_monthly_spending and
+-- 0009_spending_offsets.sql redefines this view, v_monthly_spending and
 -- v_monthly_income: categorised money in offsets spending.
 DROP VIEW IF EXISTS v_transactions;
 CREATE VIEW v_transactions AS

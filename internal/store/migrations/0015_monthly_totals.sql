@@ -31,7 +31,7 @@ CREATE TABLE IF NOT EXISTS monthly_totals (
 
 -- Each live transaction that one of the monthly views counts, with its
 -- group: the conditions of v_monthly_spending and v_monthly_income
--- (household_views.sql, spending_offsets.sql), but for the account's type
+-- (0012_household_views.sql, 0009_spending_offsets.sql), but for the account's type
 -- and a rule's exclusion (monthly_totals_rows).
 CREATE VIEW IF NOT EXISTS monthly_totals_base AS
 SELECT tx_rowid, transaction_id, month, kind, account_id,

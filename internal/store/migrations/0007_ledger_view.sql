@@ -6,7 +6,7 @@
 -- units, hold amounts, links) for SQL. A narrow view is also a fast one:
 -- SQLite's cost per exported row grows with its columns (README,
 -- Performance).
--- spending_offsets.sql redefines it with offsets_spending as its last
+-- 0009_spending_offsets.sql redefines it with offsets_spending as its last
 -- column.
 CREATE VIEW IF NOT EXISTS v_ledger AS
 SELECT

@@ -7,7 +7,7 @@
 -- v_transactions has offsets_spending, the flag of what
 -- v_monthly_spending nets; v_monthly_spending nets it and v_monthly_income
 -- leaves it out; v_ledger has the flag as its last column. The other
--- columns are those of money_views.sql and ledger_view.sql, with the same
+-- columns are those of 0005_money_views.sql and 0007_ledger_view.sql, with the same
 -- names and meaning (is_refund included): see them there.
 DROP VIEW IF EXISTS v_ledger;
 DROP VIEW IF EXISTS v_monthly_spending;
@@ -152,7 +152,7 @@ WHERE status = 'SETTLED' AND amount_base_units > 0 AND NOT is_transfer AND NOT i
     AND account_type IS NOT 'HOME_LOAN'
 GROUP BY created_month, account_id, coalesce(transaction_type, 'Other');
 
--- v_ledger as in ledger_view.sql, with offsets_spending last, so that a
+-- v_ledger as in 0007_ledger_view.sql, with offsets_spending last, so that a
 -- spreadsheet reading columns by position still finds the others.
 CREATE VIEW v_ledger AS
 SELECT
