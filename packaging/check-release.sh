@@ -116,7 +116,7 @@ for arch in amd64 arm64; do
 	name="bankmirror_${version}_linux_$arch"
 	want=$(printf "$name/%s\n" "" CHANGELOG.md LICENSE README.md bankmirror bankmirror.1 bankmirror.env.example bankmirror.service bankmirror-feeds.service \
 		completions/ completions/_bankmirror completions/bankmirror.bash completions/bankmirror.fish \
-		docs/ docs/control-openapi.yaml $(cd docs && ls -- *.md *.png | sed 's|^|docs/|'))
+		docs/ docs/control-openapi.yaml docs/schema.sql $(cd docs && ls -- *.md *.png | sed 's|^|docs/|'))
 	diff <(sort <<<"$want") <(tar -tzf "dist/$name.tar.gz" | sort) || fail "$name.tar.gz holds other files than these"
 	tar -xzf "dist/$name.tar.gz" -C "$scratch"
 	check_binary "$arch" "$scratch/$name/bankmirror"
@@ -146,6 +146,7 @@ paths=(
 	"-rw-r--r-- root/root ./usr/share/doc/bankmirror/docs/design.md"
 	"-rw-r--r-- root/root ./usr/share/doc/bankmirror/docs/dashboard.png"
 	"-rw-r--r-- root/root ./usr/share/doc/bankmirror/docs/control-openapi.yaml"
+	"-rw-r--r-- root/root ./usr/share/doc/bankmirror/docs/schema.sql"
 )
 for arch in amd64 arm64; do
 	deb="dist/bankmirror_${version}_$arch.deb"

@@ -120,13 +120,16 @@ sed -e 's#\[CHANGELOG\.md\](CHANGELOG\.md)#[the changelog](/usr/share/doc/bankmi
 	-e 's#](CHANGELOG\.md)#](/usr/share/doc/bankmirror/changelog.gz)#g' \
 	-e 's#^Licence: Apache-2.0 (\[LICENSE\](LICENSE))\.$#Licence: Apache-2.0 ([copyright](/usr/share/doc/bankmirror/copyright)).#' \
 	"$gen/README.md" >"$gen/README.deb.md"
-# The manual's pages as they ship: their link to the control API spec
-# points at its installed copy beside them.
+# The manual's pages as they ship: their links to the control API spec
+# and to the schema point at the installed copies beside them, the
+# migrations at the project's page.
 mkdir -p "$gen/docs"
 for f in docs/*.md; do
-	sed 's#](\.\./internal/simulator/control-openapi\.yaml)#](control-openapi.yaml)#g' "$f" >"$gen/$f"
+	sed -e 's#](\.\./internal/simulator/control-openapi\.yaml)#](control-openapi.yaml)#g' \
+		-e 's#](\.\./schema\.sql)#](schema.sql)#g' \
+		-e 's#](\.\./internal/store/migrations)#](https://github.com/bankmirror/bankmirror/tree/main/internal/store/migrations)#g' "$f" >"$gen/$f"
 done
-install -m 0644 docs/*.png internal/simulator/control-openapi.yaml "$gen/docs/"
+install -m 0644 docs/*.png internal/simulator/control-openapi.yaml schema.sql "$gen/docs/"
 # The package's unit runs the packaged binary; the tarball's keeps
 # /usr/local/bin, where a binary installed by hand belongs.
 sed 's#^ExecStart=/usr/local/bin/bankmirror #ExecStart=/usr/bin/bankmirror #' systemd/bankmirror.service >"$gen/bankmirror.service.deb"
