@@ -58,7 +58,8 @@ func TestBenchFeeds(t *testing.T) {
 				app + " first push: pushed: ",
 				app + " first push: ", " transactions in ", "baseline sync --no-feeds of the same history",
 				app + " round 1: ", app + " round 2: ", "; serve --no-feeds RSS ", "; serve with the feed RSS ",
-				app + " purchase by webhook to visible in the app (", purchases + " purchases, p50 ",
+				app + " purchase by webhook to visible in the app (", purchases + " purchases, p50 ", "; of which by webhook to the mirror: p50 ",
+				"; the feed's cursor ", " before serve --no-feeds and ",
 				app + " daemon RSS (bankmirror serve, GOMEMLIMIT=24MiB",
 			}
 			if app == "ynab" {
