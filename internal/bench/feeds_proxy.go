@@ -37,6 +37,9 @@ func startCountingProxy(target string) (*countingProxy, error) {
 	}
 	p := &countingProxy{url: "http://" + ln.Addr().String(), wrote: make(chan struct{})}
 	rp := &httputil.ReverseProxy{
+		// Node's servers close a connection idle for 5 s: one the proxy
+		// reused at that moment would fail a request the feed sent once.
+		Transport: &http.Transport{Proxy: nil, IdleConnTimeout: time.Second, MaxIdleConnsPerHost: 16},
 		Rewrite: func(r *httputil.ProxyRequest) {
 			r.SetURL(to)
 			r.Out.Host = to.Host
