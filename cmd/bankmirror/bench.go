@@ -140,7 +140,7 @@ func (a *app) benchReceiverMode() *cli.Command {
 func (a *app) benchFeedsMode() *cli.Command {
 	fs := newFlags("bench feeds")
 	var o bench.FeedsOptions
-	apps := fs.String("app", "both", "the `APP` fed: actual (the real one, BANKMIRROR_TEST_ACTUAL_DIR), ynab (the simulator's fake) or both")
+	apps := fs.String("app", "both", "the app fed, `actual|ynab|both`: the real Actual (of BANKMIRROR_TEST_ACTUAL_DIR), the simulator's fake YNAB, or both")
 	fs.IntVar(&o.Transactions, "transactions", 10000, "transactions in the simulated bank, pushed first")
 	fs.IntVar(&o.Purchases, "purchases", 20, "purchases made one at a time with serve running, timed to visible in the app")
 	fs.StringVar(&o.Dir, "dir", "", "directory `DIR` for the mirrors and the apps' files (default: a temporary one)")

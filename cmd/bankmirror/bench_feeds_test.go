@@ -59,7 +59,7 @@ func TestBenchFeeds(t *testing.T) {
 				app + " first push: ", " transactions in ", "baseline sync --no-feeds of the same history",
 				app + " round 1: ", app + " round 2: ", "; serve --no-feeds RSS ", "; serve with the feed RSS ",
 				app + " purchase by webhook to visible in the app (", purchases + " purchases, p50 ", "; of which by webhook to the mirror: p50 ",
-				"; the feed's cursor ", " before serve --no-feeds and ",
+				"; in the copy serve --no-feeds ran on, the feed's cursor was ", "; serve with the feed had the other daemon's purchases in the app ",
 				app + " daemon RSS (bankmirror serve, GOMEMLIMIT=24MiB",
 			}
 			if app == "ynab" {

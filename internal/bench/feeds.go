@@ -346,32 +346,14 @@ func (fb *feedsBench) serveRounds(ctx context.Context) error {
 		if round <= fb.o.Purchases%feedsRounds {
 			n++
 		}
-		cursorBefore, err := feedCursor(ctx, st, fb.name)
-		if err != nil {
-			return err
-		}
-		// Without the feed: the purchases reach the mirror only.
-		rss, anon, _, err := fb.serveRound(ctx, vars, admin, false, func(ctx context.Context) error {
-			for range n {
-				made++
-				id, err := fb.purchase(ctx, made)
-				if err != nil {
-					return err
-				}
-				if err := waitMirrored(ctx, st, id); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
+		// Without the feed: serve --no-feeds on a copy of the mirror as
+		// it stands (serve --no-feeds forgets every feed's place in the
+		// history), the purchases reaching the mirror only.
+		rss, anon, cursorBefore, cursorAfter, ids, err := fb.withoutFeed(ctx, round, listen, admin, &made, n)
 		if err != nil {
 			return fmt.Errorf("round %d, serve --no-feeds: %w", round, err)
 		}
 		without, withoutAnon = append(without, rss), append(withoutAnon, anon)
-		cursorAfter, err := feedCursor(ctx, st, fb.name)
-		if err != nil {
-			return err
-		}
 		before, err := readNodeUse(fb.usage, 0)
 		if err != nil {
 			return err
@@ -382,6 +364,11 @@ func (fb *feedsBench) serveRounds(ctx context.Context) error {
 			// The purchases of serve --no-feeds reach the app first, so
 			// that each timed purchase waits for no round but its own.
 			start := time.Now()
+			for _, id := range ids {
+				if err := waitMirrored(ctx, st, id); err != nil {
+					return err
+				}
+			}
 			if err := waitCaughtUp(ctx, st, fb.name); err != nil {
 				return err
 			}
@@ -422,7 +409,7 @@ func (fb *feedsBench) serveRounds(ctx context.Context) error {
 			return err
 		}
 		serveNode = append(serveNode, uses...)
-		fmt.Fprintf(w, "%s round %d: %d purchases to each daemon; serve --no-feeds RSS %.1f MiB (%.1f anonymous); serve with the feed RSS %.1f MiB (%.1f anonymous); the feed's cursor %d before serve --no-feeds and %d after it; serve with the feed had the whole history in the app %.1f s after it was ready, and ran %d Node sessions in all\n",
+		fmt.Fprintf(w, "%s round %d: %d purchases to each daemon; serve --no-feeds RSS %.1f MiB (%.1f anonymous); serve with the feed RSS %.1f MiB (%.1f anonymous); in the copy serve --no-feeds ran on, the feed's cursor was %d before and %d after; serve with the feed had the other daemon's purchases in the app %.1f s after it was ready, and ran %d Node sessions in all\n",
 			fb.name, round, n, without[len(without)-1], withoutAnon[len(withoutAnon)-1], rss, anon, cursorBefore, cursorAfter, catchUp.Seconds(), summarizeNode(uses).sessions)
 	}
 	if len(latencies) > 0 {
@@ -444,6 +431,49 @@ func (fb *feedsBench) serveRounds(ctx context.Context) error {
 			n.sessions, n.maxRSS, n.medianRSS, n.cpu.Seconds())
 	}
 	return fb.check(ctx, "after the purchases")
+}
+
+// withoutFeed runs serve --no-feeds on a copy of the mirror and makes n
+// purchases, each waited for in that mirror; it returns the daemon's RSS
+// and anonymous RSS, the feed's cursor in the copy before and after, and
+// the purchases.
+func (fb *feedsBench) withoutFeed(ctx context.Context, round int, listen, admin string, made *int, n int) (
+	rss, anon float64, before, after int64, ids []string, err error) {
+	db := filepath.Join(fb.dir, fmt.Sprintf("no-feeds-%d.db", round))
+	for _, suffix := range []string{"", "-wal"} {
+		if err := copyFile(db+suffix, fb.db+suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return 0, 0, 0, 0, nil, err
+		}
+	}
+	defer removeDB(db)
+	st, err := store.OpenReadOnly(ctx, db)
+	if err != nil {
+		return 0, 0, 0, 0, nil, err
+	}
+	defer st.Close()
+	if before, err = feedCursor(ctx, st, fb.name); err != nil {
+		return 0, 0, 0, 0, nil, err
+	}
+	vars := fb.vars(map[string]string{"LISTEN": listen, "ADMIN_LISTEN": admin, "DB": db})
+	rss, anon, _, err = fb.serveRound(ctx, vars, admin, false, func(ctx context.Context) error {
+		for range n {
+			*made++
+			id, err := fb.purchase(ctx, *made)
+			if err != nil {
+				return err
+			}
+			if err := waitMirrored(ctx, st, id); err != nil {
+				return err
+			}
+			ids = append(ids, id)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, 0, 0, 0, nil, err
+	}
+	after, err = feedCursor(ctx, st, fb.name)
+	return rss, anon, before, after, ids, err
 }
 
 func (fb *feedsBench) readerWhat() string {
