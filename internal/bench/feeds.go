@@ -440,12 +440,17 @@ func (fb *feedsBench) serveRounds(ctx context.Context) error {
 func (fb *feedsBench) withoutFeed(ctx context.Context, round int, listen, admin string, made *int, n int) (
 	rss, anon float64, before, after int64, ids []string, err error) {
 	db := filepath.Join(fb.dir, fmt.Sprintf("no-feeds-%d.db", round))
-	for _, suffix := range []string{"", "-wal"} {
+	// The mirror, its WAL and its secrets (the webhook's, kept beside it).
+	files := []string{"", "-wal", ".secrets"}
+	defer func() {
+		removeDB(db)
+		_ = os.Remove(db + ".secrets")
+	}()
+	for _, suffix := range files {
 		if err := copyFile(db+suffix, fb.db+suffix); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return 0, 0, 0, 0, nil, err
 		}
 	}
-	defer removeDB(db)
 	st, err := store.OpenReadOnly(ctx, db)
 	if err != nil {
 		return 0, 0, 0, 0, nil, err
