@@ -27,7 +27,7 @@ func (a *app) alertsList(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	c := statusClock(a.cfg.Timezone)
+	c := statusClock(a.cfg.Location)
 	tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "CHANNEL\tSENT\tPENDING\tFAILED")
 	for _, n := range counts {

@@ -13,6 +13,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/bench"
 	"github.com/bankmirror/bankmirror/internal/cli"
+	"github.com/bankmirror/bankmirror/internal/config"
 	"github.com/bankmirror/bankmirror/internal/export"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
@@ -46,7 +47,7 @@ func (a *app) benchEnv() bench.Env {
 	return bench.Env{Stdout: a.stdout, Stderr: a.stderr, Environ: a.environ, Log: a.log,
 		Command: func(ctx context.Context, args ...string) (*exec.Cmd, error) { return benchChild(ctx, args...) },
 		LoadConfig: func(environ map[string]string) (bench.Config, error) {
-			cfg, err := loadConfig(environ)
+			cfg, err := config.Load(environ)
 			return bench.Config{APIURL: cfg.APIURL, Token: cfg.Token, RequestsPerHour: cfg.RequestsPerHour,
 				BudgetReserve: cfg.BudgetReserve, WebhookPath: cfg.WebhookPath,
 				SyncSchedule: cfg.SyncSchedule, ReconcileSchedule: cfg.ReconcileSchedule}, err
@@ -65,7 +66,7 @@ func (a *app) benchEnv() bench.Env {
 // startBenchDaemon opens the Daemon, as serve does, with the configuration
 // environ gives.
 func (a *app) startBenchDaemon(ctx context.Context, environ map[string]string, hooks bench.Hooks) (bench.Daemon, error) {
-	cfg, err := loadConfig(environ)
+	cfg, err := config.Load(environ)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +101,7 @@ func (a *app) benchSyncMode() *cli.Command {
 		Summary:  "a full sync of the simulated bank against decoding the same pages and inserting them with one prepared statement",
 		Run: a.configured(func(ctx context.Context, _ []string) error {
 			if o.Rounds < 1 || o.Transactions < 1 || o.Stall <= 0 {
-				return fmt.Errorf("%w: --rounds, --transactions and --stall must be positive", errUsage)
+				return fmt.Errorf("%w: --rounds, --transactions and --stall must be positive", cli.ErrUsage)
 			}
 			return bench.Sync(ctx, a.benchEnv(), o)
 		})}
@@ -125,12 +126,12 @@ func (a *app) benchReceiverMode() *cli.Command {
 			for _, f := range strings.Split(*levels, ",") {
 				c, err := strconv.Atoi(strings.TrimSpace(f))
 				if err != nil || c < 1 {
-					return fmt.Errorf("%w: --concurrency %q: want positive integers separated by commas", errUsage, *levels)
+					return fmt.Errorf("%w: --concurrency %q: want positive integers separated by commas", cli.ErrUsage, *levels)
 				}
 				o.Concurrency = append(o.Concurrency, c)
 			}
 			if o.Transactions < 1 || o.Events < 1 || o.Rounds < 1 || o.CatchUp <= 0 {
-				return fmt.Errorf("%w: --transactions, --events, --rounds and --catch-up must be positive", errUsage)
+				return fmt.Errorf("%w: --transactions, --events, --rounds and --catch-up must be positive", cli.ErrUsage)
 			}
 			return bench.Receiver(ctx, a.benchEnv(), o)
 		})}
@@ -162,7 +163,7 @@ func (a *app) benchBurstMode() *cli.Command {
 		Summary:  "a burst of webhook events with duplicates and reorders: bank requests used and time to an exact mirror",
 		Run: a.configured(func(ctx context.Context, _ []string) error {
 			if o.Events < 20 || o.Transactions < 0 || o.Duration < 0 || o.Timeout <= 0 || o.Restarts < 0 {
-				return fmt.Errorf("%w: --events must be at least 20, --timeout positive, --restarts not negative", errUsage)
+				return fmt.Errorf("%w: --events must be at least 20, --timeout positive, --restarts not negative", cli.ErrUsage)
 			}
 			if o.Restarts > 0 {
 				return bench.BurstRestarts(ctx, a.benchEnv(), o)
@@ -183,7 +184,7 @@ func (a *app) benchRulesMode() *cli.Command {
 		Summary:  "the rules file: matching over the mirror, requests of rules apply per change, latency added on arrival",
 		Run: a.configured(func(ctx context.Context, _ []string) error {
 			if o.Transactions < 1 || o.Rules < 8 || o.Purchases < 1 {
-				return fmt.Errorf("%w: --transactions and --purchases must be positive, --rules at least 8", errUsage)
+				return fmt.Errorf("%w: --transactions and --purchases must be positive, --rules at least 8", cli.ErrUsage)
 			}
 			return bench.Rules(ctx, a.benchEnv(), o)
 		})}
@@ -202,7 +203,7 @@ func (a *app) benchIdleMode() *cli.Command {
 		Summary:  "bankmirror serve after a backfill, left idle: its RSS, and the bank requests of an idle hour",
 		Run: a.configured(func(ctx context.Context, _ []string) error {
 			if o.Transactions < 1 || o.Idle <= 0 || o.Ticks < 1 {
-				return fmt.Errorf("%w: --transactions, --idle and --ticks must be positive", errUsage)
+				return fmt.Errorf("%w: --transactions, --idle and --ticks must be positive", cli.ErrUsage)
 			}
 			return bench.Idle(ctx, a.benchEnv(), o)
 		})}
@@ -222,7 +223,7 @@ func (a *app) benchHouseholdMode() *cli.Command {
 		Summary:  "a household of two with a joint account: the first sync's requests against the floor, an idle hour, joint purchase to mirror",
 		Run: a.configured(func(ctx context.Context, _ []string) error {
 			if o.Transactions < 1 || o.Joint < 1 || o.Interval <= 0 || o.Purchases < 1 {
-				return fmt.Errorf("%w: --transactions, --joint, --interval and --purchases must be positive", errUsage)
+				return fmt.Errorf("%w: --transactions, --joint, --interval and --purchases must be positive", cli.ErrUsage)
 			}
 			return bench.Household(ctx, a.benchEnv(), o)
 		})}
@@ -245,7 +246,7 @@ func (a *app) benchExportMode() *cli.Command {
 				return bench.GenerateExportMirror(ctx, *generate, o.Transactions)
 			}
 			if o.Rounds < 1 || o.Transactions < 1 {
-				return fmt.Errorf("%w: --rounds and --transactions must be positive", errUsage)
+				return fmt.Errorf("%w: --rounds and --transactions must be positive", cli.ErrUsage)
 			}
 			return bench.Export(ctx, a.benchEnv(), o)
 		})}
@@ -266,7 +267,7 @@ func (a *app) benchBucketMode() *cli.Command {
 			"when the daemon finds the second, time to an exact mirror, live purchases meanwhile (takes minutes)",
 		Run: a.configured(func(ctx context.Context, _ []string) error {
 			if o.Transactions < 1 || o.Limit < 1 || o.FirstBucket <= 0 || o.FirstBucket >= time.Hour || o.PurchaseEvery <= 0 || o.Timeout <= 0 {
-				return fmt.Errorf("%w: --transactions, --limit, --purchase-every and --timeout must be positive, --first-bucket within the hour", errUsage)
+				return fmt.Errorf("%w: --transactions, --limit, --purchase-every and --timeout must be positive, --first-bucket within the hour", cli.ErrUsage)
 			}
 			return bench.Bucket(ctx, a.benchEnv(), o)
 		})}

@@ -14,11 +14,10 @@ type clock struct{ loc *time.Location }
 // clockLayout is the one layout: 2026-03-04 09:30:12 +11:00.
 const clockLayout = "2006-01-02 15:04:05 -07:00"
 
-// statusClock is the clock of zone; a zone that does not load (reported
-// as a bad setting) falls back to UTC, which the offsets then say.
-func statusClock(zone string) clock {
-	loc, err := loadZone(zone)
-	if err != nil {
+// statusClock is the clock of loc, the configuration's zone; without one
+// it is UTC, which the offsets then say.
+func statusClock(loc *time.Location) clock {
+	if loc == nil {
 		loc = time.UTC
 	}
 	return clock{loc}

@@ -30,6 +30,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/config"
 	"github.com/bankmirror/bankmirror/internal/mirrortest"
 	"github.com/bankmirror/bankmirror/internal/replica"
 	"github.com/bankmirror/bankmirror/internal/simulator"
@@ -201,7 +202,7 @@ type convergence struct {
 	extra  *mrand.Rand // for choices added after the first version
 	bank   *bankEnv
 	clock  atomic.Int64 // the bank's clock, unix nanoseconds; advanced by the history only
-	cfg    Config
+	cfg    config.Config
 	m      *Daemon // nil while the daemon is down
 	hook   string
 	secret string

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bankmirror/bankmirror/internal/cli"
+	"github.com/bankmirror/bankmirror/internal/config"
 	"github.com/bankmirror/bankmirror/internal/demo"
 	"github.com/bankmirror/bankmirror/internal/household"
 	"github.com/bankmirror/bankmirror/internal/simulator"
@@ -47,11 +48,11 @@ const demoPollInterval = time.Second
 
 func (a *app) demo(ctx context.Context, o demoOptions) error {
 	if o.n < 0 {
-		return fmt.Errorf("%w: --transactions must not be negative", errUsage)
+		return fmt.Errorf("%w: --transactions must not be negative", cli.ErrUsage)
 	}
 	people := strings.Split(o.people, ",")
 	if err := simulator.CheckPeople(people); err != nil {
-		return fmt.Errorf("%w: --people: %w", errUsage, err)
+		return fmt.Errorf("%w: --people: %w", cli.ErrUsage, err)
 	}
 	several := len(people) > 1
 	// The demo's mirror belongs to this run's simulated bank: start afresh,
@@ -97,7 +98,7 @@ func (a *app) demo(ctx context.Context, o demoOptions) error {
 	cfg, _ := withoutSystemRules(a.cfg)
 	cfg.APIURL, cfg.Token, cfg.DB, cfg.Listen = apiURL, sim.Token(), o.db, "127.0.0.1:0"
 	cfg.SyncSchedule, cfg.ReconcileSchedule = "@every 1000h", "@every 1000h"
-	cfg.AdminListen = adminOff // the demo serves no one but itself
+	cfg.AdminListen = config.AdminOff // the demo serves no one but itself
 	cfg.PollInterval = 0
 	if several && o.live {
 		cfg.PollInterval = demoPollInterval
@@ -133,10 +134,7 @@ func (a *app) demo(ctx context.Context, o demoOptions) error {
 	}
 	r := runs[0]
 	fmt.Fprintf(a.stdout, "full sync: %d rows changed, %d requests (run %d)\n", r.Upserted, r.Requests, r.ID)
-	loc, err := loadZone(cfg.Timezone)
-	if err != nil {
-		return err
-	}
+	loc := cfg.Location
 	if err := printSummary(ctx, a.stdout, m.Store, time.Now().In(loc)); err != nil {
 		return err
 	}

@@ -76,7 +76,7 @@ func (a *app) readFeeds(withSecrets bool) (*feeds.File, error) {
 // names.
 func (a *app) feedNamed(args []string) (*feeds.File, *feeds.Feed, error) {
 	if len(args) != 1 {
-		return nil, nil, fmt.Errorf("%w: name one feed", errUsage)
+		return nil, nil, fmt.Errorf("%w: name one feed", cli.ErrUsage)
 	}
 	f, err := a.readFeeds(true)
 	if err != nil {
@@ -141,7 +141,7 @@ func (a *app) feedsStatus(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	c := statusClock(a.cfg.Timezone)
+	c := statusClock(a.cfg.Location)
 	when := func(stamp string) string { return c.stamp(orDash(stamp)) }
 	tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "FEED\tROWS\tPENDING\tLAST PUSH\tLAST CHECK\tERROR")

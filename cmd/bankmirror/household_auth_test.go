@@ -33,7 +33,7 @@ func TestDaemonHouseholdPartnersSecretDeletesNothing(t *testing.T) {
 	b, env, _ := householdCLI(t)
 	env["BANKMIRROR_SYNC_SCHEDULE"], env["BANKMIRROR_RECONCILE_SCHEDULE"] = "@every 1000h", "@every 1000h"
 	env["BANKMIRROR_POLL_INTERVAL"] = "0"
-	cfg, err := loadConfig(env)
+	cfg, err := config.Load(env)
 	must(t, err)
 	cfg.Listen, cfg.AdminListen = "127.0.0.1:0", "127.0.0.1:0"
 	people, err := config.People(env)

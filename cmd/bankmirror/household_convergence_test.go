@@ -216,9 +216,9 @@ func (h *householdRun) killedFirstSync() {
 // its start-up sync.
 func (h *householdRun) start() {
 	t := h.t
-	cfg, err := loadConfig(h.env)
+	cfg, err := config.Load(h.env)
 	must(t, err)
-	cfg.Listen, cfg.AdminListen = "127.0.0.1:0", adminOff
+	cfg.Listen, cfg.AdminListen = "127.0.0.1:0", config.AdminOff
 	people, err := config.People(h.env)
 	must(t, err)
 	m := NewDaemon(cfg, zerolog.Nop())

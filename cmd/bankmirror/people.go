@@ -23,10 +23,10 @@ import (
 func (a *app) members() ([]config.Person, error) {
 	people, err := config.People(a.environ)
 	if err != nil {
-		return nil, asConfigError(err)
+		return nil, err
 	}
 	if len(people) == 0 {
-		return nil, &configError{Var: envPrefix + "TOKEN", Err: errors.New("not set: set BANKMIRROR_TOKEN or BANKMIRROR_TOKEN_FILE to your personal access token, or BANKMIRROR_TOKENS_DIR to a household's tokens")}
+		return nil, &config.Error{Var: config.Prefix + "TOKEN", Err: errors.New("not set: set BANKMIRROR_TOKEN or BANKMIRROR_TOKEN_FILE to your personal access token, or BANKMIRROR_TOKENS_DIR to a household's tokens")}
 	}
 	return people, nil
 }
@@ -78,7 +78,7 @@ func (a *app) people(ctx context.Context, asJSON bool) error {
 		}
 		return writeJSON(a.stdout, s.People)
 	}
-	c := statusClock(a.cfg.Timezone)
+	c := statusClock(a.cfg.Location)
 	tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "PERSON\tCUSTOMER\tACCOUNTS\tBUDGET LEFT\tTOKEN\tWEBHOOK\tLAST SYNC")
 	for _, p := range s.People {

@@ -57,8 +57,7 @@ func (a *app) loadRules(ctx context.Context, st *store.Store) (*rules.Set, error
 
 // rulesEngine is an engine over st with writer (nil: none).
 func (a *app) rulesEngine(st *store.Store, set *rules.Set, writer rules.Writer) *rules.Engine {
-	zone, _ := time.LoadLocation(a.cfg.Timezone) // checked with the configuration
-	return rules.NewEngine(st, writer, set, zone, a.log)
+	return rules.NewEngine(st, writer, set, a.cfg.Location, a.log)
 }
 
 // readRules opens the mirror read-only and loads the rules file against
@@ -218,14 +217,14 @@ func checkDate(d string) error {
 		return nil
 	}
 	if _, err := time.Parse("2006-01-02", d); err != nil {
-		return fmt.Errorf("%w: --since %q: want a date, YYYY-MM-DD", errUsage, d)
+		return fmt.Errorf("%w: --since %q: want a date, YYYY-MM-DD", cli.ErrUsage, d)
 	}
 	return nil
 }
 
 func (a *app) rulesApply(ctx context.Context, since string, writeBack bool) error {
 	if since == "" {
-		return fmt.Errorf("%w: rules apply needs --since DATE", errUsage)
+		return fmt.Errorf("%w: rules apply needs --since DATE", cli.ErrUsage)
 	}
 	if err := checkDate(since); err != nil {
 		return err
@@ -303,7 +302,7 @@ func (a *app) alertsCommand() *cli.Command {
 			{Name: "test", Synopsis: "CHANNEL", TakesArgs: true, Summary: "send one test alert to a channel of the rules file, now",
 				Run: a.configured(func(ctx context.Context, args []string) error {
 					if len(args) != 1 {
-						return fmt.Errorf("%w: alerts test needs CHANNEL", errUsage)
+						return fmt.Errorf("%w: alerts test needs CHANNEL", cli.ErrUsage)
 					}
 					return a.alertsTest(ctx, args[0])
 				})},

@@ -22,7 +22,7 @@ func (m *Daemon) openRules(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	zone, _ := time.LoadLocation(m.Config.Timezone) // checked with the configuration
+	zone := m.Config.Location
 	m.Alerts = alerts.NewDispatcher(m.Store, m.Metrics, m.Log)
 	if err := m.Alerts.Configure(set, nil); err != nil {
 		return err
@@ -43,8 +43,7 @@ func (m *Daemon) loadRules(ctx context.Context) (*rules.Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	zone, _ := time.LoadLocation(m.Config.Timezone)
-	set.AlertSettings.Zone = zone
+	set.AlertSettings.Zone = m.Config.Location
 	return set, nil
 }
 

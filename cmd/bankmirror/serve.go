@@ -70,7 +70,7 @@ func (a *app) serve(ctx context.Context, withFeeds bool) error {
 // Daemon is what `serve` runs: the webhook receiver, the event worker and the sync
 // schedule around one store. Tests run it on ":0" with Open and Close.
 type Daemon struct {
-	Config Config
+	Config config.Config
 	Log    zerolog.Logger
 	// OnEventApplied, if set before Open, is called after the worker
 	// applies each webhook event (tests and the demo watch it).
@@ -145,7 +145,7 @@ type Daemon struct {
 }
 
 // NewDaemon returns a daemon for cfg; Open starts it.
-func NewDaemon(cfg Config, log zerolog.Logger) *Daemon {
+func NewDaemon(cfg config.Config, log zerolog.Logger) *Daemon {
 	return &Daemon{Config: cfg, Log: log, InitialSyncDone: make(chan struct{})}
 }
 
@@ -193,7 +193,7 @@ func (m *Daemon) Run(ctx context.Context) error {
 // cannot bind stops the daemon before it syncs.
 func (m *Daemon) Open(ctx context.Context) error {
 	var err error
-	if m.Store, err = store.Open(ctx, m.Config.DB, m.Config.storeOptions(m.Log)...); err != nil {
+	if m.Store, err = store.Open(ctx, m.Config.DB, storeOptions(m.Config, m.Log)...); err != nil {
 		return openMirrorError(m.Config.DB, err)
 	}
 	// Commits that overwrite the WAL rather than lengthen it are durable
@@ -424,26 +424,18 @@ func (m *Daemon) startEvents(ctx context.Context) error {
 func (m *Daemon) openAdmin(ctx context.Context) error {
 	var extra []admin.Routes
 	if m.Config.ExportToken != "" {
-		loc, err := loadZone(m.Config.Timezone)
-		if err != nil {
-			return err
-		}
-		proxies, err := export.ParseTrustedProxies(m.Config.TrustedProxies)
-		if err != nil {
-			return &configError{envPrefix + "TRUSTED_PROXIES", err}
-		}
-		feed, err := export.NewFeed(m.Store.Reader(), m.Config.ExportToken, export.FeedOptions{Location: loc, Log: m.Log,
-			TrustedProxies: proxies, OnRefused: m.Metrics.ExportRefused(export.RefusalReasons()...)})
+		feed, err := export.NewFeed(m.Store.Reader(), m.Config.ExportToken, export.FeedOptions{Location: m.Config.Location, Log: m.Log,
+			TrustedProxies: m.Config.Proxies, OnRefused: m.Metrics.ExportRefused(export.RefusalReasons()...)})
 		if err != nil {
 			return err
 		}
 		m.feed = feed
 		extra = append(extra, feed)
-		if m.Config.AdminListen == adminOff {
+		if m.Config.AdminListen == config.AdminOff {
 			m.Log.Warn().Msg("BANKMIRROR_EXPORT_TOKEN is set but the admin listener is off: no spreadsheet feed")
 		}
 	}
-	if m.Config.AdminListen == adminOff {
+	if m.Config.AdminListen == config.AdminOff {
 		return nil
 	}
 	var err error
@@ -519,10 +511,9 @@ func (m *Daemon) Reload() error {
 	m.reloadFeeds(context.Background())
 	people, err := config.People(m.Environ)
 	if err == nil && len(people) == 0 {
-		err = &configError{envPrefix + "TOKEN", errors.New("not set: set BANKMIRROR_TOKEN_FILE to a file holding the token, or BANKMIRROR_TOKENS_DIR to a household's tokens")}
+		err = &config.Error{Var: config.Prefix + "TOKEN", Err: errors.New("not set: set BANKMIRROR_TOKEN_FILE to a file holding the token, or BANKMIRROR_TOKENS_DIR to a household's tokens")}
 	}
 	if err != nil {
-		err = asConfigError(err)
 		m.Log.Error().Err(err).Msg("reload: tokens not replaced")
 		return err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/config"
 	"github.com/bankmirror/bankmirror/internal/mirrortest"
 	"github.com/bankmirror/bankmirror/internal/receipts"
 	"github.com/bankmirror/bankmirror/internal/replica"
@@ -38,9 +39,9 @@ func newBank(t testing.TB, n int) *bankEnv {
 		WebhookRetryBase: time.Millisecond, WebhookRetryMax: 20 * time.Millisecond, WebhookMaxAttempts: 50})
 }
 
-func testConfig(t testing.TB, b *bankEnv) Config {
+func testConfig(t testing.TB, b *bankEnv) config.Config {
 	t.Helper()
-	cfg, err := loadConfig(map[string]string{
+	cfg, err := config.Load(map[string]string{
 		"BANKMIRROR_API_URL":            b.apiURL,
 		"BANKMIRROR_TOKEN":              b.sim.Token(),
 		"BANKMIRROR_DB":                 filepath.Join(t.TempDir(), "mirror.db"),
@@ -58,7 +59,7 @@ func testConfig(t testing.TB, b *bankEnv) Config {
 
 // startMain runs the daemon in-process on :0 and waits for its start-up
 // sync. applied receives every event id the worker applies.
-func startMain(t *testing.T, cfg Config) (m *Daemon, applied chan string) {
+func startMain(t *testing.T, cfg config.Config) (m *Daemon, applied chan string) {
 	t.Helper()
 	applied = make(chan string, 10000)
 	m = NewDaemon(cfg, zerolog.Nop())

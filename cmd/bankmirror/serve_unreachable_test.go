@@ -12,6 +12,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/bankmirror/bankmirror/internal/config"
 	"github.com/bankmirror/bankmirror/internal/replica"
 )
 
@@ -71,7 +72,7 @@ func TestServeStartupSyncUnreachableBank(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			cfg, err := loadConfig(map[string]string{
+			cfg, err := config.Load(map[string]string{
 				"BANKMIRROR_API_URL":            c.url,
 				"BANKMIRROR_TOKEN":              cliToken,
 				"BANKMIRROR_DB":                 filepath.Join(t.TempDir(), "mirror.db"),

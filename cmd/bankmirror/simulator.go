@@ -47,7 +47,7 @@ func (a *app) simulatorCommand() *cli.Command {
 				sigHeader: *sigHeader, rateLimit: *rateLimit, rateBucket: *rateBucket, rateOffset: *rateOffset,
 				people: *people, token: *token, jointTx: jointTx, jointWebhooks: *jointWebhooks})
 			if err != nil {
-				return fmt.Errorf("%w: %w", errUsage, err)
+				return fmt.Errorf("%w: %w", cli.ErrUsage, err)
 			}
 			opts.Seed, opts.ControlToken, opts.PublicURL = *seed, *controlToken, *publicURL
 			opts.RateLimit.RetryAfter = *retryAfter

@@ -16,6 +16,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/buildinfo"
 	"github.com/bankmirror/bankmirror/internal/cli"
+	"github.com/bankmirror/bankmirror/internal/config"
 	"github.com/bankmirror/bankmirror/internal/health"
 	"github.com/bankmirror/bankmirror/internal/store"
 	"github.com/bankmirror/bankmirror/internal/textsafe"
@@ -68,7 +69,7 @@ func (a *app) ping(ctx context.Context, _ []string) error {
 		fmt.Fprintf(a.stdout, "%s: %s\n", p.Name, lines[i])
 	}
 	if failed > 0 {
-		return &reportedError{Err: fmt.Errorf("ping: %d of %d tokens failed", failed, len(people))}
+		return &cli.ShownError{Err: fmt.Errorf("ping: %d of %d tokens failed", failed, len(people))}
 	}
 	return nil
 }
@@ -87,12 +88,12 @@ func (a *app) pingToken(ctx context.Context, token string) (string, error) {
 		bank.WithReserve(a.cfg.BudgetReserve), bank.WithLogger(log), bank.WithMaxAttempts(pingAttempts))
 	p, err := client.Ping(ctx)
 	if err != nil && (bank.Outage(err) || errors.Is(err, context.DeadlineExceeded)) {
-		return "", fmt.Errorf("ping %s: the bank or the network failed (gave up within %s): %s", redactURL(a.cfg.APIURL), pingTimeout, bank.Cause(err))
+		return "", fmt.Errorf("ping %s: the bank or the network failed (gave up within %s): %s", config.RedactURL(a.cfg.APIURL), pingTimeout, bank.Cause(err))
 	}
 	if err != nil {
-		return "", fmt.Errorf("ping %s: %w", redactURL(a.cfg.APIURL), err)
+		return "", fmt.Errorf("ping %s: %w", config.RedactURL(a.cfg.APIURL), err)
 	}
-	return fmt.Sprintf("token accepted by %s: customer %s %s", redactURL(a.cfg.APIURL), textsafe.Line(p.ID), textsafe.Line(p.StatusEmoji)), nil
+	return fmt.Sprintf("token accepted by %s: customer %s %s", config.RedactURL(a.cfg.APIURL), textsafe.Line(p.ID), textsafe.Line(p.StatusEmoji)), nil
 }
 
 // Exit statuses of `bankmirror status`: 0 only when OK.
@@ -144,7 +145,7 @@ func (a *app) status(ctx context.Context, asJSON bool) error {
 			return err
 		}
 	} else {
-		printStatus(w, a.cfg.DB, statusClock(a.cfg.Timezone), a.environ, s)
+		printStatus(w, a.cfg.DB, statusClock(a.cfg.Location), a.environ, s)
 	}
 	switch s.Level {
 	case health.OK:
@@ -158,7 +159,7 @@ func (a *app) status(ctx context.Context, asJSON bool) error {
 
 // statusOptions are the rules status applies with the configuration c,
 // which the dashboard's health line applies too.
-func statusOptions(c Config) health.StatusOptions {
+func statusOptions(c config.Config) health.StatusOptions {
 	return health.StatusOptions{
 		MaxAttempts: c.EventMaxAttempts,
 		Rules:       health.Rules{StaleAfter: c.StaleAfter},

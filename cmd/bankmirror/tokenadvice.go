@@ -2,6 +2,8 @@ package main
 
 import (
 	"path/filepath"
+
+	"github.com/bankmirror/bankmirror/internal/config"
 )
 
 // tokenAdvice says what to do about person's token the bank rejected,
@@ -15,15 +17,15 @@ func tokenAdvice(environ map[string]string, person string) string {
 		reload  = "`systemctl reload bankmirror` (without systemd, send the daemon SIGHUP)"
 		restart = "`systemctl restart bankmirror`: the unit copies its credentials at start (without systemd, send the daemon SIGHUP)"
 	)
-	dir := environ[envPrefix+"TOKENS_DIR"]
+	dir := environ[config.Prefix+"TOKENS_DIR"]
 	creds := environ["CREDENTIALS_DIRECTORY"]
 	switch {
 	case dir != "" && person != "":
 		return "put a new token in " + filepath.Join(dir, person) + ", then " + reload
-	case creds != "" && person != "" && environ[envPrefix+"TOKEN_FILE"] == "" && environ[envPrefix+"TOKEN"] == "":
+	case creds != "" && person != "" && environ[config.Prefix+"TOKEN_FILE"] == "" && environ[config.Prefix+"TOKEN"] == "":
 		return "put a new token in the file the unit's LoadCredential=token." + person + ": names (`systemctl cat bankmirror`), then " + restart
-	case environ[envPrefix+"TOKEN_FILE"] != "":
-		return "put a new token in " + environ[envPrefix+"TOKEN_FILE"] + ", then " + restart
+	case environ[config.Prefix+"TOKEN_FILE"] != "":
+		return "put a new token in " + environ[config.Prefix+"TOKEN_FILE"] + ", then " + restart
 	case person != "":
 		return "put a new token for " + person + " where the daemon reads it (the file " + person +
 			" in its BANKMIRROR_TOKENS_DIR, or the file its unit's LoadCredential=token." + person + ": names), then " + restart

@@ -9,6 +9,7 @@ import (
 
 	"github.com/bankmirror/bankmirror/internal/admin"
 	"github.com/bankmirror/bankmirror/internal/cli"
+	"github.com/bankmirror/bankmirror/internal/config"
 	"github.com/bankmirror/bankmirror/internal/health"
 	"github.com/bankmirror/bankmirror/internal/httpserver"
 	"github.com/bankmirror/bankmirror/internal/logfield"
@@ -80,7 +81,7 @@ runs beside the daemon and never writes.`,
 // counted in /metrics.
 func (m *Daemon) openDashboard(ctx context.Context) error {
 	if m.Config.UIToken == "" {
-		return &configError{envPrefix + "UI_LISTEN", errors.New("serve's dashboard needs a token: set BANKMIRROR_UI_TOKEN or BANKMIRROR_UI_TOKEN_FILE")}
+		return &config.Error{Var: config.Prefix + "UI_LISTEN", Err: errors.New("serve's dashboard needs a token: set BANKMIRROR_UI_TOKEN or BANKMIRROR_UI_TOKEN_FILE")}
 	}
 	h, srv, err := serveDashboard(ctx, m.Config, m.Store, m.Config.UIToken, m.Config.UIListen, m.Log, m.Metrics.DashboardRefused(ui.RefusalReasons()...))
 	if err != nil {
@@ -114,13 +115,9 @@ func (m *Daemon) DashboardLoginLink() string {
 // serveDashboard makes the dashboard of the mirror st (opened read-only,
 // or the daemon's store) guarded by token, and serves it on addr: the one
 // construction behind `ui` and serve's dashboard.
-func serveDashboard(ctx context.Context, cfg Config, st *store.Store, token, addr string, log zerolog.Logger,
+func serveDashboard(ctx context.Context, cfg config.Config, st *store.Store, token, addr string, log zerolog.Logger,
 	onRefused func(string)) (*ui.Handler, *httpserver.Server, error) {
-	loc, err := loadZone(cfg.Timezone)
-	if err != nil {
-		return nil, nil, &configError{envPrefix + "TIMEZONE", err}
-	}
-	h, err := ui.New(st, ui.Options{Token: token, Location: loc, Export: st.Reader(), Log: log, AttachmentsDir: cfg.AttachmentsDir,
+	h, err := ui.New(st, ui.Options{Token: token, Location: cfg.Location, Export: st.Reader(), Log: log, AttachmentsDir: cfg.AttachmentsDir,
 		OnRefused: onRefused, RulesFile: cfg.RulesFile, RulesFileSet: cfg.RulesFileSet,
 		FeedsFile: cfg.FeedsFile, FeedsFileSet: cfg.FeedsFileSet,
 		Status: func(ctx context.Context) (health.Status, error) {

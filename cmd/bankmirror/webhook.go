@@ -29,7 +29,7 @@ func (a *app) webhookCommand() *cli.Command {
 	withID := func(name string, person *string, fn func(w *webhookCmd, ctx context.Context, id string) error) func(context.Context, []string) error {
 		return with(person, func(ctx context.Context, w *webhookCmd, args []string) error {
 			if len(args) != 1 {
-				return fmt.Errorf("%w: webhook %s takes one webhook id", errUsage, name)
+				return fmt.Errorf("%w: webhook %s takes one webhook id", cli.ErrUsage, name)
 			}
 			if err := w.open(ctx); err != nil {
 				return err
@@ -147,7 +147,7 @@ func (w *webhookCmd) useAll(st *store.Store, people []personClient) error {
 	}
 	hooks, err := all.Only(w.person)
 	if err != nil {
-		return fmt.Errorf("%w: --person: %w", errUsage, err)
+		return fmt.Errorf("%w: --person: %w", cli.ErrUsage, err)
 	}
 	w.hooks = hooks
 	return nil
@@ -191,7 +191,7 @@ func (w *webhookCmd) reportOrphans(err error) {
 
 func (w *webhookCmd) register(ctx context.Context, url, desc string) error {
 	if url == "" {
-		return fmt.Errorf("%w: --url is required", errUsage)
+		return fmt.Errorf("%w: --url is required", cli.ErrUsage)
 	}
 	var d *string
 	if desc != "" {
@@ -216,7 +216,7 @@ func (w *webhookCmd) list(ctx context.Context) error {
 		return err
 	}
 	hooks, err := w.hooks.List(ctx)
-	c := statusClock(w.cfg.Timezone)
+	c := statusClock(w.cfg.Location)
 	tw := tabwriter.NewWriter(w.stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tPERSON\tURL\tDESCRIPTION\tCREATED\tSECRET STORED")
 	for _, h := range hooks {
@@ -271,7 +271,7 @@ func (w *webhookCmd) logs(ctx context.Context, id string, limit int) error {
 	if err != nil {
 		return err
 	}
-	clk := statusClock(w.cfg.Timezone)
+	clk := statusClock(w.cfg.Location)
 	tw := tabwriter.NewWriter(w.stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "CREATED\tSTATUS\tCODE\tEVENT")
 	shown := 0

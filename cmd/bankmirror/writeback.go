@@ -35,11 +35,11 @@ func newWritebackFlags(name, lines string) (*flag.FlagSet, *writebackFlags) {
 func (f *writebackFlags) rows(pos []string, want string, minArgs int, fromArgs func([]string) []writeback.Row) ([]writeback.Row, error) {
 	switch {
 	case f.from != "" && len(pos) > 0:
-		return nil, fmt.Errorf("%w: give --from FILE or %s, not both", errUsage, want)
+		return nil, fmt.Errorf("%w: give --from FILE or %s, not both", cli.ErrUsage, want)
 	case f.from != "":
 		return readRows(f.from)
 	case len(pos) < minArgs:
-		return nil, fmt.Errorf("%w: give %s, or --from FILE", errUsage, want)
+		return nil, fmt.Errorf("%w: give %s, or --from FILE", cli.ErrUsage, want)
 	}
 	return fromArgs(pos), nil
 }
@@ -53,7 +53,7 @@ func (a *app) categorizeCommand() *cli.Command {
 		Detail:  "CATEGORY is a category's id or its name, ignoring case (bankmirror categories lists them); none removes the category.",
 		Run: a.configured(func(ctx context.Context, pos []string) error {
 			if f.from == "" && len(pos) > 2 {
-				return fmt.Errorf("%w: categorize takes TX_ID and CATEGORY, got %d arguments", errUsage, len(pos))
+				return fmt.Errorf("%w: categorize takes TX_ID and CATEGORY, got %d arguments", cli.ErrUsage, len(pos))
 			}
 			rows, err := f.rows(pos, "TX_ID and CATEGORY (or none)", 2, func(pos []string) []writeback.Row {
 				return []writeback.Row{{TxID: pos[0], Value: pos[1]}}
@@ -170,7 +170,7 @@ func (a *app) writeBack(ctx context.Context, op writeback.Op, rows []writeback.R
 		if batch {
 			return fmt.Errorf("%d of %d lines invalid; nothing was sent to the bank (fix them, or pass --skip-invalid)", len(rep.Invalid), rep.Rows)
 		}
-		return &reportedError{Err: err}
+		return &cli.ShownError{Err: err}
 	}
 	for _, s := range rep.Unchanged {
 		fmt.Fprintf(a.stdout, "%s: %s; nothing sent\n", subject(s), already(op, s))
@@ -214,7 +214,7 @@ func outcome(rep writeback.Report) error {
 	if len(bad) == 0 {
 		return nil
 	}
-	return &reportedError{Err: errors.New(strings.Join(bad, ", "))}
+	return &cli.ShownError{Err: errors.New(strings.Join(bad, ", "))}
 }
 
 func printWritebackSummary(w io.Writer, rep writeback.Report) {
