@@ -3,19 +3,15 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/bench"
 	"github.com/bankmirror/bankmirror/internal/cli"
-	"github.com/bankmirror/bankmirror/internal/config"
 	"github.com/bankmirror/bankmirror/internal/export"
-	"github.com/bankmirror/bankmirror/internal/store"
 )
 
 // benchCommand runs whole-system benchmarks (internal/bench), each beside
@@ -41,52 +37,12 @@ var benchChild = func(ctx context.Context, args ...string) (*exec.Cmd, error) {
 }
 
 // benchEnv wires the benchmarks to this command: its output, environment
-// and logger, its own binary for child processes, its configuration and
-// its daemon.
+// and logger, and its own binary for child processes.
 func (a *app) benchEnv() bench.Env {
 	return bench.Env{Stdout: a.stdout, Stderr: a.stderr, Environ: a.environ, Log: a.log,
 		Command: func(ctx context.Context, args ...string) (*exec.Cmd, error) { return benchChild(ctx, args...) },
-		LoadConfig: func(environ map[string]string) (bench.Config, error) {
-			cfg, err := config.Load(environ)
-			return bench.Config{APIURL: cfg.APIURL, Token: cfg.Token, RequestsPerHour: cfg.RequestsPerHour,
-				BudgetReserve: cfg.BudgetReserve, WebhookPath: cfg.WebhookPath,
-				SyncSchedule: cfg.SyncSchedule, ReconcileSchedule: cfg.ReconcileSchedule}, err
-		},
-		StartDaemon: a.startBenchDaemon,
-		Serve: func(ctx context.Context, addr string, h http.Handler) (string, func(), error) {
-			srv, err := startServer(ctx, addr, h)
-			if err != nil {
-				return "", nil, err
-			}
-			return srv.URL(), func() { _ = srv.Shutdown(shutdownGrace) }, nil
-		},
 	}
 }
-
-// startBenchDaemon opens the Daemon, as serve does, with the configuration
-// environ gives.
-func (a *app) startBenchDaemon(ctx context.Context, environ map[string]string, hooks bench.Hooks) (bench.Daemon, error) {
-	cfg, err := config.Load(environ)
-	if err != nil {
-		return nil, err
-	}
-	m := NewDaemon(cfg, a.log)
-	m.OnEventsStored, m.OnEventApplied = hooks.OnEventsStored, hooks.OnEventApplied
-	if err := m.Open(ctx); err != nil {
-		_ = m.Close()
-		return nil, err
-	}
-	return benchDaemon{m}, nil
-}
-
-// benchDaemon is the Daemon as the benchmarks see it.
-type benchDaemon struct{ m *Daemon }
-
-func (d benchDaemon) InitialSyncDone() <-chan struct{} { return d.m.InitialSyncDone }
-func (d benchDaemon) URL() string                      { return d.m.URL() }
-func (d benchDaemon) Bank() *bank.Client               { return d.m.Bank }
-func (d benchDaemon) Store() *store.Store              { return d.m.Store }
-func (d benchDaemon) Close() error                     { return d.m.Close() }
 
 func (a *app) benchSyncMode() *cli.Command {
 	fs := newFlags("bench sync")

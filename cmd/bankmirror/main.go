@@ -19,6 +19,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/cli"
 	"github.com/bankmirror/bankmirror/internal/config"
+	"github.com/bankmirror/bankmirror/internal/daemon"
 	"github.com/bankmirror/bankmirror/internal/logfield"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
@@ -156,11 +157,7 @@ type exitCode struct{ code int }
 func (e *exitCode) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
 func (a *app) openStore(ctx context.Context, path string) (*store.Store, error) {
-	s, err := store.Open(ctx, path, storeOptions(a.cfg, a.log)...)
-	if err != nil {
-		return nil, openMirrorError(path, err)
-	}
-	return s, nil
+	return daemon.OpenStore(ctx, a.cfg, path, a.log)
 }
 
 // openExistingStore opens the configured mirror, refusing to create one:
@@ -190,11 +187,11 @@ func (a *app) mirrorExists() error {
 	return nil
 }
 
-func (a *app) client(baseURL, token string, budget int) *bank.Client {
-	return bank.New(baseURL, token, bank.WithHourlyBudget(budget), bank.WithReserve(a.cfg.BudgetReserve), bank.WithLogger(a.log),
-		bank.WithUnreachableWithin(unreachableWithin))
-}
-
 // unreachableWithin is how long a command's request retries a bank it
 // cannot reach (tests shorten it).
 var unreachableWithin = bank.CommandUnreachableWithin
+
+// clientOptions are the options of a command's bank clients.
+func clientOptions(string) daemon.ClientOptions {
+	return daemon.ClientOptions{UnreachableWithin: unreachableWithin}
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/bankmirror/bankmirror/internal/cli"
 	"github.com/bankmirror/bankmirror/internal/config"
+	"github.com/bankmirror/bankmirror/internal/daemon"
 	"github.com/bankmirror/bankmirror/internal/health"
 	"github.com/bankmirror/bankmirror/internal/store"
 	"github.com/bankmirror/bankmirror/internal/textsafe"
@@ -66,7 +67,7 @@ func (a *app) people(ctx context.Context, asJSON bool) error {
 		return err
 	}
 	defer st.Close()
-	o := statusOptions(a.cfg)
+	o := daemon.StatusOptions(a.cfg)
 	o.People = a.configuredNames()
 	s, err := health.GatherStatus(ctx, st, o)
 	if err != nil {
@@ -124,7 +125,7 @@ func printPeople(w io.Writer, c clock, environ map[string]string, people []healt
 	for _, p := range people {
 		f := personFields(c, p)
 		if p.Token.Rejected {
-			fmt.Fprintf(w, "person %s: token %s: %s; last sync %s\n", p.Name, f.token, tokenAdvice(environ, p.Name), f.lastSync)
+			fmt.Fprintf(w, "person %s: token %s: %s; last sync %s\n", p.Name, f.token, config.TokenAdvice(environ, p.Name), f.lastSync)
 			continue
 		}
 		fmt.Fprintf(w, "person %s: token %s, %s requests left, accounts %s, webhook %s, last sync %s\n",

@@ -18,6 +18,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/config"
+	"github.com/bankmirror/bankmirror/internal/daemon"
 	"github.com/bankmirror/bankmirror/internal/health"
 	"github.com/bankmirror/bankmirror/internal/mirrortest"
 	"github.com/bankmirror/bankmirror/internal/simulator"
@@ -42,8 +43,8 @@ func TestDaemonHouseholdRevokedToken(t *testing.T) {
 	people, err := config.People(env)
 	must(t, err)
 	var logs cliBuffer
-	m := NewDaemon(cfg, zerolog.New(&logs))
-	m.Environ, m.People = env, householdPeople(people)
+	m := daemon.New(cfg, zerolog.New(&logs))
+	m.Environ, m.People = env, people
 	applied := make(chan string, 100)
 	m.OnEventApplied = func(e store.InboxEvent, _ store.Change) { applied <- e.TransactionID }
 	if err := m.Open(context.Background()); err != nil {
@@ -60,7 +61,7 @@ func TestDaemonHouseholdRevokedToken(t *testing.T) {
 
 	must(t, b.sim.RevokePersonToken("sam"))
 	scheduledSync(context.Background(), m, false)
-	must(t, m.Store.PutState(context.Background(), health.ReportKey, m.report()))
+	must(t, m.Store.PutState(context.Background(), health.ReportKey, m.Report()))
 
 	r := runCLI(t, env, "status")
 	wantCode(t, r, exitDegraded)

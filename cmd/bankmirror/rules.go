@@ -11,6 +11,7 @@ import (
 
 	"github.com/bankmirror/bankmirror/internal/alerts"
 	"github.com/bankmirror/bankmirror/internal/cli"
+	"github.com/bankmirror/bankmirror/internal/daemon"
 	"github.com/bankmirror/bankmirror/internal/rules"
 	"github.com/bankmirror/bankmirror/internal/store"
 	"github.com/bankmirror/bankmirror/internal/textsafe"
@@ -185,7 +186,7 @@ func orDash(s string) string {
 func describeAction(t store.RuleTransaction, act store.RuleApplication) string {
 	switch act.Action {
 	case store.RuleCategory:
-		return fmt.Sprintf("category %s → %s", orNone(t.CategoryID), orNone(act.Value))
+		return fmt.Sprintf("category %s → %s", writeback.OrNone(t.CategoryID), writeback.OrNone(act.Value))
 	case store.RuleTag:
 		s := "tag +" + act.Value
 		switch act.Error {
@@ -288,11 +289,7 @@ func (a *app) householdWriters() ([]writeback.Person, error) {
 	if err != nil {
 		return nil, err
 	}
-	through := make([]writeback.Person, len(people))
-	for i, p := range people {
-		through[i] = writeback.Person{Name: p.Name, Bank: a.client(a.cfg.APIURL, p.Token, a.cfg.RequestsPerHour)}
-	}
-	return through, nil
+	return daemon.WritebackPeople(daemon.PersonClients(a.cfg, people, a.log, clientOptions(""))), nil
 }
 
 // alertsCommand tests channels and shows the outbox.

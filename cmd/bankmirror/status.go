@@ -17,6 +17,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/buildinfo"
 	"github.com/bankmirror/bankmirror/internal/cli"
 	"github.com/bankmirror/bankmirror/internal/config"
+	"github.com/bankmirror/bankmirror/internal/daemon"
 	"github.com/bankmirror/bankmirror/internal/health"
 	"github.com/bankmirror/bankmirror/internal/store"
 	"github.com/bankmirror/bankmirror/internal/textsafe"
@@ -84,8 +85,7 @@ func (a *app) pingToken(ctx context.Context, token string) (string, error) {
 	}
 	// A person waits for the answer: a refused connection or an unknown
 	// host is tried pingAttempts times, not the daemon's eight.
-	client := bank.New(a.cfg.APIURL, token, bank.WithHourlyBudget(a.cfg.RequestsPerHour),
-		bank.WithReserve(a.cfg.BudgetReserve), bank.WithLogger(log), bank.WithMaxAttempts(pingAttempts))
+	client := daemon.BankClient(a.cfg, "", token, log, daemon.ClientOptions{MaxAttempts: pingAttempts})
 	p, err := client.Ping(ctx)
 	if err != nil && (bank.Outage(err) || errors.Is(err, context.DeadlineExceeded)) {
 		return "", fmt.Errorf("ping %s: the bank or the network failed (gave up within %s): %s", config.RedactURL(a.cfg.APIURL), pingTimeout, bank.Cause(err))
@@ -130,7 +130,7 @@ func (a *app) status(ctx context.Context, asJSON bool) error {
 		return &exitCode{exitFailing}
 	}
 	defer st.Close()
-	o := statusOptions(a.cfg)
+	o := daemon.StatusOptions(a.cfg)
 	o.People = a.configuredNames()
 	s, err := health.GatherStatus(ctx, st, o)
 	if err != nil {
@@ -154,16 +154,6 @@ func (a *app) status(ctx context.Context, asJSON bool) error {
 		return &exitCode{exitDegraded}
 	default:
 		return &exitCode{exitFailing}
-	}
-}
-
-// statusOptions are the rules status applies with the configuration c,
-// which the dashboard's health line applies too.
-func statusOptions(c config.Config) health.StatusOptions {
-	return health.StatusOptions{
-		MaxAttempts: c.EventMaxAttempts,
-		Rules:       health.Rules{StaleAfter: c.StaleAfter},
-		PIDAlive:    pidAlive,
 	}
 }
 
@@ -219,7 +209,7 @@ func printStatus(w io.Writer, db string, c clock, environ map[string]string, s h
 	case !t.Known:
 		fmt.Fprintln(w, "token: unknown (no daemon report)")
 	case t.Rejected:
-		fmt.Fprintf(w, "token: REJECTED by the bank %s ago: %s\n", health.Age(time.Since(t.RejectedAt)), tokenAdvice(environ, ""))
+		fmt.Fprintf(w, "token: REJECTED by the bank %s ago: %s\n", health.Age(time.Since(t.RejectedAt)), config.TokenAdvice(environ, ""))
 	default:
 		fmt.Fprintln(w, "token: accepted at last use")
 	}

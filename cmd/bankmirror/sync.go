@@ -11,9 +11,9 @@ import (
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/cli"
 	"github.com/bankmirror/bankmirror/internal/config"
+	"github.com/bankmirror/bankmirror/internal/daemon"
 	"github.com/bankmirror/bankmirror/internal/feeds"
 	"github.com/bankmirror/bankmirror/internal/household"
-	"github.com/bankmirror/bankmirror/internal/logfield"
 	"github.com/bankmirror/bankmirror/internal/receipts"
 	"github.com/bankmirror/bankmirror/internal/replica"
 	"github.com/bankmirror/bankmirror/internal/store"
@@ -86,27 +86,13 @@ func (a *app) pushAllFeeds(ctx context.Context, st *store.Store) error {
 
 // receipts is the downloader of receipts' files into BANKMIRROR_ATTACHMENTS_DIR.
 func (a *app) receipts(client receipts.Bank, st *store.Store) *receipts.Fetcher {
-	return receipts.New(client, st, a.log, receipts.Options{Dir: a.cfg.AttachmentsDir, MaxBytes: a.cfg.AttachmentsMaxBytes,
-		APIURL: a.cfg.APIURL})
+	return daemon.NewReceipts(a.cfg, client, st, a.log, nil)
 }
 
 // household is the household of people over st, each person with a client
 // of their own (their own budget), syncing with opts.
 func (a *app) household(st *store.Store, opts replica.Options, pollInterval time.Duration) *household.Household {
-	return household.New(st, a.log, household.Options{Sync: opts, PollInterval: pollInterval,
-		NewClient: func(p household.Person) *bank.Client {
-			return bank.New(a.cfg.APIURL, p.Token, bank.WithHourlyBudget(a.cfg.RequestsPerHour), bank.WithReserve(a.cfg.BudgetReserve),
-				bank.WithLogger(a.log.With().Str(logfield.Person, p.Name).Logger()), bank.WithUnreachableWithin(unreachableWithin))
-		}})
-}
-
-// householdPeople are the configured people as the household takes them.
-func householdPeople(people []config.Person) []household.Person {
-	out := make([]household.Person, len(people))
-	for i, p := range people {
-		out[i] = household.Person{Name: p.Name, Token: p.Token}
-	}
-	return out
+	return daemon.NewHousehold(a.cfg, st, a.log, daemon.HouseholdOptions{Sync: opts, PollInterval: pollInterval, Client: clientOptions})
 }
 
 // runSync runs one sync of every person with a live progress line when
@@ -119,7 +105,7 @@ func runSync(ctx context.Context, a *app, st *store.Store, people []config.Perso
 		opts.OnProgress = pl.show
 	}
 	h := a.household(st, opts, 0)
-	if err := h.SetPeople(ctx, householdPeople(people)); err != nil {
+	if err := h.SetPeople(ctx, daemon.HouseholdPeople(people)); err != nil {
 		return replica.Result{}, h, err
 	}
 	stopWatch := func() {}

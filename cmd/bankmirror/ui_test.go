@@ -19,6 +19,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/config"
+	"github.com/bankmirror/bankmirror/internal/daemon"
 	"github.com/bankmirror/bankmirror/internal/mirrortest"
 )
 
@@ -224,7 +225,7 @@ func TestServeDashboard(t *testing.T) {
 
 	cfg2 := testConfig(t, b)
 	cfg2.UIListen = "127.0.0.1:0"
-	m2 := NewDaemon(cfg2, zerolog.Nop())
+	m2 := daemon.New(cfg2, zerolog.Nop())
 	err = m2.Open(t.Context())
 	_ = m2.Close()
 	var ce *config.Error

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/cli"
+	"github.com/bankmirror/bankmirror/internal/daemon"
 	"github.com/bankmirror/bankmirror/internal/replica"
 	"github.com/bankmirror/bankmirror/internal/store"
 	"github.com/bankmirror/bankmirror/internal/textsafe"
@@ -106,32 +107,22 @@ func (w *webhookCmd) open(ctx context.Context) error {
 		return err
 	}
 	w.opened = true
-	clients := make([]personClient, len(people))
-	for i, p := range people {
-		clients[i] = personClient{p.Name, w.client(w.cfg.APIURL, p.Token, w.cfg.RequestsPerHour)}
-	}
-	return w.useAll(st, clients)
-}
-
-// personClient is a person's bank client.
-type personClient struct {
-	name   string
-	client *bank.Client
+	return w.useAll(st, daemon.PersonClients(w.cfg, people, w.log, clientOptions("")))
 }
 
 // use makes w work on st and the bank client b (opened elsewhere, as in
 // tests with a running daemon), a household of one.
 func (w *webhookCmd) use(st *store.Store, b *bank.Client) {
-	_ = w.useAll(st, []personClient{{"", b}})
+	_ = w.useAll(st, []daemon.PersonClient{{Name: "", Client: b}})
 }
 
 // useAll makes w work on st and each person's client; with --person, on
 // that person's only.
-func (w *webhookCmd) useAll(st *store.Store, people []personClient) error {
+func (w *webhookCmd) useAll(st *store.Store, people []daemon.PersonClient) error {
 	w.st, w.clients = st, map[string]*bank.Client{}
 	byName := map[string]*bank.Client{}
 	for _, p := range people {
-		byName[p.name] = p.client
+		byName[p.Name] = p.Client
 	}
 	bankFor := func(person string) replica.HealBank {
 		if c, ok := byName[person]; ok {
@@ -141,9 +132,9 @@ func (w *webhookCmd) useAll(st *store.Store, people []personClient) error {
 	}
 	var all webhooks.Household
 	for _, p := range people {
-		h := replica.NewHealer(p.client, st, w.log, replica.HealerOptions{BankFor: bankFor})
-		all = append(all, webhooks.NewFor(p.name, p.client, st, h, w.log))
-		w.clients[p.name] = p.client
+		h := daemon.NewHealer(p.Client, st, w.log, bankFor, 0)
+		all = append(all, webhooks.NewFor(p.Name, p.Client, st, h, w.log))
+		w.clients[p.Name] = p.Client
 	}
 	hooks, err := all.Only(w.person)
 	if err != nil {

@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -15,46 +15,46 @@ import (
 
 // personClients are the people's bank clients, by name: the household's
 // (internal/household), a single token being a household of one.
-func (m *Daemon) personClients() []personClient {
-	if m.Household == nil {
+func (d *Daemon) personClients() []PersonClient {
+	if d.Household == nil {
 		return nil
 	}
-	var out []personClient
-	for _, name := range m.Household.People() {
-		if c := m.Household.Client(name); c != nil {
-			out = append(out, personClient{name: name, client: c})
+	var out []PersonClient
+	for _, name := range d.Household.People() {
+		if c := d.Household.Client(name); c != nil {
+			out = append(out, PersonClient{Name: name, Client: c})
 		}
 	}
 	return out
 }
 
 // peopleNames are the names of the people configured.
-func (m *Daemon) peopleNames() []string {
-	cs := m.personClients()
+func (d *Daemon) peopleNames() []string {
+	cs := d.personClients()
 	out := make([]string, len(cs))
 	for i, c := range cs {
-		out[i] = c.name
+		out[i] = c.Name
 	}
 	return out
 }
 
 // personStates is each person's token state and budget, as their client
 // knows them.
-func (m *Daemon) personStates() []health.PersonState {
-	cs := m.personClients()
+func (d *Daemon) personStates() []health.PersonState {
+	cs := d.personClients()
 	out := make([]health.PersonState, len(cs))
 	for i, c := range cs {
-		out[i] = health.PersonState{Name: c.name, Token: c.client.Token(), Budget: c.client.Budget()}
+		out[i] = health.PersonState{Name: c.Name, Token: c.Client.Token(), Budget: c.Client.Budget()}
 	}
 	return out
 }
 
 // healBank is the client that reads the delivery logs of person's
 // webhooks (nil for a person no longer configured).
-func (m *Daemon) healBank(person string) replica.HealBank {
-	for _, c := range m.personClients() {
-		if c.name == person {
-			return c.client
+func (d *Daemon) healBank(person string) replica.HealBank {
+	for _, c := range d.personClients() {
+		if c.Name == person {
+			return c.Client
 		}
 	}
 	return nil
@@ -63,8 +63,8 @@ func (m *Daemon) healBank(person string) replica.HealBank {
 // peopleChanged makes the people configured now the ones whose webhooks'
 // secrets verify deliveries (at start, and after a reload removed or
 // added a person).
-func (m *Daemon) peopleChanged(ctx context.Context) error {
-	return m.keys.SetPeople(ctx, m.peopleNames())
+func (d *Daemon) peopleChanged(ctx context.Context) error {
+	return d.keys.SetPeople(ctx, d.peopleNames())
 }
 
 var _ replica.HealBank = (*bank.Client)(nil)
