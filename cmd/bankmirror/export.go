@@ -50,16 +50,7 @@ func (a *app) exportCommand() *cli.Command {
 			if *out == "-" {
 				*out = ""
 			}
-			fmtName := *format
-			if fmtName == "" {
-				fmtName = "csv"
-				if ext := strings.TrimPrefix(filepath.Ext(*out), "."); ext != "" {
-					if _, err := export.ParseFormat(ext); err == nil {
-						fmtName = ext
-					}
-				}
-			}
-			fmtVal, err := export.ParseFormat(fmtName)
+			fmtVal, err := export.FormatFor(*format, *out)
 			if err != nil {
 				return exportUsage{err}
 			}

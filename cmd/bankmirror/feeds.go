@@ -15,6 +15,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/feeds"
 	"github.com/bankmirror/bankmirror/internal/feeds/apps"
 	"github.com/bankmirror/bankmirror/internal/money"
+	"github.com/bankmirror/bankmirror/internal/statustext"
 	"github.com/bankmirror/bankmirror/internal/store"
 	"github.com/bankmirror/bankmirror/internal/textsafe"
 )
@@ -152,8 +153,8 @@ func (a *app) feedsStatus(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	c := statusClock(a.cfg.Location)
-	when := func(stamp string) string { return c.stamp(orDash(stamp)) }
+	c := statustext.NewClock(a.cfg.Location)
+	when := func(stamp string) string { return c.Stamp(orDash(stamp)) }
 	tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "FEED\tROWS\tPENDING\tLAST PUSH\tLAST CHECK\tERROR")
 	for _, s := range list {

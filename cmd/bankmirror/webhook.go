@@ -11,7 +11,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/cli"
 	"github.com/bankmirror/bankmirror/internal/daemon"
-	"github.com/bankmirror/bankmirror/internal/replica"
+	"github.com/bankmirror/bankmirror/internal/statustext"
 	"github.com/bankmirror/bankmirror/internal/store"
 	"github.com/bankmirror/bankmirror/internal/textsafe"
 	"github.com/bankmirror/bankmirror/internal/webhooks"
@@ -120,23 +120,10 @@ func (w *webhookCmd) use(st *store.Store, b *bank.Client) {
 // that person's only.
 func (w *webhookCmd) useAll(st *store.Store, people []daemon.PersonClient) error {
 	w.st, w.clients = st, map[string]*bank.Client{}
-	byName := map[string]*bank.Client{}
 	for _, p := range people {
-		byName[p.Name] = p.Client
-	}
-	bankFor := func(person string) replica.HealBank {
-		if c, ok := byName[person]; ok {
-			return c
-		}
-		return nil
-	}
-	var all webhooks.Household
-	for _, p := range people {
-		h := daemon.NewHealer(p.Client, st, w.log, bankFor, 0)
-		all = append(all, webhooks.NewFor(p.Name, p.Client, st, h, w.log))
 		w.clients[p.Name] = p.Client
 	}
-	hooks, err := all.Only(w.person)
+	hooks, err := daemon.Webhooks(st, people, w.log).Only(w.person)
 	if err != nil {
 		return fmt.Errorf("%w: --person: %w", cli.ErrUsage, err)
 	}
@@ -207,7 +194,7 @@ func (w *webhookCmd) list(ctx context.Context) error {
 		return err
 	}
 	hooks, err := w.hooks.List(ctx)
-	c := statusClock(w.cfg.Location)
+	c := statustext.NewClock(w.cfg.Location)
 	tw := tabwriter.NewWriter(w.stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tPERSON\tURL\tDESCRIPTION\tCREATED\tSECRET STORED")
 	for _, h := range hooks {
@@ -216,7 +203,7 @@ func (w *webhookCmd) list(ctx context.Context) error {
 			stored = "yes"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", textsafe.Line(h.ID), cmp.Or(h.Person, "-"), textsafe.Line(h.URL),
-			textsafe.Line(deref(h.Description, "")), c.stamp(h.CreatedAt), stored)
+			textsafe.Line(deref(h.Description, "")), c.Stamp(h.CreatedAt), stored)
 	}
 	if ferr := tw.Flush(); err == nil {
 		err = ferr
@@ -262,7 +249,7 @@ func (w *webhookCmd) logs(ctx context.Context, id string, limit int) error {
 	if err != nil {
 		return err
 	}
-	clk := statusClock(w.cfg.Location)
+	clk := statustext.NewClock(w.cfg.Location)
 	tw := tabwriter.NewWriter(w.stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "CREATED\tSTATUS\tCODE\tEVENT")
 	shown := 0
@@ -278,7 +265,7 @@ func (w *webhookCmd) logs(ctx context.Context, id string, limit int) error {
 			if l.StatusCode != nil {
 				code = fmt.Sprint(*l.StatusCode)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", clk.stamp(l.CreatedAt), textsafe.Line(l.DeliveryStatus), code, textsafe.Line(l.EventID))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", clk.Stamp(l.CreatedAt), textsafe.Line(l.DeliveryStatus), code, textsafe.Line(l.EventID))
 			shown++
 		}
 		if shown >= limit {

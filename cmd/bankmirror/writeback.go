@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"text/tabwriter"
 
 	"github.com/bankmirror/bankmirror/internal/cli"
@@ -36,7 +35,7 @@ func (f *writebackFlags) rows(pos []string, want string, minArgs int, fromArgs f
 	case f.from != "" && len(pos) > 0:
 		return nil, fmt.Errorf("%w: give --from FILE or %s, not both", cli.ErrUsage, want)
 	case f.from != "":
-		return readRows(f.from)
+		return writeback.ReadFile(f.from)
 	case len(pos) < minArgs:
 		return nil, fmt.Errorf("%w: give %s, or --from FILE", cli.ErrUsage, want)
 	}
@@ -116,22 +115,6 @@ func (a *app) tagCommand() *cli.Command {
 			sub("add", writeback.AddTags, "add tags to a transaction at the bank and in the mirror"),
 			sub("remove", writeback.RemoveTags, "remove tags from a transaction at the bank and in the mirror"),
 		}}
-}
-
-func readRows(path string) ([]writeback.Row, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	defer f.Close()
-	rows, err := writeback.ParseCSV(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(rows) == 0 {
-		return nil, fmt.Errorf("%s has no rows", path)
-	}
-	return rows, nil
 }
 
 // writeBack runs the rows and prints what happened: each step of a batch

@@ -19,6 +19,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/receipts"
 	"github.com/bankmirror/bankmirror/internal/replica"
 	"github.com/bankmirror/bankmirror/internal/store"
+	"github.com/bankmirror/bankmirror/internal/webhooks"
 	"github.com/bankmirror/bankmirror/internal/writeback"
 )
 
@@ -164,6 +165,27 @@ func NewReceipts(cfg config.Config, client receipts.Bank, st *store.Store, log z
 // share of its stop budget; 0 for a command.
 func NewHealer(client replica.HealBank, st *store.Store, log zerolog.Logger, bankFor func(person string) replica.HealBank, stopGrace time.Duration) *replica.Healer {
 	return replica.NewHealer(client, st, log, replica.HealerOptions{StopGrace: stopGrace, BankFor: bankFor})
+}
+
+// Webhooks are the managers of people's webhooks over st, each through
+// the person's own client, with a healer of their own that reads each
+// person's delivery logs through that person's client.
+func Webhooks(st *store.Store, people []PersonClient, log zerolog.Logger) webhooks.Household {
+	byName := map[string]*bank.Client{}
+	for _, p := range people {
+		byName[p.Name] = p.Client
+	}
+	bankFor := func(person string) replica.HealBank {
+		if c, ok := byName[person]; ok {
+			return c
+		}
+		return nil
+	}
+	var all webhooks.Household
+	for _, p := range people {
+		all = append(all, webhooks.NewFor(p.Name, p.Client, st, NewHealer(p.Client, st, log, bankFor, 0), log))
+	}
+	return all
 }
 
 // WritebackPeople are people as write-back takes them: each change goes

@@ -78,7 +78,7 @@ func (s Step) Already(op Op) string {
 
 // Describe says in one line what became of the result's step.
 func (r Result) Describe(op Op) string {
-	line := r.Step.Subject() + ": " + r.Step.Change(op) + ": "
+	line := r.Subject() + ": " + r.Change(op) + ": "
 	switch r.Status {
 	case Applied:
 		line += "applied"
