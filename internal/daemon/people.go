@@ -2,8 +2,10 @@ package daemon
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/config"
 	"github.com/bankmirror/bankmirror/internal/health"
 	"github.com/bankmirror/bankmirror/internal/replica"
 )
@@ -68,3 +70,53 @@ func (d *Daemon) peopleChanged(ctx context.Context) error {
 }
 
 var _ replica.HealBank = (*bank.Client)(nil)
+
+// openHousehold makes the household of the configured people, each with
+// a bank client of their own (their own budget), which reports its
+// answers and its token's state to the metrics and the health monitor,
+// and records them in the mirror.
+func (d *Daemon) openHousehold(ctx context.Context) error {
+	people := d.People
+	if len(people) == 0 {
+		people = []config.Person{{Name: config.DefaultPerson, Token: d.Config.Token}}
+	}
+	several := len(people) > 1
+	within := d.UnreachableWithin
+	if within == 0 {
+		within = bank.CommandUnreachableWithin
+	}
+	d.Household = NewHousehold(d.Config, d.Store, d.Log, HouseholdOptions{
+		Client: func(person string) ClientOptions {
+			observe := d.Health.TokenChanged
+			if several {
+				observe = d.Health.PersonTokenChanged(person, config.TokenAdvice(d.Environ, person))
+			}
+			// A bank it cannot reach fails the sync within seconds; the
+			// schedule syncs again soon (replica.ScheduleConfig.RetryBase).
+			return ClientOptions{UnreachableWithin: within, OnResponse: d.Metrics.BankResponse, OnToken: observe}
+		},
+		Sync: replica.Options{Overlap: d.Config.SyncOverlap, StopGrace: workGrace,
+			OnProgress: d.syncProgressed, AfterRun: d.syncEnded},
+		PollInterval: d.Config.PollInterval,
+		OnChange:     d.wakeWorker,
+	})
+	if err := d.Household.SetPeople(ctx, HouseholdPeople(people)); err != nil {
+		return fmt.Errorf("record the household's people: %w", err)
+	}
+	d.Bank = d.Household.Primary()
+	return nil
+}
+
+// wakeWorker wakes the worker after a person or a token changed: the
+// events that waited for a rejected token are tried again.
+func (d *Daemon) wakeWorker() {
+	if d.Worker != nil {
+		d.Worker.Notify()
+	}
+}
+
+// startPolls polls the joint accounts, which get no webhook events, every
+// BANKMIRROR_POLL_INTERVAL (not at all when it is 0).
+func (d *Daemon) startPolls() {
+	d.bg.Go(func() { d.Household.RunPoller(d.bgCtx) })
+}
