@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/bankmirror/bankmirror/internal/cli"
+	"github.com/bankmirror/bankmirror/internal/ptr"
 	"github.com/bankmirror/bankmirror/internal/textsafe"
 )
 
@@ -50,7 +51,7 @@ func (a *app) stuckEvents(ctx context.Context) error {
 	}
 	for _, e := range stuck {
 		fmt.Fprintf(a.stdout, "%s\t%s\t%s\t%d attempts\t%s\n", textsafe.Line(e.ID), textsafe.Line(e.EventType), textsafe.Line(e.TransactionID),
-			e.Attempts, textsafe.Line(deref(e.LastError, "")))
+			e.Attempts, textsafe.Line(ptr.Value(e.LastError)))
 	}
 	fmt.Fprintf(a.stdout, "%d stuck webhook events\n", len(stuck))
 	return nil

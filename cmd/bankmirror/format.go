@@ -38,11 +38,3 @@ func shownError(err error) string {
 	}
 	return strings.Join(lines, "\n")
 }
-
-// deref is *s, or def when s is nil.
-func deref(s *string, def string) string {
-	if s == nil {
-		return def
-	}
-	return *s
-}

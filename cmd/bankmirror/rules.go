@@ -44,16 +44,7 @@ func (a *app) rulesCommand() *cli.Command {
 // loadRules reads the rules file against the mirror's categories, and
 // checks its alerts and channels.
 func (a *app) loadRules(ctx context.Context, st *store.Store) (*rules.Set, error) {
-	set, err := alerts.LoadRules(ctx, a.cfg.RulesFile, false, st)
-	if err != nil {
-		return nil, err
-	}
-	for _, ch := range set.Channels {
-		if _, err := alerts.Open(ch, nil); err != nil {
-			return nil, &rules.FileError{Path: set.Path, Line: ch.Line, Err: err}
-		}
-	}
-	return set, nil
+	return rules.Load(ctx, a.cfg.RulesFile, rules.Options{Zone: a.cfg.Location, Categories: st, CheckChannel: alerts.CheckChannel})
 }
 
 // rulesEngine is an engine over st with writer (nil: none).
@@ -309,7 +300,7 @@ func (a *app) alertsCommand() *cli.Command {
 }
 
 func (a *app) alertsTest(ctx context.Context, channel string) error {
-	set, err := rules.Load(a.cfg.RulesFile, false)
+	set, err := rules.Load(ctx, a.cfg.RulesFile, rules.Options{})
 	if err != nil {
 		return err
 	}

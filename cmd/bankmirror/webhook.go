@@ -11,6 +11,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/cli"
 	"github.com/bankmirror/bankmirror/internal/daemon"
+	"github.com/bankmirror/bankmirror/internal/ptr"
 	"github.com/bankmirror/bankmirror/internal/statustext"
 	"github.com/bankmirror/bankmirror/internal/store"
 	"github.com/bankmirror/bankmirror/internal/textsafe"
@@ -203,7 +204,7 @@ func (w *webhookCmd) list(ctx context.Context) error {
 			stored = "yes"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", textsafe.Line(h.ID), cmp.Or(h.Person, "-"), textsafe.Line(h.URL),
-			textsafe.Line(deref(h.Description, "")), c.Stamp(h.CreatedAt), stored)
+			textsafe.Line(ptr.Value(h.Description)), c.Stamp(h.CreatedAt), stored)
 	}
 	if ferr := tw.Flush(); err == nil {
 		err = ferr

@@ -141,7 +141,7 @@ func secretFile(t *testing.T, v string, mode os.FileMode) string {
 
 func configure(t *testing.T, d *alerts.Dispatcher, text string) {
 	t.Helper()
-	set, err := rules.Parse("rules.toml", []byte(text))
+	set, err := rules.Parse("rules.toml", []byte(text), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

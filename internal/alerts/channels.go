@@ -105,6 +105,13 @@ func Open(ch rules.Channel, client *http.Client) (Sender, error) {
 	}
 }
 
+// CheckChannel says what is wrong with a channel of the rules file, as
+// Open finds it (its URL, its secret file); rules.Options.CheckChannel.
+func CheckChannel(ch rules.Channel) error {
+	_, err := Open(ch, nil)
+	return err
+}
+
 // readSecret reads a secret file, which others must not be able to read.
 func readSecret(path string) (string, error) {
 	fi, err := os.Lstat(path)

@@ -385,15 +385,17 @@ func shown(m Message) Message {
 	return m
 }
 
-// Kinds of alert.
+// Kinds of alert (a message's, in the outbox's kind column). A built-in
+// alert's messages are of its [alert.KIND], but for [alert.recurring]'s,
+// which say what happened to the payment.
 const (
 	KindRule             = "rule"
-	KindLowBalance       = "low_balance"
-	KindHeld             = "held"
+	KindLowBalance       = rules.AlertLowBalance
+	KindHeld             = rules.AlertHeld
 	KindRecurringChanged = "recurring_changed"
 	KindRecurringNew     = "recurring_new"
 	KindRecurringMissed  = "recurring_missed"
-	KindHealth           = "health"
+	KindHealth           = rules.AlertHealth
 	KindTest             = "test"
 )
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"net/url"
 	"strconv"
 	"strings"
@@ -17,14 +16,9 @@ import (
 	"github.com/bankmirror/bankmirror/internal/textsafe"
 )
 
-// The built-in alerts a rules file turns on, as [alert.KIND]:
-//
-//	[alert.low_balance]       account = "2Up Spending" (name or id), below = 200: the balance under it
-//	[alert.held]              days = 5: a HELD transaction older than that
-//	[alert.recurring]         a recurring payment whose amount changed, that is new, or that is late
-//	[alert.health]            a token rejected, the bank unreachable past an hour, the mirror stale
-//
-// Each takes notify = ["channel", ...].
+// The built-in alerts a rules file turns on, as [alert.KIND], and their
+// settings are the rules package's (rules.AlertKinds, rules.Alert): the
+// watcher checks what they say.
 
 // Facts is what the watcher reads of the mirror (*store.Store).
 type Facts interface {
@@ -79,13 +73,13 @@ func (w *Watcher) Check(ctx context.Context, set *rules.Set) error {
 		}
 		var err error
 		switch a.Kind {
-		case KindLowBalance:
+		case rules.AlertLowBalance:
 			err = w.lowBalance(ctx, a)
-		case KindHeld:
+		case rules.AlertHeld:
 			err = w.held(ctx, a)
-		case "recurring":
+		case rules.AlertRecurring:
 			err = w.recurring(ctx, a)
-		case KindHealth:
+		case rules.AlertHealth:
 			err = w.health(ctx, a)
 		default:
 			err = fmt.Errorf("alert.%s: no such alert", a.Kind)
@@ -97,62 +91,12 @@ func (w *Watcher) Check(ctx context.Context, set *rules.Set) error {
 	return errors.Join(errs...)
 }
 
-// Kinds lists the built-in alerts, for checking a rules file.
-var Kinds = []string{KindLowBalance, KindHeld, "recurring", KindHealth}
-
-// CheckSettings says what is wrong with a rules file's [alert.*] tables.
-func CheckSettings(set *rules.Set) error {
-	for _, a := range set.Alerts {
-		var err error
-		switch a.Kind {
-		case KindLowBalance:
-			if _, ok := a.Settings["account"].(string); !ok {
-				err = errors.New("needs account (a name or an id)")
-			} else if _, err2 := number(a.Settings["below"]); err2 != nil {
-				err = fmt.Errorf("below: %w", err2)
-			}
-		case KindHeld:
-			if _, err2 := number(a.Settings["days"]); err2 != nil {
-				err = fmt.Errorf("days: %w", err2)
-			}
-		case "recurring", KindHealth:
-		default:
-			err = fmt.Errorf("no such alert: want one of %s", strings.Join(Kinds, ", "))
-		}
-		if err == nil && len(a.Notify) == 0 {
-			err = errors.New("needs notify")
-		}
-		if err != nil {
-			return &rules.FileError{Path: set.Path, Line: a.Line, Err: fmt.Errorf("alert.%s: %w", a.Kind, err)}
-		}
-	}
-	return nil
-}
-
-func number(v any) (float64, error) {
-	switch n := v.(type) {
-	case int64:
-		return float64(n), nil
-	case float64:
-		return n, nil
-	case nil:
-		return 0, errors.New("missing")
-	default:
-		return 0, fmt.Errorf("want a number, not %v", v)
-	}
-}
-
 func (w *Watcher) lowBalance(ctx context.Context, a rules.Alert) error {
-	name, _ := a.Settings["account"].(string)
-	below, err := number(a.Settings["below"])
-	if err != nil {
-		return fmt.Errorf("alert.low_balance: below: %w", err)
-	}
+	name, threshold := a.LowBalance.Account, a.LowBalance.BelowCents
 	accounts, err := w.facts.AccountBalances(ctx)
 	if err != nil {
 		return err
 	}
-	threshold := int64(math.Round(below * 100))
 	today := w.now().In(w.zone).Format("2006-01-02")
 	for _, acc := range accounts {
 		if acc.ID != name && !strings.EqualFold(acc.Name, name) {
@@ -173,15 +117,11 @@ func (w *Watcher) lowBalance(ctx context.Context, a rules.Alert) error {
 }
 
 func (w *Watcher) held(ctx context.Context, a rules.Alert) error {
-	days, err := number(a.Settings["days"])
-	if err != nil {
-		return fmt.Errorf("alert.held: days: %w", err)
-	}
 	rows, err := w.facts.HeldTransactions(ctx, 1000)
 	if err != nil {
 		return err
 	}
-	cutoff := w.now().Add(-time.Duration(days * 24 * float64(time.Hour))).Unix()
+	cutoff := w.now().Add(-a.Held.After).Unix()
 	for _, r := range rows {
 		if r.Epoch == 0 || r.Epoch > cutoff {
 			continue

@@ -90,11 +90,8 @@ notify = ["phone"]
 notify = ["phone"]
 [alert.health]
 notify = ["phone"]
-`))
+`), nil)
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := alerts.CheckSettings(set); err != nil {
 		t.Fatal(err)
 	}
 	d := alerts.NewDispatcher(st, nil, zerolog.Nop())
@@ -126,16 +123,6 @@ notify = ["phone"]
 		if len(got[i]) < len(want[i]) || got[i][:len(want[i])] != want[i] {
 			t.Fatalf("alerts %q, want %q", got, want)
 		}
-	}
-}
-
-func TestCheckSettingsSaysWhere(t *testing.T) {
-	set, err := rules.Parse("rules.toml", []byte("[channel.phone]\nurl = \"https://x/y\"\n\n[alert.low_balance]\nbelow = 200\nnotify = [\"phone\"]\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := alerts.CheckSettings(set); err == nil || err.Error() != "rules.toml:4: alert.low_balance: needs account (a name or an id)" {
-		t.Fatalf("error %v", err)
 	}
 }
 

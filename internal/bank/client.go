@@ -26,6 +26,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/logfield"
+	"github.com/bankmirror/bankmirror/internal/pause"
 )
 
 // DefaultBaseURL is the production API, version prefix included.
@@ -354,7 +355,7 @@ func (c *Client) do(ctx context.Context, r request, decode func(status int, body
 			}
 			return fmt.Errorf("%s: %w", label, newAPIError(status, buf.Bytes()))
 		}
-		if err := sleep(ctx, wait); err != nil {
+		if err := pause.For(ctx, wait); err != nil {
 			return fmt.Errorf("%s: %w: %w", label, err, lastErr)
 		}
 	}
@@ -481,19 +482,4 @@ func retryAfter(v string, now time.Time) (time.Duration, bool) {
 		return max(t.Sub(now), 0), true
 	}
 	return 0, false
-}
-
-// sleep waits d or until ctx is done.
-func sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

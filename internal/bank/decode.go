@@ -163,13 +163,6 @@ func checkResource(kind, wantType, gotType string, id *string) error {
 	return nil
 }
 
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
 // --- transactions -------------------------------------------------------
 
 type txWire struct {

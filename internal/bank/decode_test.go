@@ -9,8 +9,6 @@ import (
 	"testing"
 )
 
-func ptr[T any](v T) *T { return &v }
-
 func TestParseTransactionAllSet(t *testing.T) {
 	data := fixture(t, "transaction_all_set.json", "")
 	got, err := ParseTransaction(data)
@@ -20,9 +18,9 @@ func TestParseTransactionAllSet(t *testing.T) {
 	want := Transaction{
 		ID:              "20f1a541-356b-4363-aeba-18e21661b8e5",
 		Status:          "SETTLED",
-		RawText:         ptr("WARUNG BEBEK, UBUD INDONES"),
+		RawText:         new("WARUNG BEBEK, UBUD INDONES"),
 		Description:     "Warung Bebek Bengil",
-		Message:         ptr("Dinner with Sam"),
+		Message:         new("Dinner with Sam"),
 		IsCategorizable: true,
 		HoldInfo: &HoldInfo{
 			Amount:        Money{"AUD", "-107.92", -10792},
@@ -35,19 +33,19 @@ func TestParseTransactionAllSet(t *testing.T) {
 		Cashback:           &Cashback{Description: "Cashback for Warung Bebek", Amount: Money{"AUD", "2.00", 200}},
 		Amount:             Money{"AUD", "-107.92", -10792},
 		ForeignAmount:      &Money{"IDR", "-1053698.77", -105369877},
-		CardPurchaseMethod: &CardPurchaseMethod{Method: "CARD_ON_FILE", CardNumberSuffix: ptr("0001")},
-		SettledAt:          ptr("2024-08-03T04:00:00+10:00"),
+		CardPurchaseMethod: &CardPurchaseMethod{Method: "CARD_ON_FILE", CardNumberSuffix: new("0001")},
+		SettledAt:          new("2024-08-03T04:00:00+10:00"),
 		CreatedAt:          "2024-08-03T04:00:00+10:00",
-		TransactionType:    ptr("Purchase"),
-		Note:               ptr("birthday dinner"),
-		PerformingCustomer: ptr("Bobby"),
+		TransactionType:    new("Purchase"),
+		Note:               new("birthday dinner"),
+		PerformingCustomer: new("Bobby"),
 		DeepLinkURL:        "up://transaction/20f1a541-356b-4363-aeba-18e21661b8e5",
 		AccountID:          "20388753-0ba8-46ab-92f8-d186a9b3e2a8",
-		TransferAccountID:  ptr("e647dd54-4d10-41d0-8071-21eb0a3f6214"),
-		CategoryID:         ptr("restaurants-and-cafes"),
-		ParentCategoryID:   ptr("good-life"),
+		TransferAccountID:  new("e647dd54-4d10-41d0-8071-21eb0a3f6214"),
+		CategoryID:         new("restaurants-and-cafes"),
+		ParentCategoryID:   new("good-life"),
 		TagIDs:             []string{"Holiday", "Pizza Night"},
-		AttachmentID:       ptr("23bc06a0-cff4-40ae-bcb3-463fac19b5b0"),
+		AttachmentID:       new("23bc06a0-cff4-40ae-bcb3-463fac19b5b0"),
 		Raw:                data,
 	}
 	if !reflect.DeepEqual(got, want) {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+
+	"github.com/bankmirror/bankmirror/internal/ptr"
 )
 
 // listAll fetches first and every page after it, following links.next.
@@ -271,7 +273,7 @@ func parseAttachment(raw []byte, owned bool) (Attachment, error) {
 		FileURLExpiresAt: a.FileURLExpiresAt,
 		FileExtension:    a.FileExtension,
 		FileContentType:  a.FileContentType,
-		TransactionID:    deref(w.Relationships.Transaction.id()),
+		TransactionID:    ptr.Value(w.Relationships.Transaction.id()),
 		Raw:              keep(raw, owned),
 	}, nil
 }

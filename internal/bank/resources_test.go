@@ -309,7 +309,7 @@ func TestWrites(t *testing.T) {
 	})
 	c := newTestClient(s)
 	ctx := t.Context()
-	if err := c.SetCategory(ctx, "tx 1", ptr("restaurants-and-cafes")); err != nil {
+	if err := c.SetCategory(ctx, "tx 1", new("restaurants-and-cafes")); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.SetCategory(ctx, "tx1", nil); err != nil {
@@ -321,7 +321,7 @@ func TestWrites(t *testing.T) {
 	if err := c.RemoveTags(ctx, "tx1", []string{"Holiday"}); err != nil {
 		t.Fatal(err)
 	}
-	w, err := c.CreateWebhook(ctx, "http://example.com/webhook", ptr("Example webhook"))
+	w, err := c.CreateWebhook(ctx, "http://example.com/webhook", new("Example webhook"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"net/url"
 
 	gojson "github.com/goccy/go-json"
+
+	"github.com/bankmirror/bankmirror/internal/ptr"
 )
 
 // CreateWebhook registers webhookURL; the returned Webhook carries the SecretKey,
@@ -168,7 +170,7 @@ func parseDeliveryLog(raw []byte, owned bool) (DeliveryLog, error) {
 		RequestBody:    a.Request.Body,
 		DeliveryStatus: a.DeliveryStatus,
 		CreatedAt:      a.CreatedAt,
-		EventID:        deref(w.Relationships.WebhookEvent.id()),
+		EventID:        ptr.Value(w.Relationships.WebhookEvent.id()),
 		Raw:            keep(raw, owned),
 	}
 	if a.Response != nil {

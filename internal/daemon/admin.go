@@ -12,6 +12,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/export"
 	"github.com/bankmirror/bankmirror/internal/health"
 	"github.com/bankmirror/bankmirror/internal/logfield"
+	"github.com/bankmirror/bankmirror/internal/money"
 	"github.com/bankmirror/bankmirror/internal/systemd"
 )
 
@@ -90,7 +91,7 @@ func (d *Daemon) syncing() string {
 	if p == nil {
 		return "a sync is running"
 	}
-	s := fmt.Sprintf("a %s sync is running: %s transactions listed", p.Kind, health.Thousands(int64(p.Transactions)))
+	s := fmt.Sprintf("a %s sync is running: %s transactions listed", p.Kind, money.Thousands(int64(p.Transactions)))
 	if p.Covered >= 0 {
 		s += fmt.Sprintf(", %.0f%% of the date range", 100*p.Covered)
 	}

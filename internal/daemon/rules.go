@@ -37,14 +37,11 @@ func (d *Daemon) openRules(ctx context.Context) error {
 	return nil
 }
 
-// loadRules reads the rules file against the mirror's categories.
+// loadRules reads the rules file against the mirror's categories, and
+// checks its alerts and channels.
 func (d *Daemon) loadRules(ctx context.Context) (*rules.Set, error) {
-	set, err := alerts.LoadRules(ctx, d.Config.RulesFile, !d.Config.RulesFileSet, d.Store)
-	if err != nil {
-		return nil, err
-	}
-	set.AlertSettings.Zone = d.Config.Location
-	return set, nil
+	return rules.Load(ctx, d.Config.RulesFile, rules.Options{MissingOK: !d.Config.RulesFileSet, Zone: d.Config.Location,
+		Categories: d.Store, CheckChannel: alerts.CheckChannel})
 }
 
 // startRules runs the engine, the dispatcher and the watcher until Close.

@@ -291,7 +291,7 @@ func registerWebhooks(ctx context.Context, a *run, d *daemon.Daemon, ev *eventPr
 	for _, name := range d.Household.People() {
 		all = append(all, webhooks.NewFor(name, d.Household.Client(name), d.Store, d.Healer, a.log))
 	}
-	done, err := all.Register(ctx, url, ptr("bankmirror demo"))
+	done, err := all.Register(ctx, url, new("bankmirror demo"))
 	if err != nil {
 		return err
 	}
@@ -385,8 +385,6 @@ func short(id string) string {
 	}
 	return id
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // markDemo creates the demo's mirror and marks it as the demo's before
 // anything else is written, so that the next demo may replace it.

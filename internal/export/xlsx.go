@@ -29,8 +29,8 @@ import (
 // set. excelize's stream writer keeps up to 16 MiB of a sheet's XML in
 // one buffer (17 MiB with presizeStreamBuffer), live throughout, and Go's
 // default pacing (GOGC=100) would let the heap reach twice what is live:
-// the limit keeps it near what is live, for a peak RSS under 60 MiB with a
-// million rows. The feed serves no XLSX and never sets it.
+// the limit keeps it near what is live (docs/performance.md, under Export,
+// has the peak RSS it gives). The feed serves no XLSX and never sets it.
 const XLSXMemoryLimit = 36 << 20
 
 // LimitXLSXMemory sets XLSXMemoryLimit as the Go runtime's soft memory

@@ -57,18 +57,13 @@ func TestEvaluateRules(t *testing.T) {
 	}
 }
 
-func TestAgeAndThousands(t *testing.T) {
+func TestAge(t *testing.T) {
 	for d, want := range map[time.Duration]string{
 		-time.Second: "0s", 45 * time.Second: "45s", 3 * time.Minute: "3m", 2*time.Hour + 5*time.Minute: "2h5m",
 		2 * time.Hour: "2h", 76 * time.Hour: "3d4h", 48 * time.Hour: "2d",
 	} {
 		if got := Age(d); got != want {
 			t.Errorf("Age(%v) = %q, want %q", d, got, want)
-		}
-	}
-	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 123456: "123,456", 1234567: "1,234,567", -4500: "-4,500"} {
-		if got := Thousands(n); got != want {
-			t.Errorf("Thousands(%d) = %q, want %q", n, got, want)
 		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"sync"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/logfield"
+	"github.com/bankmirror/bankmirror/internal/money"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
 
@@ -345,7 +345,7 @@ func StatusLine(s Snapshot, tok bank.TokenState, now time.Time) string {
 	if !f.LastSync.IsZero() {
 		last = Age(now.Sub(f.LastSync)) + " ago"
 	}
-	line := fmt.Sprintf("mirroring: %s transactions, last sync %s, %d pending", Thousands(s.Transactions), last, f.Pending)
+	line := fmt.Sprintf("mirroring: %s transactions, last sync %s, %d pending", money.Thousands(s.Transactions), last, f.Pending)
 	if f.Stuck > 0 {
 		line += fmt.Sprintf(", %d stuck", f.Stuck)
 	}
@@ -356,24 +356,4 @@ func StatusLine(s Snapshot, tok bank.TokenState, now time.Time) string {
 		line += fmt.Sprintf(", %s token rejected", possessive(names))
 	}
 	return line
-}
-
-// Thousands writes n with commas: 123,456.
-func Thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := n < 0
-	if neg {
-		s = s[1:]
-	}
-	var b []byte
-	for i := range len(s) {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b = append(b, ',')
-		}
-		b = append(b, s[i])
-	}
-	if neg {
-		return "-" + string(b)
-	}
-	return string(b)
 }

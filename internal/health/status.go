@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/money"
 	"github.com/bankmirror/bankmirror/internal/replica"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
@@ -262,7 +263,7 @@ func GatherStatus(ctx context.Context, st statusStore, o StatusOptions) (Status,
 			f.WorkerPaused = w.PauseCause
 		}
 		if p := rep.Sync; p != nil {
-			f.Syncing = fmt.Sprintf("a %s sync is running: %s transactions listed", p.Kind, Thousands(int64(p.Transactions)))
+			f.Syncing = fmt.Sprintf("a %s sync is running: %s transactions listed", p.Kind, money.Thousands(int64(p.Transactions)))
 		}
 		f.People = rep.People
 	}

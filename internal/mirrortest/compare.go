@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/ptr"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 )
 
@@ -95,10 +96,10 @@ func CompareTransactions(ctx context.Context, db *sql.DB, truth []Rendering) (Mi
 			return Mismatch{}, fmt.Errorf("the bank's transaction %s: %w", want.ID, err)
 		}
 		differs := false
-		if got.status != parsed.Status || got.category != deref(parsed.CategoryID) {
+		if got.status != parsed.Status || got.category != ptr.Value(parsed.CategoryID) {
 			differs = true
 			m.Lines = append(m.Lines, fmt.Sprintf("transaction %s: columns status=%s category=%s, bank %s %s",
-				want.ID, got.status, got.category, parsed.Status, deref(parsed.CategoryID)))
+				want.ID, got.status, got.category, parsed.Status, ptr.Value(parsed.CategoryID)))
 		}
 		if wantTags := slices.Sorted(slices.Values(parsed.TagIDs)); !slices.Equal(tags[want.ID], wantTags) {
 			differs = true

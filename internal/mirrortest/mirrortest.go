@@ -98,13 +98,6 @@ func Int(t TB, db *sql.DB, q string, args ...any) int {
 	return n
 }
 
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
 // The comparisons below report differences instead of failing, so that a
 // test can decide per transaction what the mirror must already know (a
 // randomized convergence test checks in phases: after the event stream,

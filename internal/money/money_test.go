@@ -24,7 +24,7 @@ func TestFormat(t *testing.T) {
 			t.Errorf("Format(%d, %q) = %q, want %q", c.units, c.currency, got, c.want)
 		}
 	}
-	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", -1234567: "-1,234,567", math.MinInt64: "-9,223,372,036,854,775,808"} {
+	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 123456: "123,456", -4500: "-4,500", -1234567: "-1,234,567", math.MinInt64: "-9,223,372,036,854,775,808"} {
 		if got := money.Thousands(n); got != want {
 			t.Errorf("Thousands(%d) = %q, want %q", n, got, want)
 		}

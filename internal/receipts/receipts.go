@@ -29,6 +29,7 @@ import (
 
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/logfield"
+	"github.com/bankmirror/bankmirror/internal/ptr"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
 
@@ -252,8 +253,8 @@ func (f *Fetcher) download(ctx context.Context, p store.PendingReceipt) error {
 		if err := f.st.UpsertAttachment(ctx, a); err != nil {
 			return err
 		}
-		p.FileURL, p.FileURLExpiresAt = deref(a.FileURL), a.FileURLExpiresAt
-		p.FileExtension, p.ContentType = deref(a.FileExtension), deref(a.FileContentType)
+		p.FileURL, p.FileURLExpiresAt = ptr.Value(a.FileURL), a.FileURLExpiresAt
+		p.FileExtension, p.ContentType = ptr.Value(a.FileExtension), ptr.Value(a.FileContentType)
 		renewed = true
 		return nil
 	}
@@ -405,11 +406,4 @@ func checkContent(head []byte, declared string) (ext string, err error) {
 		return "", fileErr("download: the file is %s, the bank declared %s", got, declared)
 	}
 	return ext, nil
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }

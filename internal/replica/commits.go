@@ -11,13 +11,15 @@ import (
 
 // The worker's commits are small. The receiver's group commit, which a
 // webhook's acknowledgement waits for, shares the database's one writer
-// with them and waits behind one in progress: a round of 500 events in one
-// commit held it 11 ms at p50 and 115 ms at most. A round's batch is
-// therefore applied in parts of a few transactions, each with the events
-// about them, sized so that a commit holds the lock about commitTarget
-// (store.BatchResult.Held, its fsync aside); between two
-// parts a receiver commit that waits goes first (database/sql hands the
-// writer connection to a waiting request as it is released).
+// with them and waits behind one in progress, however long: a round's
+// whole batch in one commit held it long enough to show in the
+// acknowledgements (docs/performance.md, "The worker's commits", has the
+// figures). A round's batch is therefore applied in parts of a few
+// transactions, each with the events about them, sized so that a commit
+// holds the lock about commitTarget (store.BatchResult.Held, its fsync
+// aside); between two parts a receiver commit that waits goes first
+// (database/sql hands the writer connection to a waiting request as it is
+// released).
 //
 // An event is committed with its transaction's new state or after it, never
 // before: a stop or a crash between two parts leaves the later parts' events

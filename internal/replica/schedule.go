@@ -15,6 +15,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/logfield"
 	"github.com/bankmirror/bankmirror/internal/malloc"
+	"github.com/bankmirror/bankmirror/internal/pause"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
 
@@ -275,7 +276,7 @@ func (s *Schedule) retryOutage(ctx context.Context) {
 			d := bank.Backoff(s.cfg.RetryBase, s.cfg.RetryMax, attempt)
 			s.recordRetry(ctx, s.now().Add(d))
 			s.log.Warn().Err(*cause).Dur(logfield.RetryIn, d).Msg("the bank or the network failed the sync; syncing again soon")
-			if !sleepCtx(ctx, d) {
+			if pause.For(ctx, d) != nil {
 				return
 			}
 			if s.failing.Load() != nil {

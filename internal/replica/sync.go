@@ -1,4 +1,4 @@
-// Package sync keeps the mirror equal to the bank: full listings with
+// Package replica keeps the mirror equal to the bank: full listings with
 // checkpoints and reconciliation, cheap incremental passes, and (elsewhere in
 // this package) the webhook event worker and the schedule.
 package replica

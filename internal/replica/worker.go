@@ -15,6 +15,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/logfield"
 	"github.com/bankmirror/bankmirror/internal/malloc"
+	"github.com/bankmirror/bankmirror/internal/pause"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
 
@@ -276,7 +277,7 @@ func (w *Worker) Run(ctx context.Context) error {
 			break
 		}
 		w.log.Error().Err(err).Int(logfield.Attempt, attempt).Msg("make stale event waits due")
-		if !sleepCtx(ctx, bank.Backoff(w.opts.RetryBase, w.opts.RetryMax, attempt)) {
+		if pause.For(ctx, bank.Backoff(w.opts.RetryBase, w.opts.RetryMax, attempt)) != nil {
 			return ctx.Err()
 		}
 	}
@@ -303,7 +304,7 @@ func (w *Worker) round(ctx context.Context) (bool, time.Duration) {
 		return false, d
 	}
 	if d := w.yieldFor(time.Now()); d > 0 {
-		if !sleepCtx(ctx, d) {
+		if pause.For(ctx, d) != nil {
 			return false, 0
 		}
 		return true, 0
@@ -349,7 +350,7 @@ func (w *Worker) round(ctx context.Context) (bool, time.Duration) {
 		// leaves the processor to the receiver.
 		gap := max(w.opts.Coalesce, 2*w.lastTook)
 		if d := w.lastRound.Add(gap).Sub(now); d > 0 {
-			if !sleepCtx(ctx, d) {
+			if pause.For(ctx, d) != nil {
 				return false, 0
 			}
 			return true, 0 // read again: more events have gathered
@@ -1104,17 +1105,5 @@ func (f *failureBackoff) succeeded(clear func(func(*WorkerState))) {
 	f.failures = 0
 	if clear != nil {
 		clear(func(s *WorkerState) { *s = WorkerState{} })
-	}
-}
-
-// sleepCtx waits d; false when ctx ended first.
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
 	}
 }

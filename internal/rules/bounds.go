@@ -11,7 +11,10 @@ import (
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/parser"
+	"github.com/expr-lang/expr/patcher"
 	"github.com/expr-lang/expr/vm"
+
+	"github.com/bankmirror/bankmirror/internal/textsafe"
 )
 
 // A `when` is refused at load when its work cannot be bounded, so that
@@ -79,13 +82,17 @@ var refusedWhy = map[string]string{
 	"duration": "a rule sees the transaction, not the clock (weekday and hour are its time)",
 }
 
-// compileOptions are the options every `when` is compiled with.
-func compileOptions() []expr.Option {
+// compileOptions are the options every `when` is compiled with, its date
+// functions in zone. No date function is in allowedBuiltins today
+// (refusedWhy says why), so the zone changes no accepted rule; it is there
+// so that one allowed later reads dates as weekday and hour do, in the
+// customer's zone (expr.Timezone, with the zone already loaded).
+func compileOptions(zone *time.Location) []expr.Option {
 	opts := []expr.Option{expr.Env(env{}), expr.AsBool(), expr.MaxNodes(maxExprNodes), expr.DisableAllBuiltins()}
 	for _, b := range allowedBuiltins {
 		opts = append(opts, expr.EnableBuiltin(b))
 	}
-	return append(opts, expr.Patch(guardPatch{}))
+	return append(opts, expr.Patch(patcher.WithTimezone{Location: zone}), expr.Patch(guardPatch{}))
 }
 
 // checkBounds refuses what has no bound (the list above) in a parsed
@@ -93,7 +100,7 @@ func compileOptions() []expr.Option {
 func checkBounds(when string) error {
 	tree, err := parser.Parse(when)
 	if err != nil {
-		return errors.New(firstLine(err.Error()))
+		return errors.New(textsafe.FirstLine(err.Error()))
 	}
 	b := &boundsCheck{}
 	ast.Walk(&tree.Node, b)
@@ -253,7 +260,7 @@ func (g *guard) run(prog *vm.Program, e *env) (bool, error) {
 		return false, g.err
 	}
 	if err != nil {
-		return false, errors.New(firstLine(err.Error()))
+		return false, errors.New(textsafe.FirstLine(err.Error()))
 	}
 	b, _ := out.(bool)
 	return b, nil

@@ -29,7 +29,7 @@ func TestUnboundedConditionsAreRefusedAtLoad(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			text := "# our rules\n\n[[rule]]\nname = \"greedy\"\ntags = [\"x\"]\nwhen = '" + c.when + "'\n"
-			_, err := rules.Parse("rules.toml", []byte(text))
+			_, err := rules.Parse("rules.toml", []byte(text), nil)
 			if err == nil {
 				t.Fatal("accepted")
 			}

@@ -74,7 +74,7 @@ func newEnv(t *testing.T, ruleText string) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	set, err := rules.Parse("rules.toml", []byte(ruleText))
+	set, err := rules.Parse("rules.toml", []byte(ruleText), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,7 +330,7 @@ func TestApplyToHistory(t *testing.T) {
 name = "petrol is car"
 when = 'description startsWith "Woolworths Petrol "'
 tags = ["petrol"]
-`))
+`), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -367,7 +367,7 @@ func TestNoRulesMoveTheCursorOnly(t *testing.T) {
 	e.round(t)
 	id := e.arrive(t, simulator.NewTransaction{Description: "Woolworths Petrol Early", AmountBaseUnits: -1000})
 	e.round(t)
-	set, err := rules.Parse("rules.toml", []byte(fuelRules))
+	set, err := rules.Parse("rules.toml", []byte(fuelRules), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/rules"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
@@ -52,7 +53,7 @@ notify = ["phone"]
 
 func parse(t *testing.T, text string) *rules.Set {
 	t.Helper()
-	s, err := rules.Parse("rules.toml", []byte(text))
+	s, err := rules.Parse("rules.toml", []byte(text), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +82,7 @@ func TestExampleFileParses(t *testing.T) {
 		t.Fatalf("hook channel %+v", c)
 	}
 	if len(s.Alerts) != 1 || s.Alerts[0].Kind != "low_balance" || !slices.Equal(s.Alerts[0].Notify, []string{"phone"}) ||
-		s.Alerts[0].Settings["account"] != "2Up Spending" || s.Alerts[0].Settings["below"] != int64(200) {
+		s.Alerts[0].LowBalance != (rules.LowBalance{Account: "2Up Spending", BelowCents: 20000}) {
 		t.Fatalf("alerts %+v", s.Alerts)
 	}
 }
@@ -153,7 +154,7 @@ func TestBadFilesSayWhereAndWhy(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := rules.Parse("rules.toml", []byte(c.text))
+			_, err := rules.Parse("rules.toml", []byte(c.text), nil)
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -182,21 +183,125 @@ func TestResolveNamesTheRuleOfAnUnknownCategory(t *testing.T) {
 }
 
 func TestLoad(t *testing.T) {
+	ctx := context.Background()
 	dir := t.TempDir()
 	missing := filepath.Join(dir, "rules.toml")
-	s, err := rules.Load(missing, true)
+	s, err := rules.Load(ctx, missing, rules.Options{MissingOK: true})
 	if err != nil || len(s.Rules) != 0 {
-		t.Fatalf("missing file with missingOK: %v %v", s, err)
+		t.Fatalf("missing file with MissingOK: %v %v", s, err)
 	}
-	if _, err := rules.Load(missing, false); err == nil {
-		t.Fatal("missing file without missingOK: no error")
+	_, err = rules.Load(ctx, missing, rules.Options{})
+	if !errors.Is(err, os.ErrNotExist) || err.Error() != "no rules file at "+missing+" (set BANKMIRROR_RULES_FILE): open "+missing+": no such file or directory" {
+		t.Fatalf("missing file without MissingOK: %v", err)
 	}
 	big := filepath.Join(dir, "big.toml")
 	if err := os.WriteFile(big, []byte(strings.Repeat("#", rules.MaxFileBytes+1)), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rules.Load(big, true); err == nil || !strings.Contains(err.Error(), "larger than") {
+	if _, err := rules.Load(ctx, big, rules.Options{MissingOK: true}); err == nil || !strings.Contains(err.Error(), "larger than") {
 		t.Fatalf("big file: %v", err)
+	}
+}
+
+// Load is the one loader: it parses, checks each channel with what it is
+// given (in the order of their names), resolves the categories against
+// the mirror's and gives the alerts the customer's zone.
+func TestLoadChecksChannelsAndResolves(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "rules.toml")
+	if err := os.WriteFile(path, []byte(example), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var checked []string
+	refuse := func(ch rules.Channel) error {
+		checked = append(checked, ch.Name)
+		if ch.Name == "phone" {
+			return errors.New("channel phone: want ntfy://host/topic")
+		}
+		return nil
+	}
+	_, err := rules.Load(ctx, path, rules.Options{CheckChannel: refuse})
+	var fe *rules.FileError
+	if !errors.As(err, &fe) || err.Error() != path+":22: channel phone: want ntfy://host/topic" || !slices.Equal(checked, []string{"hook", "phone"}) {
+		t.Fatalf("error %v after checking %v, want the phone channel's at its line, hook checked first", err, checked)
+	}
+
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "mirror.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	sydney, err := time.LoadLocation("Australia/Sydney")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An empty mirror (before the first sync) leaves the categories
+	// unresolved.
+	set, err := rules.Load(ctx, path, rules.Options{Zone: sydney, Categories: st, CheckChannel: func(rules.Channel) error { return nil }})
+	if err != nil || !set.Unresolved || set.AlertSettings.Zone != sydney {
+		t.Fatalf("load on an empty mirror: %v, unresolved %v", err, set != nil && set.Unresolved)
+	}
+	if err := st.ReplaceCategories(ctx, []bank.Category{{ID: "fuel", Name: "Fuel"}, {ID: "groceries", Name: "Groceries"}}); err != nil {
+		t.Fatal(err)
+	}
+	if set, err = rules.Load(ctx, path, rules.Options{Categories: st}); err != nil || set.Unresolved || set.Rules[0].CategoryID != "fuel" {
+		t.Fatalf("load on a mirror with categories: %v", err)
+	}
+	if err := st.ReplaceCategories(ctx, []bank.Category{{ID: "fuel", Name: "Fuel"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err = rules.Load(ctx, path, rules.Options{Categories: st}); !errors.As(err, &fe) || fe.Line != 19 {
+		t.Fatalf("a category the mirror lacks: %v, want an error at line 19", err)
+	}
+}
+
+// The [alert.*] tables are typed at load: each kind's settings, what a
+// kind needs and the kinds themselves are checked there.
+func TestAlertSettingsAreTypedAtLoad(t *testing.T) {
+	s := parse(t, `
+[channel.phone]
+url = "ntfy://ntfy.example.org/our-money"
+[alert.held]
+days = 1.5
+notify = ["phone", "phone"]
+[alert.low_balance]
+account = "Savings"
+below = 99.995
+notify = ["phone"]
+[alert.recurring]
+notify = ["phone"]
+`)
+	want := []rules.Alert{
+		{Kind: rules.AlertHeld, Notify: []string{"phone"}, Held: rules.Held{After: 36 * time.Hour}, Line: 4},
+		{Kind: rules.AlertLowBalance, Notify: []string{"phone"}, LowBalance: rules.LowBalance{Account: "Savings", BelowCents: 10000}, Line: 7},
+		{Kind: rules.AlertRecurring, Notify: []string{"phone"}, Line: 11},
+	}
+	if len(s.Alerts) != len(want) {
+		t.Fatalf("alerts %+v", s.Alerts)
+	}
+	for i := range want {
+		if a := s.Alerts[i]; a.Kind != want[i].Kind || !slices.Equal(a.Notify, want[i].Notify) || a.Held != want[i].Held || a.LowBalance != want[i].LowBalance || a.Line != want[i].Line {
+			t.Errorf("alert %d: %+v, want %+v", i, a, want[i])
+		}
+	}
+
+	const phone = "[channel.phone]\nurl = \"https://x/y\"\n\n"
+	for _, c := range []struct{ name, text, want string }{
+		{"no account", phone + "[alert.low_balance]\nbelow = 200\nnotify = [\"phone\"]\n", "rules.toml:4: alert.low_balance: needs account (a name or an id)"},
+		{"no below", phone + "[alert.low_balance]\naccount = \"x\"\nnotify = [\"phone\"]\n", "rules.toml:4: alert.low_balance: below: missing"},
+		{"days as text", phone + "[alert.held]\ndays = \"5\"\nnotify = [\"phone\"]\n", "rules.toml:4: alert.held: days: want a number, not 5"},
+		{"no notify", phone + "[alert.health]\n", "rules.toml:4: alert.health: needs notify"},
+		{"unknown kind", phone + "[alert.weather]\nnotify = [\"phone\"]\n", "rules.toml:4: alert.weather: no such alert: want one of low_balance, held, recurring, health"},
+		{"notify not a list", phone + "[alert.health]\nnotify = \"phone\"\n", "rules.toml:4: alert health: notify: want a list of channel names"},
+		{"unknown channel", phone + "[alert.health]\nnotify = [\"pager\"]\n", `rules.toml:4: alert health: notify names channel "pager", which has no [channel.pager]`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := rules.Parse("rules.toml", []byte(c.text), nil)
+			var fe *rules.FileError
+			if !errors.As(err, &fe) || err.Error() != c.want {
+				t.Fatalf("error %v, want %s", err, c.want)
+			}
+		})
 	}
 }
 
@@ -211,7 +316,7 @@ func TestRulesSeeBoundedText(t *testing.T) {
 			t.Fatalf("%d bytes seen, want a valid prefix of at most %d", len(s), rules.MaxText)
 		}
 	}
-	set, err := rules.Parse("r.toml", []byte("[[rule]]\nname = \"tail\"\nwhen = 'description endsWith \"TAIL\"'\ntags = [\"x\"]\n"))
+	set, err := rules.Parse("r.toml", []byte("[[rule]]\nname = \"tail\"\nwhen = 'description endsWith \"TAIL\"'\ntags = [\"x\"]\n"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/config"
 	"github.com/bankmirror/bankmirror/internal/health"
+	"github.com/bankmirror/bankmirror/internal/ptr"
 	"github.com/bankmirror/bankmirror/internal/textsafe"
 )
 
@@ -115,18 +116,10 @@ func Write(w io.Writer, db string, c Clock, environ map[string]string, s health.
 	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  ID\tKIND\tSTARTED\tFINISHED\tSTATUS\tREQUESTS\tCHANGED\tDELETED\tERROR")
 	for _, r := range s.Runs {
-		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\n", r.ID, r.Kind, c.Stamp(r.StartedAt), c.Stamp(deref(r.FinishedAt, "-")),
-			r.Status, r.Requests, r.Upserted, r.Deleted, textsafe.Line(deref(r.Error, "")))
+		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\n", r.ID, r.Kind, c.Stamp(r.StartedAt), c.Stamp(ptr.Or(r.FinishedAt, "-")),
+			r.Status, r.Requests, r.Upserted, r.Deleted, textsafe.Line(ptr.Value(r.Error)))
 	}
 	_ = tw.Flush()
-}
-
-// deref is *s, or def when s is nil.
-func deref(s *string, def string) string {
-	if s == nil {
-		return def
-	}
-	return *s
 }
 
 // writeBudget shows what the daemon last reported of the bank's budget.

@@ -8,6 +8,10 @@
 // clear a screen, retitle a window, start a new mail header line or spoof
 // what follows it; invalid UTF-8 becomes U+FFFD. The joiners emoji and
 // some scripts need (U+200C, U+200D) are kept.
+//
+// Line and Cut keep all of a text on one line, its line breaks shown;
+// FirstLine keeps only the first line of a text of the daemon's own (an
+// error whose detail runs over several lines), the rest dropped.
 package textsafe
 
 import (
@@ -29,6 +33,17 @@ func Line(s string) string {
 		WriteRune(&b, r)
 	}
 	return b.String()
+}
+
+// FirstLine is the first line of s, without the spaces around it: the
+// headline of a message that runs over several lines (a compiler's
+// error). It hides nothing: the text is the daemon's, not the bank's.
+func FirstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[:i])
+	}
+	return s
 }
 
 // Cut is Line(s) cut to at most n characters of s, "…" ending a cut one

@@ -34,3 +34,17 @@ func TestCutCountsCharactersOfTheOriginal(t *testing.T) {
 		t.Errorf("Cut hidden = %q", got)
 	}
 }
+
+func TestFirstLineKeepsTheHeadline(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                                 "",
+		"one line":                         "one line",
+		"  rules.toml:3: bad \n  detail\n": "rules.toml:3: bad",
+		"unknown name x (1:1)\n | x\n | ^": "unknown name x (1:1)",
+		"\n\nfirst after blanks\nsecond":   "first after blanks",
+	} {
+		if got := FirstLine(in); got != want {
+			t.Errorf("FirstLine(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

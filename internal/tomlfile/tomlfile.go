@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/bankmirror/bankmirror/internal/textsafe"
 )
 
 // Error is a problem of a file at a line: its Error is one line,
@@ -61,13 +63,13 @@ func Decode(path string, data []byte, v any) (Index, error) {
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			return Index{}, &Error{Path: path, Line: pe.Position.Line, Err: errors.New(firstLine(pe.Message))}
+			return Index{}, &Error{Path: path, Line: pe.Position.Line, Err: errors.New(textsafe.FirstLine(pe.Message))}
 		}
-		if m := decodeError.FindStringSubmatch(firstLine(err.Error())); m != nil {
+		if m := decodeError.FindStringSubmatch(textsafe.FirstLine(err.Error())); m != nil {
 			line, _ := strconv.Atoi(m[1])
 			return Index{}, &Error{Path: path, Line: line, Err: fmt.Errorf("%s: %s", m[2], m[3])}
 		}
-		return Index{}, &Error{Path: path, Err: errors.New(firstLine(err.Error()))}
+		return Index{}, &Error{Path: path, Err: errors.New(textsafe.FirstLine(err.Error()))}
 	}
 	ix := locate(data)
 	ix.path = path
@@ -76,14 +78,6 @@ func Decode(path string, data []byte, v any) (Index, error) {
 		return ix, &Error{Path: path, Line: ix.key(k), Err: fmt.Errorf("unknown key %q", k.String())}
 	}
 	return ix, nil
-}
-
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
 }
 
 // Index finds where tables and keys are in a file, for errors that come

@@ -268,9 +268,12 @@ func TestBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The other service may still be answering (a favicon): what it has
+	// received so far is read under its lock.
 	capMu.Lock()
-	replays := slices.Clone(captured)
+	received := slices.Clone(captured)
 	capMu.Unlock()
+	replays := slices.Clone(received)
 	dashCookies := 0
 	for _, c := range cookies.Cookies {
 		if strings.HasPrefix(c.Name, ui.CookiePrefix) {
@@ -282,7 +285,7 @@ func TestBrowser(t *testing.T) {
 	if dashCookies != 1 {
 		t.Fatalf("the browser holds %d dashboard cookies, want 1", dashCookies)
 	}
-	for _, h := range captured {
+	for _, h := range received {
 		if strings.Contains(h, ui.CookiePrefix) {
 			t.Errorf("the other service received the dashboard's cookie: %q", h)
 		}

@@ -12,12 +12,13 @@ type feedRow struct {
 	Name, Kind, Budget     string
 	LastPush, LastCheck    string
 	Check, Error, Failing  string
+	NextAttempt            string
 	Rows, Pending, Deleted int64
 }
 
 // feeds is /feeds: each feed of the feeds file (BANKMIRROR_FEEDS_FILE,
 // read at each visit) with its last push, what is pending, its error and
-// its last check. Read-only: `bankmirror feeds push NAME` and `feeds
+// its last check, and for a failing feed when it is tried next. Read-only: `bankmirror feeds push NAME` and `feeds
 // check NAME` act.
 func (h *Handler) feeds(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
@@ -43,6 +44,9 @@ func (h *Handler) feeds(w http.ResponseWriter, r *http.Request) {
 				}
 				if s.FailingSince != "" {
 					row.Failing = h.localStamp(s.FailingSince)
+				}
+				if s.LastError != "" && s.NextAttemptAt != "" {
+					row.NextAttempt = h.localStamp(s.NextAttemptAt)
 				}
 				if s.LastCheckAt != "" {
 					row.LastCheck = h.localStamp(s.LastCheckAt)

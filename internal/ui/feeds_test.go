@@ -76,7 +76,7 @@ budget = "Other"
 	if r := row("actual"); !strings.Contains(r, `<td class="num">2</td>`) || !strings.Contains(r, "deleted_in_app 1") || strings.Contains(r, "never</td><td class=\"num\"") {
 		t.Errorf("actual's row: %s", r)
 	}
-	if r := row("ynab"); !strings.Contains(r, "ynab: 401 &lt;unauthorized&gt;") || !strings.Contains(r, "failing since") || !strings.Contains(r, ">never<") {
+	if r := row("ynab"); !strings.Contains(r, "ynab: 401 &lt;unauthorized&gt;") || !strings.Contains(r, "failing since") || !strings.Contains(r, "next try") || !strings.Contains(r, ">never<") {
 		t.Errorf("ynab's row: %s", r)
 	}
 	if r := row("later"); !strings.Contains(r, ">never<") {

@@ -4,12 +4,12 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/bankmirror/bankmirror/internal/health"
+	"github.com/bankmirror/bankmirror/internal/money"
 )
 
-// money is cents of Australian dollars as people read them: $1,234.56,
-// −$12.00 for a negative amount.
-func money(cents int64) string { return moneyIn(cents, "AUD") }
+// aud is cents of Australian dollars as people read them: $1,234.56,
+// −$12.00 for a negative amount (the pages' "money").
+func aud(cents int64) string { return moneyIn(cents, "AUD") }
 
 // moneyIn is cents in currency: $ for AUD, the ISO code before others.
 func moneyIn(cents int64, currency string) string {
@@ -22,7 +22,7 @@ func moneyIn(cents int64, currency string) string {
 	if currency != "" && currency != "AUD" {
 		unit = currency + " "
 	}
-	return sign + unit + health.Thousands(whole) + "." + cents2
+	return sign + unit + money.Thousands(whole) + "." + cents2
 }
 
 // monthName is "March 2026" for "2026-03" (the text itself if it is no
@@ -52,5 +52,5 @@ func plural(n int64, one, many string) string {
 	if n == 1 {
 		return "1 " + one
 	}
-	return health.Thousands(n) + " " + many
+	return money.Thousands(n) + " " + many
 }

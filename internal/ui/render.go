@@ -44,7 +44,7 @@ func parsePages(fsys fs.FS, used []string, static func(string) string) (map[stri
 			return nil, fmt.Errorf("dashboard template %s.html is rendered by no page: add its route", name)
 		}
 	}
-	funcs := template.FuncMap{"money": money, "moneyIn": moneyIn, "monthName": monthName, "shortMonth": shortMonth,
+	funcs := template.FuncMap{"money": aud, "moneyIn": moneyIn, "monthName": monthName, "shortMonth": shortMonth,
 		"plural": plural, "static": static, "short": short, "long": long, "text": clean,
 		"int64": func(n int) int64 { return int64(n) }}
 	out := map[string]*template.Template{}

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/bankmirror/bankmirror/internal/alerts"
 	"github.com/bankmirror/bankmirror/internal/rules"
 	"github.com/bankmirror/bankmirror/internal/store"
+	"github.com/bankmirror/bankmirror/internal/textsafe"
 	"github.com/bankmirror/bankmirror/internal/writeback"
 )
 
@@ -28,10 +28,9 @@ const rulesDays = 30
 
 // The matching of one visit reads at most maxRuleTransactions of the
 // newest transactions of the window, and fewer with many rules: at most
-// maxRuleEvaluations transactions × rules. So a visit takes well under a
-// second on a mirror of a million transactions (tens of thousands a
-// month) or a file of hundreds of rules; past it the page says how many
-// it read. ruleBatch is how many transactions it reads at a time.
+// maxRuleEvaluations transactions × rules. So a visit's work has a bound
+// whatever the size of the mirror or of the file; past it the page says
+// how many it read. ruleBatch is how many transactions it reads at a time.
 // (Variables for the tests.)
 var (
 	maxRuleTransactions = 20_000
@@ -120,7 +119,7 @@ func (h *Handler) rules(w http.ResponseWriter, r *http.Request) {
 		Channels, Alerts []string
 	}{Path: h.o.RulesFile, Missing: missing, Since: since, Days: rulesDays, Scanned: m.scanned, Capped: m.capped, Rules: list, Gone: gone}
 	if fileErr != nil {
-		data.Error = oneLine(fileErr.Error())
+		data.Error = textsafe.FirstLine(fileErr.Error())
 	}
 	if set != nil {
 		data.Loaded = true
@@ -139,8 +138,8 @@ func (h *Handler) rules(w http.ResponseWriter, r *http.Request) {
 var errNoRulesFile = errors.New("no rules file given to the dashboard (BANKMIRROR_RULES_FILE)")
 
 // loadRules reads the rules file and checks it as `bankmirror rules
-// check` does, its channels' secrets aside (the dashboard reads no
-// secret): nil and why when it is bad or missing. missing says the
+// check` does, its channels aside (checking one reads its secret, and the
+// dashboard reads no secret): nil and why when it is bad or missing. missing says the
 // default file is absent, which is no rules.
 func (h *Handler) loadRules(ctx context.Context) (set *rules.Set, missing bool, err error) {
 	if h.o.RulesFile == "" {
@@ -150,7 +149,7 @@ func (h *Handler) loadRules(ctx context.Context) (set *rules.Set, missing bool, 
 		_, err := os.Stat(h.o.RulesFile)
 		missing = errors.Is(err, os.ErrNotExist)
 	}
-	if set, err = alerts.LoadRules(ctx, h.o.RulesFile, !h.o.RulesFileSet, h.m); err != nil {
+	if set, err = rules.Load(ctx, h.o.RulesFile, rules.Options{MissingOK: !h.o.RulesFileSet, Zone: h.o.Location, Categories: h.m}); err != nil {
 		return nil, false, err
 	}
 	return set, missing, nil
@@ -243,10 +242,4 @@ func (h *Handler) localStamp(s string) string {
 		return s
 	}
 	return t.In(h.o.Location).Format("2006-01-02 15:04")
-}
-
-// oneLine is the first line of s.
-func oneLine(s string) string {
-	first, _, _ := strings.Cut(s, "\n")
-	return first
 }

@@ -324,7 +324,7 @@ func TestRulesPageStopsWhenTheVisitorLeaves(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	set, err := rules.Parse("rules.toml", []byte("[[rule]]\nname = \"every number\"\nwhen = 'all(1..1000, {# > 0})'\ntags = [\"x\"]\n"))
+	set, err := rules.Parse("rules.toml", []byte("[[rule]]\nname = \"every number\"\nwhen = 'all(1..1000, {# > 0})'\ntags = [\"x\"]\n"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

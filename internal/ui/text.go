@@ -3,7 +3,7 @@ package ui
 import (
 	"unicode/utf8"
 
-	"github.com/bankmirror/bankmirror/internal/health"
+	"github.com/bankmirror/bankmirror/internal/money"
 	"github.com/bankmirror/bankmirror/internal/textsafe"
 )
 
@@ -34,7 +34,7 @@ func long(s string) string {
 	if n <= longChars {
 		return clean(s)
 	}
-	return short(longChars, s) + " (" + health.Thousands(int64(n-longChars+1)) + " more characters not shown)"
+	return short(longChars, s) + " (" + money.Thousands(int64(n-longChars+1)) + " more characters not shown)"
 }
 
 // searchLen is the most bytes of a description that a search link holds.

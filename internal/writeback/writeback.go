@@ -22,6 +22,7 @@ import (
 
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/logfield"
+	"github.com/bankmirror/bankmirror/internal/ptr"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
 
@@ -42,13 +43,18 @@ const None = "none"
 // on its transactions.
 const OwnershipJoint = "JOINT"
 
-// Bank is what write-back needs of the bank client (*bank.Client).
+// Bank is what write-back needs of the bank client (*bank.Client): the
+// changes, and whether the bank rejected the client's token (a household's
+// change then goes through another person's).
 type Bank interface {
 	Transaction(ctx context.Context, id string) (bank.Transaction, error)
 	SetCategory(ctx context.Context, txID string, categoryID *string) error
 	AddTags(ctx context.Context, txID string, tags []string) error
 	RemoveTags(ctx context.Context, txID string, tags []string) error
+	Token() bank.TokenState
 }
+
+var _ Bank = (*bank.Client)(nil)
 
 // Mirror is what write-back needs of the store (*store.Store).
 type Mirror interface {
@@ -153,7 +159,7 @@ func (r Result) Mismatch(op Op) string {
 	}
 	switch op {
 	case Categorize:
-		if got := deref(r.After.CategoryID); got != r.Category {
+		if got := ptr.Value(r.After.CategoryID); got != r.Category {
 			return fmt.Sprintf("the bank shows category %s", show(got))
 		}
 	case AddTags:
@@ -249,13 +255,6 @@ func NewHousehold(people []Person, m Mirror, log zerolog.Logger) *Writer {
 	return &Writer{people: people, mirror: m, log: log.With().Str(logfield.Component, "writeback").Logger()}
 }
 
-// tokenRejected reports whether b's token was rejected by the bank (a
-// *bank.Client knows).
-func tokenRejected(b Bank) bool {
-	t, ok := b.(interface{ Token() bank.TokenState })
-	return ok && t.Token().Rejected
-}
-
 // through picks the person whose token sends changes to account a, or
 // says why none can.
 func (w *Writer) through(a store.TxAccount) (Person, string) {
@@ -267,7 +266,7 @@ func (w *Writer) through(a store.TxAccount) (Person, string) {
 		if p.Name != "" && !slices.Contains(a.People, p.Name) {
 			continue
 		}
-		if tokenRejected(p.Bank) {
+		if p.Bank.Token().Rejected {
 			rejected = append(rejected, p.Name)
 			continue
 		}
@@ -727,13 +726,6 @@ func CheckLabel(l string) string {
 		return fmt.Sprintf("tag label %q starts or ends with a space", l)
 	}
 	return ""
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }
 
 // show is a category for messages: "none" for no category.
