@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bankmirror/bankmirror/internal/daemon"
 	"github.com/rs/zerolog"
 )
 
@@ -23,7 +24,7 @@ func TestAdminListenerBeyondLoopbackIsReported(t *testing.T) {
 			cfg := testConfig(t, b)
 			cfg.AdminListen = tc.listen
 			logs := &cliBuffer{}
-			m := NewDaemon(cfg, zerolog.New(logs))
+			m := daemon.New(cfg, zerolog.New(logs))
 			if err := m.Open(context.Background()); err != nil {
 				t.Fatal(err)
 			}

@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/bankmirror/bankmirror/internal/statustext"
 	"github.com/bankmirror/bankmirror/internal/store"
 	"github.com/bankmirror/bankmirror/internal/textsafe"
 )
@@ -27,7 +28,7 @@ func (a *app) alertsList(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	c := statusClock(a.cfg.Timezone)
+	c := statustext.NewClock(a.cfg.Location)
 	tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "CHANNEL\tSENT\tPENDING\tFAILED")
 	for _, n := range counts {
@@ -37,7 +38,7 @@ func (a *app) alertsList(ctx context.Context) error {
 	now := time.Now()
 	for _, al := range recent {
 		state, why := alertState(c, al, now)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", c.stamp(al.CreatedAt), al.Channel, al.Kind, state, textsafe.Cut(al.Title, 50), why)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", c.Stamp(al.CreatedAt), al.Channel, al.Kind, state, textsafe.Cut(al.Title, 50), why)
 	}
 	return tw.Flush()
 }
@@ -47,23 +48,23 @@ func (a *app) alertsList(ctx context.Context) error {
 // of a failed one; for a pending one, its last error and next try, or the
 // time it waits for (quiet hours, the channel's rate limit), or that it is
 // due.
-func alertState(c clock, al store.Alert, now time.Time) (state, why string) {
+func alertState(c statustext.Clock, al store.Alert, now time.Time) (state, why string) {
 	cause := textsafe.Cut(al.Error, 80)
 	switch {
 	case al.SentAt != "":
-		return "sent", "sent " + c.stamp(al.SentAt) + attemptsNote(al.Attempts)
+		return "sent", "sent " + c.Stamp(al.SentAt) + attemptsNote(al.Attempts)
 	case al.FailedAt != "":
-		return "failed", fmt.Sprintf("gave up %s after %s: %s", c.stamp(al.FailedAt), plural(al.Attempts, "attempt"), cause)
+		return "failed", fmt.Sprintf("gave up %s after %s: %s", c.Stamp(al.FailedAt), plural(al.Attempts, "attempt"), cause)
 	}
 	next, err := time.Parse(time.RFC3339Nano, al.NotBefore)
 	waits := err == nil && next.After(now)
 	switch {
 	case al.Attempts > 0 && waits:
-		return "pending", fmt.Sprintf("%s failed (%s); next try %s", plural(al.Attempts, "attempt"), cause, c.at(next))
+		return "pending", fmt.Sprintf("%s failed (%s); next try %s", plural(al.Attempts, "attempt"), cause, c.At(next))
 	case al.Attempts > 0:
 		return "pending", fmt.Sprintf("%s failed (%s); next try due now: the running daemon sends it", plural(al.Attempts, "attempt"), cause)
 	case waits:
-		return "pending", "not before " + c.at(next) + ": quiet hours or the channel's rate limit"
+		return "pending", "not before " + c.At(next) + ": quiet hours or the channel's rate limit"
 	default:
 		return "pending", "due now: the running daemon sends it (is it running? bankmirror status)"
 	}

@@ -17,7 +17,7 @@ func (a *app) backupCommand() *cli.Command {
 		Summary: "a consistent copy of the mirror, taken while the daemon runs (--with-secrets: and its webhook secrets)",
 		Run: a.configured(func(ctx context.Context, args []string) error {
 			if len(args) != 1 {
-				return fmt.Errorf("%w: backup takes one destination file", errUsage)
+				return fmt.Errorf("%w: backup takes one destination file", cli.ErrUsage)
 			}
 			return a.backup(ctx, args[0], *force, *withSecrets)
 		})}

@@ -3,18 +3,15 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/bench"
 	"github.com/bankmirror/bankmirror/internal/cli"
 	"github.com/bankmirror/bankmirror/internal/export"
-	"github.com/bankmirror/bankmirror/internal/store"
 )
 
 // benchCommand runs whole-system benchmarks (internal/bench), each beside
@@ -41,52 +38,12 @@ var benchChild = func(ctx context.Context, args ...string) (*exec.Cmd, error) {
 }
 
 // benchEnv wires the benchmarks to this command: its output, environment
-// and logger, its own binary for child processes, its configuration and
-// its daemon.
+// and logger, and its own binary for child processes.
 func (a *app) benchEnv() bench.Env {
 	return bench.Env{Stdout: a.stdout, Stderr: a.stderr, Environ: a.environ, Log: a.log,
 		Command: func(ctx context.Context, args ...string) (*exec.Cmd, error) { return benchChild(ctx, args...) },
-		LoadConfig: func(environ map[string]string) (bench.Config, error) {
-			cfg, err := loadConfig(environ)
-			return bench.Config{APIURL: cfg.APIURL, Token: cfg.Token, RequestsPerHour: cfg.RequestsPerHour,
-				BudgetReserve: cfg.BudgetReserve, WebhookPath: cfg.WebhookPath,
-				SyncSchedule: cfg.SyncSchedule, ReconcileSchedule: cfg.ReconcileSchedule}, err
-		},
-		StartDaemon: a.startBenchDaemon,
-		Serve: func(ctx context.Context, addr string, h http.Handler) (string, func(), error) {
-			srv, err := startServer(ctx, addr, h)
-			if err != nil {
-				return "", nil, err
-			}
-			return srv.URL(), func() { _ = srv.Shutdown(shutdownGrace) }, nil
-		},
 	}
 }
-
-// startBenchDaemon opens the Daemon, as serve does, with the configuration
-// environ gives.
-func (a *app) startBenchDaemon(ctx context.Context, environ map[string]string, hooks bench.Hooks) (bench.Daemon, error) {
-	cfg, err := loadConfig(environ)
-	if err != nil {
-		return nil, err
-	}
-	m := NewDaemon(cfg, a.log)
-	m.OnEventsStored, m.OnEventApplied = hooks.OnEventsStored, hooks.OnEventApplied
-	if err := m.Open(ctx); err != nil {
-		_ = m.Close()
-		return nil, err
-	}
-	return benchDaemon{m}, nil
-}
-
-// benchDaemon is the Daemon as the benchmarks see it.
-type benchDaemon struct{ m *Daemon }
-
-func (d benchDaemon) InitialSyncDone() <-chan struct{} { return d.m.InitialSyncDone }
-func (d benchDaemon) URL() string                      { return d.m.URL() }
-func (d benchDaemon) Bank() *bank.Client               { return d.m.Bank }
-func (d benchDaemon) Store() *store.Store              { return d.m.Store }
-func (d benchDaemon) Close() error                     { return d.m.Close() }
 
 func (a *app) benchSyncMode() *cli.Command {
 	fs := newFlags("bench sync")
@@ -101,7 +58,7 @@ func (a *app) benchSyncMode() *cli.Command {
 		Summary:  "a full sync of the simulated bank against decoding the same pages and inserting them with one prepared statement",
 		Run: a.configured(func(ctx context.Context, _ []string) error {
 			if o.Rounds < 1 || o.Transactions < 1 || o.Stall <= 0 {
-				return fmt.Errorf("%w: --rounds, --transactions and --stall must be positive", errUsage)
+				return fmt.Errorf("%w: --rounds, --transactions and --stall must be positive", cli.ErrUsage)
 			}
 			return bench.Sync(ctx, a.benchEnv(), o)
 		})}
@@ -126,12 +83,12 @@ func (a *app) benchReceiverMode() *cli.Command {
 			for _, f := range strings.Split(*levels, ",") {
 				c, err := strconv.Atoi(strings.TrimSpace(f))
 				if err != nil || c < 1 {
-					return fmt.Errorf("%w: --concurrency %q: want positive integers separated by commas", errUsage, *levels)
+					return fmt.Errorf("%w: --concurrency %q: want positive integers separated by commas", cli.ErrUsage, *levels)
 				}
 				o.Concurrency = append(o.Concurrency, c)
 			}
 			if o.Transactions < 1 || o.Events < 1 || o.Rounds < 1 || o.CatchUp <= 0 {
-				return fmt.Errorf("%w: --transactions, --events, --rounds and --catch-up must be positive", errUsage)
+				return fmt.Errorf("%w: --transactions, --events, --rounds and --catch-up must be positive", cli.ErrUsage)
 			}
 			return bench.Receiver(ctx, a.benchEnv(), o)
 		})}
@@ -203,7 +160,7 @@ func (a *app) benchBurstMode() *cli.Command {
 		Summary:  "a burst of webhook events with duplicates and reorders: bank requests used and time to an exact mirror",
 		Run: a.configured(func(ctx context.Context, _ []string) error {
 			if o.Events < 20 || o.Transactions < 0 || o.Duration < 0 || o.Timeout <= 0 || o.Restarts < 0 {
-				return fmt.Errorf("%w: --events must be at least 20, --timeout positive, --restarts not negative", errUsage)
+				return fmt.Errorf("%w: --events must be at least 20, --timeout positive, --restarts not negative", cli.ErrUsage)
 			}
 			if o.Restarts > 0 {
 				return bench.BurstRestarts(ctx, a.benchEnv(), o)
@@ -224,7 +181,7 @@ func (a *app) benchRulesMode() *cli.Command {
 		Summary:  "the rules file: matching over the mirror, requests of rules apply per change, latency added on arrival",
 		Run: a.configured(func(ctx context.Context, _ []string) error {
 			if o.Transactions < 1 || o.Rules < 8 || o.Purchases < 1 {
-				return fmt.Errorf("%w: --transactions and --purchases must be positive, --rules at least 8", errUsage)
+				return fmt.Errorf("%w: --transactions and --purchases must be positive, --rules at least 8", cli.ErrUsage)
 			}
 			return bench.Rules(ctx, a.benchEnv(), o)
 		})}
@@ -243,7 +200,7 @@ func (a *app) benchIdleMode() *cli.Command {
 		Summary:  "bankmirror serve after a backfill, left idle: its RSS, and the bank requests of an idle hour",
 		Run: a.configured(func(ctx context.Context, _ []string) error {
 			if o.Transactions < 1 || o.Idle <= 0 || o.Ticks < 1 {
-				return fmt.Errorf("%w: --transactions, --idle and --ticks must be positive", errUsage)
+				return fmt.Errorf("%w: --transactions, --idle and --ticks must be positive", cli.ErrUsage)
 			}
 			return bench.Idle(ctx, a.benchEnv(), o)
 		})}
@@ -263,7 +220,7 @@ func (a *app) benchHouseholdMode() *cli.Command {
 		Summary:  "a household of two with a joint account: the first sync's requests against the floor, an idle hour, joint purchase to mirror",
 		Run: a.configured(func(ctx context.Context, _ []string) error {
 			if o.Transactions < 1 || o.Joint < 1 || o.Interval <= 0 || o.Purchases < 1 {
-				return fmt.Errorf("%w: --transactions, --joint, --interval and --purchases must be positive", errUsage)
+				return fmt.Errorf("%w: --transactions, --joint, --interval and --purchases must be positive", cli.ErrUsage)
 			}
 			return bench.Household(ctx, a.benchEnv(), o)
 		})}
@@ -286,7 +243,7 @@ func (a *app) benchExportMode() *cli.Command {
 				return bench.GenerateExportMirror(ctx, *generate, o.Transactions)
 			}
 			if o.Rounds < 1 || o.Transactions < 1 {
-				return fmt.Errorf("%w: --rounds and --transactions must be positive", errUsage)
+				return fmt.Errorf("%w: --rounds and --transactions must be positive", cli.ErrUsage)
 			}
 			return bench.Export(ctx, a.benchEnv(), o)
 		})}
@@ -307,7 +264,7 @@ func (a *app) benchBucketMode() *cli.Command {
 			"when the daemon finds the second, time to an exact mirror, live purchases meanwhile (takes minutes)",
 		Run: a.configured(func(ctx context.Context, _ []string) error {
 			if o.Transactions < 1 || o.Limit < 1 || o.FirstBucket <= 0 || o.FirstBucket >= time.Hour || o.PurchaseEvery <= 0 || o.Timeout <= 0 {
-				return fmt.Errorf("%w: --transactions, --limit, --purchase-every and --timeout must be positive, --first-bucket within the hour", errUsage)
+				return fmt.Errorf("%w: --transactions, --limit, --purchase-every and --timeout must be positive, --first-bucket within the hour", cli.ErrUsage)
 			}
 			return bench.Bucket(ctx, a.benchEnv(), o)
 		})}

@@ -23,13 +23,9 @@ func (a *app) benchUIMode() *cli.Command {
 		Summary:  "the dashboard's overview and search on a generated mirror (100,000 rows), by server time, against bare queries of the same aggregates",
 		Run: a.configured(func(ctx context.Context, _ []string) error {
 			if o.Rounds < 1 || o.Transactions < 1 || o.Requests < 1 {
-				return fmt.Errorf("%w: --rounds, --requests and --transactions must be positive", errUsage)
+				return fmt.Errorf("%w: --rounds, --requests and --transactions must be positive", cli.ErrUsage)
 			}
-			loc, err := loadZone(a.cfg.Timezone)
-			if err != nil {
-				return &configError{envPrefix + "TIMEZONE", err}
-			}
-			o.Location = loc
+			o.Location = a.cfg.Location
 			return bench.UI(ctx, a.benchEnv(), o)
 		})}
 }

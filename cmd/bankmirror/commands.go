@@ -89,7 +89,7 @@ func (a *app) completionCommand() *cli.Command {
   bankmirror completion fish > ~/.config/fish/completions/bankmirror.fish`,
 		Run: func(_ context.Context, args []string) error {
 			if len(args) != 1 {
-				return fmt.Errorf("%w: completion takes one shell: %s", errUsage, strings.Join(cli.Shells, ", "))
+				return fmt.Errorf("%w: completion takes one shell: %s", cli.ErrUsage, strings.Join(cli.Shells, ", "))
 			}
 			return a.program().Completion(a.stdout, args[0])
 		}}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/bankmirror/bankmirror/internal/cli"
+	"github.com/bankmirror/bankmirror/internal/config"
 )
 
 // The completion scripts and the manual page are made from the command
@@ -95,7 +96,7 @@ func TestEveryVariableDocumented(t *testing.T) {
 	vars := envVars()
 	seen := map[string]bool{}
 	for _, v := range vars {
-		key := strings.TrimPrefix(v.Name, envPrefix)
+		key := strings.TrimPrefix(v.Name, config.Prefix)
 		if seen[key] {
 			t.Errorf("%s is listed twice", v.Name)
 		}
@@ -105,18 +106,18 @@ func TestEveryVariableDocumented(t *testing.T) {
 		}
 	}
 	read := map[string]bool{}
-	cfg := reflect.TypeFor[Config]()
+	cfg := reflect.TypeFor[config.Config]()
 	for i := range cfg.NumField() {
 		if key, _, _ := strings.Cut(cfg.Field(i).Tag.Get("env"), ","); key != "-" {
 			read[key] = true
 			if !seen[key] {
-				t.Errorf("Config reads %s%s, which is not documented", envPrefix, key)
+				t.Errorf("Config reads %s%s, which is not documented", config.Prefix, key)
 			}
 		}
 	}
 	for key := range seen {
 		if !read[key] {
-			t.Errorf("%s%s is documented, but Config does not read it", envPrefix, key)
+			t.Errorf("%s%s is documented, but config.Config does not read it", config.Prefix, key)
 		}
 	}
 	r := runCLI(t, nil, "serve", "--help")

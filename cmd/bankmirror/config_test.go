@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -22,7 +23,7 @@ const (
 )
 
 func TestConfigDefaults(t *testing.T) {
-	want := Config{
+	want := config.Config{
 		APIURL:            bank.DefaultBaseURL,
 		DB:                "bankmirror.db",
 		LogLevel:          "info",
@@ -65,13 +66,17 @@ func TestConfigDefaults(t *testing.T) {
 		{"BANKMIRROR_DB wins over the state directory", map[string]string{"STATE_DIRECTORY": "/var/lib/a", "BANKMIRROR_DB": "/srv/m.db"}, "/srv/m.db"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := loadConfig(tc.environ)
+			got, err := config.Load(tc.environ)
 			if err != nil {
 				t.Fatal(err)
 			}
 			w := want
 			w.DB = tc.db
-			if got != w {
+			if got.Location == nil || got.Location.String() != w.Timezone {
+				t.Errorf("zone loaded %v, want %s", got.Location, w.Timezone)
+			}
+			w.Location = got.Location
+			if !reflect.DeepEqual(got, w) {
 				t.Errorf("config =\n%+v\nwant\n%+v", got, w)
 			}
 		})
@@ -79,7 +84,7 @@ func TestConfigDefaults(t *testing.T) {
 }
 
 func TestConfigExplicitValues(t *testing.T) {
-	got, err := loadConfig(map[string]string{
+	got, err := config.Load(map[string]string{
 		"BANKMIRROR_API_URL":               "http://127.0.0.1:9/api/v1",
 		"BANKMIRROR_TOKEN":                 "  " + cfgTestToken + "\n",
 		"BANKMIRROR_DB":                    "/tmp/x.db",
@@ -106,7 +111,7 @@ func TestConfigExplicitValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Config{
+	want := config.Config{
 		APIURL: "http://127.0.0.1:9/api/v1", Token: cfgTestToken, DB: "/tmp/x.db", LogLevel: "debug", LogFormat: "console",
 		RequestsPerHour: 300, BudgetReserve: 7, SyncOverlap: 90 * time.Minute, Listen: "[::1]:0", WebhookPath: "/hooks/up",
 		WebhookSecret: cfgTestSecret, SyncSchedule: "*/5 * * * *", ReconcileSchedule: "@every 6h",
@@ -117,7 +122,11 @@ func TestConfigExplicitValues(t *testing.T) {
 		FeedsFile: "/etc/bankmirror/feeds.toml", Node: "node", NPM: "npm",
 		SecretFrom: config.SecretSources{Token: "BANKMIRROR_TOKEN", WebhookSecret: "BANKMIRROR_WEBHOOK_SECRET"},
 	}
-	if got != want {
+	if got.Location == nil || got.Location.String() != want.Timezone {
+		t.Errorf("zone loaded %v, want %s", got.Location, want.Timezone)
+	}
+	want.Location = got.Location
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("config =\n%+v\nwant\n%+v", got, want)
 	}
 }
@@ -149,7 +158,7 @@ func TestConfigSecretFiles(t *testing.T) {
 		}, "plain-token", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := loadConfig(tc.environ)
+			c, err := config.Load(tc.environ)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -167,13 +176,13 @@ func TestConfigMissingSecretFile(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "no-such-file")
 	for _, name := range []string{"BANKMIRROR_TOKEN_FILE", "BANKMIRROR_WEBHOOK_SECRET_FILE"} {
 		t.Run(name, func(t *testing.T) {
-			_, err := loadConfig(map[string]string{name: missing, "BANKMIRROR_TOKEN": cfgTestToken})
+			_, err := config.Load(map[string]string{name: missing, "BANKMIRROR_TOKEN": cfgTestToken})
 			if err == nil {
 				t.Fatal("no error for a missing file")
 			}
-			var ce *configError
+			var ce *config.Error
 			if !errors.As(err, &ce) || ce.Var != name {
-				t.Fatalf("error %q (%T) is not a configError for %s", err, err, name)
+				t.Fatalf("error %q (%T) is not a config.Error for %s", err, err, name)
 			}
 			msg := err.Error()
 			if !strings.Contains(msg, name) || !strings.Contains(msg, missing) || !errors.Is(err, os.ErrNotExist) {
@@ -235,19 +244,19 @@ func malformedEnv(name, value string) map[string]string {
 func TestConfigRejectsMalformedValues(t *testing.T) {
 	for _, tc := range malformedConfigs {
 		t.Run(tc.name+"="+tc.value, func(t *testing.T) {
-			_, err := loadConfig(malformedEnv(tc.name, tc.value))
+			_, err := config.Load(malformedEnv(tc.name, tc.value))
 			if err == nil {
 				t.Fatalf("%s=%q accepted", tc.name, tc.value)
 			}
-			var ce *configError
+			var ce *config.Error
 			if !errors.As(err, &ce) || ce.Var != tc.name {
-				t.Fatalf("error %q (%T) is not a configError for %s", err, err, tc.name)
+				t.Fatalf("error %q (%T) is not a config.Error for %s", err, err, tc.name)
 			}
 			msg := err.Error()
 			if !strings.Contains(msg, tc.name) {
 				t.Errorf("error %q does not name %s", msg, tc.name)
 			}
-			if n := strings.Count(msg, envPrefix); n != 1 {
+			if n := strings.Count(msg, config.Prefix); n != 1 {
 				t.Errorf("error %q names %d variables, want exactly %s", msg, n, tc.name)
 			}
 			if strings.Contains(msg, "\n") {
@@ -350,7 +359,7 @@ func TestConfiguredTimezoneReachesTheMirror(t *testing.T) {
 	})
 	t.Run("daemon", func(t *testing.T) {
 		cfg := testConfig(t, newBank(t, 60))
-		cfg.Timezone = "Asia/Tokyo"
+		cfg.Timezone, cfg.Location = "Asia/Tokyo", tokyo
 		startMain(t, cfg)
 		check(t, cfg.DB)
 	})
@@ -377,7 +386,7 @@ func TestConfigTokenWithControlCharacters(t *testing.T) {
 	}
 	// From the systemd credential directory, when no variable names a token.
 	must(t, os.WriteFile(filepath.Join(dir, "token"), []byte("cred-token\n"), 0o600))
-	c, err := loadConfig(map[string]string{"CREDENTIALS_DIRECTORY": dir})
+	c, err := config.Load(map[string]string{"CREDENTIALS_DIRECTORY": dir})
 	if err != nil || c.Token != "cred-token" {
 		t.Errorf("credential token = %q, %v", c.Token, err)
 	}
@@ -385,8 +394,8 @@ func TestConfigTokenWithControlCharacters(t *testing.T) {
 
 func TestConfigAdminListenOff(t *testing.T) {
 	for _, v := range []string{"", " ", "off", "OFF"} {
-		c, err := loadConfig(map[string]string{"BANKMIRROR_ADMIN_LISTEN": v})
-		if err != nil || c.AdminListen != adminOff {
+		c, err := config.Load(map[string]string{"BANKMIRROR_ADMIN_LISTEN": v})
+		if err != nil || c.AdminListen != config.AdminOff {
 			t.Errorf("ADMIN_LISTEN=%q: %q, %v", v, c.AdminListen, err)
 		}
 	}

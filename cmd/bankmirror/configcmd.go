@@ -21,11 +21,11 @@ func (a *app) configCommand(env []cli.Var) *cli.Command {
 func (a *app) config(context.Context, []string) error {
 	invalid := map[string]bool{}
 	for _, ce := range a.setAside {
-		invalid[envPrefix+config.SettingOf(ce.Var)] = true
+		invalid[config.Prefix+config.SettingOf(ce.Var)] = true
 	}
 	// Tokens set aside as invalid have no people to show.
 	people, _ := config.People(a.environ)
-	if invalid[envPrefix+"TOKEN"] || invalid[envPrefix+"TOKENS_DIR"] || invalid[envPrefix+"PERSON"] {
+	if invalid[config.Prefix+"TOKEN"] || invalid[config.Prefix+"TOKENS_DIR"] || invalid[config.Prefix+"PERSON"] {
 		people = nil
 	}
 	tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)

@@ -30,6 +30,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/config"
+	"github.com/bankmirror/bankmirror/internal/daemon"
 	"github.com/bankmirror/bankmirror/internal/mirrortest"
 	"github.com/bankmirror/bankmirror/internal/replica"
 	"github.com/bankmirror/bankmirror/internal/simulator"
@@ -201,8 +203,8 @@ type convergence struct {
 	extra  *mrand.Rand // for choices added after the first version
 	bank   *bankEnv
 	clock  atomic.Int64 // the bank's clock, unix nanoseconds; advanced by the history only
-	cfg    Config
-	m      *Daemon // nil while the daemon is down
+	cfg    config.Config
+	m      *daemon.Daemon // nil while the daemon is down
 	hook   string
 	secret string
 	ops    []string // the history, for the failure report
@@ -336,7 +338,7 @@ func runConvergence(t *testing.T, seed uint64) {
 // start-up sync.
 func (c *convergence) start() {
 	c.t.Helper()
-	m := NewDaemon(c.cfg, zerolog.Nop())
+	m := daemon.New(c.cfg, zerolog.Nop())
 	m.SyncProgress = func(p replica.Progress) {
 		if p.Kind == replica.KindFull {
 			select {
@@ -365,7 +367,7 @@ func (c *convergence) start() {
 // scheduledSync runs one sync and its heal exactly as the daemon's
 // schedule does. It is the test's only use of the schedule's internals:
 // when the schedule moves, change this.
-func scheduledSync(ctx context.Context, m *Daemon, full bool) { m.Schedule.Run(ctx, full) }
+func scheduledSync(ctx context.Context, m *daemon.Daemon, full bool) { m.Schedule.Run(ctx, full) }
 
 // background starts a scheduled sync alongside the history, after the
 // previous one has finished; stop cancels it as Close cancels the

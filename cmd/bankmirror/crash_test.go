@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bankmirror/bankmirror/internal/config"
 	"github.com/bankmirror/bankmirror/internal/mirrortest"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 	"github.com/bankmirror/bankmirror/internal/store"
@@ -216,10 +217,10 @@ func childEnviron(vars map[string]string) []string {
 		case "NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "STATE_DIRECTORY":
 			return true
 		}
-		return strings.HasPrefix(k, envPrefix)
+		return strings.HasPrefix(k, config.Prefix)
 	})
 	env = append(env, childEnv+"=1")
-	for _, k := range []string{envPrefix + "LISTEN", envPrefix + "ADMIN_LISTEN"} {
+	for _, k := range []string{config.Prefix + "LISTEN", config.Prefix + "ADMIN_LISTEN"} {
 		if _, ok := vars[k]; !ok {
 			env = append(env, k+"=127.0.0.1:0")
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/daemon"
 	"github.com/bankmirror/bankmirror/internal/health"
 	"github.com/bankmirror/bankmirror/internal/mirrortest"
 	"github.com/bankmirror/bankmirror/internal/replica"
@@ -97,7 +98,7 @@ func TestCLIStatusShowsTheDaemonReport(t *testing.T) {
 func TestServeSyncsAtStart(t *testing.T) {
 	b := newBank(t, 100)
 	cfg := testConfig(t, b)
-	m := NewDaemon(cfg, zerolog.Nop())
+	m := daemon.New(cfg, zerolog.Nop())
 	must(t, m.Open(context.Background()))
 	<-m.InitialSyncDone
 	must(t, m.Close())

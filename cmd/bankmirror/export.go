@@ -20,7 +20,7 @@ import (
 // exportUsage is a refused export: exit code 2, its own message.
 type exportUsage struct{ error }
 
-func (e exportUsage) Is(target error) bool { return target == errUsage }
+func (e exportUsage) Is(target error) bool { return target == cli.ErrUsage }
 
 // stringList is a repeatable flag.
 type stringList []string
@@ -50,16 +50,7 @@ func (a *app) exportCommand() *cli.Command {
 			if *out == "-" {
 				*out = ""
 			}
-			fmtName := *format
-			if fmtName == "" {
-				fmtName = "csv"
-				if ext := strings.TrimPrefix(filepath.Ext(*out), "."); ext != "" {
-					if _, err := export.ParseFormat(ext); err == nil {
-						fmtName = ext
-					}
-				}
-			}
-			fmtVal, err := export.ParseFormat(fmtName)
+			fmtVal, err := export.FormatFor(*format, *out)
 			if err != nil {
 				return exportUsage{err}
 			}
@@ -68,10 +59,7 @@ func (a *app) exportCommand() *cli.Command {
 			}
 			// BANKMIRROR_TIMEZONE, validated with the rest of the configuration:
 			// the zone of the mirror's *_local, *_date and *_month columns.
-			loc, err := loadZone(a.cfg.Timezone)
-			if err != nil {
-				return &configError{envPrefix + "TIMEZONE", err}
-			}
+			loc := a.cfg.Location
 			// Lstat: a symbolic link there, even dangling, is for the store to refuse by name.
 			if _, err := os.Lstat(a.cfg.DB); err != nil {
 				return fmt.Errorf("no mirror at %s (set BANKMIRROR_DB, or run `bankmirror sync --full` first): %w", a.cfg.DB, err)

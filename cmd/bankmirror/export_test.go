@@ -14,6 +14,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/bankmirror/bankmirror/internal/bench/synthetic"
+	"github.com/bankmirror/bankmirror/internal/config"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
 
@@ -225,7 +226,7 @@ func TestConfigExportToken(t *testing.T) {
 	const tok = "export-token-SHOULD-NOT-APPEAR"
 	file := filepath.Join(t.TempDir(), "tok")
 	must(t, os.WriteFile(file, []byte(tok+"\n"), 0o600))
-	c, err := loadConfig(map[string]string{"BANKMIRROR_EXPORT_TOKEN_FILE": file})
+	c, err := config.Load(map[string]string{"BANKMIRROR_EXPORT_TOKEN_FILE": file})
 	if err != nil || c.ExportToken != tok || c.ExportTokenFile != "" {
 		t.Fatalf("token %q file field %q: %v", c.ExportToken, c.ExportTokenFile, err)
 	}

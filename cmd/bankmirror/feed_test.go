@@ -67,8 +67,8 @@ func TestServeFeedsSpreadsheets(t *testing.T) {
 // not start with the previous one's pages and ETA.
 func TestServeClearsProgressAfterARun(t *testing.T) {
 	m, _ := startMain(t, testConfig(t, newBank(t, 150)))
-	if p := m.progress.Load(); p != nil {
-		t.Errorf("after the start-up sync, progress still holds %+v", *p)
+	if p, ok := m.Progress(); ok {
+		t.Errorf("after the start-up sync, progress still holds %+v", p)
 	}
 }
 

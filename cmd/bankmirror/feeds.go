@@ -6,17 +6,17 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"text/tabwriter"
 
 	"github.com/bankmirror/bankmirror/internal/cli"
+	"github.com/bankmirror/bankmirror/internal/daemon"
 	"github.com/bankmirror/bankmirror/internal/feeds"
-	"github.com/bankmirror/bankmirror/internal/logfield"
+	"github.com/bankmirror/bankmirror/internal/feeds/apps"
 	"github.com/bankmirror/bankmirror/internal/money"
+	"github.com/bankmirror/bankmirror/internal/statustext"
 	"github.com/bankmirror/bankmirror/internal/store"
-	"github.com/bankmirror/bankmirror/internal/systemd"
 	"github.com/bankmirror/bankmirror/internal/textsafe"
 )
 
@@ -76,7 +76,7 @@ func (a *app) readFeeds(withSecrets bool) (*feeds.File, error) {
 // names.
 func (a *app) feedNamed(args []string) (*feeds.File, *feeds.Feed, error) {
 	if len(args) != 1 {
-		return nil, nil, fmt.Errorf("%w: name one feed", errUsage)
+		return nil, nil, fmt.Errorf("%w: name one feed", cli.ErrUsage)
 	}
 	f, err := a.readFeeds(true)
 	if err != nil {
@@ -93,13 +93,25 @@ func (a *app) feedNamed(args []string) (*feeds.File, *feeds.Feed, error) {
 	return f, fd, nil
 }
 
-// feedEngine is an engine over st feeding f.
-func (a *app) feedEngine(st *store.Store, f *feeds.File) *feeds.Engine {
-	return feeds.NewEngine(st, feedApps(a.cfg.Node, a.cfg.NPM), f, feedsDir(a.cfg.DB), a.log)
+// openFeed reads the feeds file with secrets, finds the feed args names
+// and opens the mirror, for push, check and setup: the engine over the
+// mirror, the feed, and the store to close.
+func (a *app) openFeed(ctx context.Context, args []string) (*feeds.Engine, *feeds.Feed, *store.Store, error) {
+	f, fd, err := a.feedNamed(args)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	st, err := a.openExistingStore(ctx)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return a.feedEngine(st, f), fd, st, nil
 }
 
-// feedsDir is where the feeds keep their files: beside the mirror.
-func feedsDir(db string) string { return filepath.Join(filepath.Dir(db), "feeds") }
+// feedEngine is an engine over st feeding f.
+func (a *app) feedEngine(st *store.Store, f *feeds.File) *feeds.Engine {
+	return daemon.NewFeedEngine(a.cfg, st, f, a.log)
+}
 
 func (a *app) feedsList() error {
 	f, err := a.readFeeds(false)
@@ -141,8 +153,8 @@ func (a *app) feedsStatus(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	c := statusClock(a.cfg.Timezone)
-	when := func(stamp string) string { return c.stamp(orDash(stamp)) }
+	c := statustext.NewClock(a.cfg.Location)
+	when := func(stamp string) string { return c.Stamp(orDash(stamp)) }
 	tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "FEED\tROWS\tPENDING\tLAST PUSH\tLAST CHECK\tERROR")
 	for _, s := range list {
@@ -159,16 +171,11 @@ func (a *app) feedsPush(ctx context.Context, args []string, opts feeds.PushOptio
 	if err := checkDate(opts.Since); err != nil {
 		return err
 	}
-	f, fd, err := a.feedNamed(args)
-	if err != nil {
-		return err
-	}
-	st, err := a.openExistingStore(ctx)
+	e, fd, st, err := a.openFeed(ctx, args)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	e := a.feedEngine(st, f)
 	if !opts.DryRun {
 		e.Progress = func(feed string, done, left int64) {
 			if left > 0 {
@@ -201,16 +208,12 @@ func (a *app) feedsPush(ctx context.Context, args []string, opts feeds.PushOptio
 const checkShown = 5
 
 func (a *app) feedsCheck(ctx context.Context, args []string) error {
-	f, fd, err := a.feedNamed(args)
-	if err != nil {
-		return err
-	}
-	st, err := a.openExistingStore(ctx)
+	e, fd, st, err := a.openFeed(ctx, args)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	res, err := a.feedEngine(st, f).Check(ctx, fd)
+	res, err := e.Check(ctx, fd)
 	if err != nil {
 		return err
 	}
@@ -235,17 +238,12 @@ func (a *app) feedsCheck(ctx context.Context, args []string) error {
 }
 
 func (a *app) feedsSetup(ctx context.Context, args []string) error {
-	f, fd, err := a.feedNamed(args)
-	if err != nil {
-		return err
-	}
-	st, err := a.openExistingStore(ctx)
+	e, fd, st, err := a.openFeed(ctx, args)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	e := a.feedEngine(st, f)
-	said, err := setupFeed(ctx, a.cfg.Node, a.cfg.NPM, fd, e.Target(fd))
+	said, err := apps.Setup(ctx, daemon.AppPrograms(a.cfg), fd, e.Target(fd))
 	if said != "" {
 		fmt.Fprintln(a.stdout, said)
 	}
@@ -265,53 +263,10 @@ func (a *app) feedsSetup(ctx context.Context, args []string) error {
 }
 
 // feedsServe feeds every app of the feeds file until ctx ends, reading
-// the file again on SIGHUP (a bad one keeps the feeds in use): what serve
-// does for its feeds, in a process of its own, so that Node (Actual's
-// client) runs under a sandbox that lets its JIT work while the daemon
-// keeps its own.
+// the file again on SIGHUP (daemon.ServeFeeds).
 func (a *app) feedsServe(ctx context.Context) error {
-	f, err := a.readFeeds(true)
-	if err != nil {
-		return err
-	}
-	st, err := a.openExistingStore(ctx)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	if err := st.ForgetFeeds(ctx, f.Names()); err != nil {
-		return err
-	}
-	e := a.feedEngine(st, f)
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = e.Run(ctx)
-	}()
-	if err := systemd.Notify("READY=1"); err != nil {
-		a.log.Warn().Err(err).Msg("notify systemd")
-	}
-	a.log.Info().Int(logfield.Feeds, len(f.Feeds)).Str(logfield.Path, f.Path).Msg("feeding")
-	for {
-		select {
-		case <-ctx.Done():
-			_ = systemd.Notify("STOPPING=1")
-			<-done
-			return nil
-		case <-hup:
-			nf, err := a.readFeeds(true)
-			if err != nil {
-				a.log.Error().Err(err).Msg("reload: feeds not replaced, the previous ones stay")
-				continue
-			}
-			if err := st.ForgetFeeds(ctx, nf.Names()); err != nil {
-				a.log.Warn().Err(err).Msg("reload: forget the feeds gone from the file")
-			}
-			e.SetFile(nf)
-			a.log.Info().Int(logfield.Feeds, len(nf.Feeds)).Str(logfield.Path, nf.Path).Msg("reload: feeds read again")
-		}
-	}
+	return daemon.ServeFeeds(ctx, a.cfg, a.environ, a.openExistingStore, a.log, hup)
 }

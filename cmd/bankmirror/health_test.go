@@ -20,13 +20,14 @@ import (
 	"github.com/prometheus/common/model"
 	"github.com/rs/zerolog"
 
+	"github.com/bankmirror/bankmirror/internal/daemon"
 	"github.com/bankmirror/bankmirror/internal/mirrortest"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
 
 // adminGet fetches a path of the daemon's admin listener.
-func adminGet(t *testing.T, m *Daemon, path string) (int, string) {
+func adminGet(t *testing.T, m *daemon.Daemon, path string) (int, string) {
 	t.Helper()
 	resp, err := http.Get(m.AdminURL() + path)
 	if err != nil {
@@ -41,7 +42,7 @@ func adminGet(t *testing.T, m *Daemon, path string) (int, string) {
 }
 
 // wantReady fails the test unless /readyz answers 200.
-func wantReady(t *testing.T, m *Daemon) {
+func wantReady(t *testing.T, m *daemon.Daemon) {
 	t.Helper()
 	if code, body := adminGet(t, m, "/readyz"); code != http.StatusOK || !strings.HasPrefix(body, "ready\n") {
 		t.Fatalf("readyz = %d, want 200:\n%s", code, body)
@@ -50,7 +51,7 @@ func wantReady(t *testing.T, m *Daemon) {
 
 // wantNotReady fails the test unless /readyz answers 503 with check
 // failing for a reason containing why.
-func wantNotReady(t *testing.T, m *Daemon, check, why string) {
+func wantNotReady(t *testing.T, m *daemon.Daemon, check, why string) {
 	t.Helper()
 	code, body := adminGet(t, m, "/readyz")
 	if !notReadyFor(code, body, check, why) {
@@ -77,7 +78,7 @@ func notReadyFor(code int, body, check, why string) bool {
 // database check because of why: a write probe's result is reused for up
 // to a second, so the answer right after the disk changes may be the
 // previous probe's.
-func awaitProbe(t *testing.T, m *Daemon, ready bool, why string) {
+func awaitProbe(t *testing.T, m *daemon.Daemon, ready bool, why string) {
 	t.Helper()
 	var code int
 	var body string
@@ -133,7 +134,7 @@ func TestRevokedTokenIsAnIncidentUntilReload(t *testing.T) {
 	tokenFile := filepath.Join(t.TempDir(), "token")
 	must(t, os.WriteFile(tokenFile, []byte(b.sim.Token()+"\n"), 0o600))
 	var logs cliBuffer
-	m := NewDaemon(cfg, zerolog.New(&logs))
+	m := daemon.New(cfg, zerolog.New(&logs))
 	m.Environ = map[string]string{"BANKMIRROR_TOKEN_FILE": tokenFile}
 	applied := make(chan string, 100)
 	m.OnEventApplied = func(e store.InboxEvent, _ store.Change) { applied <- e.ID }
@@ -210,7 +211,7 @@ func TestRevokedTokenIsAnIncidentUntilReload(t *testing.T) {
 }
 
 // eventOf is the id of the inbox event about transaction id.
-func eventOf(t *testing.T, m *Daemon, id string) string {
+func eventOf(t *testing.T, m *daemon.Daemon, id string) string {
 	t.Helper()
 	ids := mirrortest.Strings(t, m.Store.Reader(), "SELECT id FROM webhook_events WHERE transaction_id = ?", id)
 	if len(ids) != 1 {
@@ -243,7 +244,7 @@ func (r readyJSON) check(name string) (c struct {
 }
 
 // setLastSync makes the last successful runs look as if they finished ago.
-func setLastSync(t *testing.T, m *Daemon, ago time.Duration) {
+func setLastSync(t *testing.T, m *daemon.Daemon, ago time.Duration) {
 	t.Helper()
 	must(t, m.Store.InTx(context.Background(), func(tx *sql.Tx) error {
 		_, err := tx.Exec("UPDATE sync_runs SET finished_at = ? WHERE status = 'ok'", time.Now().Add(-ago).UTC().Format(store.TimeLayout))
@@ -345,7 +346,7 @@ func TestReadyzFailsOnAReadOnlyDatabase(t *testing.T) {
 }
 
 // scrape parses /metrics with the Prometheus text parser.
-func scrape(t *testing.T, m *Daemon) map[string]*dto.MetricFamily {
+func scrape(t *testing.T, m *daemon.Daemon) map[string]*dto.MetricFamily {
 	t.Helper()
 	resp, err := http.Get(m.AdminURL() + "/metrics")
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/config"
+	"github.com/bankmirror/bankmirror/internal/daemon"
 	"github.com/bankmirror/bankmirror/internal/mirrortest"
 	"github.com/bankmirror/bankmirror/internal/receiver"
 	"github.com/bankmirror/bankmirror/internal/store"
@@ -33,13 +34,13 @@ func TestDaemonHouseholdPartnersSecretDeletesNothing(t *testing.T) {
 	b, env, _ := householdCLI(t)
 	env["BANKMIRROR_SYNC_SCHEDULE"], env["BANKMIRROR_RECONCILE_SCHEDULE"] = "@every 1000h", "@every 1000h"
 	env["BANKMIRROR_POLL_INTERVAL"] = "0"
-	cfg, err := loadConfig(env)
+	cfg, err := config.Load(env)
 	must(t, err)
 	cfg.Listen, cfg.AdminListen = "127.0.0.1:0", "127.0.0.1:0"
 	people, err := config.People(env)
 	must(t, err)
-	m := NewDaemon(cfg, zerolog.Nop())
-	m.Environ, m.People = env, householdPeople(people)
+	m := daemon.New(cfg, zerolog.Nop())
+	m.Environ, m.People = env, people
 	applied := make(chan string, 100)
 	m.OnEventApplied = func(e store.InboxEvent, _ store.Change) { applied <- e.ID }
 	if err := m.Open(context.Background()); err != nil {

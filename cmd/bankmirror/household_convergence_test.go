@@ -19,6 +19,7 @@ import (
 
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/config"
+	"github.com/bankmirror/bankmirror/internal/daemon"
 	"github.com/bankmirror/bankmirror/internal/mirrortest"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 	"github.com/bankmirror/bankmirror/internal/store"
@@ -58,7 +59,7 @@ type householdRun struct {
 	apiURL string
 	clock  atomic.Int64
 	env    map[string]string // the daemon's configuration
-	m      *Daemon
+	m      *daemon.Daemon
 	ops    []string
 	held   []string // HELD at the bank, in order
 }
@@ -216,13 +217,13 @@ func (h *householdRun) killedFirstSync() {
 // its start-up sync.
 func (h *householdRun) start() {
 	t := h.t
-	cfg, err := loadConfig(h.env)
+	cfg, err := config.Load(h.env)
 	must(t, err)
-	cfg.Listen, cfg.AdminListen = "127.0.0.1:0", adminOff
+	cfg.Listen, cfg.AdminListen = "127.0.0.1:0", config.AdminOff
 	people, err := config.People(h.env)
 	must(t, err)
-	m := NewDaemon(cfg, zerolog.Nop())
-	m.Environ, m.People = h.env, householdPeople(people)
+	m := daemon.New(cfg, zerolog.Nop())
+	m.Environ, m.People = h.env, people
 	if err := m.Open(context.Background()); err != nil {
 		_ = m.Close()
 		t.Fatalf("open the daemon: %v", err)

@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/daemon"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
@@ -42,7 +43,7 @@ func BenchmarkEventVisibility(b *testing.B) {
 	cfg := testConfig(b, env)
 	n := eventsPerOp * b.N
 	rec := newVisibility(n)
-	m := NewDaemon(cfg, zerolog.Nop())
+	m := daemon.New(cfg, zerolog.Nop())
 	m.OnEventsStored = rec.stored
 	m.OnEventApplied = func(e store.InboxEvent, _ store.Change) { rec.applied(e.ID, e.TransactionID) }
 	if err := m.Open(context.Background()); err != nil {

@@ -18,6 +18,8 @@ import (
 
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/cli"
+	"github.com/bankmirror/bankmirror/internal/config"
+	"github.com/bankmirror/bankmirror/internal/daemon"
 	"github.com/bankmirror/bankmirror/internal/logfield"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
@@ -45,14 +47,14 @@ func environ() map[string]string {
 
 // app is what every command gets: configuration, a logger and the output.
 type app struct {
-	cfg            Config
+	cfg            config.Config
 	log            zerolog.Logger
 	stdout, stderr io.Writer
 	environ        map[string]string
 	// command is the command line's (top-level) command.
 	command string
 	// setAside are bad settings the command runs without (config.LoadFor).
-	setAside []*configError
+	setAside []*config.Error
 	// statusLine is stderr when it is a terminal (nil otherwise): the log
 	// writes through it, above a sync's progress line.
 	statusLine *statusLine
@@ -75,12 +77,12 @@ func run(ctx context.Context, args []string, environ map[string]string, stdout, 
 	if errors.As(err, &ec) {
 		return ec.code
 	}
-	var shown *reportedError
+	var shown *cli.ShownError
 	if !errors.As(err, &shown) {
 		fmt.Fprintln(stderr, "bankmirror:", shownError(err))
 	}
-	var ce *configError
-	if errors.As(err, &ce) || errors.As(err, new(badConfig)) || errors.Is(err, errUsage) {
+	var ce *config.Error
+	if errors.As(err, &ce) || errors.As(err, new(badConfig)) || errors.Is(err, cli.ErrUsage) {
 		return 2
 	}
 	return 1
@@ -97,7 +99,7 @@ func (e badConfig) Unwrap() error { return e.err }
 // that help, version, completion and man need no configuration.
 func (a *app) configured(run func(ctx context.Context, args []string) error) func(context.Context, []string) error {
 	return func(ctx context.Context, args []string) error {
-		cfg, setAside, err := loadConfigFor(a.command, a.environ)
+		cfg, setAside, err := config.LoadFor(a.command, a.environ)
 		if err != nil {
 			return badConfig{err}
 		}
@@ -112,10 +114,7 @@ func (a *app) configured(run func(ctx context.Context, args []string) error) fun
 	}
 }
 
-// errUsage is wrapped by usage errors (exit status 2).
-var errUsage = cli.ErrUsage
-
-func newLogger(cfg Config, w io.Writer) zerolog.Logger {
+func newLogger(cfg config.Config, w io.Writer) zerolog.Logger {
 	logfield.UseUnits()
 	level, _ := zerolog.ParseLevel(cfg.LogLevel)
 	format := cfg.LogFormat
@@ -157,16 +156,8 @@ type exitCode struct{ code int }
 
 func (e *exitCode) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
-// reportedError has been shown to the user already; run only sets the exit
-// code.
-type reportedError = cli.ShownError
-
 func (a *app) openStore(ctx context.Context, path string) (*store.Store, error) {
-	s, err := store.Open(ctx, path, a.cfg.storeOptions(a.log)...)
-	if err != nil {
-		return nil, openMirrorError(path, err)
-	}
-	return s, nil
+	return daemon.OpenStore(ctx, a.cfg, path, a.log)
 }
 
 // openExistingStore opens the configured mirror, refusing to create one:
@@ -196,11 +187,11 @@ func (a *app) mirrorExists() error {
 	return nil
 }
 
-func (a *app) client(baseURL, token string, budget int) *bank.Client {
-	return bank.New(baseURL, token, bank.WithHourlyBudget(budget), bank.WithReserve(a.cfg.BudgetReserve), bank.WithLogger(a.log),
-		bank.WithUnreachableWithin(unreachableWithin))
-}
-
 // unreachableWithin is how long a command's request retries a bank it
 // cannot reach (tests shorten it).
 var unreachableWithin = bank.CommandUnreachableWithin
+
+// clientOptions are the options of a command's bank clients.
+func clientOptions(string) daemon.ClientOptions {
+	return daemon.ClientOptions{UnreachableWithin: unreachableWithin}
+}

@@ -4,46 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/bankmirror/bankmirror/internal/cli"
 	"github.com/bankmirror/bankmirror/internal/config"
+	"github.com/bankmirror/bankmirror/internal/daemon"
 	"github.com/bankmirror/bankmirror/internal/health"
+	"github.com/bankmirror/bankmirror/internal/statustext"
 	"github.com/bankmirror/bankmirror/internal/store"
-	"github.com/bankmirror/bankmirror/internal/textsafe"
 )
 
-// members are the people configured, by name, each with their token: the
-// household's tokens (BANKMIRROR_TOKENS_DIR, the credentials token.NAME),
-// or the single token as a household of one (config.People).
-func (a *app) members() ([]config.Person, error) {
-	people, err := config.People(a.environ)
-	if err != nil {
-		return nil, asConfigError(err)
-	}
-	if len(people) == 0 {
-		return nil, &configError{Var: envPrefix + "TOKEN", Err: errors.New("not set: set BANKMIRROR_TOKEN or BANKMIRROR_TOKEN_FILE to your personal access token, or BANKMIRROR_TOKENS_DIR to a household's tokens")}
-	}
-	return people, nil
-}
-
-// configuredNames are the names of the people configured, nil when the
-// tokens cannot be read (status reports on the mirror without them).
-func (a *app) configuredNames() []string {
-	people, err := config.People(a.environ)
-	if err != nil || len(people) == 0 {
-		return nil
-	}
-	names := make([]string, len(people))
-	for i, p := range people {
-		names[i] = p.Name
-	}
-	return names
-}
+// members are the people configured, at least one (config.Members).
+func (a *app) members() ([]config.Person, error) { return config.Members(a.environ) }
 
 // peopleCommand lists the household's people: what the mirror records of
 // each and what the running daemon reports. It reads the mirror only
@@ -66,8 +39,8 @@ func (a *app) people(ctx context.Context, asJSON bool) error {
 		return err
 	}
 	defer st.Close()
-	o := statusOptions(a.cfg)
-	o.People = a.configuredNames()
+	o := daemon.StatusOptions(a.cfg)
+	o.People = config.Names(a.environ)
 	s, err := health.GatherStatus(ctx, st, o)
 	if err != nil {
 		return err
@@ -78,56 +51,12 @@ func (a *app) people(ctx context.Context, asJSON bool) error {
 		}
 		return writeJSON(a.stdout, s.People)
 	}
-	c := statusClock(a.cfg.Timezone)
+	c := statustext.NewClock(a.cfg.Location)
 	tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "PERSON\tCUSTOMER\tACCOUNTS\tBUDGET LEFT\tTOKEN\tWEBHOOK\tLAST SYNC")
 	for _, p := range s.People {
-		f := personFields(c, p)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Name, f.customer, f.accounts, f.budget, f.token, f.webhook, f.lastSync)
+		f := statustext.PersonFields(c, p)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", p.Name, f.Customer, f.Accounts, f.Budget, f.Token, f.Webhook, f.LastSync)
 	}
 	return tw.Flush()
-}
-
-// personText is a person's status in words, field by field.
-type personText struct {
-	customer, accounts, budget, token, webhook, lastSync string
-}
-
-// personFields says p's status in words.
-func personFields(c clock, p health.PersonStatus) personText {
-	t := personText{customer: textsafe.Line(p.CustomerID), accounts: "none known", budget: "unknown", token: p.TokenState,
-		webhook: "none", lastSync: "never"}
-	if t.customer == "" {
-		t.customer = "-"
-	}
-	if len(p.Accounts) > 0 {
-		t.accounts = fmt.Sprintf("%d (%s)", len(p.Accounts), textsafe.Line(strings.Join(p.Accounts, ", ")))
-	}
-	if b := p.Budget; b != nil && b.Known {
-		t.budget = fmt.Sprint(b.Remaining)
-	}
-	if p.Token.Rejected {
-		t.token = "REJECTED " + health.Age(time.Since(p.Token.RejectedAt)) + " ago"
-	}
-	if len(p.Webhooks) > 0 {
-		t.webhook = textsafe.Line(strings.Join(p.Webhooks, ", "))
-	}
-	if !p.LastSync.IsZero() {
-		t.lastSync = c.at(p.LastSync)
-	}
-	return t
-}
-
-// printPeople writes status's line for each person; a rejected token's
-// says what to do (tokenAdvice of environ).
-func printPeople(w io.Writer, c clock, environ map[string]string, people []health.PersonStatus) {
-	for _, p := range people {
-		f := personFields(c, p)
-		if p.Token.Rejected {
-			fmt.Fprintf(w, "person %s: token %s: %s; last sync %s\n", p.Name, f.token, tokenAdvice(environ, p.Name), f.lastSync)
-			continue
-		}
-		fmt.Fprintf(w, "person %s: token %s, %s requests left, accounts %s, webhook %s, last sync %s\n",
-			p.Name, f.token, f.budget, f.accounts, f.webhook, f.lastSync)
-	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/config"
+	"github.com/bankmirror/bankmirror/internal/daemon"
 	"github.com/bankmirror/bankmirror/internal/health"
 	"github.com/bankmirror/bankmirror/internal/mirrortest"
 	"github.com/bankmirror/bankmirror/internal/simulator"
@@ -36,14 +37,14 @@ func TestDaemonHouseholdRevokedToken(t *testing.T) {
 	b, env, _ := householdCLI(t)
 	env["BANKMIRROR_SYNC_SCHEDULE"], env["BANKMIRROR_RECONCILE_SCHEDULE"] = "@every 1000h", "@every 1000h"
 	env["BANKMIRROR_POLL_INTERVAL"] = "0"
-	cfg, err := loadConfig(env)
+	cfg, err := config.Load(env)
 	must(t, err)
 	cfg.Listen, cfg.AdminListen = "127.0.0.1:0", "127.0.0.1:0"
 	people, err := config.People(env)
 	must(t, err)
 	var logs cliBuffer
-	m := NewDaemon(cfg, zerolog.New(&logs))
-	m.Environ, m.People = env, householdPeople(people)
+	m := daemon.New(cfg, zerolog.New(&logs))
+	m.Environ, m.People = env, people
 	applied := make(chan string, 100)
 	m.OnEventApplied = func(e store.InboxEvent, _ store.Change) { applied <- e.TransactionID }
 	if err := m.Open(context.Background()); err != nil {
@@ -60,7 +61,7 @@ func TestDaemonHouseholdRevokedToken(t *testing.T) {
 
 	must(t, b.sim.RevokePersonToken("sam"))
 	scheduledSync(context.Background(), m, false)
-	must(t, m.Store.PutState(context.Background(), health.ReportKey, m.report()))
+	must(t, m.Store.PutState(context.Background(), health.ReportKey, m.Report()))
 
 	r := runCLI(t, env, "status")
 	wantCode(t, r, exitDegraded)

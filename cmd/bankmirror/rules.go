@@ -11,6 +11,7 @@ import (
 
 	"github.com/bankmirror/bankmirror/internal/alerts"
 	"github.com/bankmirror/bankmirror/internal/cli"
+	"github.com/bankmirror/bankmirror/internal/daemon"
 	"github.com/bankmirror/bankmirror/internal/rules"
 	"github.com/bankmirror/bankmirror/internal/store"
 	"github.com/bankmirror/bankmirror/internal/textsafe"
@@ -43,14 +44,12 @@ func (a *app) rulesCommand() *cli.Command {
 // loadRules reads the rules file against the mirror's categories, and
 // checks its alerts and channels.
 func (a *app) loadRules(ctx context.Context, st *store.Store) (*rules.Set, error) {
-	zone, _ := time.LoadLocation(a.cfg.Timezone) // checked with the configuration
-	return rules.Load(ctx, a.cfg.RulesFile, rules.Options{Zone: zone, Categories: st, CheckChannel: alerts.CheckChannel})
+	return rules.Load(ctx, a.cfg.RulesFile, rules.Options{Zone: a.cfg.Location, Categories: st, CheckChannel: alerts.CheckChannel})
 }
 
 // rulesEngine is an engine over st with writer (nil: none).
 func (a *app) rulesEngine(st *store.Store, set *rules.Set, writer rules.Writer) *rules.Engine {
-	zone, _ := time.LoadLocation(a.cfg.Timezone) // checked with the configuration
-	return rules.NewEngine(st, writer, set, zone, a.log)
+	return rules.NewEngine(st, writer, set, a.cfg.Location, a.log)
 }
 
 // readRules opens the mirror read-only and loads the rules file against
@@ -178,7 +177,7 @@ func orDash(s string) string {
 func describeAction(t store.RuleTransaction, act store.RuleApplication) string {
 	switch act.Action {
 	case store.RuleCategory:
-		return fmt.Sprintf("category %s → %s", orNone(t.CategoryID), orNone(act.Value))
+		return fmt.Sprintf("category %s → %s", writeback.OrNone(t.CategoryID), writeback.OrNone(act.Value))
 	case store.RuleTag:
 		s := "tag +" + act.Value
 		switch act.Error {
@@ -210,14 +209,14 @@ func checkDate(d string) error {
 		return nil
 	}
 	if _, err := time.Parse("2006-01-02", d); err != nil {
-		return fmt.Errorf("%w: --since %q: want a date, YYYY-MM-DD", errUsage, d)
+		return fmt.Errorf("%w: --since %q: want a date, YYYY-MM-DD", cli.ErrUsage, d)
 	}
 	return nil
 }
 
 func (a *app) rulesApply(ctx context.Context, since string, writeBack bool) error {
 	if since == "" {
-		return fmt.Errorf("%w: rules apply needs --since DATE", errUsage)
+		return fmt.Errorf("%w: rules apply needs --since DATE", cli.ErrUsage)
 	}
 	if err := checkDate(since); err != nil {
 		return err
@@ -281,11 +280,7 @@ func (a *app) householdWriters() ([]writeback.Person, error) {
 	if err != nil {
 		return nil, err
 	}
-	through := make([]writeback.Person, len(people))
-	for i, p := range people {
-		through[i] = writeback.Person{Name: p.Name, Bank: a.client(a.cfg.APIURL, p.Token, a.cfg.RequestsPerHour)}
-	}
-	return through, nil
+	return daemon.WritebackPeople(daemon.PersonClients(a.cfg, people, a.log, clientOptions(""))), nil
 }
 
 // alertsCommand tests channels and shows the outbox.
@@ -295,7 +290,7 @@ func (a *app) alertsCommand() *cli.Command {
 			{Name: "test", Synopsis: "CHANNEL", TakesArgs: true, Summary: "send one test alert to a channel of the rules file, now",
 				Run: a.configured(func(ctx context.Context, args []string) error {
 					if len(args) != 1 {
-						return fmt.Errorf("%w: alerts test needs CHANNEL", errUsage)
+						return fmt.Errorf("%w: alerts test needs CHANNEL", cli.ErrUsage)
 					}
 					return a.alertsTest(ctx, args[0])
 				})},

@@ -16,6 +16,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/alerts"
+	"github.com/bankmirror/bankmirror/internal/daemon"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 )
 
@@ -66,7 +67,7 @@ secret_file = "`+secret+`"
 	cfg := testConfig(t, b)
 	cfg.RulesFile, cfg.RulesFileSet = rulesFile, true
 	rounds := make(chan error, 1000)
-	m := NewDaemon(cfg, zerolog.Nop())
+	m := daemon.New(cfg, zerolog.Nop())
 	m.OnRulesRound = func(err error) { rounds <- err }
 	must(t, m.Open(context.Background()))
 	t.Cleanup(func() { must(t, m.Close()) })
@@ -140,7 +141,7 @@ func TestServeRefusesABadRulesFile(t *testing.T) {
 	writeRules(t, rulesFile, "[[rule]]\nname = \"a\"\nwhen = 'descripton contains \"x\"'\ntags = [\"x\"]\n")
 	cfg := testConfig(t, b)
 	cfg.RulesFile, cfg.RulesFileSet = rulesFile, true
-	m := NewDaemon(cfg, zerolog.Nop())
+	m := daemon.New(cfg, zerolog.Nop())
 	err := m.Open(context.Background())
 	_ = m.Close()
 	if err == nil || !strings.Contains(err.Error(), rulesFile+":3: rule \"a\": when: unknown name descripton") || strings.Contains(err.Error(), "\n") {

@@ -18,6 +18,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/config"
+	"github.com/bankmirror/bankmirror/internal/daemon"
 	"github.com/bankmirror/bankmirror/internal/mirrortest"
 	"github.com/bankmirror/bankmirror/internal/receipts"
 	"github.com/bankmirror/bankmirror/internal/replica"
@@ -38,9 +40,9 @@ func newBank(t testing.TB, n int) *bankEnv {
 		WebhookRetryBase: time.Millisecond, WebhookRetryMax: 20 * time.Millisecond, WebhookMaxAttempts: 50})
 }
 
-func testConfig(t testing.TB, b *bankEnv) Config {
+func testConfig(t testing.TB, b *bankEnv) config.Config {
 	t.Helper()
-	cfg, err := loadConfig(map[string]string{
+	cfg, err := config.Load(map[string]string{
 		"BANKMIRROR_API_URL":            b.apiURL,
 		"BANKMIRROR_TOKEN":              b.sim.Token(),
 		"BANKMIRROR_DB":                 filepath.Join(t.TempDir(), "mirror.db"),
@@ -58,10 +60,10 @@ func testConfig(t testing.TB, b *bankEnv) Config {
 
 // startMain runs the daemon in-process on :0 and waits for its start-up
 // sync. applied receives every event id the worker applies.
-func startMain(t *testing.T, cfg Config) (m *Daemon, applied chan string) {
+func startMain(t *testing.T, cfg config.Config) (m *daemon.Daemon, applied chan string) {
 	t.Helper()
 	applied = make(chan string, 10000)
-	m = NewDaemon(cfg, zerolog.Nop())
+	m = daemon.New(cfg, zerolog.Nop())
 	m.OnEventApplied = func(e store.InboxEvent, _ store.Change) { applied <- e.ID }
 	if err := m.Open(context.Background()); err != nil {
 		t.Fatal(err)
@@ -76,7 +78,7 @@ func startMain(t *testing.T, cfg Config) (m *Daemon, applied chan string) {
 }
 
 // register creates a webhook at the bank for the daemon and stores its secret.
-func register(t testing.TB, b *bankEnv, m *Daemon) bank.Webhook {
+func register(t testing.TB, b *bankEnv, m *daemon.Daemon) bank.Webhook {
 	t.Helper()
 	h, err := b.client.CreateWebhook(context.Background(), m.URL()+m.Config.WebhookPath, nil)
 	if err != nil {
@@ -337,7 +339,7 @@ func TestServeKeepsAReceiptSeenByWebhook(t *testing.T) {
 	cfg.AttachmentsDir = filepath.Join(t.TempDir(), "receipts")
 	passes := make(chan receipts.Result, 100)
 	applied := make(chan string, 100)
-	m := NewDaemon(cfg, zerolog.Nop())
+	m := daemon.New(cfg, zerolog.Nop())
 	m.OnReceipts = func(r receipts.Result, _ error) { passes <- r }
 	m.OnEventApplied = func(e store.InboxEvent, _ store.Change) { applied <- e.ID }
 	must(t, m.Open(context.Background()))
@@ -391,8 +393,8 @@ func TestStopBudgetFitsTheUnitsStopTimeout(t *testing.T) {
 	if timeout == 0 {
 		t.Fatal("the unit sets no TimeoutStopSec")
 	}
-	if stopBudget+5*time.Second > timeout {
-		t.Errorf("stop budget %v leaves less than 5 s below TimeoutStopSec=%v", stopBudget, timeout)
+	if daemon.StopBudget+5*time.Second > timeout {
+		t.Errorf("stop budget %v leaves less than 5 s below TimeoutStopSec=%v", daemon.StopBudget, timeout)
 	}
 }
 
@@ -400,7 +402,7 @@ func TestStopBudgetFitsTheUnitsStopTimeout(t *testing.T) {
 // sync closes: one taken before Open is closed too.
 func TestInitialSyncDoneIsOneChannel(t *testing.T) {
 	b := newBank(t, 50)
-	m := NewDaemon(testConfig(t, b), zerolog.Nop())
+	m := daemon.New(testConfig(t, b), zerolog.Nop())
 	done := m.InitialSyncDone
 	if err := m.Open(context.Background()); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,8 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/bankmirror/bankmirror/internal/config"
+	"github.com/bankmirror/bankmirror/internal/daemon"
 	"github.com/bankmirror/bankmirror/internal/replica"
 )
 
@@ -61,9 +63,6 @@ func plainHTTPBank(t *testing.T) string {
 // next tick (1000 h here); the outage it records says when it tries
 // next, for status.
 func TestServeStartupSyncUnreachableBank(t *testing.T) {
-	oldWithin, oldBase := unreachableWithin, outageRetryBase
-	unreachableWithin, outageRetryBase = 1, 10*time.Millisecond // give up after one attempt; retry at once
-	t.Cleanup(func() { unreachableWithin, outageRetryBase = oldWithin, oldBase })
 	cases := map[string]struct{ url, cause string }{
 		"refused": {stoppedBank(t), "connection refused"},
 		"dns":     {"http://bankmirror-test.invalid/api/v1", "lookup bankmirror-test.invalid"},
@@ -71,7 +70,7 @@ func TestServeStartupSyncUnreachableBank(t *testing.T) {
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
-			cfg, err := loadConfig(map[string]string{
+			cfg, err := config.Load(map[string]string{
 				"BANKMIRROR_API_URL":            c.url,
 				"BANKMIRROR_TOKEN":              cliToken,
 				"BANKMIRROR_DB":                 filepath.Join(t.TempDir(), "mirror.db"),
@@ -82,7 +81,8 @@ func TestServeStartupSyncUnreachableBank(t *testing.T) {
 			})
 			must(t, err)
 			lines := logLines{ch: make(chan map[string]any, 1000)}
-			m := NewDaemon(cfg, zerolog.New(io.Writer(lines)).Level(zerolog.InfoLevel))
+			m := daemon.New(cfg, zerolog.New(io.Writer(lines)).Level(zerolog.InfoLevel))
+			m.UnreachableWithin, m.OutageRetryBase = 1, 10*time.Millisecond // give up after one attempt; retry at once
 			must(t, m.Open(context.Background()))
 			t.Cleanup(func() {
 				if err := m.Close(); err != nil {

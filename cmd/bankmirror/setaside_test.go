@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/bankmirror/bankmirror/internal/config"
 )
 
 // A bad setting that a health check does not read does not stop it:
@@ -114,7 +116,7 @@ func TestLoadConfigForSetsAsideWhatTheCommandDoesNotRead(t *testing.T) {
 		"BANKMIRROR_LOG_LEVEL":         "loud",
 		"BANKMIRROR_STALE_AFTER":       "3h",
 	}
-	c, setAside, err := loadConfigFor("status", env)
+	c, setAside, err := config.LoadFor("status", env)
 	var vars []string
 	for _, ce := range setAside {
 		vars = append(vars, ce.Var)
@@ -128,15 +130,15 @@ func TestLoadConfigForSetsAsideWhatTheCommandDoesNotRead(t *testing.T) {
 	if len(env) != 4 {
 		t.Errorf("the caller's environment was changed: %v", env)
 	}
-	if _, _, err := loadConfigFor("ping", env); err == nil || !strings.Contains(err.Error(), "BANKMIRROR_TOKEN_FILE") {
+	if _, _, err := config.LoadFor("ping", env); err == nil || !strings.Contains(err.Error(), "BANKMIRROR_TOKEN_FILE") {
 		t.Errorf("ping with an unreadable token file: %v", err)
 	}
-	if _, setAside, err := loadConfigFor("sync", env); err == nil || len(setAside) != 0 {
+	if _, setAside, err := config.LoadFor("sync", env); err == nil || len(setAside) != 0 {
 		t.Errorf("sync: set aside %v, error %v", setAside, err)
 	}
 	cred := t.TempDir()
 	must(t, os.WriteFile(filepath.Join(cred, "token"), []byte("two\nlines"), 0o600))
-	if _, setAside, err := loadConfigFor("status", map[string]string{"CREDENTIALS_DIRECTORY": cred}); err != nil || len(setAside) != 1 {
+	if _, setAside, err := config.LoadFor("status", map[string]string{"CREDENTIALS_DIRECTORY": cred}); err != nil || len(setAside) != 1 {
 		t.Errorf("status with a bad credential: set aside %v, error %v", setAside, err)
 	}
 }

@@ -4,14 +4,15 @@ import (
 	"net"
 	"net/url"
 
+	"github.com/bankmirror/bankmirror/internal/config"
 	"github.com/bankmirror/bankmirror/internal/logfield"
 )
 
 // simulatedBank reports whether cfg's bank is a simulated one: the
 // simulator's control URL is in environ (as `bankmirror simulator`
 // prints it), or the API is on this machine's loopback.
-func simulatedBank(cfg Config, environ map[string]string) bool {
-	if environ[envPrefix+"SIM_CONTROL_URL"] != "" {
+func simulatedBank(cfg config.Config, environ map[string]string) bool {
+	if environ[config.Prefix+"SIM_CONTROL_URL"] != "" {
 		return true
 	}
 	u, err := url.Parse(cfg.APIURL)
@@ -33,7 +34,7 @@ func simulatedBank(cfg Config, environ map[string]string) bool {
 // bank's alerts to a real mail box or webhook; nor the feeds file's, which
 // would put the simulated bank into the household's real budget. It
 // reports whether it left a default out.
-func withoutSystemRules(cfg Config) (Config, bool) {
+func withoutSystemRules(cfg config.Config) (config.Config, bool) {
 	off := false
 	if !cfg.FeedsFileSet && cfg.FeedsFile != "" {
 		// The system's feeds are the household's real budget.
@@ -48,7 +49,7 @@ func withoutSystemRules(cfg Config) (Config, bool) {
 
 // daemonConfig is the configuration serve runs with: against a simulated
 // bank, without the system's rules file unless one is given.
-func (a *app) daemonConfig() Config {
+func (a *app) daemonConfig() config.Config {
 	if !simulatedBank(a.cfg, a.environ) {
 		return a.cfg
 	}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/bankmirror/bankmirror/internal/config"
 )
 
 // brokenSystemRules puts a rules file that no daemon can start with where
@@ -61,7 +63,7 @@ func TestServeAgainstTheSimulatorReadsNoSystemRules(t *testing.T) {
 			if c.explicit {
 				env["BANKMIRROR_RULES_FILE"] = path
 			}
-			cfg, err := loadConfig(env)
+			cfg, err := config.Load(env)
 			must(t, err)
 			a := &app{cfg: cfg, environ: env}
 			got := a.daemonConfig().RulesFile
@@ -73,7 +75,7 @@ func TestServeAgainstTheSimulatorReadsNoSystemRules(t *testing.T) {
 			feedsPath := filepath.Join(env["CONFIGURATION_DIRECTORY"], "feeds.toml")
 			if c.explicit {
 				env["BANKMIRROR_FEEDS_FILE"] = feedsPath
-				cfg, err = loadConfig(env)
+				cfg, err = config.Load(env)
 				must(t, err)
 				a = &app{cfg: cfg, environ: env}
 			}

@@ -3,14 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"slices"
-	"strconv"
 	"strings"
 	"time"
 
-	"golang.org/x/net/http/httpguts"
-
 	"github.com/bankmirror/bankmirror/internal/cli"
+	"github.com/bankmirror/bankmirror/internal/httpserver"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 	ynabfake "github.com/bankmirror/bankmirror/internal/simulator/ynab"
 )
@@ -43,11 +40,11 @@ func (a *app) simulatorCommand() *cli.Command {
 			"[--people NAMES] [--joint-transactions N] [--joint-webhooks] [--ynab]",
 		Summary: "run the simulated bank on a local address",
 		Run: a.configured(func(ctx context.Context, _ []string) error {
-			opts, every, err := simulatorOptions(simulatorFlags{n: *n, now: *now, live: *live, webhookRetry: *webhookRetry,
-				sigHeader: *sigHeader, rateLimit: *rateLimit, rateBucket: *rateBucket, rateOffset: *rateOffset,
-				people: *people, token: *token, jointTx: jointTx, jointWebhooks: *jointWebhooks})
+			opts, every, err := simulator.Flags{Transactions: *n, Now: *now, Live: *live, WebhookRetry: *webhookRetry,
+				SignatureHeader: *sigHeader, RateLimit: *rateLimit, RateBucket: *rateBucket, RateOffset: *rateOffset,
+				People: *people, Token: *token, JointTransactions: jointTx, JointWebhooks: *jointWebhooks}.Options()
 			if err != nil {
-				return fmt.Errorf("%w: %w", errUsage, err)
+				return fmt.Errorf("%w: %w", cli.ErrUsage, err)
 			}
 			opts.Seed, opts.ControlToken, opts.PublicURL = *seed, *controlToken, *publicURL
 			opts.RateLimit.RetryAfter = *retryAfter
@@ -60,7 +57,7 @@ func (a *app) simulatorCommand() *cli.Command {
 					return err
 				}
 			}
-			srv, err := startServer(ctx, *listen, h)
+			srv, err := httpserver.Start(ctx, "http server", *listen, httpserver.New(h))
 			if err != nil {
 				return err
 			}
@@ -84,133 +81,4 @@ func (a *app) simulatorCommand() *cli.Command {
 			<-ctx.Done()
 			return srv.Shutdown(shutdownGrace)
 		})}
-}
-
-// simulatorFlags are the flags of the simulator command that need parsing.
-type simulatorFlags struct {
-	n            int
-	now, live    string
-	webhookRetry string
-	sigHeader    string
-	rateLimit    int
-	rateBucket   time.Duration
-	rateOffset   time.Duration
-
-	token         string // --token: one token, or NAME=TOKEN,... with people
-	people        string // --people NAMES, comma-separated
-	jointTx       *int   // --joint-transactions; nil or < 0 = the default
-	jointWebhooks bool
-}
-
-// simulatorOptions turns the flags into simulator options and the interval
-// of --live (0 = off).
-func simulatorOptions(f simulatorFlags) (simulator.Options, time.Duration, error) {
-	var opts simulator.Options
-	switch {
-	case f.n < 0:
-		return opts, 0, fmt.Errorf("--transactions must not be negative")
-	case f.n == 0:
-		opts.Empty = true
-	default:
-		opts.Transactions = f.n
-	}
-	if f.rateLimit < 0 || f.rateBucket <= 0 {
-		return opts, 0, fmt.Errorf("--rate-limit must not be negative and --rate-bucket must be positive")
-	}
-	if f.rateOffset < 0 || f.rateOffset >= f.rateBucket {
-		return opts, 0, fmt.Errorf("--rate-offset must be at least 0 and less than --rate-bucket (%s)", f.rateBucket)
-	}
-	opts.RateLimit = simulator.RateLimit{Limit: f.rateLimit, Bucket: f.rateBucket, Offset: f.rateOffset}
-	if f.now != "" {
-		at, err := time.Parse(time.RFC3339, f.now)
-		if err != nil {
-			return opts, 0, fmt.Errorf("--now: %w", err)
-		}
-		opts.Now = func() time.Time { return at }
-	}
-	if f.webhookRetry != "" {
-		r, err := parseWebhookRetry(f.webhookRetry)
-		if err != nil {
-			return opts, 0, err
-		}
-		opts.WebhookRetryBase, opts.WebhookRetryMax, opts.WebhookMaxAttempts = r.Base, r.Max, r.Attempts
-	}
-	if f.sigHeader != "" && !httpguts.ValidHeaderFieldName(f.sigHeader) {
-		return opts, 0, fmt.Errorf("--signature-header %q: not an HTTP header name", f.sigHeader)
-	}
-	opts.WebhookSignatureHeader = f.sigHeader
-	if err := householdOptions(&opts, f); err != nil {
-		return opts, 0, err
-	}
-	var every time.Duration
-	if f.live != "" {
-		var err error
-		if every, err = parseRate(f.live); err != nil {
-			return opts, 0, err
-		}
-	}
-	return opts, every, nil
-}
-
-// parseWebhookRetry parses BASE,MAX,ATTEMPTS, e.g. "1s,10s,5".
-func parseWebhookRetry(s string) (simulator.WebhookRetry, error) {
-	parts := strings.Split(s, ",")
-	if len(parts) != 3 {
-		return simulator.WebhookRetry{}, fmt.Errorf("--webhook-retry %q: want BASE,MAX,ATTEMPTS", s)
-	}
-	base, err1 := time.ParseDuration(parts[0])
-	maxWait, err2 := time.ParseDuration(parts[1])
-	attempts, err3 := strconv.Atoi(parts[2])
-	if err1 != nil || err2 != nil || err3 != nil || base <= 0 || maxWait < base || attempts < 1 {
-		return simulator.WebhookRetry{}, fmt.Errorf("--webhook-retry %q: want positive BASE <= MAX and ATTEMPTS >= 1", s)
-	}
-	return simulator.WebhookRetry{Base: base, Max: maxWait, Attempts: attempts}, nil
-}
-
-// parseRate parses N/s, N/m or N/h into the interval between changes.
-func parseRate(s string) (time.Duration, error) {
-	num, unit, ok := strings.Cut(s, "/")
-	per := map[string]time.Duration{"s": time.Second, "m": time.Minute, "h": time.Hour}[unit]
-	n, err := strconv.ParseFloat(num, 64)
-	if !ok || per == 0 || err != nil || n <= 0 || n > 1000 {
-		return 0, fmt.Errorf("--live %q: want N/s, N/m or N/h with 0 < N <= 1000", s)
-	}
-	return time.Duration(float64(per) / n), nil
-}
-
-// householdOptions sets the people, their tokens and the joint account's
-// options from --people, --token, --joint-transactions and
-// --joint-webhooks.
-func householdOptions(opts *simulator.Options, f simulatorFlags) error {
-	given := f.jointTx != nil && *f.jointTx >= 0
-	if f.people == "" {
-		if given || f.jointWebhooks {
-			return fmt.Errorf("--joint-transactions and --joint-webhooks need --people")
-		}
-		opts.Token = f.token
-		return nil
-	}
-	opts.People = strings.Split(f.people, ",")
-	if err := simulator.CheckPeople(opts.People); err != nil {
-		return fmt.Errorf("--people: %w", err)
-	}
-	opts.JointWebhooks = f.jointWebhooks
-	switch {
-	case given && *f.jointTx == 0:
-		opts.JointTransactions = -1 // none
-	case given:
-		opts.JointTransactions = *f.jointTx
-	}
-	if f.token == "" {
-		return nil
-	}
-	opts.Tokens = map[string]string{}
-	for _, pair := range strings.Split(f.token, ",") {
-		name, tok, ok := strings.Cut(pair, "=")
-		if !ok || tok == "" || !slices.Contains(opts.People, name) || opts.Tokens[name] != "" {
-			return fmt.Errorf("--token with --people: want NAME=TOKEN,... for names of --people, got %q", pair)
-		}
-		opts.Tokens[name] = tok
-	}
-	return nil
 }

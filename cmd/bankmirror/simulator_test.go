@@ -8,63 +8,11 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 )
-
-func TestSimulatorOptions(t *testing.T) {
-	at := "2025-01-02T03:04:05Z"
-	opts, every, err := simulatorOptions(simulatorFlags{n: 0, now: at, live: "30/m", webhookRetry: "1s,10s,5",
-		sigHeader: "X-Up-Authenticity-Signature", rateLimit: 1000, rateBucket: time.Hour, rateOffset: 59 * time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !opts.Empty || opts.Now == nil || opts.Now().Format(time.RFC3339) != at || every != 2*time.Second ||
-		opts.WebhookRetryBase != time.Second || opts.WebhookRetryMax != 10*time.Second || opts.WebhookMaxAttempts != 5 ||
-		opts.WebhookSignatureHeader != "X-Up-Authenticity-Signature" ||
-		opts.RateLimit.Limit != 1000 || opts.RateLimit.Bucket != time.Hour || opts.RateLimit.Offset != 59*time.Minute {
-		t.Errorf("options %+v, live every %v", opts, every)
-	}
-	if opts, _, _ := simulatorOptions(simulatorFlags{n: 50, rateBucket: time.Hour}); opts.Empty || opts.Transactions != 50 || opts.RateLimit.Limit != 0 {
-		t.Errorf("--transactions 50 --rate-limit 0: %+v", opts)
-	}
-	opts, _, err = simulatorOptions(simulatorFlags{n: 100, rateBucket: time.Hour, people: "alex,sam", token: "sam=S", jointTx: ptrTo(0), jointWebhooks: true})
-	if err != nil || !slices.Equal(opts.People, []string{"alex", "sam"}) || opts.Tokens["sam"] != "S" || opts.Tokens["alex"] != "" ||
-		!opts.JointWebhooks || opts.JointTransactions != -1 {
-		t.Errorf("household options %+v, %v", opts, err)
-	}
-	for _, bad := range []simulatorFlags{
-		{rateBucket: time.Hour, people: "alex,Sam"},
-		{rateBucket: time.Hour, people: "alex,alex"},
-		{rateBucket: time.Hour, people: "alex,"},
-		{rateBucket: time.Hour, people: "alex,sam", token: "T"},
-		{rateBucket: time.Hour, people: "alex,sam", token: "kim=T"},
-		{rateBucket: time.Hour, people: "alex,sam", token: "alex=T,alex=U"},
-		{rateBucket: time.Hour, jointWebhooks: true},
-		{rateBucket: time.Hour, jointTx: ptrTo(5)},
-		{n: -1, rateBucket: time.Hour},
-		{now: "yesterday", rateBucket: time.Hour},
-		{live: "fast", rateBucket: time.Hour},
-		{live: "0/s", rateBucket: time.Hour},
-		{webhookRetry: "1s,10s", rateBucket: time.Hour},
-		{webhookRetry: "10s,1s,3", rateBucket: time.Hour},
-		{rateLimit: -1, rateBucket: time.Hour},
-		{rateBucket: 0},
-		{rateBucket: time.Hour, rateOffset: time.Hour},
-		{rateBucket: time.Hour, rateOffset: -time.Second},
-		{sigHeader: "X-Up Signature", rateBucket: time.Hour},
-		{sigHeader: "X-Up:", rateBucket: time.Hour},
-	} {
-		if _, _, err := simulatorOptions(bad); err == nil {
-			t.Errorf("%+v: no error", bad)
-		}
-	}
-}
-
-func ptrTo[T any](v T) *T { return &v }
 
 // simRun is a running `bankmirror simulator` command.
 type simRun struct {

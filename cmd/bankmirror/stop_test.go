@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bankmirror/bankmirror/internal/daemon"
 	"github.com/bankmirror/bankmirror/internal/mirrortest"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 	"github.com/bankmirror/bankmirror/internal/store"
@@ -158,7 +159,7 @@ func (p *hangingProxy) waitHeld(t *testing.T, timeout time.Duration, match map[s
 // TestServeStopsWithinBudgetWhileTheBankHangs stops the daemon (SIGTERM)
 // while its first full sync is listing, a burst of webhook events is being
 // applied, and the bank answers nothing at all: it must exit, with status
-// 0, within stopBudget, which is below the systemd unit's TimeoutStopSec.
+// 0, within daemon.StopBudget, which is below the systemd unit's TimeoutStopSec.
 // Nothing is lost by not waiting for the bank: after a restart, with the
 // bank answering again, the mirror becomes equal to the bank.
 //
@@ -218,8 +219,8 @@ func TestServeStopsWithinBudgetWhileTheBankHangs(t *testing.T) {
 
 	sent := time.Now()
 	must(t, d.cmd.Process.Signal(syscall.SIGTERM))
-	if err := d.wait(stopBudget); err != nil {
-		t.Fatalf("bankmirror serve did not exit cleanly within the stop budget (%v) of SIGTERM: %v", stopBudget, err)
+	if err := d.wait(daemon.StopBudget); err != nil {
+		t.Fatalf("bankmirror serve did not exit cleanly within the stop budget (%v) of SIGTERM: %v", daemon.StopBudget, err)
 	}
 	t.Logf("%d transactions, %d purchases, the bank hanging: bankmirror serve exited %v after SIGTERM",
 		n, purchases, time.Since(sent).Round(10*time.Millisecond))
@@ -231,7 +232,7 @@ func TestServeStopsWithinBudgetWhileTheBankHangs(t *testing.T) {
 	t.Cleanup(func() {
 		if !d.exited() {
 			_ = d.cmd.Process.Signal(syscall.SIGTERM)
-			_ = d.wait(stopBudget)
+			_ = d.wait(daemon.StopBudget)
 		}
 	})
 	st, err := store.Open(context.Background(), dbPath)

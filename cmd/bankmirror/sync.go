@@ -11,10 +11,9 @@ import (
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/cli"
 	"github.com/bankmirror/bankmirror/internal/config"
+	"github.com/bankmirror/bankmirror/internal/daemon"
 	"github.com/bankmirror/bankmirror/internal/feeds"
 	"github.com/bankmirror/bankmirror/internal/household"
-	"github.com/bankmirror/bankmirror/internal/logfield"
-	"github.com/bankmirror/bankmirror/internal/receipts"
 	"github.com/bankmirror/bankmirror/internal/replica"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
@@ -51,7 +50,7 @@ func (a *app) sync(ctx context.Context, full, pushFeeds bool) error {
 	printResult(a.stdout, res)
 	var errs []error
 	if a.cfg.AttachmentsDir != "" {
-		r, err := a.receipts(h, st).Fetch(ctx)
+		r, err := daemon.NewReceipts(a.cfg, h, st, a.log, nil).Fetch(ctx)
 		fmt.Fprintf(a.stdout, "receipts: %d saved, %d refused (see attachments.download_error)\n", r.Saved, r.Failed)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("receipts: %w", err))
@@ -84,31 +83,6 @@ func (a *app) pushAllFeeds(ctx context.Context, st *store.Store) error {
 	return errors.Join(errs...)
 }
 
-// receipts is the downloader of receipts' files into BANKMIRROR_ATTACHMENTS_DIR.
-func (a *app) receipts(client receipts.Bank, st *store.Store) *receipts.Fetcher {
-	return receipts.New(client, st, a.log, receipts.Options{Dir: a.cfg.AttachmentsDir, MaxBytes: a.cfg.AttachmentsMaxBytes,
-		APIURL: a.cfg.APIURL})
-}
-
-// household is the household of people over st, each person with a client
-// of their own (their own budget), syncing with opts.
-func (a *app) household(st *store.Store, opts replica.Options, pollInterval time.Duration) *household.Household {
-	return household.New(st, a.log, household.Options{Sync: opts, PollInterval: pollInterval,
-		NewClient: func(p household.Person) *bank.Client {
-			return bank.New(a.cfg.APIURL, p.Token, bank.WithHourlyBudget(a.cfg.RequestsPerHour), bank.WithReserve(a.cfg.BudgetReserve),
-				bank.WithLogger(a.log.With().Str(logfield.Person, p.Name).Logger()), bank.WithUnreachableWithin(unreachableWithin))
-		}})
-}
-
-// householdPeople are the configured people as the household takes them.
-func householdPeople(people []config.Person) []household.Person {
-	out := make([]household.Person, len(people))
-	for i, p := range people {
-		out[i] = household.Person{Name: p.Name, Token: p.Token}
-	}
-	return out
-}
-
 // runSync runs one sync of every person with a live progress line when
 // stderr is a terminal.
 func runSync(ctx context.Context, a *app, st *store.Store, people []config.Person, full bool) (replica.Result, *household.Household, error) {
@@ -118,8 +92,8 @@ func runSync(ctx context.Context, a *app, st *store.Store, people []config.Perso
 		pl = &progressLine{line: a.statusLine}
 		opts.OnProgress = pl.show
 	}
-	h := a.household(st, opts, 0)
-	if err := h.SetPeople(ctx, householdPeople(people)); err != nil {
+	h := daemon.NewHousehold(a.cfg, st, a.log, daemon.HouseholdOptions{Sync: opts, Client: clientOptions})
+	if err := h.SetPeople(ctx, daemon.HouseholdPeople(people)); err != nil {
 		return replica.Result{}, h, err
 	}
 	stopWatch := func() {}

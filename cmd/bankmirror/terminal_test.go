@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bankmirror/bankmirror/internal/config"
 	"github.com/bankmirror/bankmirror/internal/replica"
 )
 
@@ -14,7 +15,7 @@ import (
 func TestLogLinesDoNotRunIntoTheProgressLine(t *testing.T) {
 	var out bytes.Buffer
 	line := &statusLine{w: &out}
-	log := newLogger(Config{LogLevel: "info", LogFormat: "json"}, line)
+	log := newLogger(config.Config{LogLevel: "info", LogFormat: "json"}, line)
 	pl := &progressLine{line: line}
 
 	pl.show(replica.Progress{Kind: "full", Pages: 3, Transactions: 300, Covered: -1})

@@ -18,6 +18,8 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/bankmirror/bankmirror/internal/config"
+	"github.com/bankmirror/bankmirror/internal/daemon"
 	"github.com/bankmirror/bankmirror/internal/mirrortest"
 )
 
@@ -147,7 +149,7 @@ func TestConfigUIToken(t *testing.T) {
 			t.Errorf("weak token in %s: %s", name, r)
 		}
 	}
-	c, err := loadConfig(map[string]string{"BANKMIRROR_UI_TOKEN_FILE": writeTemp(t, " 9f8e7d6c5b4a39281706f5e4d3c2b1a0\n"), "BANKMIRROR_UI_LISTEN": "127.0.0.1:9999"})
+	c, err := config.Load(map[string]string{"BANKMIRROR_UI_TOKEN_FILE": writeTemp(t, " 9f8e7d6c5b4a39281706f5e4d3c2b1a0\n"), "BANKMIRROR_UI_LISTEN": "127.0.0.1:9999"})
 	if err != nil || c.UIToken != "9f8e7d6c5b4a39281706f5e4d3c2b1a0" || c.UIListen != "127.0.0.1:9999" {
 		t.Errorf("token %q listen %q: %v", c.UIToken, c.UIListen, err)
 	}
@@ -156,11 +158,11 @@ func TestConfigUIToken(t *testing.T) {
 	if !strings.Contains(r.stderr, "BANKMIRROR_UI_LISTEN") {
 		t.Errorf("bad UI_LISTEN: %s", r)
 	}
-	if _, err := loadConfig(map[string]string{"BANKMIRROR_TRUSTED_PROXIES": "127.0.0.1,proxy.example"}); err == nil ||
+	if _, err := config.Load(map[string]string{"BANKMIRROR_TRUSTED_PROXIES": "127.0.0.1,proxy.example"}); err == nil ||
 		!strings.Contains(err.Error(), "BANKMIRROR_TRUSTED_PROXIES") || !strings.Contains(err.Error(), "proxy.example") {
 		t.Errorf("a name in BANKMIRROR_TRUSTED_PROXIES: %v, want an error naming the variable and the value", err)
 	}
-	if c, err := loadConfig(map[string]string{"BANKMIRROR_TRUSTED_PROXIES": "127.0.0.1, 10.0.0.0/8"}); err != nil || c.TrustedProxies != "127.0.0.1, 10.0.0.0/8" {
+	if c, err := config.Load(map[string]string{"BANKMIRROR_TRUSTED_PROXIES": "127.0.0.1, 10.0.0.0/8"}); err != nil || c.TrustedProxies != "127.0.0.1, 10.0.0.0/8" {
 		t.Errorf("trusted proxies: %q, %v", c.TrustedProxies, err)
 	}
 }
@@ -214,8 +216,7 @@ func TestServeDashboard(t *testing.T) {
 	if match == nil {
 		t.Fatal("no this-month total on the overview")
 	}
-	loc, err := loadZone(cfg.Timezone)
-	must(t, err)
+	loc := cfg.Location
 	want := mirrortest.Int(t, m.Store.Reader(), "SELECT coalesce(sum(total_spent_base_units), 0) FROM v_monthly_spending WHERE month = ?",
 		time.Now().In(loc).Format("2006-01"))
 	if got, _ := strconv.Atoi(string(match[1])); got != want {
@@ -224,10 +225,10 @@ func TestServeDashboard(t *testing.T) {
 
 	cfg2 := testConfig(t, b)
 	cfg2.UIListen = "127.0.0.1:0"
-	m2 := NewDaemon(cfg2, zerolog.Nop())
+	m2 := daemon.New(cfg2, zerolog.Nop())
 	err = m2.Open(t.Context())
 	_ = m2.Close()
-	var ce *configError
+	var ce *config.Error
 	if !errors.As(err, &ce) || ce.Var != "BANKMIRROR_UI_LISTEN" || !strings.Contains(err.Error(), "BANKMIRROR_UI_TOKEN") {
 		t.Errorf("serve with a dashboard and no token: %v, want a configuration error naming both variables", err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/bankmirror/bankmirror/internal/daemon"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
 
@@ -73,7 +74,7 @@ func TestServeCopiesBeforeMigrating(t *testing.T) {
 	var v int
 	cfg.DB, v = olderMirror(t)
 	logs := &cliBuffer{}
-	m := NewDaemon(cfg, zerolog.New(logs))
+	m := daemon.New(cfg, zerolog.New(logs))
 	if err := m.Open(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/config"
 	"github.com/bankmirror/bankmirror/internal/mirrortest"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 	"github.com/bankmirror/bankmirror/internal/store"
@@ -62,7 +63,7 @@ func TestServeAcceptsTheRealBanksSignatureHeader(t *testing.T) {
 	s := startSimulator(t, "--transactions", "20", "--seed", "7", "--rate-limit", "0",
 		"--webhook-retry", "10ms,100ms,50", "--signature-header", simulator.UpSignatureHeader)
 	api, token := s.vars["BANKMIRROR_API_URL"], s.vars["BANKMIRROR_TOKEN"]
-	cfg, err := loadConfig(map[string]string{
+	cfg, err := config.Load(map[string]string{
 		"BANKMIRROR_API_URL":            api,
 		"BANKMIRROR_TOKEN":              token,
 		"BANKMIRROR_DB":                 filepath.Join(t.TempDir(), "mirror.db"),

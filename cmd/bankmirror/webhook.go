@@ -10,8 +10,9 @@ import (
 
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/cli"
+	"github.com/bankmirror/bankmirror/internal/daemon"
 	"github.com/bankmirror/bankmirror/internal/ptr"
-	"github.com/bankmirror/bankmirror/internal/replica"
+	"github.com/bankmirror/bankmirror/internal/statustext"
 	"github.com/bankmirror/bankmirror/internal/store"
 	"github.com/bankmirror/bankmirror/internal/textsafe"
 	"github.com/bankmirror/bankmirror/internal/webhooks"
@@ -30,7 +31,7 @@ func (a *app) webhookCommand() *cli.Command {
 	withID := func(name string, person *string, fn func(w *webhookCmd, ctx context.Context, id string) error) func(context.Context, []string) error {
 		return with(person, func(ctx context.Context, w *webhookCmd, args []string) error {
 			if len(args) != 1 {
-				return fmt.Errorf("%w: webhook %s takes one webhook id", errUsage, name)
+				return fmt.Errorf("%w: webhook %s takes one webhook id", cli.ErrUsage, name)
 			}
 			if err := w.open(ctx); err != nil {
 				return err
@@ -107,48 +108,25 @@ func (w *webhookCmd) open(ctx context.Context) error {
 		return err
 	}
 	w.opened = true
-	clients := make([]personClient, len(people))
-	for i, p := range people {
-		clients[i] = personClient{p.Name, w.client(w.cfg.APIURL, p.Token, w.cfg.RequestsPerHour)}
-	}
-	return w.useAll(st, clients)
-}
-
-// personClient is a person's bank client.
-type personClient struct {
-	name   string
-	client *bank.Client
+	return w.useAll(st, daemon.PersonClients(w.cfg, people, w.log, clientOptions("")))
 }
 
 // use makes w work on st and the bank client b (opened elsewhere, as in
 // tests with a running daemon), a household of one.
 func (w *webhookCmd) use(st *store.Store, b *bank.Client) {
-	_ = w.useAll(st, []personClient{{"", b}})
+	_ = w.useAll(st, []daemon.PersonClient{{Name: "", Client: b}})
 }
 
 // useAll makes w work on st and each person's client; with --person, on
 // that person's only.
-func (w *webhookCmd) useAll(st *store.Store, people []personClient) error {
+func (w *webhookCmd) useAll(st *store.Store, people []daemon.PersonClient) error {
 	w.st, w.clients = st, map[string]*bank.Client{}
-	byName := map[string]*bank.Client{}
 	for _, p := range people {
-		byName[p.name] = p.client
+		w.clients[p.Name] = p.Client
 	}
-	bankFor := func(person string) replica.HealBank {
-		if c, ok := byName[person]; ok {
-			return c
-		}
-		return nil
-	}
-	var all webhooks.Household
-	for _, p := range people {
-		h := replica.NewHealer(p.client, st, w.log, replica.HealerOptions{BankFor: bankFor})
-		all = append(all, webhooks.NewFor(p.name, p.client, st, h, w.log))
-		w.clients[p.name] = p.client
-	}
-	hooks, err := all.Only(w.person)
+	hooks, err := daemon.Webhooks(st, people, w.log).Only(w.person)
 	if err != nil {
-		return fmt.Errorf("%w: --person: %w", errUsage, err)
+		return fmt.Errorf("%w: --person: %w", cli.ErrUsage, err)
 	}
 	w.hooks = hooks
 	return nil
@@ -192,7 +170,7 @@ func (w *webhookCmd) reportOrphans(err error) {
 
 func (w *webhookCmd) register(ctx context.Context, url, desc string) error {
 	if url == "" {
-		return fmt.Errorf("%w: --url is required", errUsage)
+		return fmt.Errorf("%w: --url is required", cli.ErrUsage)
 	}
 	var d *string
 	if desc != "" {
@@ -217,7 +195,7 @@ func (w *webhookCmd) list(ctx context.Context) error {
 		return err
 	}
 	hooks, err := w.hooks.List(ctx)
-	c := statusClock(w.cfg.Timezone)
+	c := statustext.NewClock(w.cfg.Location)
 	tw := tabwriter.NewWriter(w.stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tPERSON\tURL\tDESCRIPTION\tCREATED\tSECRET STORED")
 	for _, h := range hooks {
@@ -226,7 +204,7 @@ func (w *webhookCmd) list(ctx context.Context) error {
 			stored = "yes"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", textsafe.Line(h.ID), cmp.Or(h.Person, "-"), textsafe.Line(h.URL),
-			textsafe.Line(ptr.Value(h.Description)), c.stamp(h.CreatedAt), stored)
+			textsafe.Line(ptr.Value(h.Description)), c.Stamp(h.CreatedAt), stored)
 	}
 	if ferr := tw.Flush(); err == nil {
 		err = ferr
@@ -272,7 +250,7 @@ func (w *webhookCmd) logs(ctx context.Context, id string, limit int) error {
 	if err != nil {
 		return err
 	}
-	clk := statusClock(w.cfg.Timezone)
+	clk := statustext.NewClock(w.cfg.Location)
 	tw := tabwriter.NewWriter(w.stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "CREATED\tSTATUS\tCODE\tEVENT")
 	shown := 0
@@ -288,7 +266,7 @@ func (w *webhookCmd) logs(ctx context.Context, id string, limit int) error {
 			if l.StatusCode != nil {
 				code = fmt.Sprint(*l.StatusCode)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", clk.stamp(l.CreatedAt), textsafe.Line(l.DeliveryStatus), code, textsafe.Line(l.EventID))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", clk.Stamp(l.CreatedAt), textsafe.Line(l.DeliveryStatus), code, textsafe.Line(l.EventID))
 			shown++
 		}
 		if shown >= limit {

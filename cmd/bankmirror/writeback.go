@@ -7,8 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/bankmirror/bankmirror/internal/cli"
@@ -35,11 +33,11 @@ func newWritebackFlags(name, lines string) (*flag.FlagSet, *writebackFlags) {
 func (f *writebackFlags) rows(pos []string, want string, minArgs int, fromArgs func([]string) []writeback.Row) ([]writeback.Row, error) {
 	switch {
 	case f.from != "" && len(pos) > 0:
-		return nil, fmt.Errorf("%w: give --from FILE or %s, not both", errUsage, want)
+		return nil, fmt.Errorf("%w: give --from FILE or %s, not both", cli.ErrUsage, want)
 	case f.from != "":
-		return readRows(f.from)
+		return writeback.ReadFile(f.from)
 	case len(pos) < minArgs:
-		return nil, fmt.Errorf("%w: give %s, or --from FILE", errUsage, want)
+		return nil, fmt.Errorf("%w: give %s, or --from FILE", cli.ErrUsage, want)
 	}
 	return fromArgs(pos), nil
 }
@@ -53,7 +51,7 @@ func (a *app) categorizeCommand() *cli.Command {
 		Detail:  "CATEGORY is a category's id or its name, ignoring case (bankmirror categories lists them); none removes the category.",
 		Run: a.configured(func(ctx context.Context, pos []string) error {
 			if f.from == "" && len(pos) > 2 {
-				return fmt.Errorf("%w: categorize takes TX_ID and CATEGORY, got %d arguments", errUsage, len(pos))
+				return fmt.Errorf("%w: categorize takes TX_ID and CATEGORY, got %d arguments", cli.ErrUsage, len(pos))
 			}
 			rows, err := f.rows(pos, "TX_ID and CATEGORY (or none)", 2, func(pos []string) []writeback.Row {
 				return []writeback.Row{{TxID: pos[0], Value: pos[1]}}
@@ -119,22 +117,6 @@ func (a *app) tagCommand() *cli.Command {
 		}}
 }
 
-func readRows(path string) ([]writeback.Row, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	defer f.Close()
-	rows, err := writeback.ParseCSV(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if len(rows) == 0 {
-		return nil, fmt.Errorf("%s has no rows", path)
-	}
-	return rows, nil
-}
-
 // writeBack runs the rows and prints what happened: each step of a batch
 // as it is done, then a summary.
 func (a *app) writeBack(ctx context.Context, op writeback.Op, rows []writeback.Row, batch, skipInvalid bool) error {
@@ -152,7 +134,7 @@ func (a *app) writeBack(ctx context.Context, op writeback.Op, rows []writeback.R
 	opts := writeback.Options{SkipInvalid: skipInvalid}
 	if batch {
 		opts.Progress = func(done, total int, r writeback.Result) {
-			fmt.Fprintf(a.stdout, "[%d/%d] %s\n", done, total, describeResult(op, r))
+			fmt.Fprintf(a.stdout, "[%d/%d] %s\n", done, total, r.Describe(op))
 		}
 	}
 	rep, err := w.Run(ctx, op, rows, opts)
@@ -170,10 +152,10 @@ func (a *app) writeBack(ctx context.Context, op writeback.Op, rows []writeback.R
 		if batch {
 			return fmt.Errorf("%d of %d lines invalid; nothing was sent to the bank (fix them, or pass --skip-invalid)", len(rep.Invalid), rep.Rows)
 		}
-		return &reportedError{Err: err}
+		return &cli.ShownError{Err: err}
 	}
 	for _, s := range rep.Unchanged {
-		fmt.Fprintf(a.stdout, "%s: %s; nothing sent\n", subject(s), already(op, s))
+		fmt.Fprintf(a.stdout, "%s: %s; nothing sent\n", s.Subject(), s.Already(op))
 	}
 	if !batch {
 		for _, r := range rep.Results {
@@ -181,7 +163,7 @@ func (a *app) writeBack(ctx context.Context, op writeback.Op, rows []writeback.R
 			if r.Status != writeback.Applied || r.MirrorErr != nil {
 				out = a.stderr
 			}
-			fmt.Fprintln(out, describeResult(op, r))
+			fmt.Fprintln(out, r.Describe(op))
 		}
 	} else {
 		printWritebackSummary(a.stdout, rep)
@@ -189,32 +171,16 @@ func (a *app) writeBack(ctx context.Context, op writeback.Op, rows []writeback.R
 	if err != nil {
 		return err
 	}
-	return outcome(rep)
+	return writebackOutcome(rep)
 }
 
-// outcome is the error (exit code 1) for a run that did not do all it was
-// asked: the details are printed already.
-func outcome(rep writeback.Report) error {
-	var bad []string
-	if n := rep.Count(writeback.Refused); n > 0 {
-		bad = append(bad, fmt.Sprintf("%d refused by the bank", n))
+// writebackOutcome is the error (exit code 1) for a run that did not do
+// all it was asked: the details are printed already.
+func writebackOutcome(rep writeback.Report) error {
+	if short := rep.Shortfall(); short != "" {
+		return &cli.ShownError{Err: errors.New(short)}
 	}
-	if n := rep.Count(writeback.Failed); n > 0 {
-		bad = append(bad, fmt.Sprintf("%d failed", n))
-	}
-	if n := rep.Count(writeback.NotAttempted); n > 0 {
-		bad = append(bad, fmt.Sprintf("%d not attempted", n))
-	}
-	if n := rep.Unmirrored(); n > 0 {
-		bad = append(bad, fmt.Sprintf("%d applied but not yet in the mirror (the next sync brings them)", n))
-	}
-	if n := len(rep.Invalid); n > 0 {
-		bad = append(bad, fmt.Sprintf("%d invalid lines skipped", n))
-	}
-	if len(bad) == 0 {
-		return nil
-	}
-	return &reportedError{Err: errors.New(strings.Join(bad, ", "))}
+	return nil
 }
 
 func printWritebackSummary(w io.Writer, rep writeback.Report) {
@@ -223,92 +189,7 @@ func printWritebackSummary(w io.Writer, rep writeback.Report) {
 		rep.Count(writeback.Failed), rep.Count(writeback.NotAttempted), len(rep.Invalid))
 	for _, r := range rep.Results {
 		if r.Status == writeback.Refused || r.Status == writeback.Failed {
-			fmt.Fprintf(w, "  %s\n", describeResult(rep.Op, r))
+			fmt.Fprintf(w, "  %s\n", r.Describe(rep.Op))
 		}
 	}
-}
-
-// subject names a step's transaction, and its lines in a file.
-func subject(s writeback.Step) string {
-	var b strings.Builder
-	if len(s.Lines) > 0 && s.Lines[0] > 0 {
-		b.WriteString("line")
-		if len(s.Lines) > 1 {
-			b.WriteString("s")
-		}
-		for i, l := range s.Lines {
-			if i > 0 {
-				b.WriteString(",")
-			}
-			fmt.Fprintf(&b, " %d", l)
-		}
-		b.WriteString(": ")
-	}
-	fmt.Fprintf(&b, "%s \"%s\"", textsafe.Line(s.TxID), textsafe.Line(s.Description))
-	return b.String()
-}
-
-// change describes what a step asks of the bank.
-func change(op writeback.Op, s writeback.Step) string {
-	switch op {
-	case writeback.Categorize:
-		return fmt.Sprintf("category %s -> %s", orNone(s.Before), orNone(s.Category))
-	case writeback.AddTags:
-		return "add tags " + quoteAll(s.Labels)
-	default:
-		return "remove tags " + quoteAll(s.Labels)
-	}
-}
-
-// already says why a step needs no request.
-func already(op writeback.Op, s writeback.Step) string {
-	switch op {
-	case writeback.Categorize:
-		return "category is already " + orNone(s.Category)
-	case writeback.AddTags:
-		return "already has those tags"
-	default:
-		return "has none of those tags"
-	}
-}
-
-func describeResult(op writeback.Op, r writeback.Result) string {
-	line := subject(r.Step) + ": " + change(op, r.Step) + ": "
-	switch r.Status {
-	case writeback.Applied:
-		line += "applied"
-		switch {
-		case r.MirrorErr != nil:
-			line += fmt.Sprintf("; the mirror is not updated yet (%v); the next sync brings it", r.MirrorErr)
-		case r.Recorded:
-			line += "; mirror updated (transaction_history keeps the previous version)"
-		default:
-			line += "; mirror already had it"
-		}
-		if m := r.Mismatch(op); m != "" {
-			line += "; but " + m
-		}
-	case writeback.Refused:
-		line += "refused by the bank: " + writeback.BankDetail(r.Err) + "; nothing changed"
-	case writeback.Failed:
-		line += fmt.Sprintf("failed: %v", r.Err)
-	default:
-		line += "not attempted"
-	}
-	return line
-}
-
-func orNone(c string) string {
-	if c == "" {
-		return writeback.None
-	}
-	return c
-}
-
-func quoteAll(ls []string) string {
-	q := make([]string, len(ls))
-	for i, l := range ls {
-		q[i] = fmt.Sprintf("%q", l)
-	}
-	return strings.Join(q, ", ")
 }

@@ -33,7 +33,7 @@ func Bare(ctx context.Context, env Env, path string) error {
 	if secret == "" {
 		return fmt.Errorf("bench bare: %s is not set", BareSecretVar)
 	}
-	url, stop, err := env.Serve(ctx, "127.0.0.1:0", bareWebhookHandler(path, []byte(secret)))
+	url, stop, err := serve(ctx, "127.0.0.1:0", bareWebhookHandler(path, []byte(secret)))
 	if err != nil {
 		return err
 	}

@@ -26,6 +26,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/daemon"
+	"github.com/bankmirror/bankmirror/internal/httpserver"
 	"github.com/bankmirror/bankmirror/internal/replica"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
@@ -41,45 +43,31 @@ type Env struct {
 	// process: the simulated bank, serve, webhook register, the export
 	// benchmark's mirror generator.
 	Command func(ctx context.Context, args ...string) (*exec.Cmd, error)
-	// LoadConfig reads the daemon's configuration from environ's
-	// BANKMIRROR_* variables, as the daemon does.
-	LoadConfig func(environ map[string]string) (Config, error)
-	// StartDaemon opens the daemon in this process, as `serve` runs it,
-	// with the configuration environ gives, calling hooks.
-	StartDaemon func(ctx context.Context, environ map[string]string, hooks Hooks) (Daemon, error)
-	// Serve serves h on addr as the daemon's public listener is served,
-	// until stop.
-	Serve func(ctx context.Context, addr string, h http.Handler) (url string, stop func(), err error)
 }
 
-// Config is what the benchmarks read of the daemon's configuration.
-type Config struct {
-	APIURL, Token     string
-	RequestsPerHour   int
-	BudgetReserve     int
-	WebhookPath       string
-	SyncSchedule      string
-	ReconcileSchedule string
+// openDaemon opens d, the daemon as `serve` runs it (internal/daemon), in
+// this process; on failure it is closed.
+func openDaemon(ctx context.Context, d *daemon.Daemon) error {
+	if err := d.Open(ctx); err != nil {
+		_ = d.Close()
+		return err
+	}
+	return nil
 }
 
-// Hooks are called by a daemon StartDaemon opens.
-type Hooks struct {
-	// OnEventsStored: webhook events were stored, durably (ids).
-	OnEventsStored func(ids []string)
-	// OnEventApplied: the worker applied an event.
-	OnEventApplied func(store.InboxEvent, store.Change)
+// serve serves h on addr as the daemon's public listener is served (its
+// timeouts and limits), until stop.
+func serve(ctx context.Context, addr string, h http.Handler) (url string, stop func(), err error) {
+	srv, err := httpserver.Start(ctx, "http server", addr, httpserver.New(h))
+	if err != nil {
+		return "", nil, err
+	}
+	return srv.URL(), func() { _ = srv.Shutdown(shutdownGrace) }, nil
 }
 
-// Daemon is the daemon running in this process.
-type Daemon interface {
-	// InitialSyncDone is closed when the start-up sync has ended.
-	InitialSyncDone() <-chan struct{}
-	// URL is the base URL of its public listener.
-	URL() string
-	Bank() *bank.Client
-	Store() *store.Store
-	Close() error
-}
+// shutdownGrace is how long a benchmark's server waits for requests in
+// flight when it stops.
+const shutdownGrace = 5 * time.Second
 
 // SyncOptions are bench sync's settings.
 type SyncOptions struct {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/daemon"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
 
@@ -62,7 +63,7 @@ func Bucket(ctx context.Context, env Env, o BucketOptions) error {
 		return err
 	}
 	db := filepath.Join(o.Dir, "bucket.db")
-	cfg, user, vars, err := env.configEnv(map[string]string{"API_URL": proxyURL, "TOKEN": sim.token, "DB": db,
+	cfg, user, err := env.config(map[string]string{"API_URL": proxyURL, "TOKEN": sim.token, "DB": db,
 		"LISTEN": listen, "ADMIN_LISTEN": admin})
 	if err != nil {
 		return err
@@ -80,13 +81,13 @@ func Bucket(ctx context.Context, env Env, o BucketOptions) error {
 
 	var mu sync.Mutex
 	applied := map[string]time.Time{} // transaction id -> first applied
-	hooks := Hooks{OnEventApplied: func(e store.InboxEvent, _ store.Change) {
+	onApplied := func(e store.InboxEvent, _ store.Change) {
 		mu.Lock()
 		if _, ok := applied[e.TransactionID]; !ok {
 			applied[e.TransactionID] = time.Now()
 		}
 		mu.Unlock()
-	}}
+	}
 
 	start := time.Now()
 	ends := start.Add(o.FirstBucket)
@@ -94,11 +95,12 @@ func Bucket(ctx context.Context, env Env, o BucketOptions) error {
 	if err := sim.control(ctx, http.MethodPut, "/rate-limit", map[string]any{"limit": o.Limit, "bucket": "1h", "offset": offset.String()}, nil); err != nil {
 		return err
 	}
-	m, err := env.StartDaemon(ctx, vars, hooks)
-	if err != nil {
+	d := daemon.New(cfg, env.Log)
+	d.OnEventApplied = onApplied
+	if err := openDaemon(ctx, d); err != nil {
 		return err
 	}
-	defer m.Close()
+	defer d.Close()
 
 	// Live purchases until the start-up sync is over.
 	type purchase struct {
@@ -115,14 +117,14 @@ func Bucket(ctx context.Context, env Env, o BucketOptions) error {
 		case <-ctx.Done():
 			tick.Stop()
 			return ctx.Err()
-		case <-m.InitialSyncDone():
+		case <-d.InitialSyncDone:
 			syncOver = true
 		case <-tick.C:
 			if time.Now().After(deadline) {
 				syncOver = true
 				break
 			}
-			waiting := m.Bank().Budget().Waiting
+			waiting := d.Bank.Budget().Waiting
 			var out struct {
 				IDs []string `json:"ids"`
 			}
@@ -140,7 +142,7 @@ func Bucket(ctx context.Context, env Env, o BucketOptions) error {
 	syncDone := time.Now()
 	initialDone := false
 	select {
-	case <-m.InitialSyncDone():
+	case <-d.InitialSyncDone:
 		initialDone = true
 	default:
 	}
@@ -149,7 +151,7 @@ func Bucket(ctx context.Context, env Env, o BucketOptions) error {
 	var diff string
 	exactAt := time.Time{}
 	for {
-		if diff, err = mirrorDiff(ctx, sim, m.Store().Reader()); err != nil {
+		if diff, err = mirrorDiff(ctx, sim, d.Store.Reader()); err != nil {
 			return err
 		}
 		if diff == "" {
@@ -390,7 +392,7 @@ func (env Env) startBankLog(ctx context.Context) (*bankLog, error) {
 			remainingHeader: sw.Header().Get(bank.RemainingHeader)})
 		l.mu.Unlock()
 	})
-	u, stop, err := env.Serve(ctx, "127.0.0.1:0", h)
+	u, stop, err := serve(ctx, "127.0.0.1:0", h)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/bankmirror/bankmirror/internal/daemon"
 	"github.com/bankmirror/bankmirror/internal/mirrortest"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
@@ -42,7 +43,7 @@ func Burst(ctx context.Context, env Env, o BurstOptions) error {
 	}
 	defer done()
 	set := map[string]string{"API_URL": sim.apiURL, "TOKEN": sim.token, "LISTEN": "127.0.0.1:0", "ADMIN_LISTEN": "127.0.0.1:0", "DB": filepath.Join(o.Dir, "burst.db")}
-	cfg, user, vars, err := env.configEnv(set)
+	cfg, user, err := env.config(set)
 	if err != nil {
 		return err
 	}
@@ -54,20 +55,19 @@ func Burst(ctx context.Context, env Env, o BurstOptions) error {
 	fmt.Fprintf(w, "repeat: bankmirror bench burst --events %d --transactions %d --duration %s --seed %d\n", o.Events, o.Transactions, o.Duration, o.Seed)
 
 	var lastStored, lastApplied atomic.Int64
-	m, err := env.StartDaemon(ctx, vars, Hooks{
-		OnEventsStored: func([]string) { lastStored.Store(time.Now().UnixNano()) },
-		OnEventApplied: func(store.InboxEvent, store.Change) { lastApplied.Store(time.Now().UnixNano()) },
-	})
-	if err != nil {
+	d := daemon.New(cfg, env.Log)
+	d.OnEventsStored = func([]string) { lastStored.Store(time.Now().UnixNano()) }
+	d.OnEventApplied = func(store.InboxEvent, store.Change) { lastApplied.Store(time.Now().UnixNano()) }
+	if err := openDaemon(ctx, d); err != nil {
 		return err
 	}
-	defer m.Close()
-	<-m.InitialSyncDone()
-	hook, err := m.Bank().CreateWebhook(ctx, m.URL()+cfg.WebhookPath, nil)
+	defer d.Close()
+	<-d.InitialSyncDone
+	hook, err := d.Bank.CreateWebhook(ctx, d.URL()+cfg.WebhookPath, nil)
 	if err != nil {
 		return fmt.Errorf("register the webhook: %w", err)
 	}
-	if err := m.Store().SaveWebhook(ctx, store.Webhook{ID: hook.ID, URL: hook.URL, SecretKey: hook.SecretKey, CreatedAt: hook.CreatedAt}); err != nil {
+	if err := d.Store.SaveWebhook(ctx, store.Webhook{ID: hook.ID, URL: hook.URL, SecretKey: hook.SecretKey, CreatedAt: hook.CreatedAt}); err != nil {
 		return err
 	}
 	faults := map[string]any{"duplicate": plan.duplicate(o.Events), "duplicateCopies": 1, "reorder": true}
@@ -100,7 +100,7 @@ func Burst(ctx context.Context, env Env, o BurstOptions) error {
 	exact := false
 	for deadline := delivered.Add(o.Timeout); ; {
 		appliedBefore := lastApplied.Load()
-		diff, err = mirrorDiff(ctx, sim, m.Store().Reader())
+		diff, err = mirrorDiff(ctx, sim, d.Store.Reader())
 		if err != nil {
 			return err
 		}
@@ -131,12 +131,12 @@ func Burst(ctx context.Context, env Env, o BurstOptions) error {
 		return err
 	}
 	var pending int
-	_ = m.Store().Reader().QueryRowContext(ctx, "SELECT count(*) FROM webhook_events WHERE processed_at IS NULL").Scan(&pending)
+	_ = d.Store.Reader().QueryRowContext(ctx, "SELECT count(*) FROM webhook_events WHERE processed_at IS NULL").Scan(&pending)
 	// Balances are not part of the exactness above: the daemon refreshes
 	// them after applying events, on its own time.
 	var balances string
 	for deadline := time.Now().Add(o.Timeout); ; time.Sleep(20 * time.Millisecond) {
-		if balances, err = balanceDiff(ctx, sim, m.Store().Reader()); err != nil {
+		if balances, err = balanceDiff(ctx, sim, d.Store.Reader()); err != nil {
 			return err
 		}
 		if balances == "" {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/robfig/cron/v3"
 
+	"github.com/bankmirror/bankmirror/internal/config"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
 
@@ -190,14 +191,14 @@ func ticksPerHour(spec string) (float64, error) {
 func benchChildEnv(environ map[string]string, user []string, set map[string]string, memLimit string) []string {
 	var env []string
 	for k, v := range environ {
-		if strings.HasPrefix(k, envPrefix) || k == "GOMEMLIMIT" || k == "NOTIFY_SOCKET" || k == "WATCHDOG_USEC" {
+		if strings.HasPrefix(k, config.Prefix) || k == "GOMEMLIMIT" || k == "NOTIFY_SOCKET" || k == "WATCHDOG_USEC" {
 			continue
 		}
 		env = append(env, k+"="+v)
 	}
 	env = append(env, user...)
 	for k, v := range set {
-		env = append(env, envPrefix+k+"="+v)
+		env = append(env, config.Prefix+k+"="+v)
 	}
 	if memLimit != "off" {
 		env = append(env, "GOMEMLIMIT="+memLimit)

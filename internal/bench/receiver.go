@@ -20,6 +20,7 @@ import (
 	json "github.com/goccy/go-json"
 	"github.com/rs/zerolog"
 
+	"github.com/bankmirror/bankmirror/internal/config"
 	"github.com/bankmirror/bankmirror/internal/replica"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 	"github.com/bankmirror/bankmirror/internal/store"
@@ -171,7 +172,7 @@ func Receiver(ctx context.Context, env Env, o ReceiverOptions) error {
 
 // syncTemplate writes a mirror of the whole simulated bank to path, with
 // a client built as the daemon builds it.
-func syncTemplate(ctx context.Context, log zerolog.Logger, cfg Config, path string) error {
+func syncTemplate(ctx context.Context, log zerolog.Logger, cfg config.Config, path string) error {
 	st, err := store.Open(ctx, path)
 	if err != nil {
 		return err

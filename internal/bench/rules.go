@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bankmirror/bankmirror/internal/daemon"
 	"github.com/bankmirror/bankmirror/internal/replica"
 	"github.com/bankmirror/bankmirror/internal/rules"
 	"github.com/bankmirror/bankmirror/internal/store"
@@ -201,7 +202,7 @@ func rulesOnArrival(ctx context.Context, env Env, sim *benchSim, file string, o 
 // its event applied (written=false) or its category written back
 // (written=true).
 func arrivalLatencies(ctx context.Context, env Env, sim *benchSim, file, db string, n int, written bool) ([]float64, error) {
-	_, _, vars, err := env.configEnv(map[string]string{"API_URL": sim.apiURL, "TOKEN": sim.token, "LISTEN": "127.0.0.1:0",
+	cfg, _, err := env.config(map[string]string{"API_URL": sim.apiURL, "TOKEN": sim.token, "LISTEN": "127.0.0.1:0",
 		"ADMIN_LISTEN": "off", "DB": filepath.Join(filepath.Dir(file), db), "RULES_FILE": file})
 	if err != nil {
 		return nil, err
@@ -216,25 +217,26 @@ func arrivalLatencies(ctx context.Context, env Env, sim *benchSim, file, db stri
 		}
 		return applied[id]
 	}
-	m, err := env.StartDaemon(ctx, vars, Hooks{OnEventApplied: func(e store.InboxEvent, _ store.Change) {
+	d := daemon.New(cfg, env.Log)
+	d.OnEventApplied = func(e store.InboxEvent, _ store.Change) {
 		ch := waitFor(e.TransactionID)
 		select {
 		case <-ch:
 		default:
 			close(ch)
 		}
-	}})
-	if err != nil {
+	}
+	if err := openDaemon(ctx, d); err != nil {
 		return nil, err
 	}
-	defer m.Close()
-	<-m.InitialSyncDone()
-	hook, err := m.Bank().CreateWebhook(ctx, m.URL()+"/webhook", nil)
+	defer d.Close()
+	<-d.InitialSyncDone
+	hook, err := d.Bank.CreateWebhook(ctx, d.URL()+"/webhook", nil)
 	if err != nil {
 		return nil, fmt.Errorf("register the webhook: %w", err)
 	}
-	defer func() { _ = m.Bank().DeleteWebhook(context.WithoutCancel(ctx), hook.ID) }()
-	if err := m.Store().SaveWebhook(ctx, store.Webhook{ID: hook.ID, URL: hook.URL, SecretKey: hook.SecretKey, CreatedAt: hook.CreatedAt}); err != nil {
+	defer func() { _ = d.Bank.DeleteWebhook(context.WithoutCancel(ctx), hook.ID) }()
+	if err := d.Store.SaveWebhook(ctx, store.Webhook{ID: hook.ID, URL: hook.URL, SecretKey: hook.SecretKey, CreatedAt: hook.CreatedAt}); err != nil {
 		return nil, err
 	}
 	// One purchase first, not counted: the rules engine goes through the

@@ -22,6 +22,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/config"
+	"github.com/bankmirror/bankmirror/internal/daemon"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 )
 
@@ -271,9 +273,6 @@ func formatCounts(m map[string]int64) string {
 	return strings.Join(parts, ", ")
 }
 
-// envPrefix prefixes the daemon's configuration variables.
-const envPrefix = "BANKMIRROR_"
-
 // benchOwnVars are the settings the benchmark itself sets: where the bank
 // is, the token, the mirror file, the address and the webhook secret.
 var benchOwnVars = []string{"API_URL", "TOKEN", "TOKEN_FILE", "DB", "LISTEN", "ADMIN_LISTEN", "WEBHOOK_SECRET", "WEBHOOK_SECRET_FILE"}
@@ -282,18 +281,17 @@ var benchOwnVars = []string{"API_URL", "TOKEN", "TOKEN_FILE", "DB", "LISTEN", "A
 // defaults of every BANKMIRROR_* variable, any the user set (so one can
 // measure a setting), and set, the benchmark's own. It also returns the
 // user's settings, to be printed beside the figures.
-func (env Env) config(set map[string]string) (Config, []string, error) {
+func (env Env) config(set map[string]string) (config.Config, []string, error) {
 	cfg, user, _, err := env.configEnv(set)
 	return cfg, user, err
 }
 
-// configEnv is config, with the variables it was read from, for
-// StartDaemon.
-func (env Env) configEnv(set map[string]string) (Config, []string, map[string]string, error) {
+// configEnv is config, with the variables it was read from.
+func (env Env) configEnv(set map[string]string) (config.Config, []string, map[string]string, error) {
 	vars := map[string]string{}
 	var user []string
 	for k, v := range env.Environ {
-		name, ok := strings.CutPrefix(k, envPrefix)
+		name, ok := strings.CutPrefix(k, config.Prefix)
 		if !ok || slices.Contains(benchOwnVars, name) || strings.HasPrefix(name, "SIM_") {
 			continue
 		}
@@ -303,18 +301,17 @@ func (env Env) configEnv(set map[string]string) (Config, []string, map[string]st
 		}
 	}
 	for k, v := range set {
-		vars[envPrefix+k] = v
+		vars[config.Prefix+k] = v
 	}
 	slices.Sort(user)
-	cfg, err := env.LoadConfig(vars)
+	cfg, err := config.Load(vars)
 	return cfg, user, vars, err
 }
 
-// daemonClient builds the bank client as the daemon does: the request
-// budget as configured.
-func daemonClient(cfg Config, log zerolog.Logger) *bank.Client {
-	return bank.New(cfg.APIURL, cfg.Token, bank.WithHourlyBudget(cfg.RequestsPerHour),
-		bank.WithReserve(cfg.BudgetReserve), bank.WithLogger(log))
+// daemonClient builds the bank client as the daemon does
+// (daemon.BankClient): the request budget as configured.
+func daemonClient(cfg config.Config, log zerolog.Logger) *bank.Client {
+	return daemon.BankClient(cfg, "", cfg.Token, log, daemon.ClientOptions{})
 }
 
 // settingsLine says which settings the daemon ran with.

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -60,7 +61,9 @@ type Config struct {
 	AttachmentsMaxBytes int64 `env:"ATTACHMENTS_MAX_BYTES"`
 	// Timezone is the customer's zone (an IANA name): the mirror's local
 	// dates and months (the *_local, *_date and *_month columns) are in it.
-	Timezone string `env:"TIMEZONE"`
+	// Location is that zone, loaded once by Load.
+	Timezone string         `env:"TIMEZONE"`
+	Location *time.Location `env:"-"`
 	// MigrationBackup is on (a copy of the mirror, <db>.pre-vN, is kept
 	// before its schema is migrated) or off.
 	MigrationBackup string `env:"MIGRATION_BACKUP"`
@@ -105,7 +108,9 @@ type Config struct {
 	ExportTokenFile string `env:"EXPORT_TOKEN_FILE,file"`
 	// TrustedProxies are the reverse proxies (IPs or CIDRs, comma-separated)
 	// whose X-Forwarded-For names the feed's client; none by default.
-	TrustedProxies string `env:"TRUSTED_PROXIES"`
+	// Proxies are those, parsed once by Load.
+	TrustedProxies string         `env:"TRUSTED_PROXIES"`
+	Proxies        []netip.Prefix `env:"-"`
 
 	// dashboard (bankmirror ui; serve when UI_LISTEN is set)
 	UIToken     string `env:"UI_TOKEN"`

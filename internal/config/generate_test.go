@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -138,8 +139,12 @@ func TestExampleFileLoads(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Those with an example rather than a default differ from the defaults.
-	d.DB, d.LogFormat, d.AttachmentsDir, d.UIListen, d.TrustedProxies = c.DB, c.LogFormat, c.AttachmentsDir, c.UIListen, c.TrustedProxies
-	if c != d {
+	d.DB, d.LogFormat, d.AttachmentsDir, d.UIListen, d.TrustedProxies, d.Proxies = c.DB, c.LogFormat, c.AttachmentsDir, c.UIListen, c.TrustedProxies, c.Proxies
+	if c.Location.String() != d.Location.String() {
+		t.Errorf("the example's zone loads to %v, not the default %v", c.Location, d.Location)
+	}
+	c.Location, d.Location = nil, nil
+	if !reflect.DeepEqual(c, d) {
 		t.Errorf("the example's values load to\n%+v\nnot the defaults\n%+v", c, d)
 	}
 }

@@ -304,3 +304,32 @@ func checkTokenFile(path string, fi os.FileInfo, uid int) error {
 	}
 	return nil
 }
+
+// Members are the people configured (People), by name, each with their
+// token: the household's tokens (BANKMIRROR_TOKENS_DIR, the credentials
+// token.NAME), or the single token as a household of one. None is an
+// error naming BANKMIRROR_TOKEN.
+func Members(environ map[string]string) ([]Person, error) {
+	people, err := People(environ)
+	if err != nil {
+		return nil, err
+	}
+	if len(people) == 0 {
+		return nil, &Error{Var: Prefix + "TOKEN", Err: errors.New("not set: set BANKMIRROR_TOKEN or BANKMIRROR_TOKEN_FILE to your personal access token, or BANKMIRROR_TOKENS_DIR to a household's tokens")}
+	}
+	return people, nil
+}
+
+// Names are the names of the people configured, nil when the tokens
+// cannot be read (status reports on the mirror without them).
+func Names(environ map[string]string) []string {
+	people, err := People(environ)
+	if err != nil || len(people) == 0 {
+		return nil
+	}
+	names := make([]string, len(people))
+	for i, p := range people {
+		names[i] = p.Name
+	}
+	return names
+}

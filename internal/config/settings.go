@@ -290,7 +290,8 @@ var Settings = []Setting{
 		Doc:     "the customer's zone (an IANA name) of the mirror's local times, dates and months",
 		Manual:  "the customer's zone (an IANA name) of the mirror's local times, dates and months (`created_date`, `created_month`, ...; the binary carries the zone database). Changing it recomputes every row at the next start, in one transaction. Also the days of `export --since/--until`, the zone XLSX shows `*_at` timestamps in, and the zone `status` prints its times in",
 		check: func(c *Config) error {
-			_, err := LoadZone(c.Timezone)
+			loc, err := LoadZone(c.Timezone)
+			c.Location = loc
 			return err
 		},
 	},
@@ -495,7 +496,8 @@ var Settings = []Setting{
 		Unset:         "X-Forwarded-For is ignored",
 		Example:       "127.0.0.1",
 		check: func(c *Config) error {
-			_, err := export.ParseTrustedProxies(c.TrustedProxies)
+			proxies, err := export.ParseTrustedProxies(c.TrustedProxies)
+			c.Proxies = proxies
 			return err
 		},
 	},

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -33,6 +34,20 @@ func ParseFormat(s string) (Format, error) {
 		return XLSX, nil
 	}
 	return "", invalidf("unknown format %q: use csv, json or xlsx", s)
+}
+
+// FormatFor is the format named (ParseFormat), or without a name the one
+// output file's extension names, else CSV.
+func FormatFor(name, output string) (Format, error) {
+	if name == "" {
+		name = "csv"
+		if ext := strings.TrimPrefix(filepath.Ext(output), "."); ext != "" {
+			if _, err := ParseFormat(ext); err == nil {
+				name = ext
+			}
+		}
+	}
+	return ParseFormat(name)
 }
 
 // Request is what to export.

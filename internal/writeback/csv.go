@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 )
 
@@ -62,4 +63,22 @@ func isOneOf(s string, set []string) bool {
 		}
 	}
 	return false
+}
+
+// ReadFile reads the rows of the CSV file at path (ParseCSV); a file
+// without rows is an error.
+func ReadFile(path string) ([]Row, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	defer f.Close()
+	rows, err := ParseCSV(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("%s has no rows", path)
+	}
+	return rows, nil
 }

@@ -1,6 +1,8 @@
 package writeback
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -73,6 +75,29 @@ func TestCheckLabel(t *testing.T) {
 		got := CheckLabel(l)
 		if (want == "") != (got == "") || !strings.Contains(got, want) {
 			t.Errorf("CheckLabel(%q) = %q, want %q", l, got, want)
+		}
+	}
+}
+
+// ReadFile reads a file's rows; a missing file and one without rows are
+// errors naming the file.
+func TestReadFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "rows.csv")
+	if err := os.WriteFile(path, []byte("tx-1,groceries\ntx-2,none\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := ReadFile(path)
+	if err != nil || len(rows) != 2 || rows[0].TxID != "tx-1" || rows[1].Value != "none" {
+		t.Errorf("rows %+v, %v", rows, err)
+	}
+	empty := filepath.Join(dir, "empty.csv")
+	if err := os.WriteFile(empty, []byte("# nothing\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{empty, filepath.Join(dir, "missing.csv")} {
+		if _, err := ReadFile(p); err == nil || !strings.Contains(err.Error(), p) {
+			t.Errorf("ReadFile(%s): %v, want an error naming it", p, err)
 		}
 	}
 }

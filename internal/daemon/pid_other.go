@@ -1,6 +1,6 @@
 //go:build !unix
 
-package main
+package daemon
 
 // pidAlive cannot tell without kill(2): a stale report then reads as a
 // stopped daemon.
