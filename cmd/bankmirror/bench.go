@@ -124,10 +124,10 @@ func (a *app) benchFeedsMode() *cli.Command {
 				case "actual", "ynab":
 					o.Apps = []string{*apps}
 				default:
-					return fmt.Errorf("%w: --app %q: want actual, ynab or both", errUsage, *apps)
+					return fmt.Errorf("%w: --app %q: want actual, ynab or both", cli.ErrUsage, *apps)
 				}
 				if len(args) > 0 || o.Transactions < 1 || o.Purchases < 1 {
-					return fmt.Errorf("%w: --transactions and --purchases must be positive, and no arguments", errUsage)
+					return fmt.Errorf("%w: --transactions and --purchases must be positive, and no arguments", cli.ErrUsage)
 				}
 				return bench.Feeds(ctx, a.benchEnv(), o)
 			})(ctx, args)

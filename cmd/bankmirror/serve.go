@@ -29,10 +29,8 @@ func (a *app) serve(ctx context.Context, withFeeds bool) error {
 		return err
 	}
 	cfg := a.daemonConfig()
-	if !withFeeds {
-		cfg.FeedsFile, cfg.FeedsFileSet = "", false
-	}
 	d := daemon.New(cfg, a.log)
+	d.NoFeeds = !withFeeds
 	d.Environ = a.environ
 	d.People = people
 	// SIGHUP (kill -HUP; systemctl reload, ExecReload=) reads the tokens again.

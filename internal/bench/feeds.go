@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/bankmirror/bankmirror/internal/config"
 	"github.com/bankmirror/bankmirror/internal/feeds/actual/actualtest"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
@@ -106,7 +107,7 @@ func feedsUserSettings(environ map[string]string) []string {
 	own := append(slices.Clone(benchOwnVars), "FEEDS_FILE", "NODE", "LOG_LEVEL", "LOG_FORMAT")
 	var user []string
 	for k, v := range environ {
-		name, ok := strings.CutPrefix(k, envPrefix)
+		name, ok := strings.CutPrefix(k, config.Prefix)
 		if !ok || slices.Contains(own, name) || strings.HasPrefix(name, "SIM_") || strings.HasPrefix(name, "TEST_") {
 			continue
 		}
@@ -323,7 +324,7 @@ func (fb *feedsBench) serveRounds(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	path := fb.env.Environ[envPrefix+"WEBHOOK_PATH"]
+	path := fb.env.Environ[config.Prefix+"WEBHOOK_PATH"]
 	if path == "" {
 		path = "/webhook"
 	}

@@ -80,6 +80,11 @@ type Daemon struct {
 	// People, if set before Open, is the household; nil is a household
 	// of one, the person config.DefaultPerson with Config.Token.
 	People []config.Person
+	// NoFeeds, if set before Open, leaves the feeds to another process
+	// (`serve --no-feeds` beside `bankmirror feeds serve`): the daemon
+	// neither reads the feeds file nor touches the feeds' state in the
+	// mirror.
+	NoFeeds bool
 	// Reloads, if set before Run, delivers SIGHUP: each reloads the token.
 	Reloads <-chan os.Signal
 	// UnreachableWithin, if set before Open, is how long a request of the

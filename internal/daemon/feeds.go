@@ -16,6 +16,9 @@ import (
 // openFeeds reads the feeds file (a bad one stops serve with one line:
 // file:line and what) and makes the engine that feeds each app.
 func (d *Daemon) openFeeds(ctx context.Context) error {
+	if d.NoFeeds {
+		return nil
+	}
 	e, err := openFeedEngine(ctx, d.Config, d.Environ, d.Store, d.Log)
 	if err != nil {
 		return err
@@ -46,12 +49,18 @@ func loadFeeds(cfg config.Config, environ map[string]string) (*feeds.File, error
 // startFeeds runs the engine until Close: a feed whose app fails is
 // retried with backoff and the rest of the daemon goes on.
 func (d *Daemon) startFeeds() {
+	if d.Feeds == nil {
+		return
+	}
 	d.bg.Go(func() { _ = d.Feeds.Run(d.bgCtx) })
 }
 
 // reloadFeeds reads the feeds file again; a bad one keeps the feeds in
 // use and says why in one line.
 func (d *Daemon) reloadFeeds(ctx context.Context) {
+	if d.Feeds == nil {
+		return
+	}
 	reloadFeeds(ctx, d.Config, d.Environ, d.Store, d.Feeds, d.Log)
 }
 
