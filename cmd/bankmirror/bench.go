@@ -118,16 +118,9 @@ func (a *app) benchFeedsMode() *cli.Command {
 				return err
 			}
 			return a.configured(func(ctx context.Context, args []string) error {
-				switch *apps {
-				case "both":
-					o.Apps = []string{"ynab", "actual"}
-				case "actual", "ynab":
-					o.Apps = []string{*apps}
-				default:
-					return fmt.Errorf("%w: --app %q: want actual, ynab or both", cli.ErrUsage, *apps)
-				}
-				if len(args) > 0 || o.Transactions < 1 || o.Purchases < 1 {
-					return fmt.Errorf("%w: --transactions and --purchases must be positive, and no arguments", cli.ErrUsage)
+				var ok bool
+				if o.Apps, ok = bench.FeedApps(*apps); !ok || len(args) > 0 || o.Transactions < 1 || o.Purchases < 1 {
+					return fmt.Errorf("%w: --app actual, ynab or both, --transactions and --purchases positive, and no arguments", cli.ErrUsage)
 				}
 				return bench.Feeds(ctx, a.benchEnv(), o)
 			})(ctx, args)

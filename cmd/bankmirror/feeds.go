@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -199,8 +201,7 @@ func (a *app) feedsPush(ctx context.Context, args []string, opts feeds.PushOptio
 	if opts.DryRun {
 		verb = "would push"
 	}
-	fmt.Fprintf(a.stdout, "%s %s: %d created, %d updated, %d deleted, %d found in the app already; %d deleted in the app by the person, %d reconciled (left alone), %d waiting for a transfer's other leg\n",
-		fd.Name, verb, rep.Created, rep.Updated, rep.Deleted, rep.Adopted, rep.DeletedInApp, rep.Reconciled, rep.Waiting)
+	fmt.Fprintf(a.stdout, "%s %s: %s\n", fd.Name, verb, rep.Summary())
 	return err
 }
 
@@ -218,18 +219,12 @@ func (a *app) feedsCheck(ctx context.Context, args []string) error {
 		return err
 	}
 	fmt.Fprintf(a.stdout, "%s: %d bank transactions fed, %d rows in the app: %s\n", fd.Name, res.Fed, res.Rows, res.Summary())
-	shown := map[string]int{}
-	for _, fi := range res.Findings {
-		if shown[fi.Kind] >= checkShown {
-			continue
-		}
-		shown[fi.Kind]++
+	first, more := res.First(checkShown)
+	for _, fi := range first {
 		fmt.Fprintf(a.stdout, "  %s %s %s\n", fi.Kind, fi.TransactionID, textsafe.Cut(fi.Detail, 100))
 	}
-	for k, n := range res.Counts() {
-		if n > checkShown {
-			fmt.Fprintf(a.stdout, "  … and %d more %s\n", n-checkShown, k)
-		}
+	for _, k := range slices.Sorted(maps.Keys(more)) {
+		fmt.Fprintf(a.stdout, "  … and %d more %s\n", more[k], k)
 	}
 	if len(res.Findings) > 0 {
 		return &exitCode{1}

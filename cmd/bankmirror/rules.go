@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -80,30 +79,9 @@ func (a *app) rulesCheck(ctx context.Context) error {
 	tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "LINE\tRULE\tMATCHES\tDOES")
 	for _, r := range set.Rules {
-		fmt.Fprintf(tw, "%d\t%s\t%d\t%s\n", r.Line, textsafe.Cut(r.Name, 60), sum.Matches[r.Name], textsafe.Line(describeRule(r)))
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%s\n", r.Line, textsafe.Cut(r.Name, 60), sum.Matches[r.Name], textsafe.Line(r.Describe()))
 	}
 	return tw.Flush()
-}
-
-// describeRule says what a rule does, short.
-func describeRule(r *rules.Rule) string {
-	var parts []string
-	if r.SetsCategory() {
-		parts = append(parts, "category "+r.Category)
-	}
-	if len(r.Tags) > 0 {
-		parts = append(parts, "tags "+strings.Join(r.Tags, ", "))
-	}
-	if r.ExcludeFromSpending != nil {
-		parts = append(parts, fmt.Sprintf("exclude_from_spending %v", *r.ExcludeFromSpending))
-	}
-	if r.Note != nil {
-		parts = append(parts, "note")
-	}
-	if len(r.Notify) > 0 {
-		parts = append(parts, "notify "+strings.Join(r.Notify, ", "))
-	}
-	return strings.Join(parts, "; ")
 }
 
 func (a *app) rulesPreview(ctx context.Context, since string) error {
@@ -131,9 +109,9 @@ func (a *app) rulesPreview(ctx context.Context, since string) error {
 	fmt.Fprintln(tw, "DATE\tWHO\tACCOUNT\tDESCRIPTION\tAMOUNT\tCHANGE\tRULE")
 	for _, c := range all {
 		for _, act := range c.Actions {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", dateOf(c.Tx.CreatedLocal), textsafe.Cut(orDash(whoOf(c.Tx)), 16),
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", dateOf(c.Tx.CreatedLocal), textsafe.Cut(orDash(rules.Who(c.Tx)), 16),
 				textsafe.Cut(orDash(c.Tx.AccountName), 24), textsafe.Cut(c.Tx.Description, 40),
-				formatMoney(c.Tx.AmountBaseUnits, c.Tx.Currency), describeAction(c.Tx, act), textsafe.Cut(act.Rule, 40))
+				formatMoney(c.Tx.AmountBaseUnits, c.Tx.Currency), rules.DescribeAction(c.Tx, act), textsafe.Cut(act.Rule, 40))
 		}
 	}
 	if err := tw.Flush(); err != nil {
@@ -153,48 +131,11 @@ func writesSummary(sum rules.ScanSummary) string {
 	return s
 }
 
-// whoOf is whose transaction it is: the person who made it, else the
-// bank's performing customer, else those who see the account.
-func whoOf(t store.RuleTransaction) string {
-	switch {
-	case t.Person != "":
-		return t.Person
-	case t.PerformingCustomer != "":
-		return t.PerformingCustomer
-	default:
-		return strings.Join(t.AccountPeople, ",")
-	}
-}
-
 func orDash(s string) string {
 	if s == "" {
 		return "-"
 	}
 	return s
-}
-
-// describeAction says what an action changes.
-func describeAction(t store.RuleTransaction, act store.RuleApplication) string {
-	switch act.Action {
-	case store.RuleCategory:
-		return fmt.Sprintf("category %s → %s", writeback.OrNone(t.CategoryID), writeback.OrNone(act.Value))
-	case store.RuleTag:
-		s := "tag +" + act.Value
-		switch act.Error {
-		case "":
-		case rules.JointTags:
-			s += " (mirror only: 2Up)"
-		case rules.SeventhTag:
-			s += " (mirror only: a 7th tag)"
-		default:
-			s += " (mirror only)"
-		}
-		return s
-	case store.RuleExclude:
-		return "exclude from spending"
-	default:
-		return "note " + textsafe.Cut(act.Value, 30)
-	}
 }
 
 func dateOf(local string) string {

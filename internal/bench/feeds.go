@@ -28,6 +28,17 @@ type FeedsOptions struct {
 	Dir          string   // for the mirrors and the apps' files; "" makes a temporary one
 }
 
+// FeedApps is the apps --app names: actual, ynab, or both (YNAB first).
+func FeedApps(app string) ([]string, bool) {
+	switch app {
+	case "both":
+		return []string{"ynab", "actual"}, true
+	case "actual", "ynab":
+		return []string{app}, true
+	}
+	return nil, false
+}
+
 // Figures of bench feeds that are settings, not measurements.
 const (
 	// feedsMemLimit is the daemon's GOMEMLIMIT, as the systemd unit sets it.

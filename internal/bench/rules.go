@@ -102,7 +102,7 @@ func rulesMatchAndApply(ctx context.Context, env Env, sim *benchSim, file string
 	if _, err := replica.New(client, st, env.Log, replica.Options{}).Full(ctx); err != nil {
 		return fmt.Errorf("full sync: %w", err)
 	}
-	set, err := rules.LoadResolved(ctx, file, false, st)
+	set, err := rules.Load(ctx, file, rules.Options{Categories: st})
 	if err != nil {
 		return err
 	}

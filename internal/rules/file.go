@@ -169,14 +169,6 @@ func Load(ctx context.Context, path string, o Options) (*Set, error) {
 	return set, nil
 }
 
-// LoadResolved is Load with the mirror's categories, for internal/bench,
-// which this change does not touch: its one call becomes
-// Load(ctx, path, Options{MissingOK: missingOK, Categories: c}), and this
-// goes.
-func LoadResolved(ctx context.Context, path string, missingOK bool, c Categories) (*Set, error) {
-	return Load(ctx, path, Options{MissingOK: missingOK, Categories: c})
-}
-
 // Parse parses and compiles a rules file's content; path names it in
 // errors, zone is the customer's (Options.Zone).
 func Parse(path string, data []byte, zone *time.Location) (*Set, error) {
