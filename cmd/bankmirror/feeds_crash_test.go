@@ -23,13 +23,14 @@ import (
 )
 
 // TestFeedsPushKilledLeavesActualExact runs `bankmirror feeds push` of a
-// history of a few thousand transactions (batches of 2,000, a session of
-// the real Actual each) as a subprocess, SIGKILLs it once the first batch
-// is recorded in the mirror and Actual's copy of the budget holds rows the
-// mirror has not recorded (Actual took rows of the second batch), pushes
-// again, and checks the promise of kill -9: `feeds check` exits 0, no
-// duplicate and nothing missing; the rows Actual took are adopted by
-// their import ids.
+// history of a few thousand transactions (batches of 2,000 in one session
+// of the real Actual, synced and recorded batch by batch) as a
+// subprocess, SIGKILLs it once the first batch is recorded in the mirror
+// and Actual's copy of the budget holds rows the mirror has not recorded
+// (Actual took rows of the second batch), pushes again, and checks the
+// promise of kill -9: the Node child died with bankmirror, `feeds check`
+// exits 0 (no duplicate, nothing missing, transfers linked); the rows
+// Actual took are adopted by their import ids.
 func TestFeedsPushKilledLeavesActualExact(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts and kills bankmirror subprocesses")
@@ -103,6 +104,20 @@ budget = %q
 	if err := d.wait(time.Minute); !killedBy(err, syscall.SIGKILL) {
 		t.Fatalf("feeds push did not die of SIGKILL: %v", err)
 	}
+	// The Node child held the feed directory's lock for its life: it is
+	// free once the child died with bankmirror.
+	lock, err := os.OpenFile(filepath.Join(feedDir, "client.lock"), os.O_RDWR, 0)
+	must(t, err)
+	defer lock.Close()
+	freed := make(chan error, 1)
+	go func() { freed <- syscall.Flock(int(lock.Fd()), syscall.LOCK_EX) }()
+	select {
+	case err := <-freed:
+		must(t, err)
+	case <-time.After(time.Minute):
+		t.Fatal("the Actual client outlived bankmirror by a minute")
+	}
+	must(t, syscall.Flock(int(lock.Fd()), syscall.LOCK_UN))
 	atKill := recorded()
 	t.Logf("killed with %d rows recorded in the mirror (first batch %d) of %d history rows", atKill, first, history)
 

@@ -143,7 +143,26 @@ const ops = {
       const why = groups.length === 0 ? 'no budget' : 'more than one budget';
       throw new CodedError('budget-not-found', `${why} "${budget}" on the server; it has: ${names.join(', ') || 'none'}`);
     }
-    await api.downloadBudget(groups[0]);
+    try {
+      await api.downloadBudget(groups[0]);
+    } catch (err) {
+      // With a local copy, downloadBudget loads it and syncs: a copy
+      // holding writes the server has not had (a session that ended
+      // before its sync) can fail that sync like a long import's first
+      // one. Once more; then the copy is dropped and the budget
+      // downloaded afresh (what it held that the server has not is not
+      // recorded in the mirror either, so the engine writes it again).
+      const local = budgets.filter(b => b.groupId === groups[0] && b.id && !b.state);
+      if (local.length === 0) throw err;
+      try {
+        await api.sync();
+      } catch (again) {
+        console.error('bankmirror: the local copy of the budget would not sync (' + String(again && again.message || again) + '): downloading it afresh');
+        try { await lib.send('close-budget'); } catch (e) { /* dropped anyway */ }
+        for (const b of local) fs.rmSync(path.join(dataDir, b.id), {recursive: true, force: true});
+        await api.downloadBudget(groups[0]);
+      }
+    }
     return {syncId: groups[0], name: match[0].name, server: sv.version};
   },
 
