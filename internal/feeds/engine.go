@@ -37,10 +37,11 @@ type Mirror interface {
 var _ Mirror = (*store.Store)(nil)
 
 // App is one kind of app the engine can feed: how to open it, and how
-// many bank transactions one session handles before its work is recorded.
+// many bank transactions a push hands it before it syncs and records them.
 type App struct {
 	Opener Opener
-	// Batch is the most history rows a session handles (0: 2,000).
+	// Batch is the most history rows of one batch, synced and recorded
+	// before the next (0: 2,000).
 	Batch int
 }
 
