@@ -208,9 +208,9 @@ func TestFeedKeepsActualExact(t *testing.T) {
 // go in docs/performance.md.
 func TestFeedFirstPushTimedActual(t *testing.T) {
 	if os.Getenv("BANKMIRROR_FEEDS_PERF") == "" {
-		t.Skip("set BANKMIRROR_FEEDS_PERF=1 to time a first push of 10,000 transactions to Actual")
+		t.Skip("set BANKMIRROR_FEEDS_PERF=1 to time a first push of about 10,000 rows to Actual")
 	}
-	e := newActualHousehold(t, 10_000)
+	e := newActualHousehold(t, 5_000)
 	start := time.Now()
 	rep := e.push()
 	took := time.Since(start)
