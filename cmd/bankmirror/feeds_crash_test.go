@@ -10,14 +10,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/bankmirror/bankmirror/internal/feeds"
 	"github.com/bankmirror/bankmirror/internal/feeds/actual/actualtest"
 	"github.com/bankmirror/bankmirror/internal/mirrortest"
 	"github.com/bankmirror/bankmirror/internal/simulator"
@@ -25,23 +23,18 @@ import (
 )
 
 // TestFeedsPushKilledLeavesActualExact runs `bankmirror feeds push` of a
-// history of a few thousand transactions (batches of 2,000, a session of
-// the real Actual each) as a subprocess, SIGKILLs it once the first batch
-// is recorded in the mirror and Actual's copy of the budget holds rows the
-// mirror has not recorded (Actual took rows of the second batch), pushes
-// again, and checks the promise of kill -9: `feeds check` exits 0, no
-// duplicate and nothing missing; the rows Actual took are adopted by
-// their import ids.
+// history of a few thousand transactions (batches of 2,000 in one session
+// of the real Actual, synced and recorded batch by batch) as a
+// subprocess, SIGKILLs it once the first batch is recorded in the mirror
+// and Actual's copy of the budget holds rows the mirror has not recorded
+// (Actual took rows of the second batch), pushes again, and checks the
+// promise of kill -9: the Node child died with bankmirror, `feeds check`
+// exits 0 (no duplicate, nothing missing, transfers linked); the rows
+// Actual took are adopted by their import ids.
 func TestFeedsPushKilledLeavesActualExact(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts and kills bankmirror subprocesses")
 	}
-	// KNOWN BUG, so skipped until fixed: the Node child outlives a kill -9
-	// of bankmirror and goes on writing the feed's local copy, and the next
-	// push fails to open the budget ("We had an unknown problem opening").
-	// Pdeathsig on the child mends it (this test then passes but for
-	// transfer_split below) and breaks TestSessionCreateAfterCrashReturnsTheRowsItHas.
-	t.Skip("KNOWN BUG: the Actual client outlives kill -9 (see the comment)")
 	srv := actualtest.Launch(t)
 	b := newBankWith(t, simulator.Options{Seed: 11, Transactions: 4500, Token: "tok"})
 	dir := t.TempDir()
@@ -111,6 +104,20 @@ budget = %q
 	if err := d.wait(time.Minute); !killedBy(err, syscall.SIGKILL) {
 		t.Fatalf("feeds push did not die of SIGKILL: %v", err)
 	}
+	// The Node child held the feed directory's lock for its life: it is
+	// free once the child died with bankmirror.
+	lock, err := os.OpenFile(filepath.Join(feedDir, "client.lock"), os.O_RDWR, 0)
+	must(t, err)
+	defer lock.Close()
+	freed := make(chan error, 1)
+	go func() { freed <- syscall.Flock(int(lock.Fd()), syscall.LOCK_EX) }()
+	select {
+	case err := <-freed:
+		must(t, err)
+	case <-time.After(time.Minute):
+		t.Fatal("the Actual client outlived bankmirror by a minute")
+	}
+	must(t, syscall.Flock(int(lock.Fd()), syscall.LOCK_UN))
 	atKill := recorded()
 	t.Logf("killed with %d rows recorded in the mirror (first batch %d) of %d history rows", atKill, first, history)
 
@@ -132,16 +139,7 @@ budget = %q
 	out.Reset()
 	errOut.Reset()
 	if code := run(context.Background(), []string{"feeds", "check", "actual"}, vars, &out, &errOut); code != 0 {
-		// KNOWN BUG: a transfer between fed accounts whose legs Actual
-		// took in the killed session is adopted as two ordinary rows
-		// (transfer_split); everything else must be exact.
-		for _, line := range strings.Split(out.String(), "\n") {
-			if f := strings.Fields(line); len(f) > 0 && slices.Contains(feedsFindingKinds, f[0]) && f[0] != feeds.TransferSplit {
-				t.Errorf("feeds check after the kill: exit %d:\n%s%s", code, out.String(), errOut.String())
-				break
-			}
-		}
-		t.Logf("KNOWN BUG, feeds check after the kill: exit %d:\n%s", code, out.String())
+		t.Errorf("feeds check after the kill: exit %d:\n%s%s", code, out.String(), errOut.String())
 	}
 	// Read back through the person's own client: one row per import id.
 	seen := map[string]int{}
@@ -159,10 +157,6 @@ budget = %q
 		t.Errorf("%d rows in Actual, %d recorded in the mirror", len(seen), got)
 	}
 }
-
-// feedsFindingKinds are the kinds feeds check names, one a line.
-var feedsFindingKinds = []string{feeds.Missing, feeds.Extra, feeds.Duplicate, feeds.WrongAmount, feeds.WrongDate,
-	feeds.WrongCleared, feeds.TransferSplit, feeds.DeletedInApp, feeds.ReconciledChanged}
 
 // localRows counts the imported rows of the Actual client's local copy of
 // the budget in the feed's directory, 0 while there is none or it cannot

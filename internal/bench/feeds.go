@@ -242,7 +242,7 @@ func (fb *feedsBench) firstPush(ctx context.Context) error {
 	req0, _ := fb.proxy.count()
 	var serverCPU0 time.Duration
 	if fb.server != nil {
-		serverCPU0 = pidCPU(fb.server.PID)
+		serverCPU0 = pidCPU(fb.server.PID())
 	}
 	push, err := fb.env.timedChild(ctx, fb.vars(nil), "feeds", "push", fb.name)
 	if err != nil {
@@ -267,7 +267,7 @@ func (fb *feedsBench) firstPush(ctx context.Context) error {
 		n := summarizeNode(uses)
 		own := push.cpu - n.cpu - n.standIn
 		fmt.Fprintf(w, "actual first push: CPU bankmirror %.1f s, Node %.1f s (%d sessions, each a node process: peak RSS max %.0f MiB, median %.0f MiB), Actual's sync-server %.1f s; bankmirror peak RSS %.1f MiB (sampled)\n",
-			own.Seconds(), n.cpu.Seconds(), n.sessions, n.maxRSS, n.medianRSS, (pidCPU(fb.server.PID) - serverCPU0).Seconds(), push.peak)
+			own.Seconds(), n.cpu.Seconds(), n.sessions, n.maxRSS, n.medianRSS, (pidCPU(fb.server.PID()) - serverCPU0).Seconds(), push.peak)
 		fmt.Fprintf(w, "actual first push: %d HTTP requests to the sync-server (%.1f per 1,000 transactions)\n",
 			requests, perThousand(requests, created))
 	default:

@@ -2,9 +2,11 @@ package feeds_test
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -199,4 +201,19 @@ func TestFeedKeepsActualExact(t *testing.T) {
 	if res.Rows != res.Fed {
 		t.Errorf("the app has %d rows for %d fed transactions", res.Rows, res.Fed)
 	}
+}
+
+// A first push of a long history to the real Actual through the engine,
+// timed: run with BANKMIRROR_FEEDS_PERF=1 (it takes minutes); the figures
+// go in docs/performance.md.
+func TestFeedFirstPushTimedActual(t *testing.T) {
+	if os.Getenv("BANKMIRROR_FEEDS_PERF") == "" {
+		t.Skip("set BANKMIRROR_FEEDS_PERF=1 to time a first push of about 10,000 rows to Actual")
+	}
+	e := newActualHousehold(t, 5_000)
+	start := time.Now()
+	rep := e.push()
+	took := time.Since(start)
+	res := e.exact()
+	t.Logf("first push: %d rows created (%d fed) in %s", rep.Created, res.Fed, took.Round(time.Second))
 }

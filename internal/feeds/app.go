@@ -64,8 +64,17 @@ type Session interface {
 	// Delete removes rows by app id (both legs of a transfer go when
 	// either is given).
 	Delete(ctx context.Context, ids []string) error
-	// Close ends the session once what was written reached the app
-	// (Actual: its sync), and returns why it did not.
+	// Link makes pairs of rows already in the app one transfer each, as
+	// the app links transfers; each row keeps its import id, amount, date
+	// and cleared. It returns the app id of each import id whose row the
+	// app holds under a new id since (YNAB makes the second leg anew).
+	Link(ctx context.Context, links []Link) (map[string]string, error)
+	// Sync makes what was written since Open (or the last Sync) reach
+	// the app (Actual: its sync with the server), and returns why it did
+	// not.
+	Sync(ctx context.Context) error
+	// Close ends the session once what was written reached the app, and
+	// returns why it did not.
 	Close(ctx context.Context) error
 }
 
@@ -98,6 +107,12 @@ type NewRow struct {
 	TransferAccount  string
 	TransferImportID string
 	TransferCleared  bool
+}
+
+// Link is two rows of the app, the legs of one bank transfer, to link.
+type Link struct {
+	ID, ImportID           string // one leg: its app id and bank id
+	OtherID, OtherImportID string // the other leg's
 }
 
 // Facts are the bank's facts of a row the feed created.

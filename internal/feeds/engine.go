@@ -37,10 +37,11 @@ type Mirror interface {
 var _ Mirror = (*store.Store)(nil)
 
 // App is one kind of app the engine can feed: how to open it, and how
-// many bank transactions one session handles before its work is recorded.
+// many bank transactions a push hands it before it syncs and records them.
 type App struct {
 	Opener Opener
-	// Batch is the most history rows a session handles (0: 2,000).
+	// Batch is the most history rows of one batch, synced and recorded
+	// before the next (0: 2,000).
 	Batch int
 }
 
@@ -123,6 +124,7 @@ type PushOptions struct {
 type Report struct {
 	Created, Updated, Deleted, Adopted int
 	DeletedInApp, Reconciled, Waiting  int
+	Linked                             int    // transfers whose two rows were linked
 	Lines                              []Line // what it did, row by row (DryRun only)
 }
 
@@ -134,15 +136,16 @@ func (r *Report) add(o Report) {
 	r.DeletedInApp += o.DeletedInApp
 	r.Reconciled += o.Reconciled
 	r.Waiting += o.Waiting
+	r.Linked += o.Linked
 	r.Lines = append(r.Lines, o.Lines...)
 }
 
 // Changed reports whether the push changed anything in the app.
-func (r Report) Changed() bool { return r.Created+r.Updated+r.Deleted > 0 }
+func (r Report) Changed() bool { return r.Created+r.Updated+r.Deleted+r.Linked > 0 }
 
 // Line is one row's action in a dry run.
 type Line struct {
-	Action        string // "create", "update", "delete", "transfer"
+	Action        string // "create", "update", "delete", "transfer", "link"
 	TransactionID string
 	Date          string
 	Amount        int64
@@ -151,10 +154,10 @@ type Line struct {
 }
 
 // Push brings the feed's app up to date with the mirror: every change
-// since its cursor (and pending ones), in sessions of the app's batch,
-// each recorded once the app has it, so that an interrupted push resumes
-// where it stopped.
-func (e *Engine) Push(ctx context.Context, fd *Feed, opts PushOptions) (Report, error) {
+// since its cursor (and pending ones), in batches of the app's size, in
+// one session with the app; each batch is synced with the app and then
+// recorded, so that an interrupted push resumes where it stopped.
+func (e *Engine) Push(ctx context.Context, fd *Feed, opts PushOptions) (rep Report, err error) {
 	e.busy.Lock()
 	defer e.busy.Unlock()
 	app, ok := e.apps[fd.Kind]
@@ -176,6 +179,12 @@ func (e *Engine) Push(ctx context.Context, fd *Feed, opts PushOptions) (Report, 
 	if err != nil {
 		return Report{}, err
 	}
+	r := &round{e: e, app: app, fd: fd, accounts: accounts, opts: opts}
+	defer func() {
+		if cerr := r.close(ctx, err == nil); err == nil && cerr != nil {
+			err = cerr
+		}
+	}()
 	var total Report
 	if opts.Since != "" || len(opts.Restore) > 0 {
 		ids, err := e.sweepIDs(ctx, fd, accounts, opts)
@@ -184,7 +193,7 @@ func (e *Engine) Push(ctx context.Context, fd *Feed, opts PushOptions) (Report, 
 		}
 		for start := 0; start < len(ids); start += batch {
 			part := ids[min(start, len(ids)):min(start+batch, len(ids))]
-			rep, err := e.session(ctx, app, fd, accounts, part, 0, opts)
+			rep, err := r.batch(ctx, part, 0)
 			total.add(rep)
 			if err != nil {
 				return total, err
@@ -235,7 +244,7 @@ func (e *Engine) Push(ctx context.Context, fd *Feed, opts PushOptions) (Report, 
 		if len(changes) > 0 {
 			next = changes[len(changes)-1].Seq
 		}
-		rep, err := e.session(ctx, app, fd, accounts, ids, next, opts)
+		rep, err := r.batch(ctx, ids, next)
 		total.add(rep)
 		if err != nil {
 			return total, err
@@ -310,42 +319,65 @@ func (e *Engine) Target(fd *Feed) Target {
 		Log: e.log.With().Str(logfield.Feed, fd.Name).Logger()}
 }
 
-// session opens the app, brings the rows of ids up to date, closes it,
-// and records the round (moving the cursor to next when next > 0).
-func (e *Engine) session(ctx context.Context, app App, fd *Feed, accounts map[string]string, ids []string, next int64, opts PushOptions) (Report, error) {
-	sess, err := app.Opener.Open(ctx, e.Target(fd))
-	if err != nil {
-		return Report{}, fmt.Errorf("feed %q: open %s: %w", fd.Name, fd.Kind, err)
-	}
-	closed := false
-	defer func() {
-		if !closed {
-			_ = sess.Close(context.WithoutCancel(ctx))
+// round is one push's session with the app, opened at its first batch.
+type round struct {
+	e        *Engine
+	app      App
+	fd       *Feed
+	accounts map[string]string
+	opts     PushOptions
+	sess     Session
+	b        budget
+}
+
+// batch brings the rows of ids up to date, syncs the session, and
+// records the batch (moving the cursor to next when next > 0).
+func (r *round) batch(ctx context.Context, ids []string, next int64) (Report, error) {
+	e, fd := r.e, r.fd
+	if r.sess == nil {
+		sess, err := r.app.Opener.Open(ctx, e.Target(fd))
+		if err != nil {
+			return Report{}, fmt.Errorf("feed %q: open %s: %w", fd.Name, fd.Kind, err)
 		}
-	}()
-	b, err := openBudget(ctx, sess, fd, accounts)
+		r.sess = sess
+		if r.b, err = openBudget(ctx, sess, fd, r.accounts); err != nil {
+			return Report{}, err
+		}
+	}
+	plan, err := e.plan(ctx, r.sess, fd, r.b, ids, r.opts)
 	if err != nil {
 		return Report{}, err
 	}
-	plan, err := e.plan(ctx, sess, fd, b, ids, opts)
-	if err != nil {
-		return Report{}, err
-	}
-	if opts.DryRun {
+	if r.opts.DryRun {
 		return plan.report, nil
 	}
-	if err := plan.apply(ctx, sess); err != nil {
+	if err := plan.apply(ctx, r.sess); err != nil {
 		return plan.report, fmt.Errorf("feed %q: %w", fd.Name, err)
 	}
-	closed = true
-	if err := sess.Close(ctx); err != nil {
-		return plan.report, fmt.Errorf("feed %q: finish: %w", fd.Name, err)
+	if err := r.sess.Sync(ctx); err != nil {
+		return plan.report, fmt.Errorf("feed %q: sync: %w", fd.Name, err)
 	}
 	plan.round.Cursor = next
 	if err := e.mirror.RecordFeedRound(ctx, plan.round); err != nil {
 		return plan.report, err
 	}
 	return plan.report, nil
+}
+
+// close ends the session if one was opened; ok says the push succeeded
+// (its error is then the push's), else it is ended whatever ctx says.
+func (r *round) close(ctx context.Context, ok bool) error {
+	if r.sess == nil {
+		return nil
+	}
+	if !ok {
+		_ = r.sess.Close(context.WithoutCancel(ctx))
+		return nil
+	}
+	if err := r.sess.Close(ctx); err != nil {
+		return fmt.Errorf("feed %q: finish: %w", r.fd.Name, err)
+	}
+	return nil
 }
 
 // budget is a session's view of the app's budget for one feed.
@@ -409,6 +441,10 @@ type plan struct {
 	create []NewRow
 	update []Facts
 	delete []string
+	// link are transfers whose legs are in the app as rows of their own,
+	// by bank ids, and legs their rows as the round leaves them.
+	link   [][2]string
+	legs   map[string]store.FeedRow
 	round  store.FeedRound
 	report Report
 }
@@ -439,6 +475,52 @@ func (p *plan) apply(ctx context.Context, sess Session) error {
 				return fmt.Errorf("the app did not say which row holds %s", r.TransactionID)
 			}
 			r.AppID = id
+		}
+	}
+	return p.applyLinks(ctx, sess)
+}
+
+// applyLinks links the legs of p.link, once their rows' ids are known,
+// and records each leg as a transfer.
+func (p *plan) applyLinks(ctx context.Context, sess Session) error {
+	if len(p.link) == 0 {
+		return nil
+	}
+	at := map[string]int{} // bank id -> its row in round.Put
+	for i, r := range p.round.Put {
+		at[r.TransactionID] = i
+	}
+	row := func(id string) store.FeedRow {
+		if i, ok := at[id]; ok {
+			return p.round.Put[i]
+		}
+		return p.legs[id]
+	}
+	links := make([]Link, 0, len(p.link))
+	for _, l := range p.link {
+		a, b := row(l[0]), row(l[1])
+		if a.AppID == "" || b.AppID == "" {
+			return fmt.Errorf("no row in the app to link for %s and %s", l[0], l[1])
+		}
+		links = append(links, Link{ID: a.AppID, ImportID: l[0], OtherID: b.AppID, OtherImportID: l[1]})
+	}
+	moved, err := sess.Link(ctx, links)
+	if err != nil {
+		return fmt.Errorf("link transfers in the app: %w", err)
+	}
+	for _, l := range p.link {
+		for k, id := range l {
+			r := row(id)
+			r.TransferID = l[1-k]
+			if m, ok := moved[id]; ok {
+				r.AppID = m
+			}
+			if i, ok := at[id]; ok {
+				p.round.Put[i] = r
+			} else {
+				at[id] = len(p.round.Put)
+				p.round.Put = append(p.round.Put, r)
+			}
 		}
 	}
 	return nil
@@ -598,7 +680,70 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 		}
 		p.createRow(t, b, store.FeedTx{})
 	}
+	p.planLinks(byID, byApp, mapped, b, wanted)
 	return p, nil
+}
+
+// planLinks finds the transfers between fed accounts among the round's
+// transactions whose legs are, or will be, rows of their own in the app
+// (adopted after a push was killed, or a leg fed before its other leg's
+// account was), and plans to link them. Legs the person deleted or
+// reconciled are left as they are.
+func (p *plan) planLinks(byID map[string]store.FeedTx, byApp map[string]AppRow, mapped map[string]store.FeedRow,
+	b budget, wanted func(store.FeedTx) bool) {
+	now := maps.Clone(mapped)
+	for _, id := range p.round.Drop {
+		delete(now, id)
+	}
+	for _, r := range p.round.Put {
+		now[r.TransactionID] = r
+	}
+	// usable reports whether leg r is a row the feed may link.
+	usable := func(r store.FeedRow, ok bool) bool {
+		if !ok || r.State != store.FeedPushed {
+			return false
+		}
+		if r.AppID == "" {
+			return true // created in this round
+		}
+		a, there := byApp[r.AppID]
+		return there && !a.Reconciled
+	}
+	seen := map[string]bool{}
+	for _, id := range p.round.Done {
+		t, ok := byID[id]
+		if !ok || !wanted(t) {
+			continue
+		}
+		o, ok := byID[t.OtherID]
+		if !ok || !wanted(o) || b.appAccount[o.AccountID] == b.appAccount[t.AccountID] {
+			continue
+		}
+		key := min(t.ID, o.ID)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		ft, okT := now[t.ID]
+		fo, okO := now[o.ID]
+		if !usable(ft, okT) || !usable(fo, okO) {
+			continue
+		}
+		if ft.AppID == "" && ft.TransferID == o.ID {
+			continue // created as one transfer in this round
+		}
+		if ft.AppID != "" && fo.AppID != "" && byApp[ft.AppID].TransferID == fo.AppID {
+			continue // linked already
+		}
+		if p.legs == nil {
+			p.legs = map[string]store.FeedRow{}
+		}
+		p.legs[t.ID], p.legs[o.ID] = ft, fo
+		p.link = append(p.link, [2]string{t.ID, o.ID})
+		p.report.Linked++
+		p.report.Lines = append(p.report.Lines, Line{Action: "link", TransactionID: t.ID, Date: t.Date, Amount: t.Amount,
+			Account: b.appName[b.appAccount[t.AccountID]], Payee: t.Description})
+	}
 }
 
 // createRow plans the row of t, a transfer linked with o when o is set.

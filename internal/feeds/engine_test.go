@@ -38,8 +38,13 @@ type householdEnv struct {
 
 func newHousehold(t *testing.T, transactions int) *householdEnv {
 	t.Helper()
+	return newHouseholdSeeded(t, transactions, 7)
+}
+
+func newHouseholdSeeded(t *testing.T, transactions int, seed uint64) *householdEnv {
+	t.Helper()
 	ctx := t.Context()
-	sim := simulator.New(simulator.Options{Seed: 7, Transactions: transactions, People: []string{"alex", "sam"},
+	sim := simulator.New(simulator.Options{Seed: seed, Transactions: transactions, People: []string{"alex", "sam"},
 		RateLimit: simulator.RateLimit{Limit: 1_000_000}})
 	t.Cleanup(sim.Close)
 	bankSrv := httptest.NewServer(sim.Handler())
@@ -270,8 +275,8 @@ func TestFeedKeepsYNABExact(t *testing.T) {
 }
 
 // crashingOpener opens the real YNAB client's sessions and makes the
-// first n of them end as a process killed after the app took its writes
-// and before the mirror recorded them (Close fails).
+// first n of them end as a process killed after the app took a batch's
+// writes and before the mirror recorded them (Sync fails).
 type crashingOpener struct {
 	feeds.Opener
 	crashes int
@@ -288,8 +293,8 @@ func (c *crashingOpener) Open(ctx context.Context, t feeds.Target) (feeds.Sessio
 
 type crashingSession struct{ feeds.Session }
 
-func (s crashingSession) Close(ctx context.Context) error {
-	_ = s.Session.Close(ctx)
+func (s crashingSession) Sync(ctx context.Context) error {
+	_ = s.Session.Sync(ctx)
 	return fmt.Errorf("killed")
 }
 

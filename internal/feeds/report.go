@@ -5,8 +5,8 @@ import "fmt"
 // Summary says what a push did (or, for a dry run, would do), in the
 // words `feeds push` prints after the feed's name.
 func (r Report) Summary() string {
-	return fmt.Sprintf("%d created, %d updated, %d deleted, %d found in the app already; %d deleted in the app by the person, %d reconciled (left alone), %d waiting for a transfer's other leg",
-		r.Created, r.Updated, r.Deleted, r.Adopted, r.DeletedInApp, r.Reconciled, r.Waiting)
+	return fmt.Sprintf("%d created, %d updated, %d deleted, %d found in the app already, %d transfers linked; %d deleted in the app by the person, %d reconciled (left alone), %d waiting for a transfer's other leg",
+		r.Created, r.Updated, r.Deleted, r.Adopted, r.Linked, r.DeletedInApp, r.Reconciled, r.Waiting)
 }
 
 // First is the first n findings of each kind, in the order found, and

@@ -26,8 +26,8 @@ func TestCheckResultFirst(t *testing.T) {
 	if !maps.Equal(more, map[string]int{"missing": 2}) {
 		t.Errorf("more = %v, want missing 2", more)
 	}
-	rep := feeds.Report{Created: 3, Adopted: 1, Waiting: 2}
-	if s := rep.Summary(); !strings.HasPrefix(s, "3 created, 0 updated, 0 deleted, 1 found in the app already;") || !strings.HasSuffix(s, "2 waiting for a transfer's other leg") {
+	rep := feeds.Report{Created: 3, Adopted: 1, Linked: 4, Waiting: 2}
+	if s := rep.Summary(); !strings.HasPrefix(s, "3 created, 0 updated, 0 deleted, 1 found in the app already, 4 transfers linked;") || !strings.HasSuffix(s, "2 waiting for a transfer's other leg") {
 		t.Errorf("summary %q", s)
 	}
 }

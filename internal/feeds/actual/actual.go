@@ -249,6 +249,31 @@ func (s *session) Delete(ctx context.Context, ids []string) error {
 	return s.do(ctx, "delete", map[string]any{"ids": ids}, nil)
 }
 
+// Link links pairs of rows as one transfer each, as Actual does: each
+// row's payee is the other account's transfer payee and its transfer_id
+// the other row; each keeps its import id and cleared. Row ids do not
+// change.
+func (s *session) Link(ctx context.Context, links []feeds.Link) (map[string]string, error) {
+	type pair struct {
+		ID      string `json:"id"`
+		OtherID string `json:"otherId"`
+	}
+	in := make([]pair, len(links))
+	for i, l := range links {
+		in[i] = pair{l.ID, l.OtherID}
+	}
+	if err := s.do(ctx, "link", map[string]any{"pairs": in}, nil); err != nil {
+		return nil, err
+	}
+	return map[string]string{}, nil
+}
+
+// Sync syncs what was written since the last sync with the server
+// (trying twice).
+func (s *session) Sync(ctx context.Context) error {
+	return s.do(ctx, "sync", nil, nil)
+}
+
 // Close syncs what was written with the server (trying twice), shuts the
 // API down and ends the child.
 func (s *session) Close(ctx context.Context) error {

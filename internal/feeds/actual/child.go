@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -116,12 +117,20 @@ func childEnv(dir string) []string {
 	return env
 }
 
-// startChild starts node on the script in dir and reads its hello.
+// startChild starts node on the script in dir and reads its hello. The
+// child holds the directory's lock (lockDir) for its life: a second child
+// waits for the first to end.
 func startChild(ctx context.Context, node, dir string, log zerolog.Logger) (*child, hello, error) {
 	script, err := writeScript(dir)
 	if err != nil {
 		return nil, hello{}, err
 	}
+	lock, err := lockDir(ctx, dir)
+	if err != nil {
+		return nil, hello{}, err
+	}
+	// The child holds the lock from here: its copy of the file ends with it.
+	defer func() { _ = lock.Close() }()
 	reqR, reqW, err := os.Pipe()
 	if err != nil {
 		return nil, hello{}, fmt.Errorf("pipe: %w", err)
@@ -142,11 +151,28 @@ func startChild(ctx context.Context, node, dir string, log zerolog.Logger) (*chi
 	c.cmd = exec.Command(node, script) //nolint:gosec,noctx // the node the operator named (BANKMIRROR_NODE), on the script we embed
 	c.cmd.Dir = dir
 	c.cmd.Env = childEnv(dir)
-	c.cmd.ExtraFiles = []*os.File{reqR, respW} // fd 3, fd 4
+	c.cmd.ExtraFiles = []*os.File{reqR, respW, lock} // fd 3, fd 4, fd 5
 	c.cmd.Stdout = newLineLog(log)
 	c.cmd.Stderr = c.stderr
 	c.cmd.WaitDelay = exitGrace
-	err = c.cmd.Start()
+	dieWithParent(c.cmd)
+	// The parent-death signal follows the thread that forked the child,
+	// not the process: the goroutine that starts the child keeps its
+	// thread locked (so that the runtime never ends that thread) until
+	// the child has ended.
+	started := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+		if err := c.cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		c.waitErr = c.cmd.Wait()
+		close(c.exited)
+	}()
+	err = <-started
 	_ = reqR.Close()
 	_ = respW.Close()
 	if err != nil {
@@ -155,10 +181,6 @@ func startChild(ctx context.Context, node, dir string, log zerolog.Logger) (*chi
 		return nil, hello{}, fmt.Errorf("start %s: %w", node, err)
 	}
 	go c.read(respR)
-	go func() {
-		c.waitErr = c.cmd.Wait()
-		close(c.exited)
-	}()
 	var h hello
 	if err := c.await(ctx, 0, &h); err != nil {
 		_ = c.kill()

@@ -7,7 +7,8 @@
 // ({"id":N,"result":...} or {"id":N,"error":{"message":"...","code":"..."}}),
 // one request at a time, in order. The first line out (id 0) says which
 // node and which @actual-app/api this is. stdout and stderr are the API's
-// log; nothing of the protocol is written there.
+// log; nothing of the protocol is written there. fd 5 is the feed
+// directory's lock, held by this process for its life (never read).
 'use strict';
 
 const fs = require('fs');
@@ -142,7 +143,26 @@ const ops = {
       const why = groups.length === 0 ? 'no budget' : 'more than one budget';
       throw new CodedError('budget-not-found', `${why} "${budget}" on the server; it has: ${names.join(', ') || 'none'}`);
     }
-    await api.downloadBudget(groups[0]);
+    try {
+      await api.downloadBudget(groups[0]);
+    } catch (err) {
+      // With a local copy, downloadBudget loads it and syncs: a copy
+      // holding writes the server has not had (a session that ended
+      // before its sync) can fail that sync like a long import's first
+      // one. Once more; then the copy is dropped and the budget
+      // downloaded afresh (what it held that the server has not is not
+      // recorded in the mirror either, so the engine writes it again).
+      const local = budgets.filter(b => b.groupId === groups[0] && b.id && !b.state);
+      if (local.length === 0) throw err;
+      try {
+        await api.sync();
+      } catch (again) {
+        console.error('bankmirror: the local copy of the budget would not sync (' + String(again && again.message || again) + '): downloading it afresh');
+        try { await lib.send('close-budget'); } catch (e) { /* dropped anyway */ }
+        for (const b of local) fs.rmSync(path.join(dataDir, b.id), {recursive: true, force: true});
+        await api.downloadBudget(groups[0]);
+      }
+    }
     return {syncId: groups[0], name: match[0].name, server: sv.version};
   },
 
@@ -283,6 +303,43 @@ const ops = {
     return gone.length;
   },
 
+  // link makes pairs of rows one transfer each, as the app links them:
+  // each row's payee becomes the other account's transfer payee and its
+  // transfer_id the other row, its category none; import ids and cleared
+  // stay. A leg the app made earlier for either row (no import id) goes.
+  async link({pairs}) {
+    const cur = await byID(pairs.flatMap(p => [p.id, p.otherId]));
+    const transferPayee = new Map();
+    for (const p of await api.getPayees()) if (p.transfer_acct) transferPayee.set(p.transfer_acct, p.id);
+    const updated = [];
+    const stale = [];
+    for (const p of pairs) {
+      const a = cur.get(p.id), b = cur.get(p.otherId);
+      if (!a || !b) throw new Error(`no row ${a ? p.otherId : p.id} to link`);
+      if (a.transfer_id === b.id && b.transfer_id === a.id) continue;
+      for (const [x, y] of [[a, b], [b, a]]) {
+        const payee = transferPayee.get(y.account);
+        if (!payee) throw new CodedError('missing-account', `no transfer payee for account ${y.account}`);
+        if (x.transfer_id && x.transfer_id !== y.id) stale.push(x.transfer_id);
+        updated.push({id: x.id, payee, transfer_id: y.id, category: null});
+      }
+    }
+    if (stale.length) {
+      const old = await byID(stale);
+      const gone = [...old.values()].filter(r => !r.imported_id).map(r => ({id: r.id}));
+      if (gone.length) await batch({deleted: gone});
+    }
+    for (let i = 0; i < updated.length; i += 1000) await batch({updated: updated.slice(i, i + 1000)});
+    return {};
+  },
+
+  // sync pushes what was written since the last sync.
+  async sync() {
+    if (writes) await sync();
+    writes = false;
+    return null;
+  },
+
   // close syncs what was written (shutdown swallows sync errors, so sync
   // first) and shuts the API down.
   async close() {
@@ -324,11 +381,10 @@ rl.on('line', line => {
     }
   });
 });
+// The requests' pipe closes after the close op, or when bankmirror ended
+// without one (killed): then what is under way is abandoned rather than
+// finished, since nobody will record it, and the budget's local copy is
+// left for the next session (which waits for this process to end).
 rl.on('close', () => {
-  chain.then(async () => {
-    if (opened) {
-      try { await api.shutdown(); } catch (err) { /* ending anyway */ }
-    }
-    process.exit(0);
-  });
+  process.exit(0);
 });

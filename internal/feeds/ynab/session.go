@@ -642,5 +642,159 @@ func (s *session) Delete(ctx context.Context, ids []string) error {
 	return nil
 }
 
+// Link makes pairs of rows one transfer each. YNAB links a transfer only
+// as it makes one: the first row is given the other account's transfer
+// payee (PATCH), on which YNAB adds the other leg on that account; the
+// other row's bank leg is then imported onto that leg (YNAB's import
+// matching, under a re-import id, since the other row still holds the
+// bank id) and the other row is deleted. The second leg's app id changes
+// (returned), and of that row's own fields only its memo carries over.
+func (s *session) Link(ctx context.Context, links []feeds.Link) (map[string]string, error) {
+	out := map[string]string{}
+	if len(links) == 0 {
+		return out, nil
+	}
+	if err := s.ensureAccounts(ctx); err != nil {
+		return out, err
+	}
+	type payeePatch struct {
+		ID      string `json:"id"`
+		PayeeID string `json:"payee_id"`
+	}
+	var patch []payeePatch
+	for _, l := range links {
+		a, err := s.row(ctx, l.ID)
+		if err != nil {
+			return out, err
+		}
+		b, err := s.row(ctx, l.OtherID)
+		if err != nil {
+			return out, err
+		}
+		acct, ok := s.accounts[b.account]
+		switch {
+		case !ok:
+			return out, fmt.Errorf("%w: %s (transfer of bank transaction %s)", ErrNoAccount, b.account, l.ImportID)
+		case a.transferAccount == "":
+			patch = append(patch, payeePatch{ID: a.id, PayeeID: acct.TransferPayeeID})
+		case a.transferAccount != b.account:
+			return out, fmt.Errorf("ynab: row of bank transaction %s is a transfer to another account", l.ImportID)
+		}
+	}
+	for i := 0; i < len(patch); i += s.c.o.batch {
+		j := min(i+s.c.o.batch, len(patch))
+		var res saveResponse
+		if err := s.c.do(ctx, http.MethodPatch, s.path("/transactions"), nil, map[string]any{"transactions": patch[i:j]}, &res); err != nil {
+			return out, fmt.Errorf("make ynab transfers: %w", err)
+		}
+		s.st.mu.Lock()
+		for _, t := range res.Data.Transactions {
+			s.st.merge(t)
+		}
+		s.st.mu.Unlock()
+	}
+	if len(patch) > 0 {
+		// The legs YNAB made.
+		if err := s.refresh(ctx, allDates); err != nil {
+			return out, err
+		}
+	}
+	var send []newTx
+	var legs, olds []string
+	s.st.mu.Lock()
+	for _, l := range links {
+		a, b := s.st.rows[l.ID], s.st.rows[l.OtherID]
+		leg := s.st.rows[a.transferTx]
+		if leg == nil || leg.deleted {
+			s.st.mu.Unlock()
+			return out, fmt.Errorf("ynab: transfer of bank transaction %s has no other leg", l.ImportID)
+		}
+		if leg.id == b.id {
+			continue
+		}
+		if leg.importID != "" {
+			if bank, _ := decodeImportID(leg.importID); bank != l.OtherImportID {
+				s.st.mu.Unlock()
+				return out, fmt.Errorf("ynab: other leg %s of bank transaction %s carries import id %s, not %s",
+					leg.id, l.ImportID, bank, l.OtherImportID)
+			}
+			out[l.OtherImportID] = leg.id
+			olds = append(olds, b.id)
+			continue
+		}
+		imp, err := encodeImportID(l.OtherImportID, max(2, s.st.nextGen[b.account+"/"+l.OtherImportID]))
+		if err != nil {
+			s.st.mu.Unlock()
+			return out, err
+		}
+		p := s.accounts[a.account].TransferPayeeID
+		memo := b.memo
+		send = append(send, newTx{AccountID: leg.account, Date: leg.date, Amount: leg.amount, PayeeID: &p,
+			Memo: truncate(memo, 500), Cleared: b.cleared, ImportID: imp})
+		legs = append(legs, leg.id)
+		olds = append(olds, b.id)
+	}
+	s.st.mu.Unlock()
+	for i := 0; i < len(send); i += s.c.o.batch {
+		j := min(i+s.c.o.batch, len(send))
+		res, err := s.post(ctx, send[i:j])
+		if err != nil {
+			return out, err
+		}
+		s.st.mu.Lock()
+		for _, t := range res.Data.Transactions {
+			s.st.merge(t)
+		}
+		s.st.mu.Unlock()
+		for k, t := range send[i:j] {
+			bank, _ := decodeImportID(t.ImportID)
+			got := ""
+			for _, x := range res.Data.Transactions {
+				if str(x.ImportID) == t.ImportID {
+					got = x.ID
+				}
+			}
+			if got != legs[i+k] {
+				return out, fmt.Errorf("ynab: the import of transfer leg %s did not match the leg ynab made (%s, got %q)", bank, legs[i+k], got)
+			}
+			out[bank] = got
+		}
+	}
+	// The rows the legs replace.
+	if err := s.Delete(ctx, olds); err != nil {
+		return out, err
+	}
+	return out, nil
+}
+
+// row is the plan's row id, read from YNAB when the copy does not hold it.
+func (s *session) row(ctx context.Context, id string) (*row, error) {
+	s.st.mu.Lock()
+	r := s.st.rows[id]
+	s.st.mu.Unlock()
+	if r != nil && !r.deleted {
+		return r, nil
+	}
+	var res struct {
+		Data struct {
+			Transaction txJSON `json:"transaction"`
+		} `json:"data"`
+	}
+	if err := s.c.do(ctx, http.MethodGet, s.path("/transactions/"+url.PathEscape(id)), nil, nil, &res); err != nil {
+		return nil, fmt.Errorf("read ynab transaction: %w", err)
+	}
+	s.st.mu.Lock()
+	defer s.st.mu.Unlock()
+	s.st.merge(res.Data.Transaction)
+	r = s.st.rows[id]
+	if r.deleted {
+		return nil, fmt.Errorf("ynab: transaction %s is deleted", id)
+	}
+	return r, nil
+}
+
+// Sync does nothing: YNAB's writes are applied as they are answered.
+func (s *session) Sync(context.Context) error { return nil }
+
 // Close ends the session: YNAB's writes are applied as they are answered.
 func (s *session) Close(context.Context) error { return nil }

@@ -111,6 +111,14 @@ func (f *Fake) SetDown(down bool) {
 	f.mu.Unlock()
 }
 
+// SetLimit changes the requests per token per rolling hour (negative:
+// none), as a test's way to have the app answer 429 for a while.
+func (f *Fake) SetLimit(n int) {
+	f.mu.Lock()
+	f.limit = n
+	f.mu.Unlock()
+}
+
 // Requests returns "METHOD /v1/path?query" of every request answered
 // (whatever its status), oldest first.
 func (f *Fake) Requests() []string {

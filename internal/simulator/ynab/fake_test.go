@@ -463,3 +463,44 @@ func TestEveryOperationAnswersAsDescribed(t *testing.T) {
 		t.Fatalf("import matched %v, want the hand-entered row %s", ids, handID)
 	}
 }
+
+// An update that gives an ordinary row an account's transfer payee makes
+// it a transfer, as on create: YNAB adds the other leg on that account
+// (no import id, uncleared), and the row loses its category.
+func TestUpdateToATransferPayeeMakesTheOtherLeg(t *testing.T) {
+	e := newEnv(t)
+	accts := e.do("GET", "/plans/"+e.plan.ID+"/accounts", nil).data()["accounts"].([]any)
+	payeeOf := map[string]string{}
+	for _, a := range accts {
+		m := a.(map[string]any)
+		payeeOf[m["name"].(string)] = m["transfer_payee_id"].(string)
+	}
+	r := e.do("POST", e.txPath(), map[string]any{"transactions": []any{e.newTx("Spending", imp1, -5000)}})
+	id := r.data()["transactions"].([]any)[0].(map[string]any)["id"].(string)
+	r = e.do("PATCH", e.txPath(), map[string]any{"transactions": []any{map[string]any{"id": id, "payee_id": payeeOf["Saver"]}}})
+	leg := r.data()["transactions"].([]any)[0].(map[string]any)
+	other, _ := leg["transfer_transaction_id"].(string)
+	if leg["transfer_account_id"] != e.plan.Accounts["Saver"] || other == "" || leg["import_id"] != imp1 {
+		t.Fatalf("the row after the patch: %v", leg)
+	}
+	o := e.do("GET", e.txPath()+"/"+other, nil).data()["transaction"].(map[string]any)
+	if o["account_id"] != e.plan.Accounts["Saver"] || o["amount"].(float64) != 5000 || o["transfer_transaction_id"] != id ||
+		o["import_id"] != nil || o["cleared"] != "uncleared" {
+		t.Fatalf("other leg %v", o)
+	}
+	// The leg appears in a delta read, as any change does.
+	k := int64(r.data()["server_knowledge"].(float64))
+	d := e.do("GET", e.txPath()+"?last_knowledge_of_server="+itoa(k-2), nil).data()["transactions"].([]any)
+	found := false
+	for _, x := range d {
+		found = found || x.(map[string]any)["id"] == other
+	}
+	if !found {
+		t.Fatalf("the other leg is not in the delta since %d", k-2)
+	}
+	// A transfer to its own account is refused.
+	r = e.do("PATCH", e.txPath(), map[string]any{"transactions": []any{map[string]any{"id": other, "payee_id": payeeOf["Saver"]}}})
+	if r.errorID() == "" {
+		t.Fatalf("a transfer to its own account: %s", r.raw)
+	}
+}

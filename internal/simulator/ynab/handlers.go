@@ -442,13 +442,25 @@ func (p *plan) create(s saveTxn, now time.Time) (*txn, bool) {
 	t.knowledge = p.bump(now)
 	p.add(t)
 	if to != nil {
-		from := p.account(acct)
-		o := &txn{id: newUUID(), account: to.id, date: t.date, amount: -t.amount, cleared: "uncleared",
-			memo: t.memo, payee: from.transferPayee, transferAccount: acct, transferTx: t.id, knowledge: t.knowledge}
-		t.transferTx = o.id
-		p.add(o)
+		p.makeTransfer(t, to, now)
 	}
 	return t, false
+}
+
+// makeTransfer makes t a transfer to the account to: the other leg is a
+// new row there, uncleared and without an import id; on an on-budget
+// account's transfer t has no category.
+func (p *plan) makeTransfer(t *txn, to *account, now time.Time) {
+	from := p.account(t.account)
+	t.transferAccount = to.id
+	if to.onBudget && from.onBudget {
+		t.category = ""
+	}
+	t.knowledge = p.bump(now)
+	o := &txn{id: newUUID(), account: to.id, date: t.date, amount: -t.amount, cleared: "uncleared",
+		memo: t.memo, payee: from.transferPayee, transferAccount: t.account, transferTx: t.id, knowledge: t.knowledge}
+	t.transferTx = o.id
+	p.add(o)
 }
 
 // match finds the row an import matches (see create), nil for none.
@@ -539,6 +551,9 @@ func (p *plan) checkUpdate(t *txn, s saveTxn, now time.Time) *apiError {
 	if s.PayeeID != nil && p.payee(*s.PayeeID) == nil {
 		return badRequest("payee_id %s does not exist", *s.PayeeID)
 	}
+	if s.PayeeID != nil && p.payee(*s.PayeeID).transferAccount == t.account {
+		return badRequest("a transfer to its own account")
+	}
 	if cat, set := nullable(s.Category); set && cat != nil && p.category(*cat) == nil {
 		return badRequest("category_id %s does not exist", *cat)
 	}
@@ -577,6 +592,11 @@ func (p *plan) update(t *txn, s saveTxn, now time.Time) {
 	}
 	if s.PayeeID != nil && t.transferAccount == "" {
 		t.payee = *s.PayeeID
+		if py := p.payee(t.payee); py.transferAccount != "" {
+			// A transfer payee makes the row a transfer, as on create:
+			// the other leg is made on the payee's account.
+			p.makeTransfer(t, p.account(py.transferAccount), now)
+		}
 	} else if s.PayeeName != nil && *s.PayeeName != "" && t.transferAccount == "" {
 		t.payee = p.payeeNamed(*s.PayeeName, now).id
 	}

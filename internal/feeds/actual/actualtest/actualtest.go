@@ -81,7 +81,22 @@ func Node(dir string) string {
 type Server struct {
 	URL string
 	Dir string // the folder of the real Actual (see [Dir])
-	PID int    // the sync-server's node process
+
+	data string // the server's data directory
+	port int
+	mu   sync.Mutex
+	cmd  *exec.Cmd     // the running server, nil while down
+	done chan struct{} // closed when its output ends
+}
+
+// PID is the running sync-server's node process, 0 while it is down.
+func (s *Server) PID() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cmd == nil || s.cmd.Process == nil {
+		return 0
+	}
+	return s.cmd.Process.Pid
 }
 
 // Node is the server folder's node 22.
@@ -163,56 +178,18 @@ func launch(dir string) (*Server, func(), error) {
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
 	_ = ln.Close()
-	cmd := exec.CommandContext(ctx, Node(dir), filepath.Join(dir, "node_modules", "@actual-app", "sync-server", "build", "bin", "actual-server.js")) //nolint:gosec // the test folder's node
-	cmd.Dir = data
-	cmd.Env = append(os.Environ(),
-		"ACTUAL_HOSTNAME=127.0.0.1",
-		"ACTUAL_PORT="+strconv.Itoa(port),
-		"ACTUAL_DATA_DIR="+filepath.Join(data, "server"),
-	)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, nil, fmt.Errorf("sync-server stdout: %w", err)
-	}
-	var stderr LockedBuffer
-	cmd.Stderr = &stderr
-	dieWithParent(cmd)
-	if err := cmd.Start(); err != nil {
-		return nil, nil, fmt.Errorf("start sync-server: %w", err)
-	}
-	listening := make(chan struct{})
-	done := make(chan struct{})
-	var out LockedBuffer
-	go func() {
-		defer close(done)
-		sc := bufio.NewScanner(stdout)
-		seen := false
-		for sc.Scan() {
-			_, _ = out.Write([]byte(sc.Text() + "\n"))
-			if !seen && strings.Contains(sc.Text(), "Listening on") {
-				seen = true
-				close(listening)
-			}
-		}
-	}()
+	s := &Server{URL: "http://127.0.0.1:" + strconv.Itoa(port), Dir: dir, data: data, port: port}
 	stop := func() {
-		_ = cmd.Process.Kill()
-		<-done
-		_ = cmd.Wait()
+		s.kill()
 		_ = os.RemoveAll(data)
 	}
 	fail := func(err error) (*Server, func(), error) {
 		stop()
 		return nil, nil, err
 	}
-	select {
-	case <-listening:
-	case <-done:
-		return fail(fmt.Errorf("sync-server ended before listening: %s %s", out.String(), stderr.String()))
-	case <-time.After(3 * time.Minute):
-		return fail(fmt.Errorf("sync-server not listening after 3 minutes: %s %s", out.String(), stderr.String()))
+	if err := s.run(); err != nil {
+		return fail(err)
 	}
-	s := &Server{URL: "http://127.0.0.1:" + strconv.Itoa(port), Dir: dir, PID: cmd.Process.Pid}
 	body, _ := json.Marshal(map[string]string{"password": Password})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.URL+"/account/bootstrap", bytes.NewReader(body))
 	if err != nil {
@@ -229,6 +206,85 @@ func launch(dir string) (*Server, func(), error) {
 		return fail(fmt.Errorf("bootstrap: %s %s", resp.Status, b))
 	}
 	return s, stop, nil
+}
+
+// run starts the server's process on its port and data directory and
+// waits for its "Listening on" line.
+func (s *Server) run() error {
+	cmd := exec.CommandContext(context.Background(), Node(s.Dir), filepath.Join(s.Dir, "node_modules", "@actual-app", "sync-server", "build", "bin", "actual-server.js")) //nolint:gosec // the test folder's node
+	cmd.Dir = s.data
+	cmd.Env = append(os.Environ(),
+		"ACTUAL_HOSTNAME=127.0.0.1",
+		"ACTUAL_PORT="+strconv.Itoa(s.port),
+		"ACTUAL_DATA_DIR="+filepath.Join(s.data, "server"),
+	)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return fmt.Errorf("sync-server stdout: %w", err)
+	}
+	var stderr LockedBuffer
+	cmd.Stderr = &stderr
+	dieWithParent(cmd)
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start sync-server: %w", err)
+	}
+	listening := make(chan struct{})
+	done := make(chan struct{})
+	var out LockedBuffer
+	go func() {
+		defer close(done)
+		sc := bufio.NewScanner(stdout)
+		seen := false
+		for sc.Scan() {
+			_, _ = out.Write([]byte(sc.Text() + "\n"))
+			if !seen && strings.Contains(sc.Text(), "Listening on") {
+				seen = true
+				close(listening)
+			}
+		}
+	}()
+	s.mu.Lock()
+	s.cmd, s.done = cmd, done
+	s.mu.Unlock()
+	select {
+	case <-listening:
+		return nil
+	case <-done:
+		s.kill()
+		return fmt.Errorf("sync-server ended before listening: %s %s", out.String(), stderr.String())
+	case <-time.After(3 * time.Minute):
+		s.kill()
+		return fmt.Errorf("sync-server not listening after 3 minutes: %s %s", out.String(), stderr.String())
+	}
+}
+
+// kill ends the server's process, if it runs.
+func (s *Server) kill() {
+	s.mu.Lock()
+	cmd, done := s.cmd, s.done
+	s.cmd = nil
+	s.mu.Unlock()
+	if cmd == nil {
+		return
+	}
+	_ = cmd.Process.Kill()
+	<-done
+	_ = cmd.Wait()
+}
+
+// Down stops the server (its data kept), as an Actual server that is down
+// for a while; Up starts it again on the same port.
+func (s *Server) Down(t testing.TB) {
+	t.Helper()
+	s.kill()
+}
+
+// Up starts the server again after Down.
+func (s *Server) Up(t testing.TB) {
+	t.Helper()
+	if err := s.run(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // Person runs person.js with args (see its head for the commands) and
