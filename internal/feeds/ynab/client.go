@@ -23,6 +23,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -302,13 +303,21 @@ func (o *Opener) Open(ctx context.Context, t feeds.Target) (feeds.Session, error
 	}
 	pk := base + "\x00" + c.key + "\x00" + p.ID
 	o.mu.Lock()
+	defer o.mu.Unlock()
 	st := o.plans[pk]
 	if st == nil {
 		st = newPlanCache()
+		if t.Dir != "" {
+			st.file = filepath.Join(t.Dir, "ynab-plan-"+p.ID+".json")
+			if err := st.load(); err != nil {
+				t.Log.Warn().Err(err).Msg("the plan's copy is read afresh from YNAB")
+				st = newPlanCache()
+				st.file = filepath.Join(t.Dir, "ynab-plan-"+p.ID+".json")
+			}
+		}
 		o.plans[pk] = st
 	}
-	o.mu.Unlock()
-	return &session{c: c, plan: p.ID, st: st}, nil
+	return &session{c: c, plan: p.ID, pk: pk, st: st}, nil
 }
 
 // findPlan resolves a plan id or name.

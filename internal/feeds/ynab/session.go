@@ -64,6 +64,10 @@ type planCache struct {
 	rows      map[string]*row
 	live      map[string]string // account + "/" + bank id -> id of its live row
 	nextGen   map[string]int    // account + "/" + bank id -> generation of its next import
+	// file, if set, is where the copy waits between sessions (spill);
+	// changed says it differs from the file.
+	file    string
+	changed bool
 }
 
 func newPlanCache() *planCache {
@@ -72,9 +76,14 @@ func newPlanCache() *planCache {
 
 // merge takes in a transaction read from YNAB.
 func (p *planCache) merge(t txJSON) {
-	r := &row{id: t.ID, account: t.AccountID, importID: str(t.ImportID), date: t.Date, amount: t.Amount,
+	p.put(&row{id: t.ID, account: t.AccountID, importID: str(t.ImportID), date: t.Date, amount: t.Amount,
 		cleared: t.Cleared, transferAccount: str(t.TransferAccountID), transferTx: str(t.TransferTransactionID),
-		payee: str(t.PayeeName), category: str(t.CategoryID), memo: str(t.Memo), deleted: t.Deleted}
+		payee: str(t.PayeeName), category: str(t.CategoryID), memo: str(t.Memo), deleted: t.Deleted})
+}
+
+// put takes in a row of the plan, replacing the one with its id.
+func (p *planCache) put(r *row) {
+	p.changed = true
 	if old := p.rows[r.id]; old != nil && old.importID != "" {
 		bank, _ := decodeImportID(old.importID)
 		if k := old.account + "/" + bank; p.live[k] == r.id {
@@ -99,6 +108,7 @@ func (p *planCache) merge(t txJSON) {
 type session struct {
 	c        *conn
 	plan     string
+	pk       string // the Opener's key of st
 	st       *planCache
 	accounts map[string]accountJSON // by id, after Accounts
 	fresh    bool                   // the copy was brought up to date since Open
@@ -202,6 +212,9 @@ func (s *session) refresh(ctx context.Context, since string) error {
 	}
 	for _, t := range res.Data.Transactions {
 		st.merge(t)
+	}
+	if st.knowledge != res.Data.ServerKnowledge || full {
+		st.changed = true
 	}
 	st.knowledge = res.Data.ServerKnowledge
 	s.fresh = true
@@ -796,5 +809,11 @@ func (s *session) row(ctx context.Context, id string) (*row, error) {
 // Sync does nothing: YNAB's writes are applied as they are answered.
 func (s *session) Sync(context.Context) error { return nil }
 
-// Close ends the session: YNAB's writes are applied as they are answered.
-func (s *session) Close(context.Context) error { return nil }
+// Close ends the session: YNAB's writes are applied as they are
+// answered. The plan's copy goes to the feed's folder (see spill).
+func (s *session) Close(context.Context) error {
+	if err := s.c.o.spill(s.pk, s.st); err != nil {
+		s.c.log.Warn().Err(err).Msg("the plan's copy is read whole from YNAB next time")
+	}
+	return nil
+}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -585,5 +587,76 @@ func TestTransferLinkedAfterACrash(t *testing.T) {
 	live := e.live()
 	if len(live) != 2 || live[bankID(2)].ID != ids[bankID(2)] || live[bankID(2)].TransferID != ids[bankID(1)] || live[bankID(2)].Cleared != "cleared" {
 		t.Fatalf("ids %v, rows %+v", ids, live)
+	}
+}
+
+// Between sessions the plan's copy waits in the feed's folder, not in
+// memory: after Close the Opener holds none, the file is the owner's
+// alone, and a session of another Opener (another process, a restarted
+// daemon) reads only what changed since, the person's row added meanwhile
+// included.
+func TestPlanCopyWaitsInTheFeedsFolder(t *testing.T) {
+	e := newEnv(t, 0)
+	dir := t.TempDir()
+	target := e.target("Household")
+	target.Dir = dir
+	o := e.opener()
+	s, err := o.Open(ctx, target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	accts := []string{e.plan.Accounts["Spending"]}
+	if _, err := s.Rows(ctx, accts, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Create(ctx, []feeds.NewRow{bankRow(e, 1, "Spending", -100)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	o.mu.Lock()
+	held := len(o.plans)
+	o.mu.Unlock()
+	if held != 0 {
+		t.Errorf("the Opener holds %d plan copies after Close, want none", held)
+	}
+	file := filepath.Join(dir, "ynab-plan-"+e.plan.ID+".json")
+	if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the plan's copy: %v %v, want a file of mode 0600", fi, err)
+	}
+	id, err := e.fake.PersonAdd(e.plan.ID, e.plan.Accounts["Spending"], "2026-03-02", -7770, "Cafe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err = e.opener().Open(ctx, target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Rows(ctx, accts, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := byImport(got); len(got) != 2 || m[""].ID != id || m[bankID(1)].Amount != -100 {
+		t.Fatalf("rows %+v", got)
+	}
+	reqs := e.fake.Requests()
+	if last := reqs[len(reqs)-1]; !strings.Contains(last, "last_knowledge_of_server=") || strings.Contains(last, "last_knowledge_of_server=0") {
+		t.Fatalf("the new Opener read %q, not a delta from the copy", last)
+	}
+	// A copy that does not read is no copy: the plan is read whole.
+	if err := os.WriteFile(file, []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err = e.opener().Open(ctx, target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Rows(ctx, accts, ""); err != nil || len(got) != 2 {
+		t.Fatalf("rows after a bad copy: %d, %v", len(got), err)
+	}
+	reqs = e.fake.Requests()
+	if last := reqs[len(reqs)-1]; !strings.Contains(last, "last_knowledge_of_server=0") {
+		t.Fatalf("after a bad copy the Opener read %q, want the plan whole", last)
 	}
 }
