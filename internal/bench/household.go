@@ -13,6 +13,7 @@ import (
 
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/household"
+	"github.com/bankmirror/bankmirror/internal/pause"
 	"github.com/bankmirror/bankmirror/internal/replica"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
@@ -199,7 +200,7 @@ func jointLatency(ctx context.Context, sim *benchSim, h *household.Household, st
 	rng := mrand.New(mrand.NewPCG(1, 2))
 	var lat []time.Duration
 	for i := range o.Purchases {
-		if err := sleep(ctx, time.Duration(rng.Int64N(int64(o.Interval)))); err != nil {
+		if err := pause.For(ctx, time.Duration(rng.Int64N(int64(o.Interval)))); err != nil {
 			return err
 		}
 		var out struct {
@@ -223,7 +224,7 @@ func jointLatency(ctx context.Context, sim *benchSim, h *household.Household, st
 			if time.Since(made) > 2*o.Interval+time.Minute {
 				return fmt.Errorf("joint purchase %s not mirrored after %s", ids[0], time.Since(made))
 			}
-			if err := sleep(ctx, 10*time.Millisecond); err != nil {
+			if err := pause.For(ctx, 10*time.Millisecond); err != nil {
 				return err
 			}
 		}
@@ -233,18 +234,6 @@ func jointLatency(ctx context.Context, sim *benchSim, h *household.Household, st
 	fmt.Fprintf(w, "joint purchase to mirror, %d purchases at random moments, poll interval %s: p50 %s, max %s (bound: the interval plus 10 s)\n",
 		len(lat), o.Interval, lat[len(lat)/2].Round(time.Millisecond), lat[len(lat)-1].Round(time.Millisecond))
 	return nil
-}
-
-// sleep waits d or until ctx ends.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // peopleRequests is each person's API requests so far, by name.
