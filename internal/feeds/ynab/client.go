@@ -23,7 +23,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -307,12 +306,12 @@ func (o *Opener) Open(ctx context.Context, t feeds.Target) (feeds.Session, error
 	st := o.plans[pk]
 	if st == nil {
 		st = newPlanCache()
-		if t.Dir != "" {
-			st.file = filepath.Join(t.Dir, "ynab-plan-"+p.ID+".json")
+		if file := planFileName(t.Dir, p.ID); file != "" {
+			st.file = file
 			if err := st.load(); err != nil {
 				t.Log.Warn().Err(err).Msg("the plan's copy is read afresh from YNAB")
 				st = newPlanCache()
-				st.file = filepath.Join(t.Dir, "ynab-plan-"+p.ID+".json")
+				st.file = file
 			}
 		}
 		o.plans[pk] = st

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // A plan's copy is kept in the Opener only while a session uses it: at
@@ -17,6 +18,16 @@ import (
 // server_knowledge: the next session's delta from there brings it up to
 // date, whichever process wrote it last. A file that cannot be read is
 // no copy (the plan is read whole again).
+
+// planFileName is the file of plan id's copy in dir, "" (no file) without
+// a dir or for an id that is not a plain UUID: the id comes from the
+// server, and names a file only when it cannot name another folder.
+func planFileName(dir, id string) string {
+	if dir == "" || id == "" || len(id) > 64 || strings.Trim(id, "0123456789abcdefABCDEF-") != "" {
+		return ""
+	}
+	return filepath.Join(dir, "ynab-plan-"+id+".json")
+}
 
 // planFile is a plan's copy as written.
 type planFile struct {

@@ -660,3 +660,19 @@ func TestPlanCopyWaitsInTheFeedsFolder(t *testing.T) {
 		t.Fatalf("after a bad copy the Opener read %q, want the plan whole", last)
 	}
 }
+
+// A plan id comes from the server: it names a file in the feed's folder
+// only when it is a plain id, never a path.
+func TestPlanFileNameIsOnlyInTheFolder(t *testing.T) {
+	if got := planFileName("/d", "0c5d2f6e-3a1b-4c4d-9e8f-123456789abc"); got != "/d/ynab-plan-0c5d2f6e-3a1b-4c4d-9e8f-123456789abc.json" {
+		t.Errorf("a UUID: %q", got)
+	}
+	for _, id := range []string{"../../etc/x", "a/b", "", "x\x00y", strings.Repeat("a", 65)} {
+		if got := planFileName("/d", id); got != "" {
+			t.Errorf("id %q names %q, want no file", id, got)
+		}
+	}
+	if got := planFileName("", "abc"); got != "" {
+		t.Errorf("no folder names %q", got)
+	}
+}
