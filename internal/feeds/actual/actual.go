@@ -41,6 +41,9 @@ func New(cfg Config) *Opener {
 	return &Opener{node: node}
 }
 
+// errDirBusy is a feed directory whose lock another child still holds.
+var errDirBusy = errors.New("another actual client is still using the feed's directory")
+
 // Pace is 0: an Actual server has no request budget.
 func (o *Opener) Pace() time.Duration { return 0 }
 
@@ -52,8 +55,12 @@ func (o *Opener) Open(ctx context.Context, target feeds.Target) (feeds.Session, 
 	c, h, err := startChild(ctx, o.node, target.Dir, log)
 	if err != nil {
 		var ce *childError
-		if errors.As(err, &ce) {
+		switch {
+		case errors.As(err, &ce), ctx.Err() != nil:
 			return nil, err
+		case errors.Is(err, errDirBusy):
+			return nil, &feeds.Unavailable{Err: fmt.Errorf("start actual client: %w", err),
+				Mend: "wait for the other push of feed " + target.Feed + " (bankmirror feeds status), or stop the process that holds " + target.Dir}
 		}
 		return nil, &feeds.Unavailable{Err: fmt.Errorf("start actual client: %w", err), Mend: mendNode}
 	}

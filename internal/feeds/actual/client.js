@@ -157,6 +157,10 @@ const ops = {
       try {
         await api.sync();
       } catch (again) {
+        // Only when the server answers is the copy to blame: a server
+        // that is down keeps the copy for the next try.
+        const probe = await api.getServerVersion().catch(e => ({error: String(e && e.message || e)}));
+        if (probe.error) throw again;
         console.error('bankmirror: the local copy of the budget would not sync (' + String(again && again.message || again) + '): downloading it afresh');
         try { await lib.send('close-budget'); } catch (e) { /* dropped anyway */ }
         for (const b of local) fs.rmSync(path.join(dataDir, b.id), {recursive: true, force: true});

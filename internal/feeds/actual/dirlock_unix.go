@@ -26,9 +26,6 @@ const dirLockWait = time.Minute
 // dirLockPoll is how often a lock held by another child is tried again.
 const dirLockPoll = 50 * time.Millisecond
 
-// errDirBusy is a feed directory whose lock another child still holds.
-var errDirBusy = errors.New("another actual client is still using the feed's directory")
-
 // lockDir takes the feed directory's lock, waiting (at most dirLockWait)
 // for a child that holds it to end.
 func lockDir(ctx context.Context, dir string) (*os.File, error) {

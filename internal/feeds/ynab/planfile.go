@@ -88,13 +88,21 @@ func (p *planCache) save() error {
 	if err := os.MkdirAll(filepath.Dir(p.file), 0o700); err != nil {
 		return fmt.Errorf("write the plan's copy: %w", err)
 	}
-	tmp := p.file + ".new"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		_ = os.Remove(tmp)
+	// A temporary file of its own (mode 0600): feeds check and a push of
+	// another process may write the same copy at once.
+	tmp, err := os.CreateTemp(filepath.Dir(p.file), "ynab-plan-*.tmp")
+	if err != nil {
 		return fmt.Errorf("write the plan's copy: %w", err)
 	}
-	if err := os.Rename(tmp, p.file); err != nil {
-		_ = os.Remove(tmp)
+	_, err = tmp.Write(b)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), p.file)
+	}
+	if err != nil {
+		_ = os.Remove(tmp.Name())
 		return fmt.Errorf("write the plan's copy: %w", err)
 	}
 	p.changed = false

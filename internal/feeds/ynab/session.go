@@ -717,6 +717,10 @@ func (s *session) Link(ctx context.Context, links []feeds.Link) (map[string]stri
 	s.st.mu.Lock()
 	for _, l := range links {
 		a, b := s.st.rows[l.ID], s.st.rows[l.OtherID]
+		if a == nil || b == nil {
+			s.st.mu.Unlock()
+			return out, fmt.Errorf("ynab: a row of the transfer of bank transaction %s is gone from the plan", l.ImportID)
+		}
 		leg := s.st.rows[a.transferTx]
 		if leg == nil || leg.deleted {
 			s.st.mu.Unlock()
@@ -800,7 +804,7 @@ func (s *session) row(ctx context.Context, id string) (*row, error) {
 	defer s.st.mu.Unlock()
 	s.st.merge(res.Data.Transaction)
 	r = s.st.rows[id]
-	if r.deleted {
+	if r == nil || r.deleted {
 		return nil, fmt.Errorf("ynab: transaction %s is deleted", id)
 	}
 	return r, nil
