@@ -358,7 +358,7 @@ func TestCLISyncAndStatus(t *testing.T) {
 	noLeak(t, r, cliToken)
 	for _, want := range []string{
 		"DEGRADED: daemon: no daemon has run on this mirror",
-		"mirror: " + db + "\n",
+		"mirror: " + db + ", ",
 		fmt.Sprintf("rows: %d accounts, %d transactions (", accounts, txs),
 		"webhook events: 0 received, 0 pending, 0 stuck",
 		"last sync runs (times in Australia/Melbourne):\n",
@@ -366,6 +366,23 @@ func TestCLISyncAndStatus(t *testing.T) {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("status lacks %q:\n%s", want, r)
 		}
+	}
+	// The mirror's size, and per transaction, as status --json has it.
+	rj := runCLI(t, env, "status", "--json")
+	var sj struct {
+		Size struct {
+			Bytes, FreeBytes, WALBytes int64
+		} `json:"size"`
+	}
+	if err := json.Unmarshal([]byte(rj.stdout), &sj); err != nil || sj.Size.Bytes <= 0 || sj.Size.FreeBytes > sj.Size.Bytes {
+		t.Errorf("status --json size %+v (%v):\n%s", sj.Size, err, rj.stdout)
+	}
+	if fi, err := os.Stat(db + "-wal"); err == nil && fi.Size() != sj.Size.WALBytes {
+		t.Errorf("status --json says a WAL of %d bytes, the file has %d", sj.Size.WALBytes, fi.Size())
+	}
+	perTx := regexp.MustCompile(`mirror: .*, [\d.]+ (?:KiB|MiB|GiB) \(([\d,]+) bytes a transaction; [\d.]+ (?:bytes|KiB|MiB|GiB) free; WAL [\d.]+ (?:bytes|KiB|MiB|GiB)\)\n`).FindStringSubmatch(r.stdout)
+	if want := money.Thousands((sj.Size.Bytes + sj.Size.WALBytes) / int64(txs)); perTx == nil || perTx[1] != want {
+		t.Errorf("status's size line %q, want %s bytes a transaction:\n%s", perTx, want, r.stdout)
 	}
 	// Newest first: the incremental run, then the full one, both ok; their
 	// times in the customer's zone, with its offset, as the last successful

@@ -24,6 +24,7 @@ type statusStore interface {
 	UndeliveredSince(ctx context.Context, since time.Time) (store.Undelivered, error)
 	OldestHeld(ctx context.Context) (*store.HeldTransaction, error)
 	Stats(ctx context.Context) (store.Stats, error)
+	Size(ctx context.Context) (store.Size, error)
 	RecentRuns(ctx context.Context, n int) ([]store.Run, error)
 	PeopleSummaries(ctx context.Context) ([]store.PersonSummary, error)
 	FailingFeeds(ctx context.Context) ([]store.FailingFeed, error)
@@ -63,6 +64,7 @@ type Status struct {
 	Deliveries DeliveriesStatus      `json:"undeliverable"`
 	OldestHeld *HeldStatus           `json:"oldest_held"`
 	Rows       store.Stats           `json:"rows"`
+	Size       store.Size            `json:"size"`
 	Runs       []store.Run           `json:"recent_runs"`
 	// BankOutage is the syncs that failed in a row because the bank or
 	// the network did, absent when the last sync did not.
@@ -215,6 +217,8 @@ func GatherStatus(ctx context.Context, st statusStore, o StatusOptions) (Status,
 		s.OldestHeld = &HeldStatus{ID: held.ID, Description: held.Description, CreatedAt: held.CreatedAt, Age: o.Now.Sub(held.CreatedAt).Seconds()}
 	}
 	s.Rows, err = st.Stats(ctx)
+	errs = append(errs, err)
+	s.Size, err = st.Size(ctx)
 	errs = append(errs, err)
 	s.Runs, err = st.RecentRuns(ctx, 5)
 	errs = append(errs, err)

@@ -10,7 +10,9 @@ import (
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/config"
 	"github.com/bankmirror/bankmirror/internal/health"
+	"github.com/bankmirror/bankmirror/internal/money"
 	"github.com/bankmirror/bankmirror/internal/ptr"
+	"github.com/bankmirror/bankmirror/internal/store"
 	"github.com/bankmirror/bankmirror/internal/textsafe"
 )
 
@@ -105,7 +107,7 @@ func Write(w io.Writer, db string, c Clock, environ map[string]string, s health.
 		fmt.Fprintln(w, "oldest HELD: none")
 	}
 	r := s.Rows
-	fmt.Fprintf(w, "mirror: %s\n", db)
+	fmt.Fprintf(w, "mirror: %s, %s\n", db, describeSize(s.Size, r.Transactions))
 	fmt.Fprintf(w, "rows: %d accounts, %d transactions (%d HELD), %d categories, %d tags, %d attachments, %d history rows\n",
 		r.Accounts, r.Transactions, r.Held, r.Categories, r.Tags, r.Attachments, r.History)
 	if len(s.Runs) == 0 {
@@ -192,4 +194,29 @@ func WritePeople(w io.Writer, c Clock, environ map[string]string, people []healt
 		fmt.Fprintf(w, "person %s: token %s, %s requests left, accounts %s, webhook %s, last sync %s\n",
 			p.Name, f.Token, f.Budget, f.Accounts, f.Webhook, f.LastSync)
 	}
+}
+
+// describeSize says how big the mirror is, and per transaction: 1.2 GiB
+// (2,510 bytes a transaction; 3.0 MiB free; WAL 4.0 MiB).
+func describeSize(sz store.Size, transactions int64) string {
+	out := bytesText(sz.Bytes)
+	var more []string
+	if transactions > 0 {
+		more = append(more, money.Thousands((sz.Bytes+sz.WALBytes)/transactions)+" bytes a transaction")
+	}
+	more = append(more, bytesText(sz.FreeBytes)+" free", "WAL "+bytesText(sz.WALBytes))
+	return out + " (" + strings.Join(more, "; ") + ")"
+}
+
+// bytesText is n bytes in KiB, MiB or GiB, to a tenth.
+func bytesText(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 )
 
 // Run is a row of sync_runs.
@@ -96,6 +98,31 @@ type Stats struct {
 	History      int64   `json:"history"`
 	OldestHeld   *string `json:"-"` // created_at of the oldest HELD transaction
 	OldestHeldID *string `json:"-"`
+}
+
+// Size is the mirror's size on disk.
+type Size struct {
+	Bytes     int64 `json:"bytes"`      // the database file's pages
+	FreeBytes int64 `json:"free_bytes"` // of which free (VACUUM gives them back)
+	WALBytes  int64 `json:"wal_bytes"`  // the write-ahead log beside it
+}
+
+// Size measures the mirror: its pages, the free ones among them, and its
+// write-ahead log (absent: 0).
+func (s *Store) Size(ctx context.Context) (Size, error) {
+	var sz Size
+	if err := s.ro.QueryRowContext(ctx, `SELECT p.page_count * z.page_size, f.freelist_count * z.page_size
+		FROM pragma_page_count() p, pragma_page_size() z, pragma_freelist_count() f`).Scan(&sz.Bytes, &sz.FreeBytes); err != nil {
+		return sz, fmt.Errorf("size: %w", err)
+	}
+	fi, err := os.Stat(s.path + "-wal")
+	switch {
+	case err == nil:
+		sz.WALBytes = fi.Size()
+	case !errors.Is(err, fs.ErrNotExist):
+		return sz, fmt.Errorf("size: %w", err)
+	}
+	return sz, nil
 }
 
 // Stats counts the mirror's rows.
