@@ -33,8 +33,8 @@ func TestBenchFeeds(t *testing.T) {
 	}
 	t.Cleanup(func() { benchChild = old })
 
-	// YNAB's feed keeps two minutes between rounds: one purchase, in the
-	// first round, keeps the test to a few minutes.
+	// YNAB's feed slows to two minutes between rounds once a quarter of
+	// the hour's requests are used: one purchase keeps the test short.
 	apps := map[string]string{"ynab": "1"}
 	if actualtest.CheckDir(os.Getenv(actualtest.DirVar)) == nil {
 		apps["actual"] = "2"

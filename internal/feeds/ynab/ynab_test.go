@@ -401,8 +401,8 @@ func TestThePersonWins(t *testing.T) {
 func TestRequestBudgetAndPace(t *testing.T) {
 	e := newEnv(t, 0)
 	o := e.opener(WithLimit(4))
-	if o.Pace() != 100*time.Minute || New().Pace() != 2*time.Minute {
-		t.Fatalf("pace %v at 4 an hour, %v at YNAB's limit", o.Pace(), New().Pace())
+	if o.Pace() != quickPace || New().Pace() != quickPace {
+		t.Fatalf("pace %v at 4 an hour, %v at YNAB's limit, before any request; want %v", o.Pace(), New().Pace(), quickPace)
 	}
 	s := e.open(o) // 1: the plans
 	for range 3 {
@@ -413,6 +413,11 @@ func TestRequestBudgetAndPace(t *testing.T) {
 	sent := len(e.fake.Requests())
 	if n := o.Requests("tok"); n != 4 || n != sent {
 		t.Fatalf("the opener counted %d requests, the fake %d", n, sent)
+	}
+	// Past a quarter of the hour's requests, rounds slow to the pace that
+	// keeps the hour inside the limit.
+	if o.Pace() != 100*time.Minute {
+		t.Fatalf("pace %v after 4 requests of 4 an hour, want 100m", o.Pace())
 	}
 	_, err := s.Categories(ctx)
 	var u *feeds.Unavailable
