@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bankmirror/bankmirror/internal/bench"
+	"github.com/bankmirror/bankmirror/internal/procinfo"
 	"github.com/bankmirror/bankmirror/internal/receiver"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 )
@@ -216,7 +215,7 @@ func buildBankmirror(t *testing.T) string {
 // daemonMiB reads a kB field (VmRSS, VmHWM) of the daemon's /proc/PID/status.
 func daemonMiB(t *testing.T, d *child, field string) float64 {
 	t.Helper()
-	mib, err := bench.ProcStatusMiB("/proc/"+strconv.Itoa(d.cmd.Process.Pid)+"/status", field)
+	mib, err := procinfo.StatusMiB(procinfo.StatusPath(d.cmd.Process.Pid), field)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,8 +6,6 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -167,19 +165,6 @@ func TestChildEnv(t *testing.T) {
 	}
 	if got := benchChildEnv(environ, nil, nil, "off"); slices.ContainsFunc(got, func(kv string) bool { return strings.HasPrefix(kv, "GOMEMLIMIT=") }) {
 		t.Errorf("--gomemlimit off still sets one: %q", got)
-	}
-}
-
-func TestProcStatusMiB(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "status")
-	if err := os.WriteFile(path, []byte("Name:\tbankmirror\nVmHWM:\t   51200 kB\nVmRSS:\t   20480 kB\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if mib, err := ProcStatusMiB(path, "VmRSS"); err != nil || mib != 20 {
-		t.Errorf("VmRSS = %v MiB, %v; want 20", mib, err)
-	}
-	if _, err := ProcStatusMiB(path, "RssAnon"); err == nil {
-		t.Error("a missing field read without error")
 	}
 }
 

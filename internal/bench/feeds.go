@@ -17,6 +17,7 @@ import (
 
 	"github.com/bankmirror/bankmirror/internal/config"
 	"github.com/bankmirror/bankmirror/internal/feeds/actual/actualtest"
+	"github.com/bankmirror/bankmirror/internal/procinfo"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
 
@@ -242,7 +243,7 @@ func (fb *feedsBench) firstPush(ctx context.Context) error {
 	req0, _ := fb.proxy.count()
 	var serverCPU0 time.Duration
 	if fb.server != nil {
-		serverCPU0 = pidCPU(fb.server.PID())
+		serverCPU0 = procinfo.CPU(fb.server.PID())
 	}
 	push, err := fb.env.timedChild(ctx, fb.vars(nil), "feeds", "push", fb.name)
 	if err != nil {
@@ -267,7 +268,7 @@ func (fb *feedsBench) firstPush(ctx context.Context) error {
 		n := summarizeNode(uses)
 		own := push.cpu - n.cpu - n.standIn
 		fmt.Fprintf(w, "actual first push: CPU bankmirror %.1f s, Node %.1f s (%d sessions, each a node process: peak RSS max %.0f MiB, median %.0f MiB), Actual's sync-server %.1f s; bankmirror peak RSS %.1f MiB (sampled)\n",
-			own.Seconds(), n.cpu.Seconds(), n.sessions, n.maxRSS, n.medianRSS, (pidCPU(fb.server.PID()) - serverCPU0).Seconds(), push.peak)
+			own.Seconds(), n.cpu.Seconds(), n.sessions, n.maxRSS, n.medianRSS, (procinfo.CPU(fb.server.PID()) - serverCPU0).Seconds(), push.peak)
 		fmt.Fprintf(w, "actual first push: %d HTTP requests to the sync-server (%.1f per 1,000 transactions)\n",
 			requests, perThousand(requests, created))
 	default:
@@ -673,28 +674,6 @@ func (env Env) timedChild(ctx context.Context, vars []string, args ...string) (c
 func lastLines(s string, n int) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return strings.Join(lines[max(len(lines)-n, 0):], "\n")
-}
-
-// pidCPU is the CPU time (user and system) process pid has used so far,
-// 0 when it cannot be read.
-func pidCPU(pid int) time.Duration {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	// After the command's closing parenthesis: utime and stime are the
-	// 12th and 13th fields, in clock ticks (100 a second).
-	_, rest, ok := strings.Cut(string(b), ") ")
-	f := strings.Fields(rest)
-	if !ok || len(f) < 13 {
-		return 0
-	}
-	utime, err1 := strconv.ParseInt(f[11], 10, 64)
-	stime, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		return 0
-	}
-	return time.Duration(utime+stime) * (time.Second / 100)
 }
 
 // startFeedsSim starts the simulated bank as startSim does, reading the

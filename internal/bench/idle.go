@@ -10,13 +10,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/robfig/cron/v3"
 
 	"github.com/bankmirror/bankmirror/internal/config"
+	"github.com/bankmirror/bankmirror/internal/procinfo"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
 
@@ -325,6 +325,6 @@ func freeAddrs() (string, string, error) {
 // pidMiB reads a memory figure (VmRSS, VmHWM, RssAnon) of process pid in
 // MiB; 0 when it cannot.
 func pidMiB(pid int, field string) float64 {
-	mib, _ := ProcStatusMiB("/proc/"+strconv.Itoa(pid)+"/status", field)
+	mib, _ := procinfo.StatusMiB(procinfo.StatusPath(pid), field)
 	return mib
 }

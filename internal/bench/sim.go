@@ -24,6 +24,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/config"
 	"github.com/bankmirror/bankmirror/internal/daemon"
+	"github.com/bankmirror/bankmirror/internal/procinfo"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 )
 
@@ -334,27 +335,8 @@ func randomHex(n int) string {
 // procMiB reads a memory figure (VmRSS, VmHWM) of this process in MiB; 0
 // when it cannot.
 func procMiB(field string) float64 {
-	mib, _ := ProcStatusMiB("/proc/self/status", field)
+	mib, _ := procinfo.StatusMiB("/proc/self/status", field)
 	return mib
-}
-
-// ProcStatusMiB reads a kB field (VmRSS, VmHWM) of a /proc/PID/status file,
-// in MiB.
-func ProcStatusMiB(path, field string) (float64, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0, err
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, field+":"); ok {
-			kb, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 64)
-			if err != nil {
-				return 0, fmt.Errorf("%s %s: %w", path, field, err)
-			}
-			return kb / 1024, nil
-		}
-	}
-	return 0, fmt.Errorf("%s: no %s", path, field)
 }
 
 // resetPeakRSS returns free memory to the OS and resets VmHWM to the

@@ -13,12 +13,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
+
+	"github.com/bankmirror/bankmirror/internal/procinfo"
 )
 
 // clientJS is the Node script that runs @actual-app/api for a session.
@@ -322,43 +323,16 @@ func (c *child) kill() error {
 // peakRSS is the child's peak resident set size in bytes (VmHWM), 0 when
 // it cannot be read (the child ended, or no /proc).
 func (c *child) peakRSS() int64 {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(c.cmd.Process.Pid) + "/status")
+	mib, err := procinfo.StatusMiB(procinfo.StatusPath(c.cmd.Process.Pid), "VmHWM")
 	if err != nil {
 		return 0
 	}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			if err != nil {
-				return 0
-			}
-			return kb << 10
-		}
-	}
-	return 0
+	return int64(mib * (1 << 20))
 }
 
 // cpuTime is the CPU time (user and system) the child has used so far, 0
 // when it cannot be read.
-func (c *child) cpuTime() time.Duration {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(c.cmd.Process.Pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	// Fields after the command's closing parenthesis: state is field 3,
-	// utime and stime fields 14 and 15, in clock ticks (100 a second).
-	_, rest, ok := strings.Cut(string(b), ") ")
-	f := strings.Fields(rest)
-	if !ok || len(f) < 13 {
-		return 0
-	}
-	utime, err1 := strconv.ParseInt(f[11], 10, 64)
-	stime, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		return 0
-	}
-	return time.Duration(utime+stime) * (time.Second / 100)
-}
+func (c *child) cpuTime() time.Duration { return procinfo.CPU(c.cmd.Process.Pid) }
 
 // Bounds of what a child writes to the log: a line is cut at maxLine
 // bytes, and past maxLines lines a session's output is counted, not
