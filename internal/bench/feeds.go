@@ -139,7 +139,6 @@ type feedsBench struct {
 	actualDir string
 
 	sim    *benchSim
-	ynab   struct{ url, token string }
 	proxy  *countingProxy
 	db     string
 	file   string // the feeds file
@@ -173,7 +172,7 @@ func (fb *feedsBench) run(ctx context.Context) error {
 	if fb.name == "ynab" {
 		extra = append(extra, "--ynab")
 	}
-	sim, err := fb.env.startFeedsSim(ctx, fb.o.Transactions, &fb.ynab.url, &fb.ynab.token, extra...)
+	sim, err := fb.env.startSim(ctx, fb.o.Transactions, extra...)
 	if err != nil {
 		return err
 	}
@@ -674,28 +673,4 @@ func (env Env) timedChild(ctx context.Context, vars []string, args ...string) (c
 func lastLines(s string, n int) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return strings.Join(lines[max(len(lines)-n, 0):], "\n")
-}
-
-// startFeedsSim starts the simulated bank as startSim does, reading the
-// fake YNAB's URL and token too when extra has --ynab.
-func (env Env) startFeedsSim(ctx context.Context, n int, ynabURL, ynabToken *string, extra ...string) (*benchSim, error) {
-	args := append([]string{"simulator", "--listen", "127.0.0.1:0", "--transactions", strconv.Itoa(n)}, benchHeadroom...)
-	cmd, err := env.Command(ctx, append(args, extra...)...)
-	if err != nil {
-		return nil, err
-	}
-	cmd.Env = append(slices.DeleteFunc(cmd.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "GOMEMLIMIT=") }),
-		"BANKMIRROR_LOG_LEVEL=warn")
-	s := &benchSim{cmd: cmd, hc: &http.Client{Timeout: 2 * time.Minute}}
-	vars := map[string]*string{
-		"BANKMIRROR_API_URL=": &s.apiURL, "BANKMIRROR_TOKEN=": &s.token,
-		"BANKMIRROR_SIM_CONTROL_URL=": &s.controlURL, "BANKMIRROR_SIM_CONTROL_TOKEN=": &s.controlToken,
-	}
-	if slices.Contains(extra, "--ynab") {
-		vars["BANKMIRROR_YNAB_URL="], vars["BANKMIRROR_YNAB_TOKEN="] = ynabURL, ynabToken
-	}
-	if err := startPrinting(cmd, "simulator", vars); err != nil {
-		return nil, err
-	}
-	return s, nil
 }

@@ -70,16 +70,16 @@ func (fb *feedsBench) prepareActual(ctx context.Context, accounts []string) erro
 // prepareYNAB puts a counting proxy in front of the fake YNAB of the
 // simulator and feeds the accounts its plan has.
 func (fb *feedsBench) prepareYNAB(ctx context.Context, accounts []string) error {
-	base, ok := strings.CutSuffix(fb.ynab.url, "/v1")
+	base, ok := strings.CutSuffix(fb.sim.ynabURL, "/v1")
 	if !ok {
-		return fmt.Errorf("fake YNAB at %q: want .../v1", fb.ynab.url)
+		return fmt.Errorf("fake YNAB at %q: want .../v1", fb.sim.ynabURL)
 	}
 	var err error
 	if fb.proxy, err = startCountingProxy(base); err != nil {
 		return err
 	}
 	fb.stops = append(fb.stops, fb.proxy.close)
-	r := &ynabReader{url: fb.ynab.url, token: fb.ynab.token, proxy: fb.proxy, hc: &http.Client{}, seenIDs: map[string]bool{}}
+	r := &ynabReader{url: fb.sim.ynabURL, token: fb.sim.ynabToken, proxy: fb.proxy, hc: &http.Client{}, seenIDs: map[string]bool{}}
 	plan, have, err := r.plan(ctx)
 	if err != nil {
 		return err
@@ -95,7 +95,7 @@ func (fb *feedsBench) prepareYNAB(ctx context.Context, accounts []string) error 
 		return fmt.Errorf("the fake YNAB's plan has none of the bank's accounts %q", accounts)
 	}
 	fb.reader = r
-	return fb.feedsFile("ynab", fb.proxy.url+"/v1", "token_file", fb.ynab.token, "Household", fed)
+	return fb.feedsFile("ynab", fb.proxy.url+"/v1", "token_file", fb.sim.ynabToken, "Household", fed)
 }
 
 //go:embed feeds_reader.js

@@ -41,12 +41,14 @@ var benchHeadroom = []string{"--rate-limit", "1000000", "--rate-bucket", "1h"}
 type benchSim struct {
 	apiURL, token            string
 	controlURL, controlToken string
+	ynabURL, ynabToken       string // the fake YNAB's, with --ynab
 	cmd                      *exec.Cmd
 	hc                       *http.Client
 }
 
 // startSim starts the simulator with n seeded transactions, ample
-// rate-limit headroom and the extra flags given.
+// rate-limit headroom and the extra flags given (with --ynab, the fake
+// YNAB's URL and token are read too).
 func (env Env) startSim(ctx context.Context, n int, extra ...string) (*benchSim, error) {
 	args := append([]string{"simulator", "--listen", "127.0.0.1:0", "--transactions", strconv.Itoa(n)}, benchHeadroom...)
 	cmd, err := env.Command(ctx, append(args, extra...)...)
@@ -64,6 +66,9 @@ func (env Env) startSim(ctx context.Context, n int, extra ...string) (*benchSim,
 	}
 	if slices.Contains(extra, "--people") {
 		s.token = "-" // a token per person, given by --token
+	}
+	if slices.Contains(extra, "--ynab") {
+		vars["BANKMIRROR_YNAB_URL="], vars["BANKMIRROR_YNAB_TOKEN="] = &s.ynabURL, &s.ynabToken
 	}
 	if err := startPrinting(cmd, "simulator", vars); err != nil {
 		return nil, err
