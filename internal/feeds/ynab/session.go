@@ -507,32 +507,7 @@ func (s *session) linkTransfers(ctx context.Context, rows []feeds.NewRow, out ma
 		legs = append(legs, a.transferTx)
 	}
 	s.st.mu.Unlock()
-	for i := 0; i < len(send); i += s.c.o.batch {
-		j := min(i+s.c.o.batch, len(send))
-		res, err := s.post(ctx, send[i:j])
-		if err != nil {
-			return err
-		}
-		s.st.mu.Lock()
-		for _, t := range res.Data.Transactions {
-			s.st.merge(t)
-		}
-		s.st.mu.Unlock()
-		for k, t := range send[i:j] {
-			bank, _ := decodeImportID(t.ImportID)
-			got := ""
-			for _, x := range res.Data.Transactions {
-				if str(x.ImportID) == t.ImportID {
-					got = x.ID
-				}
-			}
-			if got != legs[i+k] {
-				return fmt.Errorf("ynab: the import of transfer leg %s did not match the leg ynab made (%s, got %q)", bank, legs[i+k], got)
-			}
-			out[bank] = got
-		}
-	}
-	return nil
+	return s.importLegs(ctx, send, legs, out)
 }
 
 // monthBefore is the date a month before d (YYYY-MM-DD), allDates if d is
@@ -752,11 +727,26 @@ func (s *session) Link(ctx context.Context, links []feeds.Link) (map[string]stri
 		olds = append(olds, b.id)
 	}
 	s.st.mu.Unlock()
+	if err := s.importLegs(ctx, send, legs, out); err != nil {
+		return out, err
+	}
+	// The rows the legs replace.
+	if err := s.Delete(ctx, olds); err != nil {
+		return out, err
+	}
+	return out, nil
+}
+
+// importLegs imports send, the other bank legs of transfers, onto legs,
+// the rows YNAB made for them without an import id (YNAB's import
+// matching), and records each bank id's row in out; a leg matched to
+// another row is an error.
+func (s *session) importLegs(ctx context.Context, send []newTx, legs []string, out map[string]string) error {
 	for i := 0; i < len(send); i += s.c.o.batch {
 		j := min(i+s.c.o.batch, len(send))
 		res, err := s.post(ctx, send[i:j])
 		if err != nil {
-			return out, err
+			return err
 		}
 		s.st.mu.Lock()
 		for _, t := range res.Data.Transactions {
@@ -772,16 +762,12 @@ func (s *session) Link(ctx context.Context, links []feeds.Link) (map[string]stri
 				}
 			}
 			if got != legs[i+k] {
-				return out, fmt.Errorf("ynab: the import of transfer leg %s did not match the leg ynab made (%s, got %q)", bank, legs[i+k], got)
+				return fmt.Errorf("ynab: the import of transfer leg %s did not match the leg ynab made (%s, got %q)", bank, legs[i+k], got)
 			}
 			out[bank] = got
 		}
 	}
-	// The rows the legs replace.
-	if err := s.Delete(ctx, olds); err != nil {
-		return out, err
-	}
-	return out, nil
+	return nil
 }
 
 // row is the plan's row id, read from YNAB when the copy does not hold it.
