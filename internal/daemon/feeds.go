@@ -3,14 +3,13 @@ package daemon
 import (
 	"context"
 	"os"
-	"runtime/debug"
 
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/config"
 	"github.com/bankmirror/bankmirror/internal/feeds"
 	"github.com/bankmirror/bankmirror/internal/logfield"
-	"github.com/bankmirror/bankmirror/internal/malloc"
+	"github.com/bankmirror/bankmirror/internal/replica"
 	"github.com/bankmirror/bankmirror/internal/store"
 	"github.com/bankmirror/bankmirror/internal/systemd"
 )
@@ -26,26 +25,16 @@ func (d *Daemon) openFeeds(ctx context.Context) error {
 		return err
 	}
 	d.Feeds = e
+	// A round of thousands of rows leaves megabytes of freed memory: it
+	// goes back to the OS, as after a sync, so that a daemon with a feed
+	// sits at the RSS of one without.
 	d.Feeds.AfterRound = func(feed string, err error) {
-		releaseMemory(d.bgCtx, d.Store, d.Log)
+		replica.ReleaseMemory(d.bgCtx, d.Store, d.Log, true)
 		if d.OnFeedRound != nil {
 			d.OnFeedRound(feed, err)
 		}
 	}
 	return nil
-}
-
-// releaseMemory returns what a feed's round used to the OS, as the
-// schedule does after a sync and the worker after a burst: SQLite's page
-// caches, the C heap pages they freed, and Go's free heap (a round of
-// thousands of rows leaves megabytes of it), so that a daemon with a feed
-// sits at the RSS of one without.
-func releaseMemory(ctx context.Context, st *store.Store, log zerolog.Logger) {
-	if err := st.ReleaseMemory(ctx); err != nil && ctx.Err() == nil {
-		log.Debug().Err(err).Msg("release memory")
-	}
-	malloc.Trim()
-	debug.FreeOSMemory()
 }
 
 // openFeedEngine reads the feeds file with the feeds' secrets, forgets in
@@ -126,7 +115,7 @@ func ServeFeeds(ctx context.Context, cfg config.Config, environ map[string]strin
 	if err != nil {
 		return err
 	}
-	e.AfterRound = func(string, error) { releaseMemory(ctx, st, log) }
+	e.AfterRound = func(string, error) { replica.ReleaseMemory(ctx, st, log, true) }
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/logfield"
-	"github.com/bankmirror/bankmirror/internal/malloc"
 	"github.com/bankmirror/bankmirror/internal/pause"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
@@ -378,15 +376,7 @@ func (s *Schedule) heal(ctx context.Context) {
 // the next tick: SQLite's page caches and the C heap pages they freed, and
 // after a full sync (a backfill leaves megabytes of freed heap) Go's free
 // memory at once rather than minutes later.
-func (s *Schedule) idle(ctx context.Context, full bool) {
-	if err := s.store.ReleaseMemory(ctx); err != nil && ctx.Err() == nil {
-		s.log.Debug().Err(err).Msg("release memory")
-	}
-	malloc.Trim()
-	if full {
-		debug.FreeOSMemory()
-	}
-}
+func (s *Schedule) idle(ctx context.Context, full bool) { ReleaseMemory(ctx, s.store, s.log, full) }
 
 func (s *Schedule) observe(kind string, start time.Time, err error) {
 	if s.cfg.OnRun != nil {

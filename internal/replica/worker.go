@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -14,7 +13,6 @@ import (
 
 	"github.com/bankmirror/bankmirror/internal/bank"
 	"github.com/bankmirror/bankmirror/internal/logfield"
-	"github.com/bankmirror/bankmirror/internal/malloc"
 	"github.com/bankmirror/bankmirror/internal/pause"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
@@ -984,13 +982,7 @@ func (w *Worker) refreshBalances(ctx context.Context) {
 // has caught up, as the schedule does after a sync: SQLite's page caches,
 // the C heap pages they freed, and Go's free heap. A daemon that applied
 // a burst otherwise keeps its peak until the next sync.
-func (w *Worker) release(ctx context.Context) {
-	if err := w.inbox.ReleaseMemory(ctx); err != nil && ctx.Err() == nil {
-		w.log.Debug().Err(err).Msg("release memory")
-	}
-	malloc.Trim()
-	debug.FreeOSMemory()
-}
+func (w *Worker) release(ctx context.Context) { ReleaseMemory(ctx, w.inbox, w.log, true) }
 
 // untilNextDue is how long to wait for the next retry or balance refresh.
 func (w *Worker) untilNextDue(ctx context.Context) time.Duration {
