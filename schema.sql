@@ -1,4 +1,4 @@
--- bankmirror's SQLite schema at version 19 (PRAGMA user_version): every
+-- bankmirror's SQLite schema at version 20 (PRAGMA user_version): every
 -- table, index, view and trigger of a new mirror once every migration of
 -- internal/store/migrations has run. Tables come in the order they were
 -- made, each with its indexes and triggers, then the views.
@@ -91,16 +91,64 @@ CREATE TABLE transactions (
     category_id                     TEXT,
     parent_category_id              TEXT,
     attachment_id                   TEXT,
-    raw                             TEXT NOT NULL,
-    -- content_hash fingerprints every mirrored field and the tags; a sync
-    -- that sees the same hash writes nothing.
     content_hash                    BLOB NOT NULL,
     -- when the response this version came in arrived; an older copy (a
     -- page fetched before a webhook's refetch) never overwrites a newer one
     fetched_at                      TEXT NOT NULL DEFAULT '',
     first_seen_at                   TEXT NOT NULL,
     updated_at                      TEXT NOT NULL
-, created_epoch INTEGER, created_local TEXT, created_date TEXT, created_month TEXT, settled_epoch INTEGER, settled_local TEXT, settled_date TEXT, settled_month TEXT, household_transfer_id TEXT) STRICT;
+, created_epoch INTEGER, created_local TEXT, created_date TEXT, created_month TEXT, settled_epoch INTEGER, settled_local TEXT, settled_date TEXT, settled_month TEXT, household_transfer_id TEXT, raw_base TEXT, raw_patch TEXT, raw_full TEXT, raw TEXT GENERATED ALWAYS AS (coalesce(raw_full, json_patch(json_object(
+    'type', 'transactions',
+    'id', id,
+    'attributes', json_object(
+        'status', status,
+        'rawText', raw_text,
+        'description', description,
+        'message', message,
+        'isCategorizable', json(CASE WHEN is_categorizable THEN 'true' ELSE 'false' END),
+        'holdInfo', json(CASE WHEN hold_amount_currency IS NOT NULL THEN json_object(
+            'amount', json_object('currencyCode', hold_amount_currency, 'value', hold_amount_value, 'valueInBaseUnits', hold_amount_base_units),
+            'foreignAmount', json(CASE WHEN hold_foreign_amount_currency IS NOT NULL THEN json_object('currencyCode', hold_foreign_amount_currency,
+                'value', hold_foreign_amount_value, 'valueInBaseUnits', hold_foreign_amount_base_units) END)) END),
+        'roundUp', json(CASE WHEN round_up_amount_currency IS NOT NULL THEN json_object(
+            'amount', json_object('currencyCode', round_up_amount_currency, 'value', round_up_amount_value, 'valueInBaseUnits', round_up_amount_base_units),
+            'boostPortion', json(CASE WHEN round_up_boost_currency IS NOT NULL THEN json_object('currencyCode', round_up_boost_currency,
+                'value', round_up_boost_value, 'valueInBaseUnits', round_up_boost_base_units) END)) END),
+        'cashback', json(CASE WHEN cashback_amount_currency IS NOT NULL THEN json_object(
+            'description', cashback_description,
+            'amount', json_object('currencyCode', cashback_amount_currency, 'value', cashback_amount_value, 'valueInBaseUnits', cashback_amount_base_units)) END),
+        'amount', json_object('currencyCode', amount_currency, 'value', amount_value, 'valueInBaseUnits', amount_base_units),
+        'foreignAmount', json(CASE WHEN foreign_amount_currency IS NOT NULL THEN json_object('currencyCode', foreign_amount_currency,
+            'value', foreign_amount_value, 'valueInBaseUnits', foreign_amount_base_units) END),
+        'cardPurchaseMethod', json(CASE WHEN card_purchase_method IS NOT NULL THEN json_object(
+            'method', card_purchase_method, 'cardNumberSuffix', card_number_suffix) END),
+        'settledAt', settled_at,
+        'createdAt', created_at,
+        'transactionType', transaction_type,
+        'note', json(CASE WHEN note IS NOT NULL THEN json_object('text', note) END),
+        'performingCustomer', json(CASE WHEN performing_customer IS NOT NULL THEN json_object('displayName', performing_customer) END),
+        'deepLinkURL', deep_link_url),
+    'relationships', json_object(
+        'account', json_object('data', json_object('type', 'accounts', 'id', account_id),
+            'links', json_object('related', raw_base || '/accounts/' || account_id)),
+        'transferAccount', json(CASE WHEN transfer_account_id IS NULL THEN '{"data":null}' ELSE json_object(
+            'data', json_object('type', 'accounts', 'id', transfer_account_id),
+            'links', json_object('related', raw_base || '/accounts/' || transfer_account_id)) END),
+        'category', json_object(
+            'data', json(CASE WHEN category_id IS NOT NULL THEN json_object('type', 'categories', 'id', category_id) END),
+            'links', json(CASE WHEN category_id IS NULL
+                THEN json_object('self', raw_base || '/transactions/' || id || '/relationships/category')
+                ELSE json_object('self', raw_base || '/transactions/' || id || '/relationships/category',
+                    'related', raw_base || '/categories/' || category_id) END)),
+        'parentCategory', json(CASE WHEN parent_category_id IS NULL THEN '{"data":null}' ELSE json_object(
+            'data', json_object('type', 'categories', 'id', parent_category_id),
+            'links', json_object('related', raw_base || '/categories/' || parent_category_id)) END),
+        'tags', json_object('data', json_array(),
+            'links', json_object('self', raw_base || '/transactions/' || id || '/relationships/tags')),
+        'attachment', json(CASE WHEN attachment_id IS NULL THEN '{"data":null}' ELSE json_object(
+            'data', json_object('type', 'attachments', 'id', attachment_id),
+            'links', json_object('related', raw_base || '/attachments/' || attachment_id)) END)),
+    'links', json_object('self', raw_base || '/transactions/' || id)), coalesce(raw_patch, '{}')))) VIRTUAL) STRICT;
 
 CREATE INDEX transactions_category ON transactions (category_id);
 
@@ -578,38 +626,6 @@ FROM filled f
 LEFT JOIN accounts a ON a.id = f.account_id
 WINDOW w AS (PARTITION BY f.account_id, f.run ORDER BY f.date);
 
-CREATE VIEW v_history AS
-SELECT
-    h.seq,
-    h.transaction_id,
-    h.change,                                            -- created, updated, settled, deleted
-    h.observed_at,                                       -- when the mirror saw it (UTC)
-    h.observed_epoch,
-    h.observed_local,
-    h.observed_date,
-    h.observed_month,
-    json_extract(h.version, '$.attributes.description') AS description,
-    json_extract(h.version, '$.relationships.account.data.id') AS account_id,
-    a.display_name AS account_name,
-    json_extract(h.version, '$.attributes.status') AS status,
-    CAST(json_extract(h.version, '$.attributes.amount.value') AS REAL) AS amount,
-    json_extract(h.version, '$.attributes.amount.valueInBaseUnits') AS amount_base_units,
-    json_extract(h.version, '$.relationships.category.data.id') AS category_id,
-    json_extract(h.raw, '$.attributes.status') AS previous_status, -- NULL for 'created'
-    json_extract(h.raw, '$.attributes.amount.valueInBaseUnits') AS previous_amount_base_units,
-    json_extract(h.raw, '$.relationships.category.data.id') AS previous_category_id,
-    EXISTS (SELECT 1 FROM transactions t WHERE t.id = h.transaction_id) AS is_live -- 1 while the bank still has it
-FROM (
-    SELECT h.*,
-        CASE WHEN h.change = 'deleted' THEN h.raw ELSE coalesce(n.raw, t.raw, h.raw) END AS version
-    FROM transaction_history h
-    -- the next change of the same transaction, whose raw is the version this change made
-    LEFT JOIN transaction_history n ON n.seq =
-        (SELECT min(x.seq) FROM transaction_history x WHERE x.transaction_id = h.transaction_id AND x.seq > h.seq)
-    LEFT JOIN transactions t ON t.id = h.transaction_id
-) h
-LEFT JOIN accounts a ON a.id = json_extract(h.version, '$.relationships.account.data.id');
-
 CREATE VIEW v_account_people AS
 SELECT
     a.id AS account_id,
@@ -928,3 +944,35 @@ SELECT
     household_transfer,                         -- 1 for a side of a payment between two people of the household
     excluded_from_spending                      -- 1 when a rule left it out of v_monthly_spending (v_transactions.excluded_from_spending)
 FROM v_transactions;
+
+CREATE VIEW v_history AS
+SELECT
+    h.seq,
+    h.transaction_id,
+    h.change,                                            -- created, updated, settled, deleted
+    h.observed_at,                                       -- when the mirror saw it (UTC)
+    h.observed_epoch,
+    h.observed_local,
+    h.observed_date,
+    h.observed_month,
+    json_extract(h.version, '$.attributes.description') AS description,
+    json_extract(h.version, '$.relationships.account.data.id') AS account_id,
+    a.display_name AS account_name,
+    json_extract(h.version, '$.attributes.status') AS status,
+    CAST(json_extract(h.version, '$.attributes.amount.value') AS REAL) AS amount,
+    json_extract(h.version, '$.attributes.amount.valueInBaseUnits') AS amount_base_units,
+    json_extract(h.version, '$.relationships.category.data.id') AS category_id,
+    json_extract(h.raw, '$.attributes.status') AS previous_status, -- NULL for 'created'
+    json_extract(h.raw, '$.attributes.amount.valueInBaseUnits') AS previous_amount_base_units,
+    json_extract(h.raw, '$.relationships.category.data.id') AS previous_category_id,
+    EXISTS (SELECT 1 FROM transactions t WHERE t.id = h.transaction_id) AS is_live -- 1 while the bank still has it
+FROM (
+    SELECT h.*,
+        CASE WHEN h.change = 'deleted' THEN h.raw ELSE coalesce(n.raw, t.raw, h.raw) END AS version
+    FROM transaction_history h
+    -- the next change of the same transaction, whose raw is the version this change made
+    LEFT JOIN transaction_history n ON n.seq =
+        (SELECT min(x.seq) FROM transaction_history x WHERE x.transaction_id = h.transaction_id AND x.seq > h.seq)
+    LEFT JOIN transactions t ON t.id = h.transaction_id
+) h
+LEFT JOIN accounts a ON a.id = json_extract(h.version, '$.relationships.account.data.id');

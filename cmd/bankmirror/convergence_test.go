@@ -1050,9 +1050,11 @@ func TestConvergenceComparisonSeesEveryField(t *testing.T) {
 		+ (round_up_amount_value IS NOT NULL) + (SELECT count(*) > 0 FROM transaction_tags WHERE transaction_id = id) DESC, id LIMIT 1`)[0]
 	// household_transfer_id is the mirror's own pairing of two people's
 	// transactions, not a field of the bank's (internal/store's tests
-	// cover it).
+	// cover it); raw_base, raw_patch and raw_full are how raw is stored,
+	// tampered with through raw below.
 	cols := mirrortest.Strings(t, db, `SELECT name FROM pragma_table_info('transactions') WHERE name NOT IN
-		('id', 'raw', 'content_hash', 'fetched_at', 'first_seen_at', 'updated_at', 'household_transfer_id') ORDER BY cid`)
+		('id', 'raw', 'content_hash', 'fetched_at', 'first_seen_at', 'updated_at', 'household_transfer_id',
+		'raw_base', 'raw_patch', 'raw_full') ORDER BY cid`)
 	if len(cols) < 40 {
 		t.Fatalf("only %d mirrored columns: %q", len(cols), cols)
 	}
@@ -1071,12 +1073,13 @@ func TestConvergenceComparisonSeesEveryField(t *testing.T) {
 			func() { exec("UPDATE transactions SET "+col+" = ? WHERE id = ?", orig, id) })
 	}
 	var raw string
-	must(t, db.QueryRow("SELECT raw FROM transactions WHERE id = ?", id).Scan(&raw))
+	var whole sql.NullString
+	must(t, db.QueryRow("SELECT raw, raw_full FROM transactions WHERE id = ?", id).Scan(&raw, &whole))
 	expectDiff("raw", "raw differs",
 		func() {
-			exec("UPDATE transactions SET raw = ? WHERE id = ?", strings.Replace(raw, `"up://`, `"up:/x/`, 1), id)
+			exec("UPDATE transactions SET raw_full = ? WHERE id = ?", strings.Replace(raw, `"up://`, `"up:/x/`, 1), id)
 		},
-		func() { exec("UPDATE transactions SET raw = ? WHERE id = ?", raw, id) })
+		func() { exec("UPDATE transactions SET raw_full = ? WHERE id = ?", whole, id) })
 	expectDiff("an extra tag", "tags ",
 		func() {
 			exec("INSERT INTO transaction_tags (transaction_id, tag_id) VALUES (?, 'not at the bank')", id)
@@ -1084,7 +1087,7 @@ func TestConvergenceComparisonSeesEveryField(t *testing.T) {
 		func() { exec("DELETE FROM transaction_tags WHERE tag_id = 'not at the bank'") })
 	expectDiff("an extra row", "in the mirror, not at the bank",
 		func() {
-			exec(`INSERT INTO transactions (id, `+strings.Join(cols, ", ")+`, raw, content_hash, fetched_at, first_seen_at, updated_at)
+			exec(`INSERT INTO transactions (id, `+strings.Join(cols, ", ")+`, raw_full, content_hash, fetched_at, first_seen_at, updated_at)
 				SELECT 'extra', `+strings.Join(cols, ", ")+`, raw, content_hash, fetched_at,
 				first_seen_at, updated_at FROM transactions WHERE id = ?`, id)
 		},

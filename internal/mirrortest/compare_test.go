@@ -56,7 +56,7 @@ func TestCompareTransactionsAndAccounts(t *testing.T) {
 		for _, q := range [][]any{
 			{"DELETE FROM transaction_tags WHERE transaction_id = ?", ids[0]},
 			{"DELETE FROM transactions WHERE id = ?", ids[0]},
-			{"UPDATE transactions SET raw = raw || ' ' WHERE id = ?", ids[1]},
+			{"UPDATE transactions SET raw_full = raw || ' ' WHERE id = ?", ids[1]},
 			{"UPDATE transactions SET status = 'ODD' WHERE id = ?", ids[2]},
 			{"INSERT OR IGNORE INTO tags (id) VALUES ('Planted')"},
 			{"INSERT INTO transaction_tags (transaction_id, tag_id) VALUES (?, 'Planted')", ids[3]},

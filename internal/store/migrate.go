@@ -32,6 +32,9 @@ var goMigrations = map[int]goStep{
 	// 6: webhook secrets move to the secrets file beside the mirror;
 	// webhooks.secret_key stays, always '' (migrate_0006_secrets.go).
 	6: (*Store).moveSecretsOut,
+	// 20: transactions.raw becomes a generated column, rebuilt from the
+	// row (migrate_0020_raw.go).
+	20: (*Store).compactTransactionsRaw,
 }
 
 // migration is one step of the schema: SQL, then (if set) Go code in the

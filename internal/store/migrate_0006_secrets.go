@@ -4,6 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"os"
+	"time"
+
+	"github.com/bankmirror/bankmirror/internal/logfield"
 )
 
 // moveSecretsOut is migration 0006, written in Go (goMigrations): every secret still in the webhooks
@@ -60,15 +64,16 @@ func (s *Store) moveSecretsOut(ctx context.Context, tx *sql.Tx) error {
 	return nil
 }
 
-// scrubStateName is the sync_state row that says the mirror may hold old
-// copies of secrets in free pages or its WAL.
+// scrubStateName is the sync_state row that says the mirror must be
+// rebuilt: it may hold old copies of secrets in free pages or its WAL
+// (migration 6), or free pages a migration left (migration 20).
 const scrubStateName = "scrub_secrets"
 
 // scrubIfPending rebuilds the mirror (VACUUM: every page written afresh, no
-// free page left) and empties its WAL, when a migration moved secrets out.
-// It is retried at every Open until it completes (it needs free disk space
-// about the size of the mirror, and no other process reading it when the
-// WAL is emptied).
+// free page left, the file cut to its new size) and empties its WAL, when a
+// migration asked for it. It is retried at every Open until it completes
+// (it needs free disk space about the size of the mirror, and no other
+// process reading it when the WAL is emptied).
 func (s *Store) scrubIfPending(ctx context.Context) error {
 	var n int
 	if err := s.db.QueryRowContext(ctx, "SELECT count(*) FROM sync_state WHERE name = ?", scrubStateName).Scan(&n); err != nil {
@@ -77,12 +82,12 @@ func (s *Store) scrubIfPending(ctx context.Context) error {
 	if n == 0 {
 		return nil
 	}
-	if _, err := s.db.ExecContext(ctx, "VACUUM"); err != nil {
-		return fmt.Errorf("scrub old webhook secrets from the mirror (VACUUM needs free disk space about the size of the mirror): %w", err)
+	if err := s.vacuum(ctx); err != nil {
+		return fmt.Errorf("rebuild the mirror (VACUUM needs free disk space about the size of the mirror): %w", err)
 	}
 	var busy, logFrames, done int
 	if err := s.db.QueryRowContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &logFrames, &done); err != nil {
-		return fmt.Errorf("scrub old webhook secrets from the WAL: %w", err)
+		return fmt.Errorf("empty the WAL after rebuilding the mirror: %w", err)
 	}
 	if busy != 0 {
 		return nil // another process reads the mirror: try again next time
@@ -92,5 +97,55 @@ func (s *Store) scrubIfPending(ctx context.Context) error {
 	}
 	// The deletion is in the WAL again, without any secret; empty it too.
 	_, _ = s.db.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
+	return nil
+}
+
+// vacuumProgressEvery is how often vacuum logs how far it is.
+const vacuumProgressEvery = 5 * time.Second
+
+// vacuum rebuilds the mirror, logging its progress: VACUUM writes the new
+// file through the WAL, whose growth towards the size of the pages in use
+// says how far it is.
+func (s *Store) vacuum(ctx context.Context) error {
+	var pages, free, size int64
+	if err := s.db.QueryRowContext(ctx, "SELECT page_count, freelist_count, page_size FROM pragma_page_count, pragma_freelist_count, pragma_page_size").
+		Scan(&pages, &free, &size); err != nil {
+		return fmt.Errorf("read the mirror's size: %w", err)
+	}
+	total := (pages - free) * size
+	// The WAL starts empty, unless another process reads the mirror: its
+	// growth is then the rebuild's alone, and the disk holds no copy of
+	// the pages the migration wrote beside the new ones.
+	var busy, logFrames, done int
+	if err := s.db.QueryRowContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &logFrames, &done); err != nil {
+		return fmt.Errorf("checkpoint before rebuilding: %w", err)
+	}
+	start := time.Now()
+	s.log.Info().Str(logfield.Path, s.path).Int64(logfield.Total, total).Msg("rebuilding the mirror to give free space back")
+	stop := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		tick := time.NewTicker(vacuumProgressEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				if fi, err := os.Stat(s.path + "-wal"); err == nil {
+					s.log.Info().Int64(logfield.Bytes, fi.Size()).Int64(logfield.Total, total).
+						Dur(logfield.Duration, time.Since(start)).Msg("rebuilding the mirror")
+				}
+			}
+		}
+	}()
+	_, err := s.db.ExecContext(ctx, "VACUUM")
+	close(stop)
+	<-stopped
+	if err != nil {
+		return fmt.Errorf("vacuum: %w", err)
+	}
+	s.log.Info().Int64(logfield.Bytes, total).Dur(logfield.Duration, time.Since(start)).Msg("rebuilt the mirror")
 	return nil
 }

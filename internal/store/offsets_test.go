@@ -199,6 +199,7 @@ func TestMigrationNetsCategorisedMoneyInOnExistingMirror(t *testing.T) {
 	}
 	undo12 = strings.Join(append(undo13, "DROP VIEW monthly_totals_rows", "DROP VIEW monthly_totals_base", undo12), "; ")
 	undo11 := "DROP TABLE people; DROP TABLE account_people; ALTER TABLE accounts DROP COLUMN gone_at; ALTER TABLE webhooks DROP COLUMN person"
+	undoCompactRaw(t, s.db)
 	for _, q := range []string{"DROP VIEW v_ledger; DROP VIEW v_monthly_income", undo12, strings.Join(v5, "\n"), migrationSQL("0007_ledger_view.sql"), undo11, "ALTER TABLE sync_state DROP COLUMN start_rowid", "PRAGMA user_version = 8"} {
 		if _, err := s.db.Exec(q); err != nil {
 			t.Fatal(err)

@@ -39,7 +39,7 @@ func TestSearchIndexFollowsEveryWrite(t *testing.T) {
 		}
 	}
 	insert := `INSERT INTO transactions (id, account_id, status, raw_text, description, message, is_categorizable,
-		amount_currency, amount_value, amount_base_units, created_at, note, deep_link_url, raw, content_hash, first_seen_at, updated_at, created_epoch)
+		amount_currency, amount_value, amount_base_units, created_at, note, deep_link_url, raw_full, content_hash, first_seen_at, updated_at, created_epoch)
 		VALUES (?, 'acc', 'SETTLED', ?, ?, ?, 1, 'AUD', '-1.00', -100, '2026-01-02T03:04:05+11:00', ?, '', '{}', x'00', '', '', ?)`
 	exec(insert, "tx-1", "SQ *BEAN THERE", "Bean There Café", nil, nil, 1)
 	exec(insert, "tx-2", nil, "Woolworths", "dinner with Sam", "split 3 ways", 2)

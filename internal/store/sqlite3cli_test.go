@@ -195,6 +195,7 @@ func triggerWrites(t *testing.T, db *sql.DB) string {
 	return fmt.Sprintf(`BEGIN;
 CREATE TEMP TABLE copy AS SELECT * FROM transactions WHERE id = %[1]s;
 UPDATE copy SET id = 'cli-held', status = 'HELD', settled_at = NULL, household_transfer_id = NULL, created_at = '2026-01-02T03:04:05.678+11:00';
+ALTER TABLE copy DROP COLUMN raw;
 INSERT INTO transactions SELECT * FROM copy;
 UPDATE transactions SET amount_base_units = amount_base_units - 250 WHERE id = %[2]s;
 UPDATE transactions SET note = 'sqlite3note' WHERE id = %[3]s;

@@ -66,10 +66,10 @@ var txLocalColumns = []string{
 
 var (
 	insertTxSQL = "INSERT INTO transactions (id, " + strings.Join(txColumns, ", ") + //nolint:gosec // column names are this package's constants
-		", raw, content_hash, fetched_at, first_seen_at, updated_at, " + strings.Join(txLocalColumns, ", ") +
-		") VALUES (?" + strings.Repeat(", ?", len(txColumns)+5+len(txLocalColumns)) + ")"
+		", raw_base, raw_patch, raw_full, content_hash, fetched_at, first_seen_at, updated_at, " + strings.Join(txLocalColumns, ", ") +
+		") VALUES (?" + strings.Repeat(", ?", len(txColumns)+7+len(txLocalColumns)) + ")"
 	updateTxSQL = "UPDATE transactions SET " + strings.Join(txColumns, " = ?, ") + //nolint:gosec // column names are this package's constants
-		" = ?, raw = ?, content_hash = ?, fetched_at = ?, updated_at = ?, " + strings.Join(txLocalColumns, " = ?, ") +
+		" = ?, raw_base = ?, raw_patch = ?, raw_full = ?, content_hash = ?, fetched_at = ?, updated_at = ?, " + strings.Join(txLocalColumns, " = ?, ") +
 		" = ? WHERE id = ?"
 )
 
@@ -184,6 +184,10 @@ type txWriter struct {
 	ins, upd *sql.Stmt
 	args     []any  // an insert's arguments, reused
 	hashed   []byte // contentHash's buffer, reused
+	rebuilt  []byte // compactRaw's buffer, reused
+	// whole are the rows written with their JSON whole (raw_full), which
+	// compactRow then tries to store as a base URL and patch.
+	whole []*bank.Transaction
 }
 
 func (s *Store) newTxWriter(ctx context.Context, tx *sql.Tx) (*txWriter, error) {
@@ -342,7 +346,8 @@ func (w *txWriter) upsert(ctx context.Context, txs []bank.Transaction) (changes 
 		case !found && older(fetched, deleted[t.ID]):
 			continue // fetched before we learned it was deleted: stale
 		case !found:
-			args = append(args, rawText(t.Raw), hash, fetched, w.now, w.now)
+			args = w.appendRaw(args, t)
+			args = append(args, hash, fetched, w.now, w.now)
 			args = appendTxLocal(args, t, w.loc)
 			w.args = args
 			if _, err := execRow(ctx, w.ins, args...); err != nil {
@@ -360,7 +365,8 @@ func (w *txWriter) upsert(ctx context.Context, txs []bank.Transaction) (changes 
 				changes[i] = Settled
 			}
 			upd := append(make([]any, 0, len(vals)+13), vals...)
-			upd = append(upd, rawText(t.Raw), hash, fetched, w.now)
+			upd = w.appendRaw(upd, t)
+			upd = append(upd, hash, fetched, w.now)
 			upd = appendTxLocal(upd, t, w.loc)
 			updates = append(updates, append(upd, t.ID))
 			history = append(history, [2]any{t.ID, changes[i]})
@@ -381,7 +387,38 @@ func (w *txWriter) upsert(ctx context.Context, txs []bank.Transaction) (changes 
 			return nil, fmt.Errorf("update transaction %s: %w", args[len(args)-1], err)
 		}
 	}
+	if err := w.compactWhole(ctx); err != nil {
+		return nil, err
+	}
 	return changes, w.writeTags(ctx, retag, tags)
+}
+
+// appendRaw appends the values of raw_base, raw_patch and raw_full for t:
+// the base URL and patch that give its JSON back byte for byte, or, when
+// they cannot (compactWhole tries harder), the JSON whole.
+func (w *txWriter) appendRaw(v []any, t *bank.Transaction) []any {
+	base, patch, next, ok := compactRaw(w.rebuilt, t)
+	w.rebuilt = next
+	if !ok {
+		w.whole = append(w.whole, t)
+		return append(v, nil, nil, rawText(t.Raw))
+	}
+	if patch == nil {
+		return append(v, base, nil, nil)
+	}
+	return append(v, base, string(patch), nil)
+}
+
+// compactWhole tries to store the JSON of each row written whole as a base
+// URL and patch (compactRow), once every row is written.
+func (w *txWriter) compactWhole(ctx context.Context) error {
+	for _, t := range w.whole {
+		if err := compactRow(ctx, w.tx, t.ID, t.Raw); err != nil {
+			return err
+		}
+	}
+	w.whole = w.whole[:0]
+	return nil
 }
 
 // recordChanges writes a history row for each (id, change) with the row's

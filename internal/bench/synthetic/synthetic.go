@@ -73,7 +73,7 @@ INSERT INTO transactions (id, account_id, status, raw_text, description, message
 	amount_currency, amount_value, amount_base_units,
 	foreign_amount_currency, foreign_amount_value, foreign_amount_base_units,
 	card_purchase_method, card_number_suffix, settled_at, created_at, transaction_type, deep_link_url,
-	category_id, parent_category_id, raw, content_hash, fetched_at, first_seen_at, updated_at)
+	category_id, parent_category_id, raw_full, content_hash, fetched_at, first_seen_at, updated_at)
 SELECT printf('synth-%08d-0000-4000-8000-%012d', i, i),
 	'synth-account-' || (i % 3),
 	CASE WHEN i % 50 = 0 THEN 'HELD' ELSE 'SETTLED' END,
