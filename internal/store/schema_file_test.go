@@ -65,8 +65,9 @@ const schemaHeader = `-- bankmirror's SQLite schema at version %d (PRAGMA user_v
 -- views, and a column is never renamed (docs/mirror.md says what they hold).
 -- A MoneyObject field X becomes X_currency (TEXT), X_value (TEXT, as sent) and
 -- X_base_units (INTEGER), all NULL when the object is null. Timestamps are the
--- RFC 3339 text the bank sent. ` + "`raw`" + ` columns hold the JSON resource exactly as
--- received. The tables SQLite's full-text search keeps for
+-- RFC 3339 text the bank sent. ` + "`raw`" + ` columns hold the JSON resource as
+-- received; transactions.raw is a generated column that rebuilds it from the
+-- row, raw_base and raw_patch (or is raw_full). The tables SQLite's full-text search keeps for
 -- transactions_search (transactions_search_data, ...) are not listed.
 `
 
