@@ -129,6 +129,97 @@ func TestMigrationBackupOnAFullDisk(t *testing.T) {
 	}
 }
 
+// fullDiskNoBackupEnv, set in the environment of TestFullDiskChild, makes
+// it open the mirror without the copy kept before migrating.
+const fullDiskNoBackupEnv = "BANKMIRROR_TEST_FULL_DISK_NO_BACKUP"
+
+// runFullDiskChild opens the mirror at path without the copy kept before
+// migrating, in a child process whose writes fail past limit bytes in any
+// file, and returns what it printed.
+func runFullDiskChild(t *testing.T, path string, limit int64) string {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestFullDiskChild$", "-test.count=1")
+	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d:%s", fullDiskEnv, limit, path), fullDiskNoBackupEnv+"=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	return string(out)
+}
+
+// A disk that fills while migration 20 compacts the transactions (its WAL
+// written past the limit): Open fails with the write's error, the mirror is
+// left as it was, at version 19, and the next Open with room migrates it.
+// One that fills while the mirror is then rebuilt: Open fails saying so, the
+// mirror is migrated, every row's JSON intact, and the next Open with room
+// rebuilds it.
+func TestCompactRawOnAFullDisk(t *testing.T) {
+	path := LoadFixture(t, 19)
+	before := dumpTables(t, path)
+	// Past the WAL index (32 KiB), short of the compaction's WAL.
+	out := runFullDiskChild(t, path, 64<<10)
+	if !strings.Contains(out, "OPEN FAILED: ") || !strings.Contains(out, "migrate to version 20") {
+		t.Fatalf("Open on a full disk did not fail migrating to version 20:\n%s", out)
+	}
+	db, err := sql.Open("sqlite3", "file:"+path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var v int
+	if err := db.QueryRow("PRAGMA user_version").Scan(&v); err != nil || v != 19 {
+		t.Errorf("the mirror is version %d (%v), want 19", v, err)
+	}
+	var ok string
+	if err := db.QueryRow("PRAGMA integrity_check").Scan(&ok); err != nil || ok != "ok" {
+		t.Errorf("integrity_check: %q, %v", ok, err)
+	}
+	if after := dumpTables(t, path); !slices.Equal(after, before) {
+		t.Error("the mirror's rows changed")
+	}
+	raw, err := queryStrings(db, "SELECT id || ' ' || raw FROM transactions ORDER BY id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = db.Close()
+
+	// Room for the compaction's WAL, not for the rebuilt file beside the
+	// mirror's pages.
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out = runFullDiskChild(t, path, fi.Size()/3)
+	if !strings.Contains(out, "OPEN FAILED: ") || !strings.Contains(out, "rebuild the mirror") {
+		t.Fatalf("Open on a full disk did not fail rebuilding the mirror:\n%s", out)
+	}
+	st, err := Open(context.Background(), path, WithMigrationBackup(false))
+	if err != nil {
+		t.Fatalf("Open with room: %v", err)
+	}
+	defer st.Close()
+	if n := queryInt(t, st, "PRAGMA user_version"); n != int64(SchemaVersion()) {
+		t.Errorf("version %d after Open with room, want %d", n, SchemaVersion())
+	}
+	if n := queryInt(t, st, "PRAGMA freelist_count"); n != 0 {
+		t.Errorf("%d free pages: not rebuilt", n)
+	}
+	got, err := queryStrings(st.Reader(), "SELECT id || ' ' || raw FROM transactions ORDER BY id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(raw) {
+		t.Fatalf("%d transactions, want %d", len(got), len(raw))
+	}
+	for i := range got {
+		a, b, _ := strings.Cut(got[i], " ")
+		c, d, _ := strings.Cut(raw[i], " ")
+		if a != c || !sameJSON([]byte(b), []byte(d)) {
+			t.Errorf("raw of %s:\n got %.400s\nwant %.400s", c, b, d)
+		}
+	}
+}
+
 // TestFullDiskChild is TestMigrationBackupOnAFullDisk's child process.
 func TestFullDiskChild(t *testing.T) {
 	arg := os.Getenv(fullDiskEnv)
@@ -149,7 +240,11 @@ func TestFullDiskChild(t *testing.T) {
 	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &rl); err != nil {
 		t.Fatal(err)
 	}
-	st, err := Open(context.Background(), path)
+	var opts []Option
+	if os.Getenv(fullDiskNoBackupEnv) != "" {
+		opts = append(opts, WithMigrationBackup(false))
+	}
+	st, err := Open(context.Background(), path, opts...)
 	if err == nil {
 		_ = st.Close()
 		fmt.Println("OPEN SUCCEEDED")
