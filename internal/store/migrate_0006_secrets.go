@@ -103,16 +103,10 @@ func (s *Store) scrubIfPending(ctx context.Context) error {
 // vacuumProgressEvery is how often vacuum logs how far it is.
 const vacuumProgressEvery = 5 * time.Second
 
-// vacuum rebuilds the mirror, logging its progress: VACUUM writes the new
-// file through the WAL, whose growth towards the size of the pages in use
-// says how far it is.
+// vacuum rebuilds the mirror, logging its progress: VACUUM builds the new
+// file aside, then writes it through the WAL, whose growth (from empty)
+// says how far it is, and whose size at the end is the new file's.
 func (s *Store) vacuum(ctx context.Context) error {
-	var pages, free, size int64
-	if err := s.db.QueryRowContext(ctx, "SELECT page_count, freelist_count, page_size FROM pragma_page_count, pragma_freelist_count, pragma_page_size").
-		Scan(&pages, &free, &size); err != nil {
-		return fmt.Errorf("read the mirror's size: %w", err)
-	}
-	total := (pages - free) * size
 	// The WAL starts empty, unless another process reads the mirror: its
 	// growth is then the rebuild's alone, and the disk holds no copy of
 	// the pages the migration wrote beside the new ones.
@@ -120,8 +114,19 @@ func (s *Store) vacuum(ctx context.Context) error {
 	if err := s.db.QueryRowContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &logFrames, &done); err != nil {
 		return fmt.Errorf("checkpoint before rebuilding: %w", err)
 	}
+	walSize := func() int64 {
+		fi, err := os.Stat(s.path + "-wal")
+		if err != nil {
+			return 0
+		}
+		return fi.Size()
+	}
+	var size int64
+	if fi, err := os.Stat(s.path); err == nil {
+		size = fi.Size()
+	}
 	start := time.Now()
-	s.log.Info().Str(logfield.Path, s.path).Int64(logfield.Total, total).Msg("rebuilding the mirror to give free space back")
+	s.log.Info().Str(logfield.Path, s.path).Int64(logfield.Bytes, size).Msg("rebuilding the mirror to give free space back")
 	stop := make(chan struct{})
 	stopped := make(chan struct{})
 	go func() {
@@ -133,10 +138,8 @@ func (s *Store) vacuum(ctx context.Context) error {
 			case <-stop:
 				return
 			case <-tick.C:
-				if fi, err := os.Stat(s.path + "-wal"); err == nil {
-					s.log.Info().Int64(logfield.Bytes, fi.Size()).Int64(logfield.Total, total).
-						Dur(logfield.Duration, time.Since(start)).Msg("rebuilding the mirror")
-				}
+				s.log.Info().Int64(logfield.Bytes, walSize()).Dur(logfield.Duration, time.Since(start)).
+					Msg("rebuilding the mirror: written so far")
 			}
 		}
 	}()
@@ -146,6 +149,6 @@ func (s *Store) vacuum(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("vacuum: %w", err)
 	}
-	s.log.Info().Int64(logfield.Bytes, total).Dur(logfield.Duration, time.Since(start)).Msg("rebuilt the mirror")
+	s.log.Info().Int64(logfield.Bytes, walSize()).Dur(logfield.Duration, time.Since(start)).Msg("rebuilt the mirror")
 	return nil
 }
