@@ -67,6 +67,9 @@ type Store struct {
 	uid  int            // the user the files must belong to
 	// restartFrames is the WAL size past which it is restarted.
 	restartFrames int
+	// inbox counts the inbox commits queued or running, which go before
+	// the event worker's (writeorder.go).
+	inbox inboxGate
 	// stmts are the writer's statements prepared at open (stmtcache.go).
 	stmts map[string]*sql.Stmt
 	// noMigrationBackup skips the copy Open keeps before migrating.

@@ -1,0 +1,99 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"runtime"
+	"testing"
+)
+
+// waitForWriterWaiters returns once n more requests than before have
+// waited for the writer connection.
+func waitForWriterWaiters(s *Store, before int64, n int64) {
+	for s.db.Stats().WaitCount < before+n {
+		runtime.Gosched()
+	}
+}
+
+// TestInboxCommitGoesBeforeTheWorkers holds the writer while the worker's
+// commit (ApplyEvents) and then an inbox insert queue for it. Whichever of
+// them database/sql hands the writer to first, the insert commits first:
+// the worker's commit, which marks the event processed, finds it.
+func TestInboxCommitGoesBeforeTheWorkers(t *testing.T) {
+	s, _ := mustOpen(t)
+	ctx := context.Background()
+	// database/sql picks a waiter at random: without the order, a round
+	// passes half the time.
+	for i := range 16 {
+		id := fmt.Sprintf("ev-%d", i)
+		held, err := s.db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		waits := s.db.Stats().WaitCount
+		applied := make(chan error, 1)
+		go func() {
+			_, err := s.ApplyEvents(ctx, EventBatch{Events: []string{id}})
+			applied <- err
+		}()
+		waitForWriterWaiters(s, waits, 1)
+		inserted := make(chan error, 1)
+		go func() {
+			_, err := s.InsertEvents(ctx, []InboxEvent{{ID: id, EventType: "PING", WebhookID: "w", CreatedAt: "x", Body: "{}"}})
+			inserted <- err
+		}()
+		waitForWriterWaiters(s, waits, 2)
+		if err := held.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-inserted; err != nil {
+			t.Fatal(err)
+		}
+		if err := <-applied; err != nil {
+			t.Fatal(err)
+		}
+		var processed sql.NullString
+		if err := s.ro.QueryRowContext(ctx, "SELECT processed_at FROM webhook_events WHERE id = ?", id).Scan(&processed); err != nil {
+			t.Fatal(err)
+		}
+		if !processed.Valid {
+			t.Fatalf("round %d: the worker's commit went before the insert queued beside it (event left unprocessed)", i)
+		}
+	}
+}
+
+// TestWorkerCommitSkipsOnlyItsOwnSync: the worker's transaction runs at
+// synchronous=NORMAL, and the writer is FULL again after it, for the
+// inbox's inserts, whether it committed or failed.
+func TestWorkerCommitSkipsOnlyItsOwnSync(t *testing.T) {
+	s, _ := mustOpen(t)
+	ctx := context.Background()
+	level := func(q interface {
+		QueryRowContext(context.Context, string, ...any) *sql.Row
+	}) int {
+		t.Helper()
+		var n int
+		if err := q.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for _, fail := range []bool{false, true} {
+		err := s.inTxAfterInbox(ctx, func(tx *sql.Tx) error {
+			if got := level(tx); got != 1 {
+				t.Errorf("synchronous in the worker's transaction = %d, want 1 (NORMAL)", got)
+			}
+			if fail {
+				return fmt.Errorf("fail")
+			}
+			return nil
+		})
+		if (err != nil) != fail {
+			t.Fatalf("err = %v", err)
+		}
+		if got := level(s.db); got != 2 {
+			t.Fatalf("synchronous of the writer after the worker's transaction (failed %v) = %d, want 2 (FULL)", fail, got)
+		}
+	}
+}
