@@ -83,6 +83,9 @@ func (s *Store) InsertEvents(ctx context.Context, evs []InboxEvent) (inserted []
 		}
 		return nil
 	})
+	if err == nil {
+		s.lastInsert.Store(s.now().UnixNano()) // checkpoints wait for a pause (checkpoint.go)
+	}
 	return inserted, err
 }
 
