@@ -33,8 +33,9 @@ const checkpointEvery = 500 * time.Millisecond
 // those fsyncs. It runs once no insert has committed for checkpointQuiet,
 // or checkpointMaxDefer after the last one ran, whichever comes first.
 // The burst rewrites the same few pages (the inbox's last leaves), which
-// the later checkpoint copies once; the WAL, written to its full length
-// when serve starts (restartFrames), holds what a second of commits adds.
+// the later checkpoint copies once; the WAL, which serve writes to its
+// full length when it starts (PrepareWAL), holds what a second of commits
+// adds.
 const (
 	checkpointQuiet    = 100 * time.Millisecond
 	checkpointMaxDefer = time.Second
