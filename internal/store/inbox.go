@@ -166,8 +166,7 @@ type BatchResult struct {
 
 // ApplyEvents applies b in one transaction: upserts (newest copy wins),
 // deletions (with tombstones), and the events marked processed. Inbox
-// inserts waiting for the writer go first, and the commit is not synced
-// on its own (writeorder.go).
+// inserts waiting for the writer go first (writeorder.go).
 func (s *Store) ApplyEvents(ctx context.Context, b EventBatch) (res BatchResult, err error) {
 	err = s.inTxAfterInbox(ctx, func(tx *sql.Tx) error {
 		start := time.Now()

@@ -3,8 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
-	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -19,14 +17,9 @@ import (
 // inbox to be idle, for at most inboxFirstMax at a time: a receiver that
 // never pauses delays the worker, it does not stop it.
 //
-// The worker's transaction also commits without an fsync of its own
-// (synchronous=NORMAL for that transaction, FULL again after it): what it
-// writes is the bank's state of transactions and the events it marks
-// processed, all of which a power loss may take back without harm (the
-// events are then pending again, and applying them again fetches the same
-// state). WAL keeps the commit atomic, and the next durable commit (an
-// insert's) or checkpoint syncs its frames with its own. An insert, which
-// an acknowledgement promises is on disk, stays synchronous=FULL.
+// The worker's commit keeps its own fsync (synchronous=FULL): committed
+// without it, its frames would wait in the page cache for the next
+// insert's fsync, which an acknowledgement waits for.
 const inboxFirstMax = 50 * time.Millisecond
 
 // inboxGate counts the inbox commits queued or running.
@@ -65,7 +58,7 @@ func (g *inboxGate) waiting() <-chan struct{} {
 }
 
 // inTxAfterInbox is InTx for the worker's transactions: it lets queued
-// inbox commits go first (see above), and commits without an fsync.
+// inbox commits go first (see above).
 func (s *Store) inTxAfterInbox(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	deadline := time.Now().Add(inboxFirstMax)
 	for {
@@ -75,7 +68,7 @@ func (s *Store) inTxAfterInbox(ctx context.Context, fn func(tx *sql.Tx) error) e
 		}
 		idle := s.inbox.waiting()
 		if idle == nil || !time.Now().Before(deadline) {
-			return s.inTxNoSync(ctx, conn, fn)
+			return inConnTx(ctx, conn, fn)
 		}
 		// Give the connection back to the insert waiting for it.
 		if err := conn.Close(); err != nil {
@@ -93,32 +86,17 @@ func (s *Store) inTxAfterInbox(ctx context.Context, fn func(tx *sql.Tx) error) e
 	}
 }
 
-// inTxNoSync runs fn in a write transaction on conn, the writer
-// connection, committed with synchronous=NORMAL, and closes conn. If the
-// connection cannot be set back to FULL it is discarded, so that no later
-// insert commits on it without an fsync.
-func (s *Store) inTxNoSync(ctx context.Context, conn *sql.Conn, fn func(tx *sql.Tx) error) (err error) {
-	if _, err := conn.ExecContext(ctx, "PRAGMA synchronous = NORMAL"); err != nil {
-		return errors.Join(fmt.Errorf("begin: %w", err), s.releaseWriter(ctx, conn))
-	}
-	defer func() { err = errors.Join(err, s.releaseWriter(ctx, conn)) }()
+// inConnTx runs fn in a write transaction on conn, then closes conn (gives
+// it back to the pool).
+func inConnTx(ctx context.Context, conn *sql.Conn, fn func(tx *sql.Tx) error) (err error) {
+	defer func() {
+		if cerr := conn.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("release writer: %w", cerr)
+		}
+	}()
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
 	return runTx(tx, fn)
-}
-
-// releaseWriter sets conn back to synchronous=FULL and closes it (returns
-// it to the pool); if that fails, conn is discarded instead.
-func (s *Store) releaseWriter(ctx context.Context, conn *sql.Conn) error {
-	_, err := conn.ExecContext(context.WithoutCancel(ctx), "PRAGMA synchronous = FULL")
-	if err != nil {
-		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
-		return fmt.Errorf("restore synchronous: %w", err)
-	}
-	if err := conn.Close(); err != nil {
-		return fmt.Errorf("release writer: %w", err)
-	}
-	return nil
 }

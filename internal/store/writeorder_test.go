@@ -62,38 +62,3 @@ func TestInboxCommitGoesBeforeTheWorkers(t *testing.T) {
 		}
 	}
 }
-
-// TestWorkerCommitSkipsOnlyItsOwnSync: the worker's transaction runs at
-// synchronous=NORMAL, and the writer is FULL again after it, for the
-// inbox's inserts, whether it committed or failed.
-func TestWorkerCommitSkipsOnlyItsOwnSync(t *testing.T) {
-	s, _ := mustOpen(t)
-	ctx := context.Background()
-	level := func(q interface {
-		QueryRowContext(context.Context, string, ...any) *sql.Row
-	}) int {
-		t.Helper()
-		var n int
-		if err := q.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
-	for _, fail := range []bool{false, true} {
-		err := s.inTxAfterInbox(ctx, func(tx *sql.Tx) error {
-			if got := level(tx); got != 1 {
-				t.Errorf("synchronous in the worker's transaction = %d, want 1 (NORMAL)", got)
-			}
-			if fail {
-				return fmt.Errorf("fail")
-			}
-			return nil
-		})
-		if (err != nil) != fail {
-			t.Fatalf("err = %v", err)
-		}
-		if got := level(s.db); got != 2 {
-			t.Fatalf("synchronous of the writer after the worker's transaction (failed %v) = %d, want 2 (FULL)", fail, got)
-		}
-	}
-}
