@@ -62,3 +62,25 @@ func TestInboxCommitGoesBeforeTheWorkers(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkerCommitsWhileTheInboxNeverPauses: inserts that never stop
+// delay the worker's commit, they do not stop it.
+func TestWorkerCommitsWhileTheInboxNeverPauses(t *testing.T) {
+	s, _ := mustOpen(t)
+	ctx := context.Background()
+	if _, err := s.InsertEvents(ctx, []InboxEvent{{ID: "e1", EventType: "PING", WebhookID: "w", CreatedAt: "x", Body: "{}"}}); err != nil {
+		t.Fatal(err)
+	}
+	s.inbox.enter() // an insert queued for ever
+	defer s.inbox.leave()
+	if _, err := s.ApplyEvents(ctx, EventBatch{Events: []string{"e1"}}); err != nil {
+		t.Fatal(err)
+	}
+	var processed sql.NullString
+	if err := s.ro.QueryRowContext(ctx, "SELECT processed_at FROM webhook_events WHERE id = 'e1'").Scan(&processed); err != nil {
+		t.Fatal(err)
+	}
+	if !processed.Valid {
+		t.Fatal("the worker's commit did not mark the event processed")
+	}
+}
