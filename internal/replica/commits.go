@@ -18,8 +18,8 @@ import (
 // transactions, each with the events about them, sized so that a commit
 // holds the lock about commitTarget (store.BatchResult.Held, its fsync
 // aside); between two parts a receiver commit that waits goes first
-// (database/sql hands the writer connection to a waiting request as it is
-// released).
+// (store.ApplyEvents gives the writer back, unbegun, while an insert is
+// queued for it).
 //
 // An event is committed with its transaction's new state or after it, never
 // before: a stop or a crash between two parts leaves the later parts' events

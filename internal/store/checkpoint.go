@@ -27,6 +27,28 @@ func init() {
 // checkpointEvery is how often the background connection checkpoints.
 const checkpointEvery = 500 * time.Millisecond
 
+// A checkpoint waits while the inbox commits: during a burst of webhook
+// deliveries, each acknowledged after its insert's fsync, a checkpoint's
+// writes to the database file and its fsync queue on the disk ahead of
+// those fsyncs. It runs once no insert has committed for checkpointQuiet,
+// or checkpointMaxDefer after the last one ran, whichever comes first.
+// The burst rewrites the same few pages (the inbox's last leaves), which
+// the later checkpoint copies once; the WAL, which serve writes to its
+// full length when it starts (PrepareWAL), holds what a second of commits
+// adds.
+const (
+	checkpointQuiet    = 100 * time.Millisecond
+	checkpointMaxDefer = time.Second
+)
+
+// checkpointDeferred reports whether a checkpoint due at now waits for the
+// inbox's commits to pause.
+func (s *Store) checkpointDeferred(now time.Time) bool {
+	last := time.Unix(0, s.lastCheckpoint.Load())
+	insert := time.Unix(0, s.lastInsert.Load())
+	return now.Sub(insert) < checkpointQuiet && now.Sub(last) < checkpointMaxDefer
+}
+
 // startCheckpoints opens the checkpointing connection and starts its loop.
 func (s *Store) startCheckpoints() error {
 	// The checkpointer reads the WAL and writes the database file; it
@@ -37,6 +59,7 @@ func (s *Store) startCheckpoints() error {
 	}
 	ck.SetMaxOpenConns(1)
 	s.ck, s.stop, s.done = ck, make(chan struct{}), make(chan struct{})
+	s.lastCheckpoint.Store(s.now().UnixNano())
 	go s.checkpoints()
 	return nil
 }
@@ -50,15 +73,22 @@ func (s *Store) checkpoints() {
 	for {
 		select {
 		case <-s.stop:
-			s.checkpoint()
+			s.checkpoint(true)
 			return
 		case <-t.C:
-			s.checkpoint()
+			s.checkpoint(false)
 		}
 	}
 }
 
-func (s *Store) checkpoint() {
+// checkpoint runs a checkpoint unless it waits for the inbox
+// (checkpointDeferred); force runs it regardless.
+func (s *Store) checkpoint(force bool) {
+	now := s.now()
+	if !force && s.checkpointDeferred(now) {
+		return
+	}
+	s.lastCheckpoint.Store(now.UnixNano())
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	// Failures (a full disk) leave the frames in the WAL for the next try;

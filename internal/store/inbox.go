@@ -51,6 +51,8 @@ func NewInboxEvent(e bank.WebhookEvent, source, body string) InboxEvent {
 // the ids that were new. When it returns nil the commit is durable
 // (synchronous=FULL).
 func (s *Store) InsertEvents(ctx context.Context, evs []InboxEvent) (inserted []string, err error) {
+	s.inbox.enter() // ahead of the worker's transactions (writeorder.go)
+	defer s.inbox.leave()
 	err = s.InTx(ctx, func(tx *sql.Tx) error {
 		inserted = inserted[:0]
 		st, err := s.txStmt(ctx, tx, insertEventSQL)
@@ -81,6 +83,9 @@ func (s *Store) InsertEvents(ctx context.Context, evs []InboxEvent) (inserted []
 		}
 		return nil
 	})
+	if err == nil {
+		s.lastInsert.Store(s.now().UnixNano()) // checkpoints wait for a pause (checkpoint.go)
+	}
 	return inserted, err
 }
 
@@ -160,9 +165,10 @@ type BatchResult struct {
 }
 
 // ApplyEvents applies b in one transaction: upserts (newest copy wins),
-// deletions (with tombstones), and the events marked processed.
+// deletions (with tombstones), and the events marked processed. Inbox
+// inserts waiting for the writer go first (writeorder.go).
 func (s *Store) ApplyEvents(ctx context.Context, b EventBatch) (res BatchResult, err error) {
-	err = s.InTx(ctx, func(tx *sql.Tx) error {
+	err = s.inTxAfterInbox(ctx, func(tx *sql.Tx) error {
 		start := time.Now()
 		res = BatchResult{Changes: map[string]Change{}}
 		defer func() { res.Held = time.Since(start) }()

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	_ "github.com/mattn/go-sqlite3" // the SQLite driver
@@ -67,6 +68,12 @@ type Store struct {
 	uid  int            // the user the files must belong to
 	// restartFrames is the WAL size past which it is restarted.
 	restartFrames int
+	// inbox counts the inbox commits queued or running, which go before
+	// the event worker's (writeorder.go).
+	inbox inboxGate
+	// lastInsert and lastCheckpoint are when (UnixNano, s.now) the inbox
+	// last committed and the checkpointer last ran (checkpoint.go).
+	lastInsert, lastCheckpoint atomic.Int64
 	// stmts are the writer's statements prepared at open (stmtcache.go).
 	stmts map[string]*sql.Stmt
 	// noMigrationBackup skips the copy Open keeps before migrating.
