@@ -72,7 +72,7 @@ const shutdownGrace = 5 * time.Second
 // SyncOptions are bench sync's settings.
 type SyncOptions struct {
 	Transactions int           // in the simulated bank
-	Rounds       int           // of (sync, baseline), alternated
+	Rounds       int           // of (sync, baseline, reference client), alternated
 	Dir          string        // for the databases; "" makes a temporary one
 	Stall        time.Duration // give up when a sync makes no progress for this long
 	CPUProfile   string        // file of a CPU profile of the first sync, or ""
