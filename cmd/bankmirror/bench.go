@@ -49,7 +49,7 @@ func (a *app) benchSyncMode() *cli.Command {
 	fs := newFlags("bench sync")
 	var o bench.SyncOptions
 	fs.IntVar(&o.Transactions, "transactions", 100000, "transactions in the simulated bank")
-	fs.IntVar(&o.Rounds, "rounds", 3, "rounds of (sync, baseline), alternated")
+	fs.IntVar(&o.Rounds, "rounds", 3, "rounds of (sync, baseline, reference client), alternated")
 	fs.StringVar(&o.Dir, "dir", "", "directory `DIR` for the benchmark databases (default: a temporary one)")
 	fs.DurationVar(&o.Stall, "stall", time.Minute, "give up when a sync makes no progress for this long (e.g. waiting for a request budget)")
 	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the first sync to this `FILE`")
