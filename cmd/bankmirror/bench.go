@@ -210,9 +210,10 @@ func (a *app) benchSoakMode() *cli.Command {
 	fs.StringVar(&o.MemLimit, "gomemlimit", "24MiB", "`GOMEMLIMIT` of the daemon, as the systemd unit sets it (off: none)")
 	fs.BoolVar(&o.Feed, "feed", false, "also feed the simulator's fake YNAB (a feeds file with one ynab feed)")
 	fs.BoolVar(&o.Alerts, "alerts", false, "also a rule alerting every purchase to an http channel")
+	fs.StringVar(&o.Binary, "binary", "", "run the daemon and bench bare from this bankmirror `BINARY` (another build, as a baseline) instead of this one")
 	fs.StringVar(&o.Dir, "dir", "", "directory `DIR` for the mirror (default: a temporary one)")
 	return &cli.Command{Name: "soak", Flags: fs,
-		Synopsis: "[--transactions N] [--duration DURATION] [--warmup DURATION] [--live RATE] [--sync-every DURATION] [--gomemlimit GOMEMLIMIT] [--feed] [--alerts] [--dir DIR]",
+		Synopsis: "[--transactions N] [--duration DURATION] [--warmup DURATION] [--live RATE] [--sync-every DURATION] [--gomemlimit GOMEMLIMIT] [--feed] [--alerts] [--binary BINARY] [--dir DIR]",
 		Summary:  "bankmirror serve at work (bank changes with webhook events, syncs, a kill -9 and restart): its steady RSS beside bench bare's",
 		Run: a.configured(func(ctx context.Context, _ []string) error {
 			if o.Transactions < 1 || o.Duration <= 0 || o.Warmup < 0 || o.SyncEvery < time.Second {

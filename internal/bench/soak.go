@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"sync/atomic"
@@ -27,6 +28,10 @@ type SoakOptions struct {
 	// feed); Alerts adds a rules file alerting every purchase to an http
 	// channel served by this process.
 	Feed, Alerts bool
+	// Binary, if set, is the bankmirror binary that runs the daemon and
+	// bench bare (another build, e.g. main's, as the baseline); the
+	// simulator stays this one.
+	Binary string
 }
 
 // Soak measures what the daemon holds while it works as it does in a
@@ -54,6 +59,12 @@ func Soak(ctx context.Context, env Env, o SoakOptions) error {
 	listen, admin, err := freeAddrs()
 	if err != nil {
 		return err
+	}
+	denv := env
+	if o.Binary != "" {
+		denv.Command = func(ctx context.Context, args ...string) (*exec.Cmd, error) {
+			return exec.CommandContext(ctx, o.Binary, args...), nil //nolint:gosec // the binary the user named
+		}
 	}
 	db := filepath.Join(o.Dir, "soak.db")
 	set := map[string]string{"API_URL": sim.apiURL, "TOKEN": sim.token, "DB": db, "LISTEN": listen, "ADMIN_LISTEN": admin,
@@ -100,16 +111,19 @@ func Soak(ctx context.Context, env Env, o SoakOptions) error {
 	}
 	fmt.Fprintf(w, "bench soak: bankmirror serve (child process) backfills %d simulated transactions, then the bank changes at %s with webhook events, a sync every %s%s, one kill -9 and restart halfway; %s in all, %s of warm-up after each start not counted; GOMEMLIMIT=%s\n",
 		o.Transactions, o.Live, o.SyncEvery, with, o.Duration, o.Warmup, o.MemLimit)
+	if o.Binary != "" {
+		fmt.Fprintf(w, "the daemon and bench bare: %s\n", o.Binary)
+	}
 	fmt.Fprintln(w, settingsLine(user))
 	fmt.Fprintf(w, "repeat: bankmirror bench soak --transactions %d --duration %s --warmup %s --live %s --sync-every %s --gomemlimit %s --feed=%t --alerts=%t\n",
 		o.Transactions, o.Duration, o.Warmup, o.Live, o.SyncEvery, o.MemLimit, o.Feed, o.Alerts)
 
-	if out, err := env.runChild(ctx, vars, "webhook", "register", "--url", "http://"+listen+cfg.WebhookPath); err != nil {
+	if out, err := denv.runChild(ctx, vars, "webhook", "register", "--url", "http://"+listen+cfg.WebhookPath); err != nil {
 		return fmt.Errorf("register a webhook: %w: %s", err, out)
 	}
 	secret := make([]byte, 16)
 	_, _ = rand.Read(secret)
-	bare, err := env.startBare(ctx, cfg.WebhookPath, hex.EncodeToString(secret))
+	bare, err := denv.startBare(ctx, cfg.WebhookPath, hex.EncodeToString(secret))
 	if err != nil {
 		return err
 	}
@@ -118,7 +132,7 @@ func Soak(ctx context.Context, env Env, o SoakOptions) error {
 	var d *serveChild
 	start := func() error {
 		var err error
-		if d, err = env.startServeChild(ctx, vars); err != nil {
+		if d, err = denv.startServeChild(ctx, vars); err != nil {
 			return err
 		}
 		return waitHTTP(ctx, "http://"+admin+"/readyz", 30*time.Minute, d)
