@@ -21,7 +21,7 @@ func (a *app) benchCommand() *cli.Command {
 	return &cli.Command{Name: "bench", Default: "sync",
 		Summary: "whole-system benchmarks against same-run baselines: sync, receiver, burst, idle, export, bucket, ui, household, rules, feeds",
 		Commands: []*cli.Command{
-			a.benchSyncMode(), a.benchReceiverMode(), a.benchBurstMode(), a.benchIdleMode(), a.benchExportMode(),
+			a.benchSyncMode(), a.benchReceiverMode(), a.benchBurstMode(), a.benchIdleMode(), a.benchSoakMode(), a.benchExportMode(),
 			a.benchBucketMode(), a.benchUIMode(), a.benchHouseholdMode(), a.benchRulesMode(), a.benchBareMode(),
 			a.benchFeedsMode(),
 		}}
@@ -196,6 +196,30 @@ func (a *app) benchIdleMode() *cli.Command {
 				return fmt.Errorf("%w: --transactions, --idle and --ticks must be positive", cli.ErrUsage)
 			}
 			return bench.Idle(ctx, a.benchEnv(), o)
+		})}
+}
+
+func (a *app) benchSoakMode() *cli.Command {
+	fs := newFlags("bench soak")
+	var o bench.SoakOptions
+	fs.IntVar(&o.Transactions, "transactions", 5000, "transactions in the simulated bank, backfilled by the daemon's start-up sync")
+	fs.DurationVar(&o.Duration, "duration", 3*time.Minute, "how long the soak runs, the start-up sync included")
+	fs.DurationVar(&o.Warmup, "warmup", 30*time.Second, "after each start of the daemon, not counted")
+	fs.StringVar(&o.Live, "live", "30/m", "the bank's pace of changes, each with its webhook events (`RATE`: N/s, N/m or N/h)")
+	fs.DurationVar(&o.SyncEvery, "sync-every", 20*time.Second, "the daemon's sync schedule (`DURATION` between incremental syncs and heals)")
+	fs.StringVar(&o.MemLimit, "gomemlimit", "24MiB", "`GOMEMLIMIT` of the daemon, as the systemd unit sets it (off: none)")
+	fs.BoolVar(&o.Feed, "feed", false, "also feed the simulator's fake YNAB (a feeds file with one ynab feed)")
+	fs.BoolVar(&o.Alerts, "alerts", false, "also a rule alerting every purchase to an http channel")
+	fs.StringVar(&o.Binary, "binary", "", "run the daemon and bench bare from this bankmirror `BINARY` (another build, as a baseline) instead of this one")
+	fs.StringVar(&o.Dir, "dir", "", "directory `DIR` for the mirror (default: a temporary one)")
+	return &cli.Command{Name: "soak", Flags: fs,
+		Synopsis: "[--transactions N] [--duration DURATION] [--warmup DURATION] [--live RATE] [--sync-every DURATION] [--gomemlimit GOMEMLIMIT] [--feed] [--alerts] [--binary BINARY] [--dir DIR]",
+		Summary:  "bankmirror serve at work (bank changes with webhook events, syncs, a kill -9 and restart): its steady RSS beside bench bare's",
+		Run: a.configured(func(ctx context.Context, _ []string) error {
+			if o.Transactions < 1 || o.Duration <= 0 || o.Warmup < 0 || o.SyncEvery < time.Second {
+				return fmt.Errorf("%w: --transactions and --duration must be positive, --warmup not negative, --sync-every at least 1s", cli.ErrUsage)
+			}
+			return bench.Soak(ctx, a.benchEnv(), o)
 		})}
 }
 

@@ -51,6 +51,10 @@ func TestBenchModes(t *testing.T) {
 			"repeat: bankmirror bench burst --events 200", "174 events (74 held and 24 settled purchases; 50 settlements, 8 by DELETED+CREATED, 10 deleted holds)",
 			"| 174 (", "requests by route: ", "GET /transactions 200: ", "account balances: equal to the bank's",
 		}},
+		{"soak", []string{"bench", "soak", "--transactions", "500", "--duration", "12s", "--warmup", "1s", "--live", "5/s", "--sync-every", "2s", "--feed", "--alerts"}, []string{
+			"repeat: bankmirror bench soak --transactions 500 --duration 12s --warmup 1s --live 5/s --sync-every 2s --gomemlimit 24MiB --feed=true --alerts=true",
+			"a YNAB feed", "a rule alerting every purchase", "| steady RSS (median) |", "alerts received by the channel: ",
+		}},
 		// One bucket is enough here: the mode's counts and exactness, not
 		// the wait for a second bucket (minutes).
 		{"bucket", []string{"bench", "bucket", "--transactions", "500", "--purchase-every", "20ms"}, []string{

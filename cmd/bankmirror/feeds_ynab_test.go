@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	ynabfake "github.com/bankmirror/bankmirror/internal/simulator/ynab"
+	"github.com/bankmirror/bankmirror/internal/simulator/ynab/ynabspec"
 )
 
 // feeds push fills the fake YNAB with the mirror's Spending account, one
@@ -19,7 +20,7 @@ func TestFeedsPushYNAB(t *testing.T) {
 	b := newBank(t, 60)
 	var mu sync.Mutex
 	var invalid []string
-	f, err := ynabfake.New(ynabfake.Options{Token: "ytok", OnInvalid: func(err error) {
+	f, err := ynabfake.New(ynabfake.Options{Token: "ytok", Spec: ynabspec.MustLoad(), OnInvalid: func(err error) {
 		mu.Lock()
 		invalid = append(invalid, err.Error())
 		mu.Unlock()

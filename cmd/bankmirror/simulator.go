@@ -12,6 +12,13 @@ import (
 	ynabfake "github.com/bankmirror/bankmirror/internal/simulator/ynab"
 )
 
+// ynabSpec, when set, loads YNAB's API description for the fake YNAB of
+// `simulator --ynab` to validate requests against. The daemon's build
+// leaves it unset, so that the binary does not link the OpenAPI and JSON
+// Schema libraries; a build with -tags ynabspec, and this package's
+// tests, set it.
+var ynabSpec func() (ynabfake.Spec, error)
+
 func (a *app) simulatorCommand() *cli.Command {
 	fs := newFlags("simulator")
 	listen := fs.String("listen", "127.0.0.1:8081", "`ADDR` to listen on (host:port)")
@@ -32,7 +39,8 @@ func (a *app) simulatorCommand() *cli.Command {
 	people := fs.String("people", "", "a household of these `NAMES` (comma-separated, e.g. alex,sam): a token, customer id, own accounts and webhooks each, one 2Up joint account shared")
 	jointTx := fs.Int("joint-transactions", -1, "`N` seeded transactions on the household's joint account (default: --transactions / 5)")
 	jointWebhooks := fs.Bool("joint-webhooks", false, "send the joint account's webhook events, which the real bank does not (up-banking/api#142)")
-	withYNAB := fs.Bool("ynab", false, "also serve a fake of YNAB's API under /ynab/v1, with a plan \"Household\" (printed: its URL and token)")
+	withYNAB := fs.Bool("ynab", false, "also serve a fake of YNAB's API under /ynab/v1, with a plan \"Household\" (printed: its URL and token); "+
+		"requests are validated against YNAB's API description in a build with -tags ynabspec")
 	return &cli.Command{Name: "simulator", Flags: fs,
 		Synopsis: "[--listen ADDR] [--token TOKEN] [--control-token TOKEN] [--transactions N] [--seed SEED] [--now TIME] " +
 			"[--public-url URL] [--live RATE] [--webhook-retry BASE,MAX,ATTEMPTS] [--signature-header NAME] " +
@@ -53,7 +61,13 @@ func (a *app) simulatorCommand() *cli.Command {
 			h := sim.Handler()
 			var yf *ynabfake.Fake
 			if *withYNAB {
-				if yf, h, err = ynabfake.Beside(h, opts.Now); err != nil {
+				var spec ynabfake.Spec
+				if ynabSpec != nil {
+					if spec, err = ynabSpec(); err != nil {
+						return err
+					}
+				}
+				if yf, h, err = ynabfake.Beside(h, opts.Now, spec); err != nil {
 					return err
 				}
 			}

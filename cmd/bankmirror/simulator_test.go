@@ -296,4 +296,10 @@ func TestCLISimulatorYNAB(t *testing.T) {
 	if resp, _ := simGet(t, s.vars["BANKMIRROR_API_URL"]+"/accounts", "T"); resp.StatusCode != http.StatusOK {
 		t.Fatalf("the bank beside: %d", resp.StatusCode)
 	}
+	// Validated against YNAB's description, as in a build with -tags
+	// ynabspec (ynabspec_test.go wires it for the tests).
+	resp, body = simGet(t, u+"/plans/last-used/transactions?since_date=yesterday", tok)
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(body), "since_date") {
+		t.Fatalf("a since_date that is no date: %d %s", resp.StatusCode, body)
+	}
 }

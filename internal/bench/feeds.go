@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/bankmirror/bankmirror/internal/config"
-	"github.com/bankmirror/bankmirror/internal/feeds/actual/actualtest"
+	"github.com/bankmirror/bankmirror/internal/feeds/actual/actualserver"
 	"github.com/bankmirror/bankmirror/internal/procinfo"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
@@ -76,9 +76,9 @@ const (
 // BANKMIRROR_TEST_ACTUAL_DIR names; YNAB is the fake `bankmirror
 // simulator --ynab` serves.
 func Feeds(ctx context.Context, env Env, o FeedsOptions) error {
-	actualDir := env.Environ[actualtest.DirVar]
+	actualDir := env.Environ[actualserver.DirVar]
 	if slices.Contains(o.Apps, "actual") {
-		if err := actualtest.CheckDir(actualDir); err != nil {
+		if err := actualserver.CheckDir(actualDir); err != nil {
 			return fmt.Errorf("bench feeds --app actual needs the real Actual (.ci/install-actual.sh): %w", err)
 		}
 	}
@@ -144,7 +144,7 @@ type feedsBench struct {
 	file   string // the feeds file
 	node   string // the stand-in for node (Actual), "" for none
 	usage  string // the stand-in's usage file
-	server *actualtest.Server
+	server *actualserver.Server
 	reader appReader
 	stops  []func()
 }

@@ -16,7 +16,7 @@ import (
 
 	json "github.com/goccy/go-json"
 
-	"github.com/bankmirror/bankmirror/internal/feeds/actual/actualtest"
+	"github.com/bankmirror/bankmirror/internal/feeds/actual/actualserver"
 )
 
 // What differs per app in bench feeds: the app's budget, the feed's
@@ -26,7 +26,7 @@ import (
 // front of it, makes a budget with the bank's accounts, and the feed's
 // directory as `feeds setup` leaves it (the folder's @actual-app/api).
 func (fb *feedsBench) prepareActual(ctx context.Context, accounts []string) error {
-	srv, stop, err := actualtest.LaunchServer(fb.actualDir)
+	srv, stop, err := actualserver.Launch(fb.actualDir)
 	if err != nil {
 		return err
 	}
@@ -40,7 +40,7 @@ func (fb *feedsBench) prepareActual(ctx context.Context, accounts []string) erro
 	if err := os.MkdirAll(tmp, 0o700); err != nil {
 		return err
 	}
-	var b actualtest.Budget
+	var b actualserver.Budget
 	if err := srv.Run(ctx, tmp, &b, append([]string{"budget", "Bench"}, accounts...)...); err != nil {
 		return err
 	}
@@ -52,10 +52,10 @@ func (fb *feedsBench) prepareActual(ctx context.Context, accounts []string) erro
 		return err
 	}
 	fb.node = filepath.Join(fb.dir, "node")
-	if err := fb.env.nodeStandIn(ctx, fb.node, actualtest.Node(fb.actualDir), fb.usage); err != nil {
+	if err := fb.env.nodeStandIn(ctx, fb.node, actualserver.Node(fb.actualDir), fb.usage); err != nil {
 		return err
 	}
-	if err := fb.feedsFile("actual", fb.proxy.url, "password_file", actualtest.Password, b.SyncID, accounts); err != nil {
+	if err := fb.feedsFile("actual", fb.proxy.url, "password_file", actualserver.Password, b.SyncID, accounts); err != nil {
 		return err
 	}
 	r, err := startActualReader(ctx, srv, filepath.Join(fb.dir, "reader"), b.SyncID)
@@ -110,7 +110,7 @@ type actualReader struct {
 
 // startActualReader starts the reader in dir and waits until it has
 // loaded the budget.
-func startActualReader(ctx context.Context, srv *actualtest.Server, dir, syncID string) (*actualReader, error) {
+func startActualReader(ctx context.Context, srv *actualserver.Server, dir, syncID string) (*actualReader, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
@@ -118,7 +118,7 @@ func startActualReader(ctx context.Context, srv *actualtest.Server, dir, syncID 
 	if err := os.WriteFile(script, actualReaderJS, 0o600); err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(srv.Node(), script, filepath.Join(dir, "data"), srv.URL, actualtest.Password, syncID) //nolint:gosec,noctx // the Actual folder's node on our script; stop ends it
+	cmd := exec.Command(srv.Node(), script, filepath.Join(dir, "data"), srv.URL, actualserver.Password, syncID) //nolint:gosec,noctx // the Actual folder's node on our script; stop ends it
 	cmd.Env = append(os.Environ(), "NODE_PATH="+filepath.Join(srv.Dir, "node_modules"))
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -128,7 +128,7 @@ func startActualReader(ctx context.Context, srv *actualtest.Server, dir, syncID 
 	if err != nil {
 		return nil, err
 	}
-	var stderr actualtest.LockedBuffer
+	var stderr actualserver.LockedBuffer
 	cmd.Stderr = &stderr
 	dieWithParent(cmd)
 	if err := cmd.Start(); err != nil {

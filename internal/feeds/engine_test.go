@@ -18,6 +18,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/household"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 	fakeynab "github.com/bankmirror/bankmirror/internal/simulator/ynab"
+	"github.com/bankmirror/bankmirror/internal/simulator/ynab/ynabspec"
 	"github.com/bankmirror/bankmirror/internal/store"
 )
 
@@ -74,7 +75,7 @@ func newHouseholdSeeded(t *testing.T, transactions int, seed uint64) *householdE
 			e.ids[a.Name] = a.ID
 		}
 	}
-	e.ynab, err = fakeynab.New(fakeynab.Options{Limit: -1, OnInvalid: func(err error) { t.Errorf("the fake broke YNAB's spec: %v", err) }})
+	e.ynab, err = fakeynab.New(fakeynab.Options{Limit: -1, Spec: ynabspec.MustLoad(), OnInvalid: func(err error) { t.Errorf("the fake broke YNAB's spec: %v", err) }})
 	if err != nil {
 		t.Fatal(err)
 	}

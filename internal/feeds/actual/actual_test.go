@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/feeds"
+	"github.com/bankmirror/bankmirror/internal/feeds/actual/actualserver"
 	"github.com/bankmirror/bankmirror/internal/feeds/actual/actualtest"
 )
 
@@ -337,7 +338,7 @@ func TestOpenWithoutTheClientSaysRunSetup(t *testing.T) {
 }
 
 func TestOpenWithTheServerDownIsUnavailable(t *testing.T) {
-	srv := &actualtest.Server{Dir: actualtest.Dir(t)}
+	srv := &actualtest.Server{Server: &actualserver.Server{Dir: actualtest.Dir(t)}}
 	srv.URL = fmt.Sprintf("http://127.0.0.1:%d", freePort(t))
 	_, err := New(Config{Node: actualtest.Node(srv.Dir)}).Open(testCtx(t), srv.Target(t, srv.FeedDir(t, t.TempDir()), "b"))
 	if !errors.Is(err, feeds.ErrUnavailable) {

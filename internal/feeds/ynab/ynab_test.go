@@ -17,6 +17,7 @@ import (
 
 	"github.com/bankmirror/bankmirror/internal/feeds"
 	fake "github.com/bankmirror/bankmirror/internal/simulator/ynab"
+	"github.com/bankmirror/bankmirror/internal/simulator/ynab/ynabspec"
 )
 
 type clock struct {
@@ -52,7 +53,7 @@ func newEnv(t *testing.T, limit int) *env {
 	c := &clock{at: time.Date(2026, 3, 3, 9, 30, 0, 0, time.UTC)}
 	var mu sync.Mutex
 	var invalid []error
-	f, err := fake.New(fake.Options{Token: "tok", Now: c.now, Limit: limit, OnInvalid: func(err error) {
+	f, err := fake.New(fake.Options{Token: "tok", Spec: ynabspec.MustLoad(), Now: c.now, Limit: limit, OnInvalid: func(err error) {
 		mu.Lock()
 		invalid = append(invalid, err)
 		mu.Unlock()

@@ -184,9 +184,10 @@ const Prefix = "/ynab"
 // Beside returns a fake with a plan "Household" (accounts named as the
 // simulated bank's: Spending, Rainy Day 🌧, Japan Trip ✈️, 2Up Spending;
 // a few categories) and a handler serving it under Prefix and bank (the
-// simulated bank's handler) elsewhere. now is the clock (nil: time.Now).
-func Beside(bank http.Handler, now func() time.Time) (*Fake, http.Handler, error) {
-	f, err := New(Options{Now: now})
+// simulated bank's handler) elsewhere. now is the clock (nil: time.Now);
+// spec, if not nil, validates every request (see Options.Spec).
+func Beside(bank http.Handler, now func() time.Time, spec Spec) (*Fake, http.Handler, error) {
+	f, err := New(Options{Now: now, Spec: spec})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -5,10 +5,11 @@
 // transfers through an account's transfer payee, personal access token
 // auth and its limit of 200 requests per rolling hour per token.
 //
-// Every request is validated against YNAB's own OpenAPI description
-// (embedded, version 1.85.0) and refused with a 400 in YNAB's error shape
-// when it does not match; every response the fake writes is validated
-// too, and a mismatch is reported to Options.OnInvalid.
+// Given a Spec (package ynabspec: YNAB's own OpenAPI description,
+// version 1.85.0), every request is validated against it and refused with
+// a 400 in YNAB's error shape when it does not match; every response the
+// fake writes is validated too, and a mismatch is reported to
+// Options.OnInvalid.
 //
 // Like the simulated bank, it imports none of the daemon's packages.
 package ynab
@@ -27,8 +28,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/getkin/kin-openapi/routers"
 )
 
 // RequestLimit is YNAB's limit of requests per token in any rolling hour.
@@ -44,14 +43,25 @@ type Options struct {
 	// Limit is the requests per token per rolling hour (0: RequestLimit,
 	// negative: none).
 	Limit int
-	// OnInvalid, when set, is called with every response the fake wrote
-	// that does not match YNAB's description (a bug in the fake).
+	// Spec, when set, validates every request (one that does not match
+	// is refused with a 400) and, with OnInvalid, every response.
+	Spec Spec
+	// OnInvalid, when set with Spec, is called with every response the
+	// fake wrote that does not match YNAB's description (a bug in the
+	// fake).
 	OnInvalid func(error)
+}
+
+// Spec checks requests and responses against YNAB's API description
+// (ynabspec.Spec); rel is the request's path relative to /v1.
+type Spec interface {
+	ValidateRequest(r *http.Request, rel string, body []byte) error
+	ValidateResponse(r *http.Request, rel string, reqBody []byte, status int, header http.Header, body []byte) error
 }
 
 // Fake is the fake YNAB server. Its methods are safe for concurrent use.
 type Fake struct {
-	spec      *spec
+	spec      Spec
 	now       func() time.Time
 	limit     int
 	onInvalid func(error)
@@ -65,11 +75,7 @@ type Fake struct {
 
 // New returns a fake with no plans.
 func New(opts Options) (*Fake, error) {
-	s, err := loadSpec()
-	if err != nil {
-		return nil, err
-	}
-	f := &Fake{spec: s, now: opts.Now, limit: opts.Limit, onInvalid: opts.OnInvalid, tokens: map[string][]time.Time{}}
+	f := &Fake{spec: opts.Spec, now: opts.Now, limit: opts.Limit, onInvalid: opts.OnInvalid, tokens: map[string][]time.Time{}}
 	if f.now == nil {
 		f.now = time.Now
 	}
@@ -164,13 +170,10 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	rec := &recorder{header: http.Header{}}
 	rel, _ := strings.CutPrefix(r.URL.Path, "/v1")
-	route, params, rr, rerr := f.spec.route(r, rel)
-	f.handle(rec, r, rel, body, route, params, rr, rerr)
-	if f.onInvalid != nil {
-		if rr == nil {
-			rr = r
-		}
-		if err := f.spec.validateResponse(r.Context(), rr, route, params, body, rec.status, rec.header, rec.body.Bytes()); err != nil {
+	op, params := match(r.Method, rel)
+	f.handle(rec, r, rel, body, op, params)
+	if f.spec != nil && f.onInvalid != nil {
+		if err := f.spec.ValidateResponse(r, rel, body, rec.status, rec.header, rec.body.Bytes()); err != nil {
 			f.onInvalid(fmt.Errorf("%s %s: %d: %w", r.Method, r.URL.Path, rec.status, err))
 		}
 	}
@@ -181,7 +184,7 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(rec.body.Bytes())
 }
 
-func (f *Fake) handle(w *recorder, r *http.Request, rel string, body []byte, route *routers.Route, params map[string]string, rr *http.Request, rerr error) {
+func (f *Fake) handle(w *recorder, r *http.Request, rel string, body []byte, op string, params map[string]string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.log = append(f.log, r.Method+" "+r.URL.RequestURI())
@@ -206,18 +209,16 @@ func (f *Fake) handle(w *recorder, r *http.Request, rel string, body []byte, rou
 		return
 	}
 	f.tokens[tok] = append(times, now)
-	if rerr != nil {
+	h := f.operations()[op]
+	if h == nil {
 		w.fail(&apiError{status: http.StatusNotFound, id: "404.1", name: "not_found", detail: "The specified URI does not exist."})
 		return
 	}
-	if err := f.spec.validateRequest(r.Context(), rr, route, params, body); err != nil {
-		w.fail(badRequest("%s", shortReason(err)))
-		return
-	}
-	h := f.operations()[route.Operation.OperationID]
-	if h == nil {
-		w.fail(&apiError{status: http.StatusNotFound, id: "404.1", name: "not_found", detail: "The fake does not serve " + route.Operation.OperationID})
-		return
+	if f.spec != nil {
+		if err := f.spec.ValidateRequest(r, rel, body); err != nil {
+			w.fail(badRequest("%s", shortReason(err)))
+			return
+		}
 	}
 	q := r.URL.Query()
 	status, v, aerr := h(call{params: params, query: q, body: body, now: now})
@@ -275,6 +276,19 @@ func newUUID() string {
 	b[8] = b[8]&0x3f | 0x80
 	h := hex.EncodeToString(b[:])
 	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
+// shortReason is the first line of a validation error, for an error
+// body's detail.
+func shortReason(err error) string {
+	s := err.Error()
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 300 {
+		s = s[:300]
+	}
+	return s
 }
 
 var errNoPlan = errors.New("no such plan")

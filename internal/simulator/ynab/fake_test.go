@@ -1,7 +1,6 @@
 package ynab
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -10,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/bankmirror/bankmirror/internal/simulator/ynab/ynabspec"
 )
 
 // clock is a settable clock.
@@ -45,7 +46,11 @@ func newEnv(t *testing.T) *env {
 	c := &clock{at: time.Date(2026, 3, 3, 9, 30, 0, 0, time.UTC)}
 	var mu sync.Mutex
 	var invalid []error
-	f, err := New(Options{Token: "tok", Now: c.now, OnInvalid: func(err error) {
+	spec, err := ynabspec.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := New(Options{Token: "tok", Now: c.now, Spec: spec, OnInvalid: func(err error) {
 		mu.Lock()
 		invalid = append(invalid, err)
 		mu.Unlock()
@@ -372,34 +377,27 @@ func TestTransferMakesTheOtherLeg(t *testing.T) {
 	}
 }
 
-// TestResponseValidationCatchesAMismatch proves the response check is no
-// formality: a transaction list missing a required field fails it.
-func TestResponseValidationCatchesAMismatch(t *testing.T) {
-	s, err := loadSpec()
+// TestRoutesAreTheDescriptionsOperations checks the fake's own routing
+// against YNAB's description: each route is the operation the description
+// routes there.
+func TestRoutesAreTheDescriptionsOperations(t *testing.T) {
+	s, err := ynabspec.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := httptest.NewRequest("GET", "/v1/plans/p/transactions", nil)
-	route, params, rr, err := s.route(req, "/plans/p/transactions")
-	if err != nil {
-		t.Fatal(err)
+	for _, r := range routes {
+		path := strings.NewReplacer("{plan_id}", "p1", "{account_id}", "a1", "{transaction_id}", "t1").Replace(r.Path)
+		op, err := s.Operation(r.Method, path)
+		if err != nil || op != r.Op {
+			t.Errorf("%s %s: the description routes it to %q (%v), the fake to %q", r.Method, path, op, err, r.Op)
+		}
+		if got, params := match(r.Method, path); got != r.Op || len(params) != strings.Count(r.Path, "{") {
+			t.Errorf("%s %s: matched %q %v", r.Method, path, got, params)
+		}
 	}
-	h := http.Header{"Content-Type": {"application/json; charset=utf-8"}}
-	good := []byte(`{"data":{"server_knowledge":1,"transactions":[]}}`)
-	if err := s.validateResponse(req.Context(), rr, route, params, nil, 200, h, good); err != nil {
-		t.Fatalf("valid response refused: %v", err)
+	if op, _ := match("GET", "/plans/p1/scheduled_transactions"); op != "" {
+		t.Errorf("an operation the fake does not serve matched %q", op)
 	}
-	bad := []byte(`{"data":{"transactions":[]}}`)
-	if err := s.validateResponse(req.Context(), rr, route, params, nil, 200, h, bad); err == nil {
-		t.Fatal("a response without server_knowledge passed")
-	}
-	if err := s.validateResponse(req.Context(), rr, route, params, nil, 503, h, []byte(`{"error":{"id":"503"}}`)); err == nil {
-		t.Fatal("an error body without name and detail passed")
-	}
-	if err := s.validateResponse(req.Context(), rr, route, params, nil, 201, h, good); err == nil {
-		t.Fatal("an undocumented success status passed")
-	}
-	_ = bytes.MinRead
 }
 
 // TestEveryOperationAnswersAsDescribed runs each operation the fake

@@ -1,4 +1,10 @@
-package ynab
+// Package ynabspec checks HTTP traffic against YNAB's own API
+// description (OpenAPI, embedded): the fake YNAB's requests and responses
+// in tests, and in `bankmirror simulator --ynab` when the binary is built
+// with -tags ynabspec. It lives apart from the fake so that the daemon's
+// binary does not link the OpenAPI and JSON Schema libraries (their
+// package initialisation allocates in every process, `serve` included).
+package ynabspec
 
 import (
 	"bytes"
@@ -10,7 +16,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strings"
 	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -29,20 +34,20 @@ var specYAML []byte
 // if sent to it.
 const specServer = "https://api.ynab.com/v1"
 
-// spec is the loaded description and its router.
-type spec struct {
+// Spec is the loaded description and its router.
+type Spec struct {
 	doc    *openapi3.T
 	router routers.Router
 }
 
 var (
 	specOnce sync.Once
-	specVal  *spec
+	specVal  *Spec
 	specErr  error
 )
 
-// loadSpec parses the embedded description once.
-func loadSpec() (*spec, error) {
+// Load parses and checks the embedded description, once per process.
+func Load() (*Spec, error) {
 	specOnce.Do(func() {
 		doc, err := openapi3.NewLoader().LoadFromData(specYAML)
 		if err != nil {
@@ -58,15 +63,50 @@ func loadSpec() (*spec, error) {
 			specErr = fmt.Errorf("ynab openapi router: %w", err)
 			return
 		}
-		specVal = &spec{doc: doc, router: r}
+		specVal = &Spec{doc: doc, router: r}
 	})
 	return specVal, specErr
 }
 
 var schemaOpts = []openapi3.SchemaValidationOption{openapi3.EnableFormatValidation()}
 
+// Operation is the operationId of method and rel (a path relative to
+// /v1, with its query).
+func (s *Spec) Operation(method, rel string) (string, error) {
+	r, err := http.NewRequest(method, specServer+rel, nil) //nolint:noctx // never sent: routed only
+	if err != nil {
+		return "", fmt.Errorf("operation request: %w", err)
+	}
+	route, _, _, err := s.route(r, rel)
+	if err != nil {
+		return "", err
+	}
+	return route.Operation.OperationID, nil
+}
+
+// ValidateRequest checks r (whose path relative to /v1 is rel; body is
+// its body, already read) against its operation: parameters and body.
+func (s *Spec) ValidateRequest(r *http.Request, rel string, body []byte) error {
+	route, params, rr, err := s.route(r, rel)
+	if err != nil {
+		return err
+	}
+	return s.validateRequest(r.Context(), rr, route, params, body)
+}
+
+// ValidateResponse checks a response written to r: a status the
+// operation documents against its description, an error status of a path
+// the description does not know against ErrorResponse.
+func (s *Spec) ValidateResponse(r *http.Request, rel string, reqBody []byte, status int, header http.Header, body []byte) error {
+	route, params, rr, err := s.route(r, rel)
+	if err != nil {
+		route, params, rr = nil, nil, r
+	}
+	return s.validateResponse(r.Context(), rr, route, params, reqBody, status, header, body)
+}
+
 // route finds the operation of r (whose path is relative to /v1).
-func (s *spec) route(r *http.Request, rel string) (*routers.Route, map[string]string, *http.Request, error) {
+func (s *Spec) route(r *http.Request, rel string) (*routers.Route, map[string]string, *http.Request, error) {
 	u, err := url.Parse(specServer + rel)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("parse path: %w", err)
@@ -84,7 +124,7 @@ func (s *spec) route(r *http.Request, rel string) (*routers.Route, map[string]st
 
 // validateRequest checks the request's parameters and body (body is the
 // request body already read) against the operation.
-func (s *spec) validateRequest(ctx context.Context, rr *http.Request, route *routers.Route, params map[string]string, body []byte) error {
+func (s *Spec) validateRequest(ctx context.Context, rr *http.Request, route *routers.Route, params map[string]string, body []byte) error {
 	rr.Body = io.NopCloser(bytes.NewReader(body))
 	in := &openapi3filter.RequestValidationInput{Request: rr, PathParams: params, Route: route,
 		Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc,
@@ -98,7 +138,7 @@ func (s *spec) validateRequest(ctx context.Context, rr *http.Request, route *rou
 // validateResponse checks a response the fake wrote: a status the
 // operation documents through openapi3filter, any other error status
 // against ErrorResponse; an undocumented success status is an error.
-func (s *spec) validateResponse(ctx context.Context, rr *http.Request, route *routers.Route, params map[string]string,
+func (s *Spec) validateResponse(ctx context.Context, rr *http.Request, route *routers.Route, params map[string]string,
 	reqBody []byte, status int, header http.Header, body []byte) error {
 	if route == nil || route.Operation.Responses.Status(status) == nil {
 		if status < 400 {
@@ -125,7 +165,7 @@ func (s *spec) validateResponse(ctx context.Context, rr *http.Request, route *ro
 }
 
 // validateError checks body against ErrorResponse.
-func (s *spec) validateError(body []byte) error {
+func (s *Spec) validateError(body []byte) error {
 	var v any
 	if err := json.Unmarshal(body, &v); err != nil {
 		return fmt.Errorf("error body: %w", err)
@@ -140,15 +180,12 @@ func (s *spec) validateError(body []byte) error {
 	return nil
 }
 
-// shortReason is the first line of a validation error, for an error
-// body's detail.
-func shortReason(err error) string {
-	s := err.Error()
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	if len(s) > 300 {
-		s = s[:300]
+// MustLoad is Load for tests and wiring that cannot go on without the
+// description: it panics if the embedded description does not load.
+func MustLoad() *Spec {
+	s, err := Load()
+	if err != nil {
+		panic(err)
 	}
 	return s
 }

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package actualtest
+package actualserver
 
 import "os/exec"
 
