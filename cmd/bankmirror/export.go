@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -76,6 +77,7 @@ func (a *app) exportCommand() *cli.Command {
 				if err := checkOutputDir(*out, "give -o a FILE in a directory that user can write, or leave -o out and redirect the output (> FILE: your shell writes it, as you)"); err != nil {
 					return err
 				}
+				req.TmpDir = filepath.Dir(*out)
 			}
 			plan, err := export.Prepare(ctx, db, req)
 			if err != nil {

@@ -10,8 +10,7 @@ import (
 // validation need out of the daemon's binary: package testing (its code
 // and data would be file pages of every process), and the OpenAPI, JSON
 // Schema and ABNF libraries, whose package initialisation allocates in
-// every process, serve included. excelize (tests read workbooks with it)
-// stays out for the same reason: the XLSX export writes its own.
+// every process, serve included.
 func TestBinaryLinksNoTestOnlyCode(t *testing.T) {
 	gotool, err := exec.LookPath("go")
 	if err != nil {
@@ -31,7 +30,6 @@ func TestBinaryLinksNoTestOnlyCode(t *testing.T) {
 			strings.HasPrefix(p, "github.com/getkin/kin-openapi"),
 			strings.HasPrefix(p, "github.com/santhosh-tekuri/jsonschema"),
 			strings.HasPrefix(p, "github.com/pandatix/go-abnf"),
-			strings.HasPrefix(p, "github.com/xuri/excelize"),
 			strings.HasSuffix(p, "/ynabspec"), strings.HasSuffix(p, "/actualtest"):
 			t.Errorf("bankmirror links %s", p)
 		}

@@ -79,7 +79,7 @@ func Export(ctx context.Context, env Env, o ExportOptions) error {
 	out := func(ext string) string { return filepath.Join(o.Dir, "export."+ext) }
 	exportTo := func(f export.Format, file string) func() (int64, error) {
 		return func() (int64, error) {
-			plan, err := export.Prepare(ctx, db, export.Request{Format: f, Views: []string{o.View}, Location: time.UTC})
+			plan, err := export.Prepare(ctx, db, export.Request{Format: f, Views: []string{o.View}, Location: time.UTC, TmpDir: o.Dir})
 			if err != nil {
 				return 0, err
 			}

@@ -60,6 +60,10 @@ type Request struct {
 	// Location is the customer's zone: days given to Since and Until are
 	// its days, and XLSX shows timestamps in it. Default UTC.
 	Location *time.Location
+	// TmpDir holds the XLSX writer's spill files (the sheets' XML, about
+	// 1 GB for a million transactions) until they are compressed into
+	// the output: best on the output's file system. Default: the system's.
+	TmpDir string
 }
 
 // DefaultView is exported when the request names none.

@@ -483,7 +483,7 @@ func TestCancelledExportLeavesNothing(t *testing.T) {
 	for _, f := range []export.Format{export.CSV, export.JSON, export.XLSX} {
 		t.Run(string(f), func(t *testing.T) {
 			dir := t.TempDir()
-			p, err := export.Prepare(context.Background(), db, export.Request{Format: f})
+			p, err := export.Prepare(context.Background(), db, export.Request{Format: f, TmpDir: dir})
 			if err != nil {
 				t.Fatal(err)
 			}

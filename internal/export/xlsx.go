@@ -14,17 +14,23 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/xuri/excelize/v2"
 )
 
-// XLSX is written by book (xlsx_book.go): each row goes to its sheet's
-// XML as it is read, compressed straight into w; the workbook is never
-// held in memory whole.
+// XLSX is written by excelize's streaming writer: each row goes to the
+// sheet's XML as it is read (excelize spills it to a temporary file past
+// 16 MB), and the workbook is compressed straight into w at the end,
+// never held in memory whole (excelize's own WriteTo would build the
+// whole zip in a buffer, so the zip writer is ours).
 
 // XLSXMemoryLimit is the soft memory limit (runtime/debug.SetMemoryLimit)
 // that `bankmirror export` sets for an XLSX export when GOMEMLIMIT is not
-// set, so that Go's default pacing (GOGC=100) does not let the heap of a
-// long export grow to twice what is live. The feed serves no XLSX and
-// never sets it.
+// set. excelize's stream writer keeps up to 16 MiB of a sheet's XML in
+// one buffer (17 MiB with presizeStreamBuffer), live throughout, and Go's
+// default pacing (GOGC=100) would let the heap reach twice what is live:
+// the limit keeps it near what is live (docs/performance.md, under Export,
+// has the peak RSS it gives). The feed serves no XLSX and never sets it.
 const XLSXMemoryLimit = 36 << 20
 
 // LimitXLSXMemory sets XLSXMemoryLimit as the Go runtime's soft memory
@@ -65,19 +71,33 @@ const (
 
 // styles are the workbook's cell styles, created once.
 type styles struct {
-	b                                       *book
+	f                                       *excelize.File
 	header, date, month, timestamp, integer int
 	money                                   map[string]int // by currency code
 }
 
-func newStyles(b *book) *styles {
-	return &styles{b: b, money: map[string]int{},
-		header:    b.style(0, true),
-		date:      b.customStyle(fmtDate),
-		month:     b.customStyle(fmtMonth),
-		timestamp: b.customStyle(fmtTimestamp),
-		integer:   b.style(1, false), // built-in format 1: 0
+func newStyles(f *excelize.File) (*styles, error) {
+	s := &styles{f: f, money: map[string]int{}}
+	var err error
+	mk := func(st *excelize.Style) int {
+		if err != nil {
+			return 0
+		}
+		var id int
+		id, err = f.NewStyle(st)
+		return id
 	}
+	custom := func(format string) *excelize.Style { return &excelize.Style{CustomNumFmt: &format} }
+	s.header = mk(&excelize.Style{Font: &excelize.Font{Bold: true},
+		Border: []excelize.Border{{Type: "bottom", Color: "000000", Style: 1}}})
+	s.date = mk(custom(fmtDate))
+	s.month = mk(custom(fmtMonth))
+	s.timestamp = mk(custom(fmtTimestamp))
+	s.integer = mk(&excelize.Style{NumFmt: 1}) // 0
+	if err != nil {
+		return nil, fmt.Errorf("xlsx styles: %w", err)
+	}
+	return s, nil
 }
 
 // moneyStyle is the currency format of an amount in currency code (an
@@ -93,7 +113,10 @@ func (s *styles) moneyStyle(code string) (int, error) {
 	if code != homeCurrency {
 		format = fmt.Sprintf(`[$%[1]s] #,##0.00;-[$%[1]s] #,##0.00`, code)
 	}
-	id := s.b.customStyle(format)
+	id, err := s.f.NewStyle(&excelize.Style{CustomNumFmt: &format})
+	if err != nil {
+		return 0, fmt.Errorf("xlsx currency style %s: %w", code, err)
+	}
 	s.money[code] = id
 	return id, nil
 }
@@ -114,7 +137,9 @@ func isCurrencyCode(s string) bool {
 // row limit) of one workbook.
 func writeXLSX(ctx context.Context, q driver.QueryerContext, p *Plan, w io.Writer) (Result, error) {
 	var res Result
-	b := newBook(w)
+	f := excelize.NewFile(excelize.Options{TmpDir: p.req.TmpDir})
+	defer func() { _ = f.Close() }() // removes the spill files
+	zw := zip.NewWriter(w)
 	// The sheets' XML is large and repetitive: the fastest deflate level
 	// compresses it nearly as well, several times faster. The zip writer
 	// compresses one entry at a time, closing each before the next: one
@@ -123,11 +148,16 @@ func writeXLSX(ctx context.Context, q driver.QueryerContext, p *Plan, w io.Write
 	if err != nil {
 		return res, fmt.Errorf("xlsx: %w", err)
 	}
-	b.zw.RegisterCompressor(zip.Deflate, func(out io.Writer) (io.WriteCloser, error) {
+	zw.RegisterCompressor(zip.Deflate, func(out io.Writer) (io.WriteCloser, error) {
 		fw.Reset(out)
 		return fw, nil
 	})
-	sw := &sheetWriter{b: b, st: newStyles(b), loc: p.req.Location, used: map[string]bool{}}
+	f.SetZipWriter(func(io.Writer) excelize.ZipWriter { return zw })
+	st, err := newStyles(f)
+	if err != nil {
+		return res, err
+	}
+	sw := &sheetWriter{f: f, st: st, loc: p.req.Location, used: map[string]bool{}}
 	for i := range p.views {
 		src, err := p.views[i].open(ctx, q)
 		if err != nil {
@@ -141,23 +171,31 @@ func writeXLSX(ctx context.Context, q driver.QueryerContext, p *Plan, w io.Write
 		}
 	}
 	res.Sheets = sw.sheets
-	return res, b.close()
+	// The first sheet is the active one already; SetActiveSheet would
+	// read every streamed sheet back into memory.
+	// Write compresses into zw (and so w) and closes it; the buffer it
+	// would have filled stays empty.
+	if err := f.Write(io.Discard); err != nil {
+		return res, fmt.Errorf("xlsx: write: %w", err)
+	}
+	return res, nil
 }
 
 // sheetWriter writes views as sheets of one workbook.
 type sheetWriter struct {
-	b      *book
+	f      *excelize.File
 	st     *styles
 	loc    *time.Location
 	sheets []string
 	used   map[string]bool
 
 	// the sheet being written
-	name   string
-	row    int
-	cols   []Column
-	vals   []any // the row's typed cells, nil for none
-	styles []int // their styles
+	cur   *excelize.StreamWriter
+	name  string
+	row   int
+	cols  []Column
+	vals  []any           // the row handed to SetRow: pointers into cells
+	cells []excelize.Cell // the row's typed cells
 }
 
 // writeView writes the rows of src on a new sheet named after the view.
@@ -171,7 +209,7 @@ func (w *sheetWriter) writeView(ctx context.Context, src *source) error {
 	}
 	w.cols = refineKinds(src.cols, sample)
 	w.vals = make([]any, len(w.cols))
-	w.styles = make([]int, len(w.cols))
+	w.cells = make([]excelize.Cell, len(w.cols))
 	widths := fitWidths(w.cols, sample)
 	base := sheetName(src.view)
 	if err := w.startSheet(base, widths); err != nil {
@@ -215,23 +253,58 @@ func (w *sheetWriter) startSheet(name string, widths []float64) error {
 		name = truncateRunes(base, 31-len(suffix)) + suffix
 	}
 	w.used[strings.ToLower(name)] = true
-	w.sheets = append(w.sheets, name)
-	if err := w.b.startSheet(name, widths); err != nil {
-		return err
+	var err error
+	if len(w.sheets) == 0 {
+		err = w.f.SetSheetName(w.f.GetSheetName(0), name)
+	} else {
+		_, err = w.f.NewSheet(name)
 	}
-	for i, c := range w.cols {
-		w.vals[i], w.styles[i] = c.Name, w.st.header
-	}
-	if err := w.b.addRow(w.vals, w.styles); err != nil {
+	if err != nil {
 		return fmt.Errorf("xlsx sheet %s: %w", name, err)
 	}
-	w.name, w.row = name, 1
+	w.sheets = append(w.sheets, name)
+	sw, err := w.f.NewStreamWriter(name)
+	if err != nil {
+		return fmt.Errorf("xlsx sheet %s: %w", name, err)
+	}
+	presizeStreamBuffer(sw)
+	for i, width := range widths {
+		if err := sw.SetColWidth(i+1, i+1, width); err != nil {
+			return fmt.Errorf("xlsx sheet %s: %w", name, err)
+		}
+	}
+	if err := sw.SetPanes(&excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft",
+		Selection: []excelize.Selection{{SQRef: "A2", ActiveCell: "A2", Pane: "bottomLeft"}}}); err != nil {
+		return fmt.Errorf("xlsx sheet %s: %w", name, err)
+	}
+	header := make([]any, len(w.cols))
+	for i, c := range w.cols {
+		header[i] = excelize.Cell{StyleID: w.st.header, Value: c.Name}
+	}
+	if err := sw.SetRow("A1", header); err != nil {
+		return fmt.Errorf("xlsx sheet %s: %w", name, err)
+	}
+	w.cur, w.name, w.row = sw, name, 1
 	return nil
 }
 
 // finishSheet puts an autofilter over the sheet's rows and ends it.
 func (w *sheetWriter) finishSheet() error {
-	return w.b.endSheet(len(w.cols) > 0)
+	last, err := excelize.CoordinatesToCellName(max(len(w.cols), 1), w.row)
+	if err != nil {
+		return fmt.Errorf("xlsx sheet %s: %w", w.name, err)
+	}
+	// The stream writer writes the sheet's autoFilter element at Flush;
+	// AutoFilter sets it and the workbook's _FilterDatabase name.
+	if len(w.cols) > 0 {
+		if err := w.f.AutoFilter(w.name, "A1:"+last, nil); err != nil {
+			return fmt.Errorf("xlsx sheet %s: autofilter: %w", w.name, err)
+		}
+	}
+	if err := w.cur.Flush(); err != nil {
+		return fmt.Errorf("xlsx sheet %s: %w", w.name, err)
+	}
+	return nil
 }
 
 func (w *sheetWriter) writeRow(vals []driver.Value) error {
@@ -241,9 +314,18 @@ func (w *sheetWriter) writeRow(vals []driver.Value) error {
 		if err != nil {
 			return err
 		}
-		w.vals[i], w.styles[i] = value, style // a nil value is no cell at all
+		if value == nil {
+			w.vals[i] = nil // no cell at all
+			continue
+		}
+		w.cells[i] = excelize.Cell{StyleID: style, Value: value}
+		w.vals[i] = &w.cells[i]
 	}
-	if err := w.b.addRow(w.vals, w.styles); err != nil {
+	ref, err := excelize.CoordinatesToCellName(1, w.row)
+	if err != nil {
+		return fmt.Errorf("xlsx sheet %s: %w", w.name, err)
+	}
+	if err := w.cur.SetRow(ref, w.vals); err != nil {
 		return fmt.Errorf("xlsx sheet %s row %d: %w", w.name, w.row, err)
 	}
 	return nil

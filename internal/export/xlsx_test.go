@@ -26,7 +26,7 @@ func writeXLSX(t testing.TB, db *sql.DB, views ...string) string {
 	t.Helper()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "mirror.xlsx")
-	p, err := export.Prepare(context.Background(), db, export.Request{Format: export.XLSX, Views: views, Location: melbourne})
+	p, err := export.Prepare(context.Background(), db, export.Request{Format: export.XLSX, Views: views, Location: melbourne, TmpDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
