@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
 )
 
 // searchDay is how far back from a page's start (the cursor's time, or
@@ -38,6 +40,156 @@ var searchMoneyVersion = func() int {
 // page of a search without other conditions with searchMoneyPage.
 func (s *Store) hasSearchMoney() bool {
 	return s.readOnlySchema == 0 || s.readOnlySchema >= searchMoneyVersion
+}
+
+// searchKeysVersion is the schema version that adds
+// transactions_search_amount and transactions_search_time.
+var searchKeysVersion = func() int {
+	for i, m := range migrations {
+		if m.sql == searchKeys {
+			return i + 1
+		}
+	}
+	panic("store: no migration adds transactions_search_amount")
+}()
+
+// searchKeysFill is 0021_search_keys.sql's statements that fill
+// transactions_search_amount and transactions_search_time anew from
+// transactions_search and transactions_search_money, then merge each.
+var searchKeysFill = func() []string {
+	var out []string
+	for _, t := range []string{"transactions_search_amount", "transactions_search_time"} {
+		out = append(out,
+			sqlStatement(searchKeys, "INSERT INTO "+t+" ("+t+") VALUES ('delete-all');"),
+			sqlStatement(searchKeys, "INSERT INTO "+t+" (rowid, "),
+			sqlStatement(searchKeys, "INSERT INTO "+t+" ("+t+") VALUES ('optimize');"))
+	}
+	return out
+}()
+
+// hasSearchKeys says whether the mirror has transactions_search_amount
+// and transactions_search_time (one opened read-only may be older).
+func (s *Store) hasSearchKeys() bool {
+	return s.readOnlySchema == 0 || s.readOnlySchema >= searchKeysVersion
+}
+
+// searchKeysWide says whether any transaction is in neither
+// transactions_search_amount nor transactions_search_time (an amount, a
+// time or a rowid beyond 32 bits): the condition of the partial index
+// transactions_search_money_wide, written as it is.
+const searchKeysWide = `SELECT EXISTS (SELECT 1 FROM transactions_search_money
+	WHERE amount_base_units NOT BETWEEN -2147483648 AND 2147483647 OR created_epoch NOT BETWEEN -2147483648 AND 2147483647 OR rowid >= 4294967296)`
+
+// keysWords says whether every word of a search is one token of the
+// indexes' tokenizer (letters, digits and combining marks), as
+// transactions_search_amount and transactions_search_time, which keep no
+// positions, need: a word such as "7-eleven" is a phrase of two.
+func keysWords(words string) bool {
+	for _, r := range words {
+		if !unicode.IsLetter(r) && !unicode.IsNumber(r) && !unicode.Is(unicode.Mn, r) && !unicode.IsSpace(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// searchKeysPage is searchMoneyPage from transactions_search_amount and
+// transactions_search_time alone: the count and the sum of the matches'
+// keys (amount << 32 | rowid) in one walk of the first, and the page's
+// candidates from the newest keys (time << 32 | rowid) of the second,
+// walked from the page's end: the newest limit+searchKeysMargin, of which
+// those newer than the oldest second among them are complete; when they
+// do not hold a page past the cursor, every match from that second on.
+// ok is false, and nothing read, when some transaction is in neither
+// index. All in one read transaction.
+func (s *Store) searchKeysPage(ctx context.Context, q string, f TxFilter, before string, beforeArgs []any, limit int) (out TxList, ok bool, err error) {
+	tx, err := s.ro.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return out, false, fmt.Errorf("search transactions: %w", err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	var wide bool
+	if err := tx.QueryRowContext(ctx, searchKeysWide).Scan(&wide); err != nil || wide {
+		return out, false, err
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(rowid >> 32), 0) FROM transactions_search_amount
+		WHERE transactions_search_amount MATCH ?`, q).Scan(&out.Count, &out.Sum); err != nil {
+		return out, false, fmt.Errorf("search transactions: %w", err)
+	}
+	if out.Count == 0 {
+		return out, true, nil
+	}
+	// Keys up to the end of the cursor's second (its matches older than
+	// its id are on the page), or all.
+	upTo := int64(math.MaxInt64)
+	if f.BeforeID != "" && f.BeforeEpoch < math.MaxInt32 {
+		upTo = max(f.BeforeEpoch+1, math.MinInt32)<<32 - 1
+	}
+	newest, err := queryKeys(ctx, tx, `SELECT rowid FROM transactions_search_time WHERE transactions_search_time MATCH ?
+		AND rowid <= ? ORDER BY rowid DESC LIMIT ?`, q, upTo, limit+searchKeysMargin)
+	if err != nil {
+		return out, false, err
+	}
+	candidates := newest
+	if len(newest) == limit+searchKeysMargin {
+		// Those of the oldest second among them may be incomplete.
+		oldest := newest[len(newest)-1] >> 32
+		i := slices.IndexFunc(newest, func(k int64) bool { return k>>32 == oldest })
+		candidates = newest[:i]
+		if pageHeld(candidates, f, limit) < limit {
+			if candidates, err = queryKeys(ctx, tx, `SELECT rowid FROM transactions_search_time WHERE transactions_search_time MATCH ?
+				AND rowid BETWEEN ? AND ?`, q, oldest<<32, upTo); err != nil {
+				return out, false, err
+			}
+		}
+	}
+	ids := make([]string, len(candidates))
+	for i, k := range candidates {
+		ids[i] = strconv.FormatInt(k&math.MaxUint32, 10)
+	}
+	// #nosec G202 -- before is a constant; values are arguments
+	out.Rows, err = queryAll(ctx, tx, "search transactions", scanTxRow, "SELECT "+txRowColumns+
+		" FROM v_transactions WHERE id IN (SELECT id FROM transactions WHERE rowid IN (SELECT value FROM json_each(?))"+
+		before+txOrder+" LIMIT ?)"+txOrder, slices.Concat([]any{"[" + strings.Join(ids, ",") + "]"}, beforeArgs, []any{limit})...)
+	return out, true, err
+}
+
+// searchKeysMargin is how many keys past a page searchKeysPage reads
+// first, for the transactions of the same second as its last.
+const searchKeysMargin = 16
+
+// pageHeld is how many of keys (time << 32 | rowid) a page past f's
+// cursor may list: all but those of the cursor's own second, whose ids
+// are not known here.
+func pageHeld(keys []int64, f TxFilter, limit int) int {
+	n := 0
+	for _, k := range keys {
+		if f.BeforeID == "" || k>>32 < f.BeforeEpoch {
+			n++
+		}
+	}
+	return min(n, limit)
+}
+
+// queryKeys reads a column of integers.
+func queryKeys(ctx context.Context, tx *sql.Tx, query string, args ...any) ([]int64, error) {
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("search transactions: %w", err)
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var k int64
+		if err := rows.Scan(&k); err != nil {
+			return nil, fmt.Errorf("search transactions: %w", err)
+		}
+		out = append(out, k)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("search transactions: %w", err)
+	}
+	return out, nil
 }
 
 // matchesSQL is each match of the search (?1, an FTS5 query) as r, its
