@@ -96,10 +96,10 @@ func keysWords(words string) bool {
 // searchKeysPage is searchMoneyPage from transactions_search_amount and
 // transactions_search_time alone: the count and the sum of the matches'
 // keys (amount << 32 | rowid) in one walk of the first, and the page's
-// candidates from the newest keys (time << 32 | rowid) of the second,
-// walked from the page's end: the newest limit+searchKeysMargin, of which
-// those newer than the oldest second among them are complete; when they
-// do not hold a page past the cursor, every match from that second on.
+// candidates from the keys (time << 32 | rowid) of the second: those of
+// the cursor's second, and the newest limit+searchKeysMargin before it,
+// of which those newer than the oldest second among them are complete
+// (when they are fewer than a page, every match from that second on).
 // ok is false, and nothing read, when some transaction is in neither
 // index. All in one read transaction.
 func (s *Store) searchKeysPage(ctx context.Context, q string, f TxFilter, before string, beforeArgs []any, limit int) (out TxList, ok bool, err error) {
@@ -119,30 +119,37 @@ func (s *Store) searchKeysPage(ctx context.Context, q string, f TxFilter, before
 	if out.Count == 0 {
 		return out, true, nil
 	}
-	// Keys up to the end of the cursor's second (its matches older than
-	// its id are on the page), or all.
-	upTo := int64(math.MaxInt64)
-	if f.BeforeID != "" && f.BeforeEpoch < math.MaxInt32 {
-		upTo = max(f.BeforeEpoch+1, math.MinInt32)<<32 - 1
+	// The page's candidates: every match of the cursor's second (the
+	// final statement keeps those older than its id), and the newest of
+	// those before it, up to olderMax.
+	var candidates []int64
+	olderMax := int64(math.MaxInt64)
+	if f.BeforeID != "" && f.BeforeEpoch <= math.MaxInt32 {
+		second := max(f.BeforeEpoch, math.MinInt32) << 32
+		olderMax = second - 1
+		if candidates, err = queryKeys(ctx, tx, `SELECT rowid FROM transactions_search_time WHERE transactions_search_time MATCH ?
+			AND rowid BETWEEN ? AND ?`, q, second, second|math.MaxUint32); err != nil {
+			return out, false, err
+		}
 	}
-	newest, err := queryKeys(ctx, tx, `SELECT rowid FROM transactions_search_time WHERE transactions_search_time MATCH ?
-		AND rowid <= ? ORDER BY rowid DESC LIMIT ?`, q, upTo, limit+searchKeysMargin)
+	older, err := queryKeys(ctx, tx, `SELECT rowid FROM transactions_search_time WHERE transactions_search_time MATCH ?
+		AND rowid <= ? ORDER BY rowid DESC LIMIT ?`, q, olderMax, limit+searchKeysMargin)
 	if err != nil {
 		return out, false, err
 	}
-	candidates := newest
-	if len(newest) == limit+searchKeysMargin {
-		// Those of the oldest second among them may be incomplete.
-		oldest := newest[len(newest)-1] >> 32
-		i := slices.IndexFunc(newest, func(k int64) bool { return k>>32 == oldest })
-		candidates = newest[:i]
-		if pageHeld(candidates, f, limit) < limit {
-			if candidates, err = queryKeys(ctx, tx, `SELECT rowid FROM transactions_search_time WHERE transactions_search_time MATCH ?
-				AND rowid BETWEEN ? AND ?`, q, oldest<<32, upTo); err != nil {
-				return out, false, err
-			}
+	if len(older) == limit+searchKeysMargin {
+		// Those of the oldest second among them may be incomplete: the
+		// others are enough if they fill a page, else every match from
+		// that second on.
+		oldest := older[len(older)-1] >> 32
+		if i := slices.IndexFunc(older, func(k int64) bool { return k>>32 == oldest }); i >= limit {
+			older = older[:i]
+		} else if older, err = queryKeys(ctx, tx, `SELECT rowid FROM transactions_search_time WHERE transactions_search_time MATCH ?
+			AND rowid BETWEEN ? AND ?`, q, oldest<<32, olderMax); err != nil {
+			return out, false, err
 		}
 	}
+	candidates = append(candidates, older...)
 	ids := make([]string, len(candidates))
 	for i, k := range candidates {
 		ids[i] = strconv.FormatInt(k&math.MaxUint32, 10)
@@ -157,19 +164,6 @@ func (s *Store) searchKeysPage(ctx context.Context, q string, f TxFilter, before
 // searchKeysMargin is how many keys past a page searchKeysPage reads
 // first, for the transactions of the same second as its last.
 const searchKeysMargin = 16
-
-// pageHeld is how many of keys (time << 32 | rowid) a page past f's
-// cursor may list: all but those of the cursor's own second, whose ids
-// are not known here.
-func pageHeld(keys []int64, f TxFilter, limit int) int {
-	n := 0
-	for _, k := range keys {
-		if f.BeforeID == "" || k>>32 < f.BeforeEpoch {
-			n++
-		}
-	}
-	return min(n, limit)
-}
 
 // queryKeys reads a column of integers.
 func queryKeys(ctx context.Context, tx *sql.Tx, query string, args ...any) ([]int64, error) {

@@ -333,3 +333,36 @@ func TestSearchKeysFallBack(t *testing.T) {
 	upsert(t, s, spec{id: "seven", account: "spend", desc: "7-Eleven Fitzroy", cents: -350, created: "2025-10-06T10:00:00+11:00"})
 	searchAgrees(t, s, "phrase", 2, "7-eleven", "eleven")
 }
+
+// TestSearchKeysPagesInOneSecond: pages of a search whose matches share
+// seconds by the dozen (more than searchKeysPage reads past a page) list
+// them all in order, from the first page and from a cursor inside such a
+// second.
+func TestSearchKeysPagesInOneSecond(t *testing.T) {
+	ctx := context.Background()
+	s, _ := mustOpen(t)
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC).Unix()
+	insert := `INSERT INTO transactions (id, account_id, status, description, message, is_categorizable,
+		amount_currency, amount_value, amount_base_units, created_at, deep_link_url, raw, content_hash, first_seen_at, updated_at, created_epoch)
+		VALUES (?, 'acc', 'SETTLED', ?, NULL, 1, 'AUD', '-1.00', ?, '2026-01-02T03:04:05+11:00', '', '{}', x'00', '', '', ?)`
+	if err := s.InTx(ctx, func(tx *sql.Tx) error {
+		for i := range 130 {
+			// Three seconds of 40 tram fares each (their ids out of
+			// insertion order), then ten a minute apart.
+			epoch := now - int64(min(i/40, 3))*60 - int64(max(i-120, 0))*60
+			desc := "Tram Fare"
+			if i%9 == 4 {
+				desc = "Ferry Fare"
+			}
+			if _, err := tx.ExecContext(ctx, insert, fmt.Sprintf("tx-%03d", (i*53)%130), desc, -100-i, epoch); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, limit := range []int{1, 3, 7, 30, 50} {
+		searchAgrees(t, s, fmt.Sprintf("limit %d", limit), limit, "tram", "fare", "ferry", "tr")
+	}
+}
