@@ -626,6 +626,8 @@ CREATE VIRTUAL TABLE transactions_search_time USING fts5(
     tokenize = 'unicode61 remove_diacritics 2'
 );
 
+CREATE VIRTUAL TABLE transactions_search_terms USING fts5vocab(transactions_search_amount, row);
+
 CREATE VIEW v_daily_balances AS
 WITH RECURSIVE
     observed AS (

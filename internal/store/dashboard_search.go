@@ -112,6 +112,9 @@ func (s *Store) searchKeysPage(ctx context.Context, q string, f TxFilter, before
 	if err := tx.QueryRowContext(ctx, searchKeysWide).Scan(&wide); err != nil || wide {
 		return out, false, err
 	}
+	if q, err = keysQuery(ctx, tx, f.Search, q); err != nil {
+		return out, false, err
+	}
 	if err := tx.QueryRowContext(ctx, `SELECT count(*), coalesce(sum(rowid >> 32), 0) FROM transactions_search_amount
 		WHERE transactions_search_amount MATCH ?`, q).Scan(&out.Count, &out.Sum); err != nil {
 		return out, false, fmt.Errorf("search transactions: %w", err)
@@ -160,6 +163,64 @@ func (s *Store) searchKeysPage(ctx context.Context, q string, f TxFilter, before
 		before+txOrder+" LIMIT ?)"+txOrder, slices.Concat([]any{"[" + strings.Join(ids, ",") + "]"}, beforeArgs, []any{limit})...)
 	return out, true, err
 }
+
+// keysQuery is the search of words for transactions_search_amount and
+// transactions_search_time: each word of lower-case ASCII letters and
+// digits that is the prefix of at most keysTerms terms (from
+// transactions_search_terms) as those terms, ORed; any other as in q
+// (SearchQuery's prefix).
+func keysQuery(ctx context.Context, tx *sql.Tx, words, q string) (string, error) {
+	fields := strings.Fields(words)
+	if len(fields) > 16 {
+		return q, nil
+	}
+	parts := make([]string, 0, len(fields))
+	for _, w := range fields {
+		prefix := `"` + strings.ReplaceAll(w, `"`, `""`) + `"*`
+		lw := strings.ToLower(w)
+		if strings.IndexFunc(lw, func(r rune) bool { return (r < 'a' || r > 'z') && (r < '0' || r > '9') }) >= 0 {
+			parts = append(parts, prefix)
+			continue
+		}
+		terms, err := prefixTerms(ctx, tx, lw)
+		if err != nil {
+			return "", err
+		}
+		if len(terms) == 0 || len(terms) > keysTerms {
+			parts = append(parts, prefix)
+		} else {
+			parts = append(parts, "("+strings.Join(terms, " OR ")+")")
+		}
+	}
+	return strings.Join(parts, " AND "), nil
+}
+
+// prefixTerms is the terms of transactions_search_terms that start with
+// lw (lower-case ASCII), quoted, up to keysTerms+1 of them.
+func prefixTerms(ctx context.Context, tx *sql.Tx, lw string) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, "SELECT term FROM transactions_search_terms WHERE term >= ? AND term < ? LIMIT ?",
+		lw, lw[:len(lw)-1]+string(lw[len(lw)-1]+1), keysTerms+1)
+	if err != nil {
+		return nil, fmt.Errorf("search transactions: %w", err)
+	}
+	defer rows.Close()
+	var terms []string
+	for rows.Next() {
+		var term string
+		if err := rows.Scan(&term); err != nil {
+			return nil, fmt.Errorf("search transactions: %w", err)
+		}
+		terms = append(terms, `"`+strings.ReplaceAll(term, `"`, `""`)+`"`)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("search transactions: %w", err)
+	}
+	return terms, nil
+}
+
+// keysTerms is how many terms a word's prefix may stand for to be
+// searched as them.
+const keysTerms = 8
 
 // searchKeysMargin is how many keys past a page searchKeysPage reads
 // first, for the transactions of the same second as its last.
