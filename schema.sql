@@ -1,4 +1,4 @@
--- bankmirror's SQLite schema at version 20 (PRAGMA user_version): every
+-- bankmirror's SQLite schema at version 21 (PRAGMA user_version): every
 -- table, index, view and trigger of a new mirror once every migration of
 -- internal/store/migrations has run. Tables come in the order they were
 -- made, each with its indexes and triggers, then the views.
@@ -157,26 +157,6 @@ CREATE INDEX transactions_held ON transactions (status) WHERE status = 'HELD';
 
 CREATE INDEX transactions_created_epoch ON transactions (created_epoch);
 
-CREATE TRIGGER transactions_search_insert AFTER INSERT ON transactions BEGIN
-    INSERT INTO transactions_search (rowid, description, message, note, raw_text, tags)
-    VALUES (new.rowid, new.description, new.message, new.note, new.raw_text,
-        (SELECT group_concat(tag_id, ' ') FROM transaction_tags WHERE transaction_id = new.id));
-END;
-
-CREATE TRIGGER transactions_search_update AFTER UPDATE OF description, message, note, raw_text ON transactions
-WHEN new.description IS NOT old.description OR new.message IS NOT old.message
-    OR new.note IS NOT old.note OR new.raw_text IS NOT old.raw_text
-BEGIN
-    DELETE FROM transactions_search WHERE rowid = old.rowid;
-    INSERT INTO transactions_search (rowid, description, message, note, raw_text, tags)
-    VALUES (new.rowid, new.description, new.message, new.note, new.raw_text,
-        (SELECT group_concat(tag_id, ' ') FROM transaction_tags WHERE transaction_id = new.id));
-END;
-
-CREATE TRIGGER transactions_search_delete AFTER DELETE ON transactions BEGIN
-    DELETE FROM transactions_search WHERE rowid = old.rowid;
-END;
-
 CREATE INDEX transactions_household_paired ON transactions (household_transfer_id)
     WHERE household_transfer_id IS NOT NULL;
 
@@ -296,6 +276,63 @@ END;
 CREATE INDEX transactions_held_created ON transactions (status, julianday(created_at))
     WHERE status = 'HELD';
 
+CREATE TRIGGER transactions_search_insert AFTER INSERT ON transactions BEGIN
+    INSERT INTO transactions_search (rowid, description, message, note, raw_text, tags)
+    VALUES (new.rowid, new.description, new.message, new.note, new.raw_text,
+        (SELECT group_concat(tag_id, ' ') FROM transaction_tags WHERE transaction_id = new.id));
+    INSERT INTO transactions_search_amount (rowid, description, message, note, raw_text, tags)
+    SELECT (new.amount_base_units << 32) | s.rowid, s.description, s.message, s.note, s.raw_text, s.tags
+    FROM transactions_search s WHERE s.rowid = new.rowid
+    AND new.amount_base_units BETWEEN -2147483648 AND 2147483647 AND s.rowid < 4294967296;
+    INSERT INTO transactions_search_time (rowid, description, message, note, raw_text, tags)
+    SELECT (coalesce(new.created_epoch, 0) << 32) | s.rowid, s.description, s.message, s.note, s.raw_text, s.tags
+    FROM transactions_search s WHERE s.rowid = new.rowid
+    AND coalesce(new.created_epoch, 0) BETWEEN -2147483648 AND 2147483647 AND s.rowid < 4294967296;
+END;
+
+CREATE TRIGGER transactions_search_update AFTER UPDATE OF description, message, note, raw_text, created_epoch, amount_base_units ON transactions
+WHEN new.description IS NOT old.description OR new.message IS NOT old.message
+    OR new.note IS NOT old.note OR new.raw_text IS NOT old.raw_text
+    OR new.created_epoch IS NOT old.created_epoch OR new.amount_base_units IS NOT old.amount_base_units
+BEGIN
+    INSERT INTO transactions_search_amount (transactions_search_amount, rowid, description, message, note, raw_text, tags)
+    SELECT 'delete', (old.amount_base_units << 32) | s.rowid, s.description, s.message, s.note, s.raw_text, s.tags
+    FROM transactions_search s WHERE s.rowid = old.rowid
+    AND old.amount_base_units BETWEEN -2147483648 AND 2147483647 AND s.rowid < 4294967296;
+    INSERT INTO transactions_search_time (transactions_search_time, rowid, description, message, note, raw_text, tags)
+    SELECT 'delete', (coalesce(old.created_epoch, 0) << 32) | s.rowid, s.description, s.message, s.note, s.raw_text, s.tags
+    FROM transactions_search s WHERE s.rowid = old.rowid
+    AND coalesce(old.created_epoch, 0) BETWEEN -2147483648 AND 2147483647 AND s.rowid < 4294967296;
+    DELETE FROM transactions_search WHERE rowid = old.rowid
+        AND (new.description IS NOT old.description OR new.message IS NOT old.message
+        OR new.note IS NOT old.note OR new.raw_text IS NOT old.raw_text OR new.rowid IS NOT old.rowid);
+    INSERT INTO transactions_search (rowid, description, message, note, raw_text, tags)
+    SELECT new.rowid, new.description, new.message, new.note, new.raw_text,
+        (SELECT group_concat(tag_id, ' ') FROM transaction_tags WHERE transaction_id = new.id)
+    WHERE new.description IS NOT old.description OR new.message IS NOT old.message
+        OR new.note IS NOT old.note OR new.raw_text IS NOT old.raw_text OR new.rowid IS NOT old.rowid;
+    INSERT INTO transactions_search_amount (rowid, description, message, note, raw_text, tags)
+    SELECT (new.amount_base_units << 32) | s.rowid, s.description, s.message, s.note, s.raw_text, s.tags
+    FROM transactions_search s WHERE s.rowid = new.rowid
+    AND new.amount_base_units BETWEEN -2147483648 AND 2147483647 AND s.rowid < 4294967296;
+    INSERT INTO transactions_search_time (rowid, description, message, note, raw_text, tags)
+    SELECT (coalesce(new.created_epoch, 0) << 32) | s.rowid, s.description, s.message, s.note, s.raw_text, s.tags
+    FROM transactions_search s WHERE s.rowid = new.rowid
+    AND coalesce(new.created_epoch, 0) BETWEEN -2147483648 AND 2147483647 AND s.rowid < 4294967296;
+END;
+
+CREATE TRIGGER transactions_search_delete AFTER DELETE ON transactions BEGIN
+    INSERT INTO transactions_search_amount (transactions_search_amount, rowid, description, message, note, raw_text, tags)
+    SELECT 'delete', (old.amount_base_units << 32) | s.rowid, s.description, s.message, s.note, s.raw_text, s.tags
+    FROM transactions_search s WHERE s.rowid = old.rowid
+    AND old.amount_base_units BETWEEN -2147483648 AND 2147483647 AND s.rowid < 4294967296;
+    INSERT INTO transactions_search_time (transactions_search_time, rowid, description, message, note, raw_text, tags)
+    SELECT 'delete', (coalesce(old.created_epoch, 0) << 32) | s.rowid, s.description, s.message, s.note, s.raw_text, s.tags
+    FROM transactions_search s WHERE s.rowid = old.rowid
+    AND coalesce(old.created_epoch, 0) BETWEEN -2147483648 AND 2147483647 AND s.rowid < 4294967296;
+    DELETE FROM transactions_search WHERE rowid = old.rowid;
+END;
+
 CREATE TABLE transaction_tags (
     transaction_id  TEXT NOT NULL REFERENCES transactions (id) ON DELETE CASCADE,
     tag_id          TEXT NOT NULL,
@@ -305,19 +342,51 @@ CREATE TABLE transaction_tags (
 CREATE INDEX transaction_tags_tag ON transaction_tags (tag_id);
 
 CREATE TRIGGER transactions_search_tag_insert AFTER INSERT ON transaction_tags BEGIN
+    INSERT INTO transactions_search_amount (transactions_search_amount, rowid, description, message, note, raw_text, tags)
+    SELECT 'delete', (t.amount_base_units << 32) | s.rowid, s.description, s.message, s.note, s.raw_text, s.tags
+    FROM transactions t JOIN transactions_search s ON s.rowid = t.rowid WHERE t.id = new.transaction_id
+    AND t.amount_base_units BETWEEN -2147483648 AND 2147483647 AND s.rowid < 4294967296;
+    INSERT INTO transactions_search_time (transactions_search_time, rowid, description, message, note, raw_text, tags)
+    SELECT 'delete', (coalesce(t.created_epoch, 0) << 32) | s.rowid, s.description, s.message, s.note, s.raw_text, s.tags
+    FROM transactions t JOIN transactions_search s ON s.rowid = t.rowid WHERE t.id = new.transaction_id
+    AND coalesce(t.created_epoch, 0) BETWEEN -2147483648 AND 2147483647 AND s.rowid < 4294967296;
     DELETE FROM transactions_search WHERE rowid = (SELECT rowid FROM transactions WHERE id = new.transaction_id);
     INSERT INTO transactions_search (rowid, description, message, note, raw_text, tags)
     SELECT t.rowid, t.description, t.message, t.note, t.raw_text,
         (SELECT group_concat(tag_id, ' ') FROM transaction_tags WHERE transaction_id = t.id)
     FROM transactions t WHERE t.id = new.transaction_id;
+    INSERT INTO transactions_search_amount (rowid, description, message, note, raw_text, tags)
+    SELECT (t.amount_base_units << 32) | s.rowid, s.description, s.message, s.note, s.raw_text, s.tags
+    FROM transactions t JOIN transactions_search s ON s.rowid = t.rowid WHERE t.id = new.transaction_id
+    AND t.amount_base_units BETWEEN -2147483648 AND 2147483647 AND s.rowid < 4294967296;
+    INSERT INTO transactions_search_time (rowid, description, message, note, raw_text, tags)
+    SELECT (coalesce(t.created_epoch, 0) << 32) | s.rowid, s.description, s.message, s.note, s.raw_text, s.tags
+    FROM transactions t JOIN transactions_search s ON s.rowid = t.rowid WHERE t.id = new.transaction_id
+    AND coalesce(t.created_epoch, 0) BETWEEN -2147483648 AND 2147483647 AND s.rowid < 4294967296;
 END;
 
 CREATE TRIGGER transactions_search_tag_delete AFTER DELETE ON transaction_tags BEGIN
+    INSERT INTO transactions_search_amount (transactions_search_amount, rowid, description, message, note, raw_text, tags)
+    SELECT 'delete', (t.amount_base_units << 32) | s.rowid, s.description, s.message, s.note, s.raw_text, s.tags
+    FROM transactions t JOIN transactions_search s ON s.rowid = t.rowid WHERE t.id = old.transaction_id
+    AND t.amount_base_units BETWEEN -2147483648 AND 2147483647 AND s.rowid < 4294967296;
+    INSERT INTO transactions_search_time (transactions_search_time, rowid, description, message, note, raw_text, tags)
+    SELECT 'delete', (coalesce(t.created_epoch, 0) << 32) | s.rowid, s.description, s.message, s.note, s.raw_text, s.tags
+    FROM transactions t JOIN transactions_search s ON s.rowid = t.rowid WHERE t.id = old.transaction_id
+    AND coalesce(t.created_epoch, 0) BETWEEN -2147483648 AND 2147483647 AND s.rowid < 4294967296;
     DELETE FROM transactions_search WHERE rowid = (SELECT rowid FROM transactions WHERE id = old.transaction_id);
     INSERT INTO transactions_search (rowid, description, message, note, raw_text, tags)
     SELECT t.rowid, t.description, t.message, t.note, t.raw_text,
         (SELECT group_concat(tag_id, ' ') FROM transaction_tags WHERE transaction_id = t.id)
     FROM transactions t WHERE t.id = old.transaction_id;
+    INSERT INTO transactions_search_amount (rowid, description, message, note, raw_text, tags)
+    SELECT (t.amount_base_units << 32) | s.rowid, s.description, s.message, s.note, s.raw_text, s.tags
+    FROM transactions t JOIN transactions_search s ON s.rowid = t.rowid WHERE t.id = old.transaction_id
+    AND t.amount_base_units BETWEEN -2147483648 AND 2147483647 AND s.rowid < 4294967296;
+    INSERT INTO transactions_search_time (rowid, description, message, note, raw_text, tags)
+    SELECT (coalesce(t.created_epoch, 0) << 32) | s.rowid, s.description, s.message, s.note, s.raw_text, s.tags
+    FROM transactions t JOIN transactions_search s ON s.rowid = t.rowid WHERE t.id = old.transaction_id
+    AND coalesce(t.created_epoch, 0) BETWEEN -2147483648 AND 2147483647 AND s.rowid < 4294967296;
 END;
 
 CREATE TABLE transaction_tombstones (
@@ -554,6 +623,9 @@ CREATE TABLE transactions_search_money (
     amount_base_units INTEGER NOT NULL     -- transactions.amount_base_units
 ) STRICT;
 
+CREATE INDEX transactions_search_money_wide ON transactions_search_money (rowid)
+WHERE amount_base_units NOT BETWEEN -2147483648 AND 2147483647 OR created_epoch NOT BETWEEN -2147483648 AND 2147483647 OR rowid >= 4294967296;
+
 CREATE TABLE feed_rows (
     feed            TEXT NOT NULL,     -- the feed's name in the feeds file
     transaction_id  TEXT NOT NULL,     -- the bank transaction: the row's import id
@@ -590,6 +662,20 @@ CREATE TABLE feed_state (
     last_check       TEXT,                       -- JSON: what the last check found, by kind
     updated_at       TEXT NOT NULL
 ) STRICT;
+
+CREATE VIRTUAL TABLE transactions_search_amount USING fts5(
+    description, message, note, raw_text, tags,
+    content = '', detail = none, columnsize = 0,
+    tokenize = 'unicode61 remove_diacritics 2'
+);
+
+CREATE VIRTUAL TABLE transactions_search_time USING fts5(
+    description, message, note, raw_text, tags,
+    content = '', detail = none, columnsize = 0,
+    tokenize = 'unicode61 remove_diacritics 2'
+);
+
+CREATE VIRTUAL TABLE transactions_search_terms USING fts5vocab(transactions_search_amount, row);
 
 CREATE VIEW v_daily_balances AS
 WITH RECURSIVE

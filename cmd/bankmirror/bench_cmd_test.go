@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -93,5 +94,52 @@ func TestBenchModes(t *testing.T) {
 			}
 			t.Log(out)
 		})
+	}
+}
+
+// TestBenchUIOnAGivenMirror runs `bench ui` on a mirror made beforehand
+// with given words and warm-ups: each word's row counts its matches and
+// only the measured requests, by the client's time beside the server's.
+func TestBenchUIOnAGivenMirror(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a ui process")
+	}
+	old := benchChild
+	benchChild = func(ctx context.Context, args ...string) (*exec.Cmd, error) {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, err
+		}
+		cmd := exec.CommandContext(ctx, exe, append([]string{childArgsMarker}, args...)...)
+		cmd.Env = append(os.Environ(), childEnv+"=1")
+		return cmd, nil
+	}
+	t.Cleanup(func() { benchChild = old })
+	env := map[string]string{"BANKMIRROR_LOG_LEVEL": "warn", "BANKMIRROR_LOG_FORMAT": "json"}
+	path := filepath.Join(t.TempDir(), "given.db")
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"bench", "export", "--generate", path, "--transactions", "1200"}, env, &stdout, &stderr); code != 0 {
+		t.Fatalf("generate: exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+	stdout.Reset()
+	args := []string{"bench", "ui", "--mirror", path, "--words", "coles, thanks", "--warmups", "2", "--rounds", "3", "--requests", "1"}
+	if code := run(context.Background(), args, env, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout.String(), stderr.String())
+	}
+	out := stdout.String()
+	for _, w := range []string{
+		"repeat: bankmirror bench ui --mirror " + path + ` --rounds 3 --requests 1 --words "coles,thanks" --warmups 2`,
+		"round 3: overview p50", "| overview (/) | 3 |", "| search (/transactions?q=) | 6 |",
+		"| overview (/) |  | 3 |", `| search "coles" | 100 | 3 |`, `| search "thanks" | 200 | 3 |`,
+	} {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+	if strings.Contains(out, "round 4") || strings.Contains(out, "mirror: ") {
+		t.Errorf("warm-ups counted, or a mirror generated:\n%s", out)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Errorf("the given mirror is gone: %v", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -39,76 +40,67 @@ type UIOptions struct {
 	Requests     int            // overviews a round; every word is searched once a round
 	Dir          string         // for the mirror; "" makes a temporary one
 	Location     *time.Location // the customer's zone, as the ui process has it
+	// Mirror is an existing mirror to measure instead of a generated
+	// one (a copy of one made by `sync --full`: the ui process and the
+	// bare queries only read it).
+	Mirror string
+	// Words are searched instead of UIWords.
+	Words []string
+	// Warmups are rounds made before the measured ones, and not counted.
+	Warmups int
+	// UIBinary, when set, is the bankmirror binary that serves the
+	// dashboard (another build's, to compare in the same run).
+	UIBinary string
 }
+
+// uiSample is one page's times: the client's (from the request sent to
+// the body read, over loopback, with the session's cookie), the server's
+// (its Server-Timing header), and its bare query's in the same run.
+type uiSample struct{ client, server, bare []time.Duration }
 
 // UI measures the dashboard (`bankmirror bench ui`): the overview and
 // searches served by a real `bankmirror ui` child process on a generated
 // mirror (synthetic.Fill, in another child process running
-// GenerateExportMirror), by the server's own time (the Server-Timing
-// header of each page), each beside a bare query of the same aggregates in
-// the same run, and the RSS of the ui process.
+// GenerateExportMirror) or on a given one, by the client's time and the
+// server's own (the Server-Timing header of each page), each beside a
+// bare query of the same aggregates in the same run, and the RSS of the
+// ui process.
 func UI(ctx context.Context, env Env, o UIOptions) error {
-	cleanup, err := benchDir(&o.Dir)
-	if err != nil {
-		return err
+	words := o.Words
+	if len(words) == 0 {
+		words = UIWords
 	}
-	defer cleanup()
 	w := env.Stdout
-	fmt.Fprintf(w, "bench ui: the dashboard on a generated mirror of %d transactions, %d rounds of %d overviews and %d searches, by the server's time (Server-Timing), beside bare queries of the same aggregates\n",
-		o.Transactions, o.Rounds, o.Requests, len(UIWords))
-	fmt.Fprintf(w, "repeat: bankmirror bench ui --transactions %d --rounds %d --requests %d\n", o.Transactions, o.Rounds, o.Requests)
-	path := filepath.Join(o.Dir, "ui-bench.db")
-	defer removeDB(path)
-	if err := generateMirror(ctx, env, w, path, o.Transactions); err != nil {
-		return err
+	path := o.Mirror
+	if path == "" {
+		cleanup, err := benchDir(&o.Dir)
+		if err != nil {
+			return err
+		}
+		defer cleanup()
+		fmt.Fprintf(w, "bench ui: the dashboard on a generated mirror of %d transactions, %d rounds of %d overviews and %d searches, by the client's and the server's time (Server-Timing), beside bare queries of the same aggregates\n",
+			o.Transactions, o.Rounds, o.Requests, len(words))
+		fmt.Fprintf(w, "repeat: bankmirror bench ui --transactions %d --rounds %d --requests %d%s\n", o.Transactions, o.Rounds, o.Requests, uiRepeatWords(o))
+		path = filepath.Join(o.Dir, "ui-bench.db")
+		defer removeDB(path)
+		if err := generateMirror(ctx, env, w, path, o.Transactions); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(w, "bench ui: the dashboard on the mirror %s, %d rounds of %d overviews and %d searches, by the client's and the server's time (Server-Timing), beside bare queries of the same aggregates\n",
+			path, o.Rounds, o.Requests, len(words))
+		fmt.Fprintf(w, "repeat: bankmirror bench ui --mirror %s --rounds %d --requests %d%s\n", path, o.Rounds, o.Requests, uiRepeatWords(o))
 	}
 
-	token := randomHex(16)
-	ui, err := env.Command(ctx, "ui", "--listen", "127.0.0.1:0")
+	ui, client, base, err := startUI(ctx, env, path, o.UIBinary)
 	if err != nil {
 		return err
-	}
-	ui.Env = append(ui.Environ(), "BANKMIRROR_DB="+path, "BANKMIRROR_UI_TOKEN="+token, "BANKMIRROR_LOG_LEVEL=warn")
-	ui.Stderr = env.Stderr
-	stdout, err := ui.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	if err := ui.Start(); err != nil {
-		return fmt.Errorf("start bankmirror ui: %w", err)
 	}
 	defer func() {
 		_ = ui.Process.Signal(os.Interrupt)
 		_ = ui.Wait()
 	}()
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		return fmt.Errorf("bankmirror ui printed no address: %w", err)
-	}
-	link, ok := strings.CutPrefix(strings.TrimSpace(line), "dashboard: ")
-	if !ok {
-		return fmt.Errorf("bankmirror ui printed %q", line)
-	}
-	go func() { _, _ = io.Copy(io.Discard, stdout) }()
-	jar, _ := cookiejar.New(nil)
-	client := &http.Client{Jar: jar, Timeout: 30 * time.Second}
-	// The printed link's code opens a session, whose pages live under the
-	// address it leads to.
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, link, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return err
-	}
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("the printed link: %s", resp.Status)
-	}
-	base := strings.TrimSuffix(resp.Request.URL.String(), "/")
-	fmt.Fprintf(w, "ui: bankmirror ui at %s (pid %d), RSS %.1f MiB after the first page\n", base, ui.Process.Pid, pidMiB(ui.Process.Pid, "VmRSS"))
+	fmt.Fprintf(w, "ui: bankmirror ui%s at %s (pid %d), RSS %.1f MiB after the first page\n", uiRepeatBinary(o.UIBinary), base, ui.Process.Pid, pidMiB(ui.Process.Pid, "VmRSS"))
 
 	db, err := store.OpenReadOnlyDB(ctx, path)
 	if err != nil {
@@ -120,35 +112,50 @@ func UI(ctx context.Context, env Env, o UIOptions) error {
 	from, to := first.AddDate(0, -11, 0).Format("2006-01"), first.Format("2006-01")
 	day := now.AddDate(0, 0, -90).Format(time.DateOnly)
 
-	var overview, bareOverview, search, bareSearch []time.Duration
-	for round := 1; round <= o.Rounds; round++ {
+	// measure gets u once beside its bare queries, and adds the times to
+	// s unless it is a warm-up.
+	measure := func(s *uiSample, u string, bare func() error, warm bool) error {
+		b, err := timedCall(bare)
+		if err != nil {
+			return err
+		}
+		c, sv, err := uiPage(ctx, client, u)
+		if err != nil {
+			return err
+		}
+		if !warm {
+			s.bare, s.client, s.server = append(s.bare, b), append(s.client, c), append(s.server, sv)
+		}
+		return nil
+	}
+	var overview, search uiSample
+	perWord := make([]uiSample, len(words))
+	for i := range o.Warmups + o.Rounds {
+		warm := i < o.Warmups
 		for range o.Requests {
-			d, err := timedCall(func() error { return bareOverviewQueries(ctx, db, from, to, day) })
-			if err != nil {
+			if err := measure(&overview, base+"/", func() error { return bareOverviewQueries(ctx, db, from, to, day) }, warm); err != nil {
 				return err
 			}
-			bareOverview = append(bareOverview, d)
-			if d, err = uiPage(ctx, client, base+"/"); err != nil {
-				return err
-			}
-			overview = append(overview, d)
 		}
-		for _, word := range UIWords {
-			d, err := timedCall(func() error { return bareSearchQueries(ctx, db, store.SearchQuery(word)) })
-			if err != nil {
+		for j, word := range words {
+			u := base + "/transactions?q=" + url.QueryEscape(word)
+			bare := func() error { return bareSearchQueries(ctx, db, store.SearchQuery(word)) }
+			if err := measure(&perWord[j], u, bare, warm); err != nil {
 				return err
 			}
-			bareSearch = append(bareSearch, d)
-			if d, err = uiPage(ctx, client, base+"/transactions?q="+url.QueryEscape(word)); err != nil {
-				return err
-			}
-			search = append(search, d)
 		}
-		fmt.Fprintf(w, "round %d: overview p50 %s (bare %s), search p50 %s (bare %s)\n", round,
-			uiMs(uiPercentile(overview, 50)), uiMs(uiPercentile(bareOverview, 50)), uiMs(uiPercentile(search, 50)), uiMs(uiPercentile(bareSearch, 50)))
+		if warm {
+			continue
+		}
+		search = uiSample{}
+		for _, s := range perWord {
+			search.client, search.server, search.bare = append(search.client, s.client...), append(search.server, s.server...), append(search.bare, s.bare...)
+		}
+		fmt.Fprintf(w, "round %d: overview p50 %s (bare %s), search p50 %s (bare %s)\n", i+1-o.Warmups,
+			uiMs(uiPercentile(overview.server, 50)), uiMs(uiPercentile(overview.bare, 50)), uiMs(uiPercentile(search.server, 50)), uiMs(uiPercentile(search.bare, 50)))
 	}
 	peak, rss := pidMiB(ui.Process.Pid, "VmHWM"), pidMiB(ui.Process.Pid, "VmRSS")
-	fmt.Fprintf(w, "\n| page | requests | p50 | p95 | bare query p50 | bare query p95 | p95 ratio to bare | target | met |\n|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(w, "\nBy the server's time (Server-Timing):\n\n| page | requests | p50 | p95 | bare query p50 | bare query p95 | p95 ratio to bare | target | met |\n|---|---|---|---|---|---|---|---|---|\n")
 	row := func(name string, got, bare []time.Duration, target time.Duration) {
 		met := "yes"
 		if uiPercentile(got, 95) > target {
@@ -157,8 +164,27 @@ func UI(ctx context.Context, env Env, o UIOptions) error {
 		fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %.2fx | ≤ %s at p95 | %s |\n", name, len(got), uiMs(uiPercentile(got, 50)), uiMs(uiPercentile(got, 95)),
 			uiMs(uiPercentile(bare, 50)), uiMs(uiPercentile(bare, 95)), float64(uiPercentile(got, 95))/float64(uiPercentile(bare, 95)), uiMs(target), met)
 	}
-	row("overview (/)", overview, bareOverview, benchUIOverviewTarget)
-	row("search (/transactions?q=)", search, bareSearch, benchUISearchTarget)
+	row("overview (/)", overview.server, overview.bare, benchUIOverviewTarget)
+	row("search (/transactions?q=)", search.server, search.bare, benchUISearchTarget)
+	fmt.Fprintf(w, "\nBy the client's time (request sent to body read, loopback, with the session's cookie), each word apart (matches: its count):\n\n| page | matches | requests | client p50 | client p95 | server p50 | server p95 | bare p50 | bare p95 | target (client p95) | met |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
+	clientRow := func(name, matches string, s uiSample, target time.Duration) {
+		met := "yes"
+		if uiPercentile(s.client, 95) > target {
+			met = "no"
+		}
+		fmt.Fprintf(w, "| %s | %s | %d | %s | %s | %s | %s | %s | %s | ≤ %s | %s |\n", name, matches, len(s.client),
+			uiMs(uiPercentile(s.client, 50)), uiMs(uiPercentile(s.client, 95)), uiMs(uiPercentile(s.server, 50)), uiMs(uiPercentile(s.server, 95)),
+			uiMs(uiPercentile(s.bare, 50)), uiMs(uiPercentile(s.bare, 95)), uiMs(target), met)
+	}
+	clientRow("overview (/)", "", overview, benchUIOverviewTarget)
+	for j, word := range words {
+		matches := "?"
+		var n int64
+		if err := db.QueryRowContext(ctx, "SELECT count(*) FROM transactions_search WHERE transactions_search MATCH ?", store.SearchQuery(word)).Scan(&n); err == nil {
+			matches = strconv.FormatInt(n, 10)
+		}
+		clientRow("search "+strconv.Quote(word), matches, perWord[j], benchUISearchTarget)
+	}
 	met := "yes"
 	if peak > benchUIRSSTarget {
 		met = "no"
@@ -167,30 +193,112 @@ func UI(ctx context.Context, env Env, o UIOptions) error {
 	return nil
 }
 
-// page gets u and returns the server's time from its Server-Timing
-// header.
-func uiPage(ctx context.Context, c *http.Client, u string) (time.Duration, error) {
+// uiRepeatWords is the flags of o that the repeat line shows besides
+// the others.
+func uiRepeatWords(o UIOptions) string {
+	out := ""
+	if len(o.Words) > 0 {
+		out += " --words " + strconv.Quote(strings.Join(o.Words, ","))
+	}
+	if o.Warmups > 0 {
+		out += " --warmups " + strconv.Itoa(o.Warmups)
+	}
+	if o.UIBinary != "" {
+		out += " --ui-binary " + o.UIBinary
+	}
+	return out
+}
+
+// uiRepeatBinary names the ui's binary, when another build's, after
+// "bankmirror ui".
+func uiRepeatBinary(b string) string {
+	if b == "" {
+		return ""
+	}
+	return " (" + b + ")"
+}
+
+// startUI starts `bankmirror ui` (binary's, or this one's if "") on the
+// mirror at path and opens a
+// session through the link it prints: the client holds its cookie, and
+// base is the address its pages live under.
+func startUI(ctx context.Context, env Env, path, binary string) (ui *exec.Cmd, client *http.Client, base string, err error) {
+	token := randomHex(16)
+	if binary != "" {
+		ui = exec.CommandContext(ctx, binary, "ui", "--listen", "127.0.0.1:0")
+	} else if ui, err = env.Command(ctx, "ui", "--listen", "127.0.0.1:0"); err != nil {
+		return nil, nil, "", err
+	}
+	ui.Env = append(ui.Environ(), "BANKMIRROR_DB="+path, "BANKMIRROR_UI_TOKEN="+token, "BANKMIRROR_LOG_LEVEL=warn")
+	ui.Stderr = env.Stderr
+	stdout, err := ui.StdoutPipe()
+	if err != nil {
+		return nil, nil, "", err
+	}
+	if err := ui.Start(); err != nil {
+		return nil, nil, "", fmt.Errorf("start bankmirror ui: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			_ = ui.Process.Signal(os.Interrupt)
+			_ = ui.Wait()
+		}
+	}()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("bankmirror ui printed no address: %w", err)
+	}
+	link, ok := strings.CutPrefix(strings.TrimSpace(line), "dashboard: ")
+	if !ok {
+		return nil, nil, "", fmt.Errorf("bankmirror ui printed %q", line)
+	}
+	go func() { _, _ = io.Copy(io.Discard, stdout) }()
+	jar, _ := cookiejar.New(nil)
+	client = &http.Client{Jar: jar, Timeout: 30 * time.Second}
+	// The printed link's code opens a session, whose pages live under the
+	// address it leads to.
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, link, nil)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, nil, "", fmt.Errorf("the printed link: %s", resp.Status)
+	}
+	return ui, client, strings.TrimSuffix(resp.Request.URL.String(), "/"), nil
+}
+
+// uiPage gets u and returns the client's time (from the request sent
+// to its body read) and the server's (its Server-Timing header).
+func uiPage(ctx context.Context, c *http.Client, u string) (client, server time.Duration, err error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
+	start := time.Now()
 	resp, err := c.Do(req)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer resp.Body.Close()
 	if _, err := io.Copy(io.Discard, resp.Body); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
+	client = time.Since(start)
 	if resp.StatusCode != http.StatusOK {
-		return 0, fmt.Errorf("GET %s: %s", u, resp.Status)
+		return 0, 0, fmt.Errorf("GET %s: %s", u, resp.Status)
 	}
 	_, dur, ok := strings.Cut(resp.Header.Get("Server-Timing"), "dur=")
 	f, err := strconv.ParseFloat(dur, 64)
 	if !ok || err != nil {
-		return 0, fmt.Errorf("GET %s: no Server-Timing", u)
+		return 0, 0, fmt.Errorf("GET %s: no Server-Timing", u)
 	}
-	return time.Duration(f * float64(time.Millisecond)), nil
+	return client, time.Duration(f * float64(time.Millisecond)), nil
 }
 
 // bareOverviewQueries are the overview's aggregates as bare SQL, rows

@@ -65,12 +65,14 @@ var (
 	}, searchTriggers(), triggersOf(householdViews, "household_transfer_"), triggersOf(monthlyTotals, "monthly_totals_"))
 
 	// searchRebuild fills transactions_search anew from transactions and
-	// transaction_tags: 0010_search.sql's own statements, which do it for an
-	// existing mirror.
-	searchRebuild = []string{
+	// transaction_tags, then transactions_search_amount and
+	// transactions_search_time from it: 0010_search.sql's and
+	// 0021_search_keys.sql's own statements, which do it for an existing
+	// mirror.
+	searchRebuild = append([]string{
 		sqlStatement(searchIndex, "DELETE FROM transactions_search;"),
 		sqlStatement(searchIndex, "INSERT INTO transactions_search "),
-	}
+	}, searchKeysFill...)
 
 	// monthlyTotalsRebuild fills monthly_totals anew from the transactions:
 	// 0015_monthly_totals.sql's own statements, which do it for an
@@ -85,8 +87,9 @@ var (
 // triggerName is the name of a trigger statement of a migration file.
 var triggerName = regexp.MustCompile(`(?m)^CREATE TRIGGER IF NOT EXISTS (\w+)\s`)
 
-// searchTriggers is every trigger of 0010_search.sql.
-func searchTriggers() []deferredObject { return triggersOf(searchIndex, "") }
+// searchTriggers is every trigger of 0010_search.sql, as
+// 0021_search_keys.sql made them again.
+func searchTriggers() []deferredObject { return triggersOf(searchKeys, "transactions_search_") }
 
 // triggersOf is every trigger of src whose name starts with prefix.
 func triggersOf(src, prefix string) []deferredObject {

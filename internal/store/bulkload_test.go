@@ -44,7 +44,8 @@ func TestBulkDeferredStatementsComeFromTheSchema(t *testing.T) {
 	if got := strings.Join(triggers, " "); got != want {
 		t.Errorf("triggers %q, want %q", got, want)
 	}
-	if len(searchRebuild) != 2 || searchRebuild[0] != "DELETE FROM transactions_search" ||
+	if len(searchRebuild) != 2+len(searchKeysFill) || !slices.Equal(searchRebuild[2:], searchKeysFill) || len(searchKeysFill) != 6 ||
+		searchRebuild[0] != "DELETE FROM transactions_search" ||
 		!strings.HasPrefix(searchRebuild[1], "INSERT INTO transactions_search (rowid,") ||
 		!strings.HasSuffix(searchRebuild[1], "ON g.transaction_id = t.id") {
 		t.Errorf("searchRebuild = %q", searchRebuild)

@@ -238,7 +238,12 @@ func (s *Store) ListTransactions(ctx context.Context, f TxFilter) (TxList, error
 	var out TxList
 	var err error
 	switch {
-	case search && len(where) == 1 && s.hasSearchMoney(): // the search is the only condition
+	case search && len(where) == 1 && s.hasSearchKeys() && keysWords(f.Search): // the search is the only condition
+		var ok bool
+		if out, ok, err = s.searchKeysPage(ctx, q, f, before, beforeArgs, limit); err == nil && !ok {
+			out, err = s.searchMoneyPage(ctx, q, f, before, beforeArgs, limit)
+		}
+	case search && len(where) == 1 && s.hasSearchMoney():
 		out, err = s.searchMoneyPage(ctx, q, f, before, beforeArgs, limit)
 	case search:
 		out, err = s.searchPage(ctx, from, cond, args, before, beforeArgs, limit)

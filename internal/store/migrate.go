@@ -128,6 +128,7 @@ var (
 	personViews    = migrationSQL("0014_person_views.sql")
 	monthlyTotals  = migrationSQL("0015_monthly_totals.sql")
 	searchMoney    = migrationSQL("0016_search_money.sql")
+	searchKeys     = migrationSQL("0021_search_keys.sql")
 )
 
 // sqlStatement returns the statement of src that starts a line with

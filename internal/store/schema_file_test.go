@@ -194,7 +194,8 @@ func firstDifference(got, want string) string {
 // The embedded migrations are numbered from 1 without a gap, one step a
 // number, the Go steps among them; a folder that is not is refused.
 func TestLoadMigrations(t *testing.T) {
-	if len(migrations) != 20 || migrations[0].name != "0001_init.sql" || migrations[19].name != "0020_compact_raw.sql" || migrations[19].run == nil {
+	if len(migrations) != 21 || migrations[0].name != "0001_init.sql" || migrations[19].name != "0020_compact_raw.sql" || migrations[19].run == nil ||
+		migrations[20].name != "0021_search_keys.sql" {
 		t.Errorf("migrations: %d steps, first %q, last %q", len(migrations), migrations[0].name, migrations[len(migrations)-1].name)
 	}
 	for i, m := range migrations {

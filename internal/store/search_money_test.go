@@ -34,12 +34,43 @@ func searchAgrees(t *testing.T, s *Store, step string, limit int, words ...strin
 			n, _ := strconv.ParseInt(r[1], 10, 64)
 			wantSum += n
 		}
+		if keysWords(w) {
+			keysAgree(t, s, step, w)
+		}
 		got, count, sum := searchPages(t, s, TxFilter{Search: w, Limit: limit})
 		if count != int64(len(wantIDs)) || sum != wantSum {
 			t.Errorf("%s: search %q counts %d and sums %d, want %d and %d", step, w, count, sum, len(wantIDs), wantSum)
 		}
 		if !slices.Equal(got, wantIDs) {
 			t.Errorf("%s: search %q pages\n got %v\nwant %v", step, w, got, wantIDs)
+		}
+	}
+}
+
+// keysAgree fails t unless transactions_search_amount and
+// transactions_search_time give, for the search of words, the keys
+// (amount or time << 32 | rowid) of what transactions_search matches,
+// from the table (those whose amount or time fits in 32 bits), and both
+// pass FTS5's integrity check.
+func keysAgree(t *testing.T, s *Store, step, words string) {
+	t.Helper()
+	db := s.Reader()
+	for _, c := range []struct{ table, key string }{
+		{"transactions_search_amount", "amount_base_units"},
+		{"transactions_search_time", "coalesce(created_epoch, 0)"},
+	} {
+		want := rows(t, db, `SELECT (`+c.key+` << 32) | rowid AS k FROM transactions
+			WHERE rowid IN (SELECT rowid FROM transactions_search WHERE transactions_search MATCH ?)
+			AND `+c.key+` BETWEEN -2147483648 AND 2147483647 ORDER BY k`, SearchQuery(words))
+		got := rows(t, db, "SELECT rowid FROM "+c.table+" WHERE "+c.table+" MATCH ? ORDER BY rowid", SearchQuery(words))
+		if !slices.EqualFunc(got, want, slices.Equal) {
+			t.Errorf("%s: %s for %q\n got %v\nwant %v", step, c.table, words, got, want)
+		}
+		if s.db == s.ro {
+			continue // read-only
+		}
+		if _, err := s.db.Exec("INSERT INTO " + c.table + " (" + c.table + ") VALUES ('integrity-check')"); err != nil {
+			t.Errorf("%s: %s: %v", step, c.table, err)
 		}
 	}
 }
@@ -270,4 +301,68 @@ func triggerStatements(t *testing.T, names ...string) []string {
 var searchMoneyFill = []string{
 	sqlStatement(searchMoney, "DELETE FROM transactions_search_money;"),
 	sqlStatement(searchMoney, "INSERT INTO transactions_search_money "),
+}
+
+// TestSearchKeysFallBack: a transaction whose amount does not fit in the
+// keys of transactions_search_amount is in neither index, and a word of
+// two tokens is a phrase they cannot answer; either way the search counts,
+// sums and pages what a plain scan says, as before them.
+func TestSearchKeysFallBack(t *testing.T) {
+	ctx := context.Background()
+	s := offsetsFixture(t, t.TempDir()+"/m.db")
+	upsert(t, s, spec{id: "house", account: "spend", desc: "Woolworths land deal", cents: -5_000_000_000, created: "2025-10-05T10:00:00+11:00"})
+	if n := queryInt(t, s, "SELECT count(*) FROM transactions_search_amount WHERE transactions_search_amount MATCH 'deal'"); n != 0 {
+		t.Fatalf("the wide amount is in transactions_search_amount (%d)", n)
+	}
+	var wide bool
+	if err := s.Reader().QueryRowContext(ctx, searchKeysWide).Scan(&wide); err != nil || !wide {
+		t.Fatalf("searchKeysWide: %v, %v", wide, err)
+	}
+	if plan := queryPlan(t, s, searchKeysWide); !strings.Contains(plan, "transactions_search_money_wide") {
+		t.Errorf("searchKeysWide does not use its index: %s", plan)
+	}
+	searchAgrees(t, s, "wide amount", 2, "woolworths", "deal", "wool")
+	if _, err := s.DeleteTransaction(ctx, "house"); err != nil {
+		t.Fatal(err)
+	}
+	searchAgrees(t, s, "wide amount deleted", 2, "woolworths", "wool")
+	if !keysWords("woolworths café 42") || keysWords("7-eleven") || keysWords(`a"b`) {
+		t.Error("keysWords")
+	}
+	// A phrase: searched through transactions_search alone.
+	upsert(t, s, spec{id: "seven", account: "spend", desc: "7-Eleven Fitzroy", cents: -350, created: "2025-10-06T10:00:00+11:00"})
+	searchAgrees(t, s, "phrase", 2, "7-eleven", "eleven")
+}
+
+// TestSearchKeysPagesInOneSecond: pages of a search whose matches share
+// seconds by the dozen (more than searchKeysPage reads past a page) list
+// them all in order, from the first page and from a cursor inside such a
+// second.
+func TestSearchKeysPagesInOneSecond(t *testing.T) {
+	ctx := context.Background()
+	s, _ := mustOpen(t)
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC).Unix()
+	insert := `INSERT INTO transactions (id, account_id, status, description, message, is_categorizable,
+		amount_currency, amount_value, amount_base_units, created_at, deep_link_url, raw, content_hash, first_seen_at, updated_at, created_epoch)
+		VALUES (?, 'acc', 'SETTLED', ?, NULL, 1, 'AUD', '-1.00', ?, '2026-01-02T03:04:05+11:00', '', '{}', x'00', '', '', ?)`
+	if err := s.InTx(ctx, func(tx *sql.Tx) error {
+		for i := range 130 {
+			// Three seconds of 40 tram fares each (their ids out of
+			// insertion order), then ten a minute apart.
+			epoch := now - int64(min(i/40, 3))*60 - int64(max(i-120, 0))*60
+			desc := "Tram Fare"
+			if i%9 == 4 {
+				desc = "Ferry Fare"
+			}
+			if _, err := tx.ExecContext(ctx, insert, fmt.Sprintf("tx-%03d", (i*53)%130), desc, -100-i, epoch); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, limit := range []int{1, 3, 7, 30, 50} {
+		searchAgrees(t, s, fmt.Sprintf("limit %d", limit), limit, "tram", "fare", "ferry", "tr")
+	}
 }
