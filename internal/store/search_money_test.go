@@ -343,7 +343,7 @@ func TestSearchKeysPagesInOneSecond(t *testing.T) {
 	s, _ := mustOpen(t)
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC).Unix()
 	insert := `INSERT INTO transactions (id, account_id, status, description, message, is_categorizable,
-		amount_currency, amount_value, amount_base_units, created_at, deep_link_url, raw, content_hash, first_seen_at, updated_at, created_epoch)
+		amount_currency, amount_value, amount_base_units, created_at, deep_link_url, raw_full, content_hash, first_seen_at, updated_at, created_epoch)
 		VALUES (?, 'acc', 'SETTLED', ?, NULL, 1, 'AUD', '-1.00', ?, '2026-01-02T03:04:05+11:00', '', '{}', x'00', '', '', ?)`
 	if err := s.InTx(ctx, func(tx *sql.Tx) error {
 		for i := range 130 {
