@@ -187,7 +187,13 @@ func (d *Daemon) Run(ctx context.Context) error {
 // cannot bind stops the daemon before it syncs.
 func (d *Daemon) Open(ctx context.Context) error {
 	var err error
-	if d.Store, err = OpenStore(ctx, d.Config, d.Config.DB, d.Log); err != nil {
+	// Opening migrates an older mirror, which takes minutes at a million
+	// transactions (schema version 20 rewrites every row): systemd's start
+	// timeout waits for it.
+	stopExtending := systemd.ExtendStart(20*time.Second, "opening the mirror (a schema migration may take minutes; see the log)")
+	d.Store, err = OpenStore(ctx, d.Config, d.Config.DB, d.Log)
+	stopExtending()
+	if err != nil {
 		return err
 	}
 	// Commits that overwrite the WAL rather than lengthen it are durable

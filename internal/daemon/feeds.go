@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"os"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -106,7 +107,9 @@ func ServeFeeds(ctx context.Context, cfg config.Config, environ map[string]strin
 	if _, err := loadFeeds(cfg, environ); err != nil {
 		return err
 	}
+	stopExtending := systemd.ExtendStart(20*time.Second, "opening the mirror (a schema migration may take minutes; see the log)")
 	st, err := open(ctx)
+	stopExtending()
 	if err != nil {
 		return err
 	}

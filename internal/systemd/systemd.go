@@ -43,3 +43,34 @@ func WatchdogInterval() time.Duration {
 	}
 	return time.Duration(usec) * time.Microsecond / 2
 }
+
+// ExtendStart keeps a start that takes long (a schema migration of a large
+// mirror) inside systemd's start timeout: at once and then every interval,
+// it asks for twice the interval more (EXTEND_TIMEOUT_USEC, systemd 236 and
+// later) with status as the unit's status line, until stop is called. Not
+// started by systemd, it sends nothing.
+func ExtendStart(interval time.Duration, status string) (stop func()) {
+	if os.Getenv("NOTIFY_SOCKET") == "" {
+		return func() {}
+	}
+	msg := fmt.Sprintf("EXTEND_TIMEOUT_USEC=%d\nSTATUS=%s", (2 * interval).Microseconds(), status)
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			_ = Notify(msg)
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+	}
+}
