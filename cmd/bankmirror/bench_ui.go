@@ -25,7 +25,7 @@ func (a *app) benchUIMode() *cli.Command {
 	fs.StringVar(&o.UIBinary, "ui-binary", "", "the bankmirror `BINARY` that serves the dashboard (default: this one), to compare another build in the same run")
 	fs.IntVar(&o.Warmups, "warmups", 0, "rounds made before the measured ones, not counted")
 	return &cli.Command{Name: "ui", Flags: fs,
-		Synopsis: "[--transactions N | --mirror PATH] [--words W1,W2] [--warmups N] [--ui-binary PATH] [--rounds N] [--requests N] [--dir DIR]",
+		Synopsis: "[--transactions N | --mirror PATH] [--words WORDS] [--warmups N] [--ui-binary BINARY] [--rounds N] [--requests N] [--dir DIR]",
 		Summary:  "the dashboard's overview and search on a generated mirror (100,000 rows) or a given one, by client and server time, against bare queries of the same aggregates",
 		Run: a.configured(func(ctx context.Context, _ []string) error {
 			if o.Rounds < 1 || o.Transactions < 1 || o.Requests < 1 || o.Warmups < 0 {
