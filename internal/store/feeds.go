@@ -57,8 +57,8 @@ func (s *Store) FeedTransactions(ctx context.Context, ids []string) ([]FeedTx, e
 
 // FeedGone reads what the history kept of the transactions among ids
 // the bank deleted: each one's id, account and date, as it was when
-// deleted. Its date is its createdAt's in UTC, within a day of the local
-// date a feed gave the app.
+// deleted. Its date is the one its createdAt names, in the offset the
+// bank wrote it with: within a day of the local date a feed gave the app.
 func (s *Store) FeedGone(ctx context.Context, ids []string) ([]FeedTx, error) {
 	arg, err := jsonArg(ids)
 	if err != nil {
