@@ -27,6 +27,7 @@ type Mirror interface {
 	FeedAccountTransactions(ctx context.Context, accounts []string, since string) ([]store.FeedTx, error)
 	FeedRows(ctx context.Context, feed string, ids []string) (map[string]store.FeedRow, error)
 	FeedPending(ctx context.Context, feed string) (map[string]string, error)
+	FeedGone(ctx context.Context, ids []string) ([]store.FeedTx, error)
 	RecordFeedRound(ctx context.Context, r store.FeedRound) error
 	RecordFeedFailure(ctx context.Context, feed string, failure error, next time.Time) error
 	RecordFeedCheck(ctx context.Context, feed, found string) error
@@ -565,6 +566,30 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 	if err != nil {
 		return nil, err
 	}
+	// A transaction the bank deleted that the feed has no row of may
+	// still have one in the app: a push cut off after the app took the
+	// row and before the mirror recorded it. Its date, from the history,
+	// widens the app's rows read so that the row is found and removed.
+	var unknown []string
+	for _, id := range ids {
+		_, live := byID[id]
+		_, isMapped := mapped[id]
+		if !live && !isMapped {
+			unknown = append(unknown, id)
+		}
+	}
+	gone := map[string]store.FeedTx{}
+	if len(unknown) > 0 {
+		list, err := e.mirror.FeedGone(ctx, unknown)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range list {
+			if _, fed := b.appAccount[t.AccountID]; fed {
+				gone[t.ID] = t
+			}
+		}
+	}
 	restore := map[string]bool{}
 	for _, id := range opts.Restore {
 		restore[id] = true
@@ -578,7 +603,7 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 	// in case the person moved a row's date).
 	minDate := ""
 	for _, id := range all {
-		for _, d := range []string{byID[id].Date, mapped[id].Date} {
+		for _, d := range []string{byID[id].Date, mapped[id].Date, gone[id].Date} {
 			if d != "" && (minDate == "" || d < minDate) {
 				minDate = d
 			}
@@ -610,20 +635,25 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 	// A row restored (push --restore) is one the person deleted in the
 	// app: forgotten, so that it is created again, with its transfer's
 	// other leg when the person's deletion took that too.
-	gone := func(m store.FeedRow) bool {
+	deletedInApp := func(m store.FeedRow) bool {
 		_, there := byApp[m.AppID]
 		return m.State == store.FeedDeletedInApp || (m.State == store.FeedPushed && !there)
 	}
 	for id := range restore {
 		m, ok := mapped[id]
-		if !ok || !gone(m) {
+		if !ok || !deletedInApp(m) {
 			continue
 		}
 		delete(mapped, id)
 		p.round.Drop = append(p.round.Drop, id)
-		if om, ok := mapped[m.TransferID]; ok && m.TransferID != "" && gone(om) {
+		if om, ok := mapped[m.TransferID]; ok && m.TransferID != "" && deletedInApp(om) {
 			delete(mapped, m.TransferID)
 			p.round.Drop = append(p.round.Drop, m.TransferID)
+		}
+	}
+	for _, id := range unknown {
+		if r, ok := byImport[id]; ok {
+			p.removeUnrecorded(r, byApp, byImport, mapped)
 		}
 	}
 	now := e.now()
@@ -860,6 +890,38 @@ func (p *plan) remove(m store.FeedRow, byApp map[string]AppRow, mapped map[strin
 			}
 		}
 	}
+}
+
+// removeUnrecorded takes out of the app the row r of a transaction the
+// bank deleted and the mirror has no row of: one the app took in a push
+// cut off before the mirror recorded it. A transfer's legs go together
+// in the app: the other leg is forgotten and, if still fed, comes back
+// as an ordinary row (in this round when it is among its transactions,
+// else in the next).
+func (p *plan) removeUnrecorded(r AppRow, byApp map[string]AppRow, byImport map[string]AppRow, mapped map[string]store.FeedRow) {
+	if r.Reconciled {
+		return // never changed; check reports it
+	}
+	p.delete = append(p.delete, r.ID)
+	p.report.Deleted++
+	p.report.Lines = append(p.report.Lines, Line{Action: "delete", TransactionID: r.ImportID, Date: r.Date,
+		Amount: r.Amount})
+	delete(byApp, r.ID)
+	delete(byImport, r.ImportID)
+	o, ok := byApp[r.TransferID]
+	if !ok || r.TransferID == "" {
+		return
+	}
+	delete(byApp, o.ID)
+	if o.ImportID == "" {
+		return
+	}
+	delete(byImport, o.ImportID)
+	if m, ok := mapped[o.ImportID]; ok && m.State == store.FeedPushed {
+		p.round.Drop = append(p.round.Drop, o.ImportID)
+		delete(mapped, o.ImportID)
+	}
+	p.round.Pending[o.ImportID] = "its transfer's other leg was removed"
 }
 
 // notes is what a row's notes say: the message, and the foreign amount.

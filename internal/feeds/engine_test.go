@@ -328,6 +328,45 @@ func TestFeedInterruptedPushLeavesNoDuplicate(t *testing.T) {
 	}
 }
 
+// A push cut off after the app took a held purchase and before the
+// mirror recorded it, and the bank then drops the hold: the next push
+// takes the row out of the app, though the mirror never recorded it
+// there (the push finds the row through what the history kept of the
+// deleted transaction).
+func TestFeedInterruptedPushOfATransactionDeletedSince(t *testing.T) {
+	e := newHousehold(t, 100)
+	crash := &crashingOpener{Opener: feedynab.New()}
+	e.engine = feeds.NewEngine(e.st, map[string]feeds.App{"ynab": {Opener: crash}}, e.file, t.TempDir(), zerolog.Nop())
+	e.push()
+	id, err := e.sim.PurchaseAs("alex", e.ids["alex/Spending"], simulator.NewTransaction{Description: "Shop",
+		AmountBaseUnits: -17698, Held: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.sync()
+	crash.crashes = 1
+	if _, err := e.engine.Push(t.Context(), &e.file.Feeds[0], feeds.PushOptions{}); err == nil {
+		t.Fatal("the cut-off push said it succeeded")
+	}
+	if n := len(e.appRows(id)); n != 1 {
+		t.Fatalf("the cut-off push left %d rows of the hold in the app, want 1", n)
+	}
+	if err := e.sim.Delete(id); err != nil {
+		t.Fatal(err)
+	}
+	e.sync()
+	if rep := e.push(); rep.Deleted != 1 {
+		t.Errorf("the push deleted %d rows, want the hold's: %+v", rep.Deleted, rep)
+	}
+	if n := len(e.appRows(id)); n != 0 {
+		t.Errorf("the hold the bank dropped still has %d rows in the app", n)
+	}
+	res := e.exact()
+	if res.Rows != res.Fed {
+		t.Errorf("the app has %d rows for %d fed transactions", res.Rows, res.Fed)
+	}
+}
+
 // An app that is down is retried with backoff; the failure is recorded
 // (status says DEGRADED after an hour) and the feed catches up when the
 // app is back.

@@ -55,6 +55,25 @@ func (s *Store) FeedTransactions(ctx context.Context, ids []string) ([]FeedTx, e
 		feedTxSelect+` WHERE t.id IN (SELECT value FROM json_each(?))`, arg)
 }
 
+// FeedGone reads what the history kept of the transactions among ids
+// the bank deleted: each one's id, account and date, as it was when
+// deleted. Its date is the one its createdAt names, in the offset the
+// bank wrote it with: within a day of the local date a feed gave the app.
+func (s *Store) FeedGone(ctx context.Context, ids []string) ([]FeedTx, error) {
+	arg, err := jsonArg(ids)
+	if err != nil {
+		return nil, err
+	}
+	return queryAll(ctx, s.ro, "read deleted transactions for feed", func(r *sql.Rows, t *FeedTx) error {
+		return r.Scan(&t.ID, &t.AccountID, &t.Date)
+	}, `SELECT transaction_id, coalesce(raw->>'$.relationships.account.data.id', ''),
+			substr(raw->>'$.attributes.createdAt', 1, 10)
+		FROM transaction_history
+		WHERE transaction_id IN (SELECT value FROM json_each(?)) AND change = 'deleted'
+			AND raw->>'$.attributes.createdAt' IS NOT NULL
+		ORDER BY seq`, arg)
+}
+
 // FeedAccountTransactions reads every live transaction of the accounts
 // created on or after the local date since ("" for all), for a check.
 func (s *Store) FeedAccountTransactions(ctx context.Context, accounts []string, since string) ([]FeedTx, error) {
