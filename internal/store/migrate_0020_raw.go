@@ -83,26 +83,14 @@ func compactRange(ctx context.Context, tx *sql.Tx, lo, hi int64) (int64, error) 
 	if err != nil {
 		return 0, fmt.Errorf("compact raw json: %w", err)
 	}
-	rows, err := tx.QueryContext(ctx, `UPDATE transactions SET raw_full = raw
+	type whole struct{ id, raw string }
+	wholes, err := queryAll(ctx, tx, "compact raw json", func(rows *sql.Rows, w *whole) error { return rows.Scan(&w.id, &w.raw) },
+		`UPDATE transactions SET raw_full = raw
 		WHERE rowid > ?1 AND rowid <= ?2 AND (raw_base IS NULL OR `+rawColumn+` IS NOT raw)
 		RETURNING id, raw`, lo, hi)
 	if err != nil {
-		return 0, fmt.Errorf("compact raw json: %w", err)
+		return 0, err
 	}
-	defer rows.Close()
-	type whole struct{ id, raw string }
-	var wholes []whole
-	for rows.Next() {
-		var w whole
-		if err := rows.Scan(&w.id, &w.raw); err != nil {
-			return 0, fmt.Errorf("compact raw json: %w", err)
-		}
-		wholes = append(wholes, w)
-	}
-	if err := rows.Err(); err != nil {
-		return 0, fmt.Errorf("compact raw json: %w", err)
-	}
-	rows.Close()
 	for _, w := range wholes {
 		if err := compactRow(ctx, tx, w.id, []byte(w.raw)); err != nil {
 			return 0, err
@@ -116,27 +104,18 @@ func compactRange(ctx context.Context, tx *sql.Tx, lo, hi int64) (int64, error) 
 // there). The views and triggers that read a column raw are dropped first
 // (SQLite refuses to drop a column they use) and made again as they were.
 func replaceRawColumn(ctx context.Context, tx *sql.Tx) error {
-	rows, err := tx.QueryContext(ctx, `SELECT type, name, sql FROM sqlite_schema
-		WHERE type IN ('view', 'trigger') AND sql IS NOT NULL ORDER BY rowid`)
-	if err != nil {
-		return fmt.Errorf("read views: %w", err)
-	}
-	defer rows.Close()
 	type object struct{ typ, name, sql string }
+	objects, err := queryAll(ctx, tx, "read views", func(rows *sql.Rows, o *object) error { return rows.Scan(&o.typ, &o.name, &o.sql) },
+		`SELECT type, name, sql FROM sqlite_schema WHERE type IN ('view', 'trigger') AND sql IS NOT NULL ORDER BY rowid`)
+	if err != nil {
+		return err
+	}
 	var readers []object
-	for rows.Next() {
-		var o object
-		if err := rows.Scan(&o.typ, &o.name, &o.sql); err != nil {
-			return fmt.Errorf("read views: %w", err)
-		}
+	for _, o := range objects {
 		if mentionsRaw.MatchString(o.sql) {
 			readers = append(readers, o)
 		}
 	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("read views: %w", err)
-	}
-	rows.Close()
 	for _, o := range readers {
 		if _, err := tx.ExecContext(ctx, fmt.Sprintf("DROP %s %q", o.typ, o.name)); err != nil {
 			return fmt.Errorf("drop %s %s: %w", o.typ, o.name, err)
