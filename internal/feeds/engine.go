@@ -876,10 +876,7 @@ func (p *plan) remove(m store.FeedRow, byApp map[string]AppRow, mapped map[strin
 		return
 	}
 	if ok {
-		p.delete = append(p.delete, m.AppID)
-		p.report.Deleted++
-		p.report.Lines = append(p.report.Lines, Line{Action: "delete", TransactionID: m.TransactionID, Date: m.Date,
-			Amount: m.Amount})
+		p.deleteRow(m.AppID, Line{TransactionID: m.TransactionID, Date: m.Date, Amount: m.Amount})
 	}
 	p.round.Drop = append(p.round.Drop, m.TransactionID)
 	if m.TransferID != "" {
@@ -892,6 +889,14 @@ func (p *plan) remove(m store.FeedRow, byApp map[string]AppRow, mapped map[strin
 	}
 }
 
+// deleteRow deletes the app's row appID and reports it as line says.
+func (p *plan) deleteRow(appID string, line Line) {
+	line.Action = "delete"
+	p.delete = append(p.delete, appID)
+	p.report.Deleted++
+	p.report.Lines = append(p.report.Lines, line)
+}
+
 // removeUnrecorded takes out of the app the row r of a transaction the
 // bank deleted and the mirror has no row of: one the app took in a push
 // cut off before the mirror recorded it. A transfer's legs go together
@@ -902,10 +907,7 @@ func (p *plan) removeUnrecorded(r AppRow, byApp map[string]AppRow, byImport map[
 	if r.Reconciled {
 		return // never changed; check reports it
 	}
-	p.delete = append(p.delete, r.ID)
-	p.report.Deleted++
-	p.report.Lines = append(p.report.Lines, Line{Action: "delete", TransactionID: r.ImportID, Date: r.Date,
-		Amount: r.Amount})
+	p.deleteRow(r.ID, Line{TransactionID: r.ImportID, Date: r.Date, Amount: r.Amount})
 	delete(byApp, r.ID)
 	delete(byImport, r.ImportID)
 	o, ok := byApp[r.TransferID]
