@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -180,28 +181,19 @@ func Soak(ctx context.Context, env Env, o SoakOptions) error {
 	if len(samples) == 0 {
 		return fmt.Errorf("no samples after the warm-up: give a longer --duration or a shorter --warmup")
 	}
-	slices.SortFunc(samples, func(a, b sample) int {
-		switch {
-		case a.rss < b.rss:
-			return -1
-		case a.rss > b.rss:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(samples, func(a, b sample) int { return cmp.Compare(a.rss, b.rss) })
 	med, top := samples[len(samples)/2], samples[len(samples)-1]
 	bares := make([]float64, len(samples))
 	for i, s := range samples {
 		bares[i] = s.bare
 	}
-	slices.Sort(bares)
 	events, attempts, err := sim.webhookEvents(ctx)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "\n| steady RSS (median) | max | of the median: anonymous, file-backed | bench bare's RSS (median) | peak (VmHWM) | samples | webhook events (delivery attempts) | target |\n|---|---|---|---|---|---|---|---|\n")
 	fmt.Fprintf(w, "| **%.1f MiB** | %.1f MiB | %.1f + %.1f MiB | %.1f MiB | %.1f MiB | %d | %d (%d) | at most 40 MiB |\n",
-		med.rss, top.rss, med.anon, med.file, bares[len(bares)/2], peak, len(samples), events, attempts)
+		med.rss, top.rss, med.anon, med.file, median(bares), peak, len(samples), events, attempts)
 	if o.Alerts {
 		fmt.Fprintf(w, "alerts received by the channel: %d\n", alerted.Load())
 	}
