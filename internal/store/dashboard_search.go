@@ -26,14 +26,18 @@ var searchRestMax int64 = 2000
 
 // searchMoneyVersion is the schema version that adds
 // transactions_search_money.
-var searchMoneyVersion = func() int {
+var searchMoneyVersion = versionOf(searchMoney, "transactions_search_money")
+
+// versionOf is the schema version of the migration whose SQL is sql, which
+// adds what.
+func versionOf(sql, what string) int {
 	for i, m := range migrations {
-		if m.sql == searchMoney {
+		if m.sql == sql {
 			return i + 1
 		}
 	}
-	panic("store: no migration adds transactions_search_money")
-}()
+	panic("store: no migration adds " + what)
+}
 
 // hasSearchMoney says whether the mirror has transactions_search_money
 // (one opened read-only may be older), for ListTransactions to find the
@@ -44,14 +48,7 @@ func (s *Store) hasSearchMoney() bool {
 
 // searchKeysVersion is the schema version that adds
 // transactions_search_amount and transactions_search_time.
-var searchKeysVersion = func() int {
-	for i, m := range migrations {
-		if m.sql == searchKeys {
-			return i + 1
-		}
-	}
-	panic("store: no migration adds transactions_search_amount")
-}()
+var searchKeysVersion = versionOf(searchKeys, "transactions_search_amount")
 
 // searchKeysFill is 0021_search_keys.sql's statements that fill
 // transactions_search_amount and transactions_search_time anew from
