@@ -38,7 +38,7 @@ func TestBenchModes(t *testing.T) {
 		{"sync", []string{"bench", "--transactions", "2000", "--rounds", "2"}, []string{
 			"settings: the defaults", "repeat: bankmirror bench sync --transactions 2000 --rounds 2",
 			"round 2: baseline", "round 2: reference client", "against the reference client (median)",
-			"requests: 25 (floor 25, +0.0%)", "peak RSS of the first sync",
+			"requests: 25 (floor 25, +0.0%)", "peak RSS of the first sync", "anonymous + ", " file)",
 		}},
 		{"receiver", []string{"bench", "receiver", "--transactions", "500", "--events", "200", "--rounds", "1", "--concurrency", "1,16"}, []string{
 			"repeat: bankmirror bench receiver", "c=1 round 1: bare", "c=16 round 1: bare",

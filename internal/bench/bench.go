@@ -123,7 +123,7 @@ func Sync(ctx context.Context, env Env, o SyncOptions) error {
 	var cpuRatios, cpuRates, cpuBases []float64
 	var refRatios, refRates, refCPURatios []float64
 	var first replica.Result
-	var peak float64
+	var peak, peakAnon float64 // peakAnon: the largest RssAnon sampled at each page
 	var rss []string
 	peakReset := false
 	for round := 1; round <= rounds; round++ {
@@ -135,13 +135,16 @@ func Sync(ctx context.Context, env Env, o SyncOptions) error {
 			peakReset = resetPeakRSS()
 		}
 		progress := func(p replica.Progress) {
+			if round == 1 {
+				peakAnon = max(peakAnon, procMiB("RssAnon"))
+			}
 			for len(marks) > 0 && p.Transactions >= marks[0] {
 				if marks[0] == n {
 					// The listing is complete: what follows (deletions,
 					// tags, attachments) is measured by the end figures.
-					rss = append(rss, fmt.Sprintf("listed: %.0f MiB (peak so far %.0f MiB)", procMiB("VmRSS"), procMiB("VmHWM")))
+					rss = append(rss, fmt.Sprintf("listed: %s (peak so far %.0f MiB)", rssSplit(), procMiB("VmHWM")))
 				} else {
-					rss = append(rss, fmt.Sprintf("%d tx: %.0f MiB", marks[0], procMiB("VmRSS")))
+					rss = append(rss, fmt.Sprintf("%d tx: %s", marks[0], rssSplit()))
 				}
 				marks = marks[1:]
 			}
@@ -155,7 +158,8 @@ func Sync(ctx context.Context, env Env, o SyncOptions) error {
 		syncCPU = cpuTime() - syncCPU
 		if round == 1 {
 			first, peak = res, procMiB("VmHWM")
-			rss = append(rss, fmt.Sprintf("end: %.0f MiB", procMiB("VmRSS")))
+			peakAnon = max(peakAnon, procMiB("RssAnon"))
+			rss = append(rss, "end: "+rssSplit())
 			// The baseline's pages, fetched once, untimed, kept on disk
 			// so that a million transactions fit.
 			if err := fetchPages(ctx, sim.token, client.TransactionsURL(bank.TransactionFilter{}), pagesFile); err != nil {
@@ -204,8 +208,16 @@ func Sync(ctx context.Context, env Env, o SyncOptions) error {
 	if !peakReset {
 		what = "peak RSS of the process up to the end of the first sync"
 	}
-	fmt.Fprintf(w, "%s: %.0f MiB (RSS at %s)\n", what, peak, strings.Join(rss, ", "))
+	fmt.Fprintf(w, "%s: %.0f MiB, of which anonymous at most %.0f MiB (sampled at each page; the rest is file pages, mostly the binary's) (RSS at %s)\n",
+		what, peak, peakAnon, strings.Join(rss, ", "))
 	return nil
+}
+
+// rssSplit is this process's RSS now, with its anonymous and file-backed
+// shares: the file pages are mostly the binary's own, as many as the page
+// cache holds of it around the pages the process touched.
+func rssSplit() string {
+	return fmt.Sprintf("%.0f MiB (%.0f anonymous + %.0f file)", procMiB("VmRSS"), procMiB("RssAnon"), procMiB("RssFile"))
 }
 
 // benchDir makes *dir a temporary directory when it is empty; cleanup
