@@ -651,9 +651,36 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 			p.round.Drop = append(p.round.Drop, m.TransferID)
 		}
 	}
+	// The mirror's rows of the other legs of the transfers whose rows
+	// are removed below, when those legs are not among the round's
+	// transactions (recorded in an earlier batch), so that they are
+	// forgotten too.
+	var legs []string
 	for _, id := range unknown {
-		if r, ok := byImport[id]; ok {
-			p.removeUnrecorded(r, byApp, byImport, mapped)
+		if r, ok := byImport[id]; ok && r.TransferID != "" {
+			if o, ok := byApp[r.TransferID]; ok && o.ImportID != "" {
+				if _, ok := mapped[o.ImportID]; !ok {
+					legs = append(legs, o.ImportID)
+				}
+			}
+		}
+	}
+	if len(legs) > 0 {
+		more, err := e.mirror.FeedRows(ctx, fd.Name, legs)
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(mapped, more)
+	}
+	for _, id := range unknown {
+		r, ok := byImport[id]
+		if !ok {
+			continue
+		}
+		// The other leg it forgot is given to the app again below when
+		// it is among this round's transactions, else in the next round.
+		if other := p.removeUnrecorded(r, byApp, byImport, mapped); other != "" && !slices.Contains(ids, other) {
+			p.round.Pending[other] = "its transfer's other leg was removed"
 		}
 	}
 	now := e.now()
@@ -900,30 +927,30 @@ func (p *plan) deleteRow(appID string, line Line) {
 // removeUnrecorded takes out of the app the row r of a transaction the
 // bank deleted and the mirror has no row of: one the app took in a push
 // cut off before the mirror recorded it. A transfer's legs go together
-// in the app: the other leg is forgotten and, if still fed, comes back
-// as an ordinary row (in this round when it is among its transactions,
-// else in the next).
-func (p *plan) removeUnrecorded(r AppRow, byApp map[string]AppRow, byImport map[string]AppRow, mapped map[string]store.FeedRow) {
+// in the app: the other leg is forgotten, to come back as an ordinary
+// row if still fed, and its bank id returned ("" when r was no transfer's
+// leg, or the other leg carries no bank id).
+func (p *plan) removeUnrecorded(r AppRow, byApp map[string]AppRow, byImport map[string]AppRow, mapped map[string]store.FeedRow) string {
 	if r.Reconciled {
-		return // never changed; check reports it
+		return "" // never changed; check reports it
 	}
 	p.deleteRow(r.ID, Line{TransactionID: r.ImportID, Date: r.Date, Amount: r.Amount})
 	delete(byApp, r.ID)
 	delete(byImport, r.ImportID)
 	o, ok := byApp[r.TransferID]
 	if !ok || r.TransferID == "" {
-		return
+		return ""
 	}
 	delete(byApp, o.ID)
 	if o.ImportID == "" {
-		return
+		return ""
 	}
 	delete(byImport, o.ImportID)
 	if m, ok := mapped[o.ImportID]; ok && m.State == store.FeedPushed {
 		p.round.Drop = append(p.round.Drop, o.ImportID)
 		delete(mapped, o.ImportID)
 	}
-	p.round.Pending[o.ImportID] = "its transfer's other leg was removed"
+	return o.ImportID
 }
 
 // notes is what a row's notes say: the message, and the foreign amount.
