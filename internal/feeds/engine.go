@@ -566,16 +566,26 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 	if err != nil {
 		return nil, err
 	}
-	// A transaction the bank deleted that the feed has no row of may
-	// still have one in the app: a push cut off after the app took the
-	// row and before the mirror recorded it. Its date, from the history,
-	// widens the app's rows read so that the row is found and removed.
-	var unknown []string
+	since := fd.Since
+	wanted := func(t store.FeedTx) bool {
+		_, fed := b.appAccount[t.AccountID]
+		return fed && t.Date >= since
+	}
+	// A transaction the feed has no row of and does not feed may still
+	// have one in the app: a push cut off after the app took the row and
+	// before the mirror recorded it, and the bank deleted the transaction
+	// since (unknown: its date, from the history, widens the app's rows
+	// read so that the row is found) or the feed no longer covers it
+	// (unfed). Such a row is removed.
+	var unknown, unfed []string
 	for _, id := range ids {
-		_, live := byID[id]
-		_, isMapped := mapped[id]
-		if !live && !isMapped {
+		if _, isMapped := mapped[id]; isMapped {
+			continue
+		}
+		if t, live := byID[id]; !live {
 			unknown = append(unknown, id)
+		} else if !wanted(t) {
+			unfed = append(unfed, id)
 		}
 	}
 	gone := map[string]store.FeedTx{}
@@ -593,11 +603,6 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 	restore := map[string]bool{}
 	for _, id := range opts.Restore {
 		restore[id] = true
-	}
-	since := fd.Since
-	wanted := func(t store.FeedTx) bool {
-		_, fed := b.appAccount[t.AccountID]
-		return fed && t.Date >= since
 	}
 	// The app's rows, from the earliest date concerned (a month before,
 	// in case the person moved a row's date).
@@ -655,8 +660,9 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 	// are removed below, when those legs are not among the round's
 	// transactions (recorded in an earlier batch), so that they are
 	// forgotten too.
+	unrecorded := slices.Concat(unknown, unfed)
 	var legs []string
-	for _, id := range unknown {
+	for _, id := range unrecorded {
 		if r, ok := byImport[id]; ok && r.TransferID != "" {
 			if o, ok := byApp[r.TransferID]; ok && o.ImportID != "" {
 				if _, ok := mapped[o.ImportID]; !ok {
@@ -672,7 +678,7 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 		}
 		maps.Copy(mapped, more)
 	}
-	for _, id := range unknown {
+	for _, id := range unrecorded {
 		r, ok := byImport[id]
 		if !ok {
 			continue
@@ -925,8 +931,9 @@ func (p *plan) deleteRow(appID string, line Line) {
 }
 
 // removeUnrecorded takes out of the app the row r of a transaction the
-// bank deleted and the mirror has no row of: one the app took in a push
-// cut off before the mirror recorded it. A transfer's legs go together
+// feed does not feed (the bank deleted it, or the feed no longer covers
+// it) and the mirror has no row of: one the app took in a push cut off
+// before the mirror recorded it. A transfer's legs go together
 // in the app: the other leg is forgotten, to come back as an ordinary
 // row if still fed, and its bank id returned ("" when r was no transfer's
 // leg, or the other leg carries no bank id).

@@ -200,3 +200,66 @@ func TestFeedInterruptedPushOfATransferLegDeletedSinceActual(t *testing.T) {
 	}
 	c.after(t)
 }
+
+// Rows the app took in a push cut off before the mirror recorded them, of
+// transactions the feed no longer covers when it pushes again (its since
+// moved past their date): the push takes them out of the app, as it does
+// the recorded row of a transaction no longer fed, a transfer's two legs
+// with one deletion; the transactions the feed still covers are adopted.
+func TestFeedInterruptedPushOfTransactionsNoLongerFed(t *testing.T) {
+	e := newHousehold(t, 100)
+	e.push()
+	crash := &crashingOpener{Opener: feedynab.New()}
+	e.engine = feeds.NewEngine(e.st, map[string]feeds.App{"ynab": {Opener: crash}}, e.file, e.engine.Dir(""), zerolog.Nop())
+	old := e.sim.Now().AddDate(0, 0, -10)
+	before, err := e.sim.PurchaseAs("alex", e.ids["alex/Spending"], simulator.NewTransaction{Description: "Bike shop",
+		AmountBaseUnits: -8950, CreatedAt: old})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, in, err := e.sim.PayPerson(simulator.Payment{From: "sam", To: "alex", AmountBaseUnits: 2275, Message: "bike share", CreatedAt: old})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, err := e.sim.PurchaseAs("sam", e.ids["sam/Spending"], simulator.NewTransaction{Description: "Bakery", AmountBaseUnits: -640})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.sync()
+	crash.crashes = 1
+	if _, err := e.engine.Push(t.Context(), &e.file.Feeds[0], feeds.PushOptions{}); err == nil {
+		t.Fatal("the cut-off push said it succeeded")
+	}
+	for _, id := range []string{before, out, in, after} {
+		if n := len(e.appRows(id)); n != 1 {
+			t.Fatalf("the cut-off push left %d rows of %s in the app, want 1: the test tests nothing", n, id)
+		}
+	}
+	txs, err := e.st.FeedTransactions(t.Context(), []string{before, after})
+	if err != nil || len(txs) != 2 || txs[0].Date == txs[1].Date {
+		t.Fatalf("the purchases in the mirror: %+v %v", txs, err)
+	}
+	e.file.Feeds[0].Since = max(txs[0].Date, txs[1].Date)
+
+	rep := e.push()
+	for _, id := range []string{before, out, in} {
+		if rows := e.appRows(id); len(rows) != 0 {
+			t.Errorf("%s, no longer fed, is still in the app: %+v", id, rows)
+		}
+	}
+	if rep.Deleted != 2 || rep.Adopted != 1 {
+		t.Errorf("the push deleted %d rows and adopted %d, want the purchase's and the payment's out and the later purchase adopted: %+v",
+			rep.Deleted, rep.Adopted, rep)
+	}
+	e.one(after)
+	res := e.exact()
+	if res.Rows != res.Fed {
+		t.Errorf("the app has %d rows for %d fed transactions", res.Rows, res.Fed)
+	}
+	if pending, err := e.st.FeedPending(t.Context(), "ynab"); err != nil || len(pending) != 0 {
+		t.Errorf("pending after the push: %v %v", pending, err)
+	}
+	if again := e.push(); again.Changed() {
+		t.Errorf("a push with nothing new changed the app: %+v", again)
+	}
+}
