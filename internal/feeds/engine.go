@@ -575,8 +575,10 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 	// have one in the app: a push cut off after the app took the row and
 	// before the mirror recorded it, and the bank deleted the transaction
 	// since (unknown: its date, from the history, widens the app's rows
-	// read so that the row is found) or the feed no longer covers it
-	// (unfed). Such a row is removed.
+	// read so that the row is found) or the feed's since moved past it
+	// (unfed). Such a row is removed. A transaction of an account the feed
+	// does not feed is left alone: its row in an app account this feed
+	// reads is another feed's, which feeds that account there.
 	var unknown, unfed []string
 	for _, id := range ids {
 		if _, isMapped := mapped[id]; isMapped {
@@ -584,7 +586,7 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 		}
 		if t, live := byID[id]; !live {
 			unknown = append(unknown, id)
-		} else if !wanted(t) {
+		} else if _, fed := b.appAccount[t.AccountID]; fed && !wanted(t) {
 			unfed = append(unfed, id)
 		}
 	}

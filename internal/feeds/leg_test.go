@@ -1,6 +1,9 @@
 package feeds_test
 
 import (
+	"maps"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/rs/zerolog"
@@ -261,5 +264,42 @@ func TestFeedInterruptedPushOfTransactionsNoLongerFed(t *testing.T) {
 	}
 	if again := e.push(); again.Changed() {
 		t.Errorf("a push with nothing new changed the app: %+v", again)
+	}
+}
+
+// Two feeds may put different bank accounts into one app account (each
+// person's feed of one shared budget, say). A push of one must leave the
+// other's rows there alone: a row of a transaction of an account the feed
+// does not feed is not a row its own push was cut off after.
+func TestFeedLeavesAnotherFeedsRowsInASharedAppAccount(t *testing.T) {
+	e := newHousehold(t, 100)
+	other := "" // an account of sam's the feed does not feed (it feeds sam/Spending)
+	for _, k := range slices.Sorted(maps.Keys(e.ids)) {
+		if strings.HasPrefix(k, "sam/") && k != "sam/Spending" {
+			other = k
+			break
+		}
+	}
+	if other == "" {
+		t.Fatalf("no account of sam's outside the feed among %v", e.ids)
+	}
+	purchase, err := e.sim.PurchaseAs("sam", e.ids[other], simulator.NewTransaction{Description: "Hardware", AmountBaseUnits: -4120})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.sync()
+	second := e.file.Feeds[0]
+	second.Name = "sam-savings"
+	second.Accounts = []feeds.AccountKey{{Key: other, App: "Sam Spending", Line: 1}}
+	e.file.Feeds = append(e.file.Feeds, second)
+	if _, err := e.engine.Push(t.Context(), &e.file.Feeds[1], feeds.PushOptions{}); err != nil {
+		t.Fatalf("push of the second feed: %v", err)
+	}
+	if n := len(e.appRows(purchase)); n != 1 {
+		t.Fatalf("the second feed put %d rows of the purchase in the app, want 1: the test tests nothing", n)
+	}
+	e.push()
+	if n := len(e.appRows(purchase)); n != 1 {
+		t.Errorf("after the first feed's push the app has %d rows of the second feed's purchase, want 1", n)
 	}
 }
