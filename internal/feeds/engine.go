@@ -566,16 +566,28 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 	if err != nil {
 		return nil, err
 	}
-	// A transaction the bank deleted that the feed has no row of may
-	// still have one in the app: a push cut off after the app took the
-	// row and before the mirror recorded it. Its date, from the history,
-	// widens the app's rows read so that the row is found and removed.
-	var unknown []string
+	since := fd.Since
+	wanted := func(t store.FeedTx) bool {
+		_, fed := b.appAccount[t.AccountID]
+		return fed && t.Date >= since
+	}
+	// A transaction the feed has no row of and does not feed may still
+	// have one in the app: a push cut off after the app took the row and
+	// before the mirror recorded it, and the bank deleted the transaction
+	// since (unknown: its date, from the history, widens the app's rows
+	// read so that the row is found) or the feed's since moved past it
+	// (unfed). Such a row is removed. A transaction of an account the feed
+	// does not feed is left alone: its row in an app account this feed
+	// reads is another feed's, which feeds that account there.
+	var unknown, unfed []string
 	for _, id := range ids {
-		_, live := byID[id]
-		_, isMapped := mapped[id]
-		if !live && !isMapped {
+		if _, isMapped := mapped[id]; isMapped {
+			continue
+		}
+		if t, live := byID[id]; !live {
 			unknown = append(unknown, id)
+		} else if _, fed := b.appAccount[t.AccountID]; fed && !wanted(t) {
+			unfed = append(unfed, id)
 		}
 	}
 	gone := map[string]store.FeedTx{}
@@ -593,11 +605,6 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 	restore := map[string]bool{}
 	for _, id := range opts.Restore {
 		restore[id] = true
-	}
-	since := fd.Since
-	wanted := func(t store.FeedTx) bool {
-		_, fed := b.appAccount[t.AccountID]
-		return fed && t.Date >= since
 	}
 	// The app's rows, from the earliest date concerned (a month before,
 	// in case the person moved a row's date).
@@ -651,9 +658,37 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 			p.round.Drop = append(p.round.Drop, m.TransferID)
 		}
 	}
-	for _, id := range unknown {
-		if r, ok := byImport[id]; ok {
-			p.removeUnrecorded(r, byApp, byImport, mapped)
+	// The mirror's rows of the other legs of the transfers whose rows
+	// are removed below, when those legs are not among the round's
+	// transactions (recorded in an earlier batch), so that they are
+	// forgotten too.
+	unrecorded := slices.Concat(unknown, unfed)
+	var legs []string
+	for _, id := range unrecorded {
+		if r, ok := byImport[id]; ok && r.TransferID != "" {
+			if o, ok := byApp[r.TransferID]; ok && o.ImportID != "" {
+				if _, ok := mapped[o.ImportID]; !ok {
+					legs = append(legs, o.ImportID)
+				}
+			}
+		}
+	}
+	if len(legs) > 0 {
+		more, err := e.mirror.FeedRows(ctx, fd.Name, legs)
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(mapped, more)
+	}
+	for _, id := range unrecorded {
+		r, ok := byImport[id]
+		if !ok {
+			continue
+		}
+		// The other leg it forgot is given to the app again below when
+		// it is among this round's transactions, else in the next round.
+		if other := p.removeUnrecorded(r, byApp, byImport, mapped); other != "" && !slices.Contains(ids, other) {
+			p.round.Pending[other] = "its transfer's other leg was removed"
 		}
 	}
 	now := e.now()
@@ -898,32 +933,33 @@ func (p *plan) deleteRow(appID string, line Line) {
 }
 
 // removeUnrecorded takes out of the app the row r of a transaction the
-// bank deleted and the mirror has no row of: one the app took in a push
-// cut off before the mirror recorded it. A transfer's legs go together
-// in the app: the other leg is forgotten and, if still fed, comes back
-// as an ordinary row (in this round when it is among its transactions,
-// else in the next).
-func (p *plan) removeUnrecorded(r AppRow, byApp map[string]AppRow, byImport map[string]AppRow, mapped map[string]store.FeedRow) {
+// feed does not feed (the bank deleted it, or the feed no longer covers
+// it) and the mirror has no row of: one the app took in a push cut off
+// before the mirror recorded it. A transfer's legs go together
+// in the app: the other leg is forgotten, to come back as an ordinary
+// row if still fed, and its bank id returned ("" when r was no transfer's
+// leg, or the other leg carries no bank id).
+func (p *plan) removeUnrecorded(r AppRow, byApp map[string]AppRow, byImport map[string]AppRow, mapped map[string]store.FeedRow) string {
 	if r.Reconciled {
-		return // never changed; check reports it
+		return "" // never changed; check reports it
 	}
 	p.deleteRow(r.ID, Line{TransactionID: r.ImportID, Date: r.Date, Amount: r.Amount})
 	delete(byApp, r.ID)
 	delete(byImport, r.ImportID)
 	o, ok := byApp[r.TransferID]
 	if !ok || r.TransferID == "" {
-		return
+		return ""
 	}
 	delete(byApp, o.ID)
 	if o.ImportID == "" {
-		return
+		return ""
 	}
 	delete(byImport, o.ImportID)
 	if m, ok := mapped[o.ImportID]; ok && m.State == store.FeedPushed {
 		p.round.Drop = append(p.round.Drop, o.ImportID)
 		delete(mapped, o.ImportID)
 	}
-	p.round.Pending[o.ImportID] = "its transfer's other leg was removed"
+	return o.ImportID
 }
 
 // notes is what a row's notes say: the message, and the foreign amount.

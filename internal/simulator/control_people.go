@@ -31,6 +31,7 @@ type paymentJSON struct {
 	Message         string       `json:"message"`
 	CreatedAt       *time.Time   `json:"createdAt"`
 	Lag             jsonDuration `json:"lag"`
+	Held            bool         `json:"held"`
 }
 
 func (b *Bank) ctlPeople(w http.ResponseWriter, _ *http.Request, _ []string) error {
@@ -102,7 +103,7 @@ func (b *Bank) ctlPay(w http.ResponseWriter, r *http.Request, _ []string) error 
 		return err
 	}
 	pay := Payment{From: in.From, To: in.To, FromAccountID: in.FromAccountID, ToAccountID: in.ToAccountID,
-		AmountBaseUnits: in.AmountBaseUnits, Message: in.Message, Lag: time.Duration(in.Lag)}
+		AmountBaseUnits: in.AmountBaseUnits, Message: in.Message, Lag: time.Duration(in.Lag), Held: in.Held}
 	if in.CreatedAt != nil {
 		pay.CreatedAt = *in.CreatedAt
 	}

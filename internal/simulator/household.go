@@ -215,6 +215,10 @@ type Payment struct {
 	Message         string        // the payment's message; "" = none
 	CreatedAt       time.Time     // when the money leaves; zero = the bank's Now()
 	Lag             time.Duration // the money arrives this long after it leaves (0 = the same instant)
+	// Held makes a pending payment: both transactions start HELD, and
+	// each then settles (Settle) or is deleted (Delete: a payment
+	// returned), as any held transaction.
+	Held bool
 }
 
 // ErrInvalidPayment is returned for a Payment that cannot be made.
@@ -279,6 +283,12 @@ func (b *Bank) buildPayment(pay Payment) (out, in *txn, err error) {
 	}
 	g := b.controlGenerator(at)
 	out, in = g.upPayment(at, from, to, fromAcc, toAcc, pay.AmountBaseUnits, msg, pay.Lag)
+	if pay.Held {
+		for _, t := range []*txn{out, in} {
+			t.Status, t.SettledAt = "HELD", nil
+			t.HoldInfo = &HoldInfo{Amount: t.Amount}
+		}
+	}
 	return out, in, nil
 }
 

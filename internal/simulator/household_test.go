@@ -340,6 +340,36 @@ func TestHouseholdPurchaseAndPayment(t *testing.T) {
 	}
 }
 
+// A held payment (POST /_sim/payments with held) is two HELD
+// transactions; deleting one at the bank (a payment returned) leaves the
+// other, still HELD, until it settles.
+func TestHouseholdHeldPayment(t *testing.T) {
+	e := newHousehold(t, Options{Seed: 3, Empty: true})
+	c := newCtl(t, e)
+	paid := c.must(http.StatusCreated, http.MethodPost, "/payments",
+		map[string]any{"from": "alex", "to": "sam", "amountBaseUnits": 3100, "message": "Tickets", "held": true})
+	pair := paid["ids"].([]any)
+	outID, inID := pair[0].(string), pair[1].(string)
+	out, in := e.getAs("alex", "/transactions/"+outID), e.getAs("sam", "/transactions/"+inID)
+	for _, tx := range []map[string]any{out, in} {
+		if attr(tx, "data", "attributes", "status") != "HELD" || attr(tx, "data", "attributes", "settledAt") != nil ||
+			attr(tx, "data", "attributes", "holdInfo", "amount", "valueInBaseUnits") != attr(tx, "data", "attributes", "amount", "valueInBaseUnits") {
+			t.Errorf("a side of the held payment: %v", tx)
+		}
+	}
+	c.must(http.StatusNoContent, http.MethodDelete, "/transactions/"+outID, nil)
+	if r := e.do(http.MethodGet, "/transactions/"+outID, nil, "Authorization", "Bearer "+e.bank.PersonToken("alex")); r.status != http.StatusNotFound {
+		t.Errorf("the deleted side answers %d, want 404", r.status)
+	}
+	if tx := e.getAs("sam", "/transactions/"+inID); attr(tx, "data", "attributes", "status") != "HELD" {
+		t.Errorf("the other side after the delete: %v", tx)
+	}
+	c.must(http.StatusOK, http.MethodPost, "/transactions/"+inID+"/settle", nil)
+	if tx := e.getAs("sam", "/transactions/"+inID); attr(tx, "data", "attributes", "status") != "SETTLED" {
+		t.Errorf("the other side after it settled: %v", tx)
+	}
+}
+
 func TestHouseholdWebhooks(t *testing.T) {
 	for _, jointHooks := range []bool{false, true} {
 		t.Run("joint="+strconv.FormatBool(jointHooks), func(t *testing.T) {
