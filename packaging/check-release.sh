@@ -23,6 +23,9 @@
 # dpkg-deb, systemd-analyze and the cross compiler, and root for the
 # sysusers and tmpfiles check, which runs on a scratch root only).
 set -euo pipefail
+# A pipe into grep reads all of its input (grep -c, not grep -q): grep -q
+# stops at the first match, and the writer then dies of SIGPIPE, which
+# pipefail turns into a failure whenever the writer had more to write.
 cd "$(dirname "$0")/.."
 start=$SECONDS
 
@@ -96,7 +99,7 @@ check_readme() {
 	[ -z "$missing" ] || fail "$where: the README links what does not ship:$missing"
 }
 check_binary() { # ARCH BINARY
-	readelf -h "$2" | grep -q "Machine:.*$(machine "$1")" || fail "$2 is not a $1 binary"
+	readelf -h "$2" | grep -c "Machine:.*$(machine "$1")" >/dev/null || fail "$2 is not a $1 binary"
 	out=$(run "$1" "$2" version) || fail "$2 version (linux/$1) failed"
 	grep -qF "$version" <<<"$out" || fail "$2 version (linux/$1) printed no $version: $out"
 	echo "  linux/$1: $(head -n 1 <<<"$out")"
@@ -170,7 +173,7 @@ for arch in amd64 arm64; do
 	done
 	# Purging says what stays and how to delete the webhooks at the bank.
 	for says in "What stays:" "/var/lib/bankmirror: the mirror" "rm -r /var/lib/bankmirror" "any webhook registered at the bank" "bankmirror webhook"; do
-		sed -n '/^purge)/,/;;/p' "$scratch/$arch/DEBIAN/postrm" | grep -qF -e "$says" || fail "$deb: postrm purge does not say \"$says\""
+		sed -n '/^purge)/,/;;/p' "$scratch/$arch/DEBIAN/postrm" | grep -cF -e "$says" >/dev/null || fail "$deb: postrm purge does not say \"$says\""
 	done
 	check_binary "$arch" "$scratch/$arch/usr/bin/bankmirror"
 done
@@ -186,14 +189,14 @@ while read -r mod ver; do
 	grep -qE "^  $mod $ver +[A-Za-z]" "$root/usr/share/doc/bankmirror/copyright" || fail "copyright lacks $mod $ver"
 done <<<"$deps"
 echo "  copyright: $(wc -l <<<"$deps") modules and the Go standard library"
-gzip -dc "$root/usr/share/man/man1/bankmirror.1.gz" | grep -q '^\.TH ' || fail "the man page is not gzipped roff"
+gzip -dc "$root/usr/share/man/man1/bankmirror.1.gz" | grep -c '^\.TH ' >/dev/null || fail "the man page is not gzipped roff"
 gzip -dc "$root/usr/share/doc/bankmirror/README.md.gz" >"$scratch/README.deb.md"
 gzip -dc "$root/usr/share/doc/bankmirror/changelog.gz" >"$scratch/CHANGELOG.deb.md"
 check_docs "the amd64 package" "$scratch/README.deb.md" "$scratch/CHANGELOG.deb.md" "$root"/usr/share/doc/bankmirror/docs/*.md
 check_readme "the amd64 package" "$scratch/README.deb.md" "$root/usr/share/doc/bankmirror" "$root"
 grep -qF '](/usr/share/doc/bankmirror/changelog.gz)' "$scratch/README.deb.md" ||
 	fail "the amd64 package's README does not link /usr/share/doc/bankmirror/changelog.gz"
-gzip -dc "$root/usr/share/man/man1/bankmirror.1.gz" | grep -qF '/usr/share/doc/bankmirror' ||
+gzip -dc "$root/usr/share/man/man1/bankmirror.1.gz" | grep -cF '/usr/share/doc/bankmirror' >/dev/null ||
 	fail "the man page does not point at /usr/share/doc/bankmirror"
 echo "  documents: commands for the installed program"
 
