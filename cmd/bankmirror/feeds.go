@@ -186,6 +186,13 @@ func (a *app) feedsPush(ctx context.Context, args []string, opts feeds.PushOptio
 		}
 	}
 	rep, err := e.Push(ctx, fd, opts)
+	if err != nil {
+		// A push that failed says only what it did before.
+		if !opts.DryRun && rep.Changed() {
+			fmt.Fprintf(a.stdout, "%s pushed before it failed: %s\n", fd.Name, rep.Summary())
+		}
+		return err
+	}
 	if opts.DryRun {
 		tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "ACTION\tDATE\tAMOUNT\tACCOUNT\tPAYEE\tTRANSACTION")
@@ -193,8 +200,8 @@ func (a *app) feedsPush(ctx context.Context, args []string, opts feeds.PushOptio
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", l.Action, l.Date, money.Format(l.Amount, ""), textsafe.Line(orDash(l.Account)),
 				textsafe.Cut(l.Payee, 40), l.TransactionID)
 		}
-		if ferr := tw.Flush(); ferr != nil && err == nil {
-			err = ferr
+		if err := tw.Flush(); err != nil {
+			return err
 		}
 	}
 	verb := "pushed"
@@ -202,7 +209,7 @@ func (a *app) feedsPush(ctx context.Context, args []string, opts feeds.PushOptio
 		verb = "would push"
 	}
 	fmt.Fprintf(a.stdout, "%s %s: %s\n", fd.Name, verb, rep.Summary())
-	return err
+	return nil
 }
 
 // checkShown is how many differences of each kind check prints.
@@ -251,7 +258,10 @@ func (a *app) feedsSetup(ctx context.Context, args []string) error {
 		if errors.As(err, &u) {
 			return err
 		}
-		return fmt.Errorf("feed %s is installed but not ready: %w", fd.Name, err)
+		if fd.Kind == "actual" {
+			return fmt.Errorf("feed %s: its client is installed, but the feed is not ready: %w", fd.Name, err)
+		}
+		return fmt.Errorf("feed %s is not ready: %w", fd.Name, err)
 	}
 	fmt.Fprintf(a.stdout, "%s is ready: the app's budget and accounts are found; the first push creates %d rows\n", fd.Name, rep.Created)
 	return nil

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 
@@ -92,5 +93,51 @@ budget = "Household"
 	wantCode(t, r, 0)
 	if !regexp.MustCompile(fmt.Sprintf(`(?m)^ynab +%d +0 +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d\d:\d\d +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d [+-]\d\d:\d\d +-$`, len(want))).MatchString(r.stdout) {
 		t.Errorf("feeds status:\n%s", r.stdout)
+	}
+}
+
+// A feed that cannot push says what is wrong and nothing else: setup of
+// a YNAB feed does not speak of an install, and a push that failed prints
+// no "pushed" line.
+func TestFeedsSetupAndPushThatFailSayWhy(t *testing.T) {
+	b := newBank(t, 30)
+	f, err := ynabfake.New(ynabfake.Options{Token: "ytok"})
+	must(t, err)
+	f.AddPlan("Household", []string{"2Up Spending"}, nil)
+	srv := httptest.NewServer(f.Handler())
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	tokenFile := filepath.Join(dir, "ynab-token")
+	must(t, os.WriteFile(tokenFile, []byte("ytok\n"), 0o600))
+	file := filepath.Join(dir, "feeds.toml")
+	must(t, os.WriteFile(file, []byte(`[[feed]]
+name = "ynab"
+kind = "ynab"
+url = "`+srv.URL+`/v1"
+token_file = "ynab-token"
+budget = "Household"
+[feed.accounts]
+"Spending" = "Spending"
+`), 0o600))
+	env := cliEnv(b, filepath.Join(dir, "mirror.db"))
+	env["BANKMIRROR_FEEDS_FILE"] = file
+	env["BANKMIRROR_ADMIN_LISTEN"] = "off"
+	wantCode(t, runCLI(t, env, "sync", "--no-feeds"), 0)
+
+	r := runCLI(t, env, "feeds", "setup", "ynab")
+	wantCode(t, r, 1)
+	if !strings.Contains(r.stderr, `feed ynab is not ready: feed "ynab": the app has no account "Spending"`) || strings.Contains(r.stderr, "installed") {
+		t.Errorf("setup with an account missing in the app:\n%s", r)
+	}
+	r = runCLI(t, env, "feeds", "push", "ynab")
+	wantCode(t, r, 1)
+	if r.stdout != "" || !strings.Contains(r.stderr, `the app has no account "Spending"`) {
+		t.Errorf("push with an account missing in the app:\n%s", r)
+	}
+	must(t, os.WriteFile(tokenFile, []byte("not-the-token\n"), 0o600))
+	r = runCLI(t, env, "feeds", "push", "ynab")
+	wantCode(t, r, 1)
+	if r.stdout != "" || !strings.Contains(r.stderr, "ynab refused the personal access token (put a valid personal access token in the feed's token_file)") {
+		t.Errorf("push with a wrong token:\n%s", r)
 	}
 }
