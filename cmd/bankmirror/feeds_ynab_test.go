@@ -141,3 +141,40 @@ budget = "Household"
 		t.Errorf("push with a wrong token:\n%s", r)
 	}
 }
+
+// sync against a simulated bank does not push to the system's feeds
+// file (the household's real budget), as serve does not; a feeds file
+// named by BANKMIRROR_FEEDS_FILE is pushed to.
+func TestSyncAgainstASimulatedBankLeavesTheSystemsFeeds(t *testing.T) {
+	b := newBank(t, 30)
+	f, err := ynabfake.New(ynabfake.Options{Token: "ytok"})
+	must(t, err)
+	f.AddPlan("Household", []string{"Spending"}, nil)
+	srv := httptest.NewServer(f.Handler())
+	t.Cleanup(srv.Close)
+	conf := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(conf, "ynab-token"), []byte("ytok\n"), 0o600))
+	must(t, os.WriteFile(filepath.Join(conf, "feeds.toml"), []byte(`[[feed]]
+name = "ynab"
+kind = "ynab"
+url = "`+srv.URL+`/v1"
+token_file = "ynab-token"
+budget = "Household"
+[feed.accounts]
+"Spending" = "Spending"
+`), 0o600))
+	env := cliEnv(b, filepath.Join(t.TempDir(), "mirror.db"))
+	env["CONFIGURATION_DIRECTORY"] = conf // the system's feeds file, as under systemd
+	env["BANKMIRROR_ADMIN_LISTEN"] = "off"
+	r := runCLI(t, env, "sync")
+	wantCode(t, r, 0)
+	if n := len(f.Requests()); n != 0 || strings.Contains(r.stdout, "feed ynab") || !strings.Contains(r.stderr, "the bank is a simulated one") {
+		t.Fatalf("sync against the simulator fed the system's feeds file (%d requests):\n%s", n, r)
+	}
+	env["BANKMIRROR_FEEDS_FILE"] = filepath.Join(conf, "feeds.toml")
+	r = runCLI(t, env, "sync")
+	wantCode(t, r, 0)
+	if !regexp.MustCompile(`(?m)^feed ynab: [1-9]\d* created`).MatchString(r.stdout) {
+		t.Fatalf("sync did not push to the feeds file named:\n%s", r)
+	}
+}
