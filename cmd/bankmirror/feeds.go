@@ -162,7 +162,7 @@ func (a *app) feedsStatus(ctx context.Context) error {
 	for _, s := range list {
 		errText := "-"
 		if s.LastError != "" {
-			errText = textsafe.Cut(s.LastError, 120) + " (failing since " + when(s.FailingSince) + ", next try " + when(s.NextAttemptAt) + ")"
+			errText = textsafe.Cut(s.LastError, 300) + " (failing since " + when(s.FailingSince) + ", next try " + when(s.NextAttemptAt) + ")"
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\n", s.Feed, s.Rows, s.Pending, when(s.LastPushAt), when(s.LastCheckAt), errText)
 	}

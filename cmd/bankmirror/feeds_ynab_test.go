@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"net/http/httptest"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	ynabfake "github.com/bankmirror/bankmirror/internal/simulator/ynab"
 	"github.com/bankmirror/bankmirror/internal/simulator/ynab/ynabspec"
@@ -176,5 +178,27 @@ budget = "Household"
 	wantCode(t, r, 0)
 	if !regexp.MustCompile(`(?m)^feed ynab: [1-9]\d* created`).MatchString(r.stdout) {
 		t.Fatalf("sync did not push to the feeds file named:\n%s", r)
+	}
+}
+
+// feeds status shows a failing feed's error whole, to the mend at its
+// end.
+func TestFeedsStatusShowsTheErrorToItsMend(t *testing.T) {
+	b := newBank(t, 10)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "feeds.toml")
+	must(t, os.WriteFile(filepath.Join(dir, "ynab-token"), []byte("ytok\n"), 0o600))
+	must(t, os.WriteFile(file, []byte("[[feed]]\nname = \"ynab\"\nkind = \"ynab\"\ntoken_file = \"ynab-token\"\nbudget = \"Household\"\n[feed.accounts]\n\"Spending\" = \"Spending\"\n"), 0o600))
+	env := cliEnv(b, filepath.Join(dir, "mirror.db"))
+	env["BANKMIRROR_FEEDS_FILE"] = file
+	env["BANKMIRROR_ADMIN_LISTEN"] = "off"
+	wantCode(t, runCLI(t, env, "sync", "--no-feeds"), 0)
+	st := openMirror(t, env["BANKMIRROR_DB"])
+	failure := `feed "ynab": open ynab: list ynab plans: ynab refused the personal access token (put a valid personal access token in the feed's token_file)`
+	must(t, st.RecordFeedFailure(t.Context(), "ynab", errors.New(failure), time.Now().Add(time.Minute)))
+	r := runCLI(t, env, "feeds", "status")
+	wantCode(t, r, 0)
+	if !strings.Contains(r.stdout, failure+" (failing since ") {
+		t.Errorf("feeds status cut the error:\n%s", r)
 	}
 }
