@@ -253,6 +253,14 @@ func (a *app) feedsSetup(ctx context.Context, args []string) error {
 		return err
 	}
 	rep, err := e.Push(ctx, fd, feeds.PushOptions{DryRun: true})
+	if err == nil && len(rep.Lines) == 0 && rep.Summary() == (feeds.Report{}).Summary() {
+		// Nothing to push: the dry run did not open the app, a check does.
+		var res feeds.CheckResult
+		if res, err = e.Check(ctx, fd); err == nil {
+			fmt.Fprintf(a.stdout, "%s is ready: the app's budget and accounts are found; nothing to push (check: %s)\n", fd.Name, res.Summary())
+			return nil
+		}
+	}
 	if err != nil {
 		var u *feeds.Unavailable
 		if errors.As(err, &u) {

@@ -202,3 +202,34 @@ func TestFeedsStatusShowsTheErrorToItsMend(t *testing.T) {
 		t.Errorf("feeds status cut the error:\n%s", r)
 	}
 }
+
+// setup with nothing to push still opens the app: a token that no longer
+// works is found, and a good one is checked.
+func TestFeedsSetupWithNothingToPushChecksTheApp(t *testing.T) {
+	b := newBank(t, 20)
+	f, err := ynabfake.New(ynabfake.Options{Token: "ytok"})
+	must(t, err)
+	f.AddPlan("Household", []string{"Spending"}, nil)
+	srv := httptest.NewServer(f.Handler())
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	tokenFile := filepath.Join(dir, "ynab-token")
+	must(t, os.WriteFile(tokenFile, []byte("ytok\n"), 0o600))
+	file := filepath.Join(dir, "feeds.toml")
+	must(t, os.WriteFile(file, []byte("[[feed]]\nname = \"ynab\"\nkind = \"ynab\"\nurl = \""+srv.URL+"/v1\"\ntoken_file = \"ynab-token\"\nbudget = \"Household\"\n[feed.accounts]\n\"Spending\" = \"Spending\"\n"), 0o600))
+	env := cliEnv(b, filepath.Join(dir, "mirror.db"))
+	env["BANKMIRROR_FEEDS_FILE"] = file
+	env["BANKMIRROR_ADMIN_LISTEN"] = "off"
+	wantCode(t, runCLI(t, env, "sync"), 0)
+	r := runCLI(t, env, "feeds", "setup", "ynab")
+	wantCode(t, r, 0)
+	if !strings.Contains(r.stdout, "ynab is ready: the app's budget and accounts are found; nothing to push (check: exact)") {
+		t.Errorf("setup after the first push:\n%s", r)
+	}
+	must(t, os.WriteFile(tokenFile, []byte("not-the-token\n"), 0o600))
+	r = runCLI(t, env, "feeds", "setup", "ynab")
+	wantCode(t, r, 1)
+	if strings.Contains(r.stdout, "ready") || !strings.Contains(r.stderr, "ynab refused the personal access token") {
+		t.Errorf("setup with a wrong token and nothing to push:\n%s", r)
+	}
+}
