@@ -162,7 +162,7 @@ func (a *app) feedsStatus(ctx context.Context) error {
 	for _, s := range list {
 		errText := "-"
 		if s.LastError != "" {
-			errText = textsafe.Cut(s.LastError, 120) + " (failing since " + when(s.FailingSince) + ", next try " + when(s.NextAttemptAt) + ")"
+			errText = textsafe.Cut(s.LastError, 300) + " (failing since " + when(s.FailingSince) + ", next try " + when(s.NextAttemptAt) + ")"
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\n", s.Feed, s.Rows, s.Pending, when(s.LastPushAt), when(s.LastCheckAt), errText)
 	}
@@ -186,6 +186,13 @@ func (a *app) feedsPush(ctx context.Context, args []string, opts feeds.PushOptio
 		}
 	}
 	rep, err := e.Push(ctx, fd, opts)
+	if err != nil {
+		// A push that failed says only what it did before.
+		if !opts.DryRun && rep.Changed() {
+			fmt.Fprintf(a.stdout, "%s pushed before it failed: %s\n", fd.Name, rep.Summary())
+		}
+		return err
+	}
 	if opts.DryRun {
 		tw := tabwriter.NewWriter(a.stdout, 2, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "ACTION\tDATE\tAMOUNT\tACCOUNT\tPAYEE\tTRANSACTION")
@@ -193,8 +200,8 @@ func (a *app) feedsPush(ctx context.Context, args []string, opts feeds.PushOptio
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", l.Action, l.Date, money.Format(l.Amount, ""), textsafe.Line(orDash(l.Account)),
 				textsafe.Cut(l.Payee, 40), l.TransactionID)
 		}
-		if ferr := tw.Flush(); ferr != nil && err == nil {
-			err = ferr
+		if err := tw.Flush(); err != nil {
+			return err
 		}
 	}
 	verb := "pushed"
@@ -202,7 +209,7 @@ func (a *app) feedsPush(ctx context.Context, args []string, opts feeds.PushOptio
 		verb = "would push"
 	}
 	fmt.Fprintf(a.stdout, "%s %s: %s\n", fd.Name, verb, rep.Summary())
-	return err
+	return nil
 }
 
 // checkShown is how many differences of each kind check prints.
@@ -246,12 +253,23 @@ func (a *app) feedsSetup(ctx context.Context, args []string) error {
 		return err
 	}
 	rep, err := e.Push(ctx, fd, feeds.PushOptions{DryRun: true})
+	if err == nil && len(rep.Lines) == 0 && rep.Summary() == (feeds.Report{}).Summary() {
+		// Nothing to push: the dry run did not open the app, a check does.
+		var res feeds.CheckResult
+		if res, err = e.Check(ctx, fd); err == nil {
+			fmt.Fprintf(a.stdout, "%s is ready: the app's budget and accounts are found; nothing to push (check: %s)\n", fd.Name, res.Summary())
+			return nil
+		}
+	}
 	if err != nil {
 		var u *feeds.Unavailable
 		if errors.As(err, &u) {
 			return err
 		}
-		return fmt.Errorf("feed %s is installed but not ready: %w", fd.Name, err)
+		if fd.Kind == "actual" {
+			return fmt.Errorf("feed %s: its client is installed, but the feed is not ready: %w", fd.Name, err)
+		}
+		return fmt.Errorf("feed %s is not ready: %w", fd.Name, err)
 	}
 	fmt.Fprintf(a.stdout, "%s is ready: the app's budget and accounts are found; the first push creates %d rows\n", fd.Name, rep.Created)
 	return nil

@@ -65,6 +65,9 @@ func (a *app) sync(ctx context.Context, full, pushFeeds bool) error {
 // pushAllFeeds pushes to every feed of the feeds file after a sync,
 // printing a line each; a feed that fails is said and the others go on.
 func (a *app) pushAllFeeds(ctx context.Context, st *store.Store) error {
+	if a.daemonConfig().FeedsFile == "" {
+		return nil // a simulated bank, fed only to a feeds file named, as serve does
+	}
 	f, err := a.readFeeds(true)
 	if err != nil {
 		return fmt.Errorf("feeds: %w", err)

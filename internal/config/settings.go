@@ -353,7 +353,7 @@ var Settings = []Setting{
 		Name:          "RULES_FILE",
 		DefaultDoc:    "$CONFIGURATION_DIRECTORY/rules.toml if CONFIGURATION_DIRECTORY is set, else /etc/bankmirror/rules.toml",
 		Doc:           "the rules file (TOML): rules that set categories and tags as transactions arrive and write them back to the bank, and the alerts and their channels; a missing default file is no rules. serve reads it again on SIGHUP, keeping the rules in use when the file is bad",
-		Manual:        "the rules file (TOML, see [docs/rules.md](rules.md)): rules that set categories and tags as transactions arrive and write them back to the bank, and the alerts and their channels. A missing file at the default path means no rules; a file this variable names must exist. `serve` reads it again on SIGHUP; a bad file keeps the rules in use and says why in one line (`file:line: what`)",
+		Manual:        "the rules file (TOML, see [docs/rules.md](rules.md)): rules that set categories and tags as transactions arrive and write them back to the bank, and the alerts and their channels. A missing file at the default path means no rules; a file this variable names must exist. `serve` reads it again on SIGHUP; a bad file keeps the rules in use and says why in one line (`file:line: what`). Against a simulated bank (`BANKMIRROR_API_URL` on loopback, or `BANKMIRROR_SIM_CONTROL_URL` set), `serve` and `demo` read only a file this variable names: the default one's channels would send the simulated bank's alerts to real people",
 		ManualDefault: "`$CONFIGURATION_DIRECTORY/rules.toml` if set, else `/etc/bankmirror/rules.toml`",
 		Example:       "/etc/bankmirror/rules.toml",
 		load: func(c *Config, environ map[string]string) error {
@@ -368,7 +368,7 @@ var Settings = []Setting{
 		Name:          "FEEDS_FILE",
 		DefaultDoc:    "$CONFIGURATION_DIRECTORY/feeds.toml if CONFIGURATION_DIRECTORY is set, else /etc/bankmirror/feeds.toml",
 		Doc:           "the feeds file (TOML): the budgeting apps (Actual Budget, YNAB) the mirror's transactions are fed to; a missing default file is no feeds. serve reads it again on SIGHUP, keeping the feeds in use when the file is bad",
-		Manual:        "the feeds file (TOML, see [docs/feeds.md](feeds.md)): the budgeting apps (Actual Budget, YNAB) the mirror's transactions are fed to, and which bank account goes to which account of the app. A missing file at the default path means no feeds; a file this variable names must exist. `serve` reads it again on SIGHUP; a bad file keeps the feeds in use and says why in one line (`file:line: what`)",
+		Manual:        "the feeds file (TOML, see [docs/feeds.md](feeds.md)): the budgeting apps (Actual Budget, YNAB) the mirror's transactions are fed to, and which bank account goes to which account of the app. A missing file at the default path means no feeds; a file this variable names must exist. `serve` reads it again on SIGHUP; a bad file keeps the feeds in use and says why in one line (`file:line: what`). Against a simulated bank (`BANKMIRROR_API_URL` on loopback, or `BANKMIRROR_SIM_CONTROL_URL` set), `serve` and `sync` read only a file this variable names: the default one feeds the household's real budget",
 		ManualDefault: "`$CONFIGURATION_DIRECTORY/feeds.toml` if set, else `/etc/bankmirror/feeds.toml`",
 		Example:       "/etc/bankmirror/feeds.toml",
 		load: func(c *Config, environ map[string]string) error {

@@ -244,7 +244,7 @@ func (fd *Feed) readSecret(credentials string) error {
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return fmt.Errorf("feed %q: read %s: %w", fd.Name, what, errors.Unwrap(err))
+		return fmt.Errorf("feed %q: read %s from %s: %w", fd.Name, what, fd.SecretFrom, errors.Unwrap(err))
 	}
 	s := strings.TrimSpace(string(b))
 	if s == "" {

@@ -89,7 +89,7 @@ budget = "Household"
 	if err := os.Mkdir(creds, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Load(path, false, creds); err == nil || !strings.Contains(err.Error(), `feed "ynab": read token`) {
+	if _, err := Load(path, false, creds); err == nil || !strings.Contains(err.Error(), `feed "ynab": read token from the systemd credential feed.ynab: no such file`) {
 		t.Fatalf("missing credential: err = %v", err)
 	}
 	if err := os.WriteFile(filepath.Join(creds, "feed.ynab"), []byte("tok-123\n"), 0o600); err != nil {
@@ -110,6 +110,21 @@ budget = "Household"
 	}
 	if _, err := Load(filepath.Join(dir, "none.toml"), false, ""); err == nil {
 		t.Error("a missing named file was accepted")
+	}
+}
+
+// A secret file that is missing is named, as the relative path in the
+// file resolves: the user sees which file to make.
+func TestAMissingSecretFileIsNamed(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "feeds.toml")
+	if err := os.WriteFile(path, []byte("[[feed]]\nname = \"ynab\"\nkind = \"ynab\"\ntoken_file = \"ynab-token\"\nbudget = \"Household\"\n[feed.accounts]\n\"Spending\" = \"Spending\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(path, false, "")
+	want := path + `:1: feed "ynab": read token from ` + filepath.Join(dir, "ynab-token") + ": no such file or directory"
+	if err == nil || err.Error() != want {
+		t.Fatalf("a missing token file: %v\nwant %s", err, want)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os/exec"
 	"path/filepath"
 	"time"
 
@@ -69,7 +70,11 @@ func (o *Opener) Open(ctx context.Context, target feeds.Target) (feeds.Session, 
 		_ = c.kill()
 		return nil, err
 	}
-	if err := checkNodeVersion(o.node, h.Node); err != nil {
+	node := o.node
+	if p, err := exec.LookPath(node); err == nil {
+		node = p // "node" names the one on PATH
+	}
+	if err := checkNodeVersion(node, h.Node); err != nil {
 		return fail(err)
 	}
 	if h.API == "" {
@@ -103,6 +108,10 @@ func classify(err error, mendSetup string) error {
 	switch ce.Code {
 	case "unavailable":
 		return &feeds.Unavailable{Err: fmt.Errorf("actual server unreachable: %w", err)}
+	case "bad-password":
+		return &feeds.Unavailable{Err: err, Mend: "put the actual server's password in the feed's password_file"}
+	case "not-actual":
+		return &feeds.Unavailable{Err: err, Mend: "set the feed's url to the actual server's address, the one its web page opens at"}
 	case "not-installed", "version-mismatch":
 		return &feeds.Unavailable{Err: err, Mend: mendSetup}
 	case "node-too-old":

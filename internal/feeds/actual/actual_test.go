@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -341,8 +344,41 @@ func TestOpenWithTheServerDownIsUnavailable(t *testing.T) {
 	srv := &actualtest.Server{Server: &actualserver.Server{Dir: actualtest.Dir(t)}}
 	srv.URL = fmt.Sprintf("http://127.0.0.1:%d", freePort(t))
 	_, err := New(Config{Node: actualtest.Node(srv.Dir)}).Open(testCtx(t), srv.Target(t, srv.FeedDir(t, t.TempDir()), "b"))
-	if !errors.Is(err, feeds.ErrUnavailable) {
+	if !errors.Is(err, feeds.ErrUnavailable) || !strings.Contains(err.Error(), "unreachable: open: "+srv.URL+": ") {
 		t.Fatalf("open with the server down: %v", err)
+	}
+}
+
+// A wrong password says so and names the setting that holds it.
+func TestOpenWithAWrongPasswordSaysSo(t *testing.T) {
+	srv := actualtest.Start(t)
+	target := srv.Target(t, srv.FeedDir(t, t.TempDir()), "b")
+	target.Secret = "not the password"
+	_, err := New(Config{Node: actualtest.Node(srv.Dir)}).Open(testCtx(t), target)
+	var u *feeds.Unavailable
+	if !errors.As(err, &u) || !strings.Contains(err.Error(), "the actual server at "+srv.URL+" refused the password") ||
+		!strings.Contains(u.Mend, "password_file") {
+		t.Fatalf("open with a wrong password: %v", err)
+	}
+}
+
+// A url that is not Actual's (here a web server's page, as Actual's own
+// address with a path after it answers) is one line naming the url, not
+// the page.
+func TestOpenAtAnAddressThatIsNotActualSaysSo(t *testing.T) {
+	dir := actualtest.Dir(t)
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = io.WriteString(w, "<!DOCTYPE html>\n<html><body><pre>Cannot POST /budget/account/login</pre></body></html>\n")
+	}))
+	t.Cleanup(page.Close)
+	srv := &actualtest.Server{Server: &actualserver.Server{Dir: dir, URL: page.URL + "/budget"}}
+	_, err := New(Config{Node: actualtest.Node(dir)}).Open(testCtx(t), srv.Target(t, srv.FeedDir(t, t.TempDir()), "b"))
+	var u *feeds.Unavailable
+	if !errors.As(err, &u) || !strings.Contains(err.Error(), page.URL+"/budget does not answer as an actual server") ||
+		strings.Contains(err.Error(), "<") || !strings.Contains(u.Mend, "url") {
+		t.Fatalf("open at a web page: %v", err)
 	}
 }
 
@@ -360,6 +396,21 @@ func TestOpenRefusesAnOldNode(t *testing.T) {
 	var u *feeds.Unavailable
 	if !errors.As(err, &u) || u.Mend != mendNode || !strings.Contains(err.Error(), "v20.19.0") {
 		t.Fatalf("open with node 20: %v", err)
+	}
+}
+
+// The node on PATH that is too old is named by its path.
+func TestOpenNamesTheOldNodeOnPath(t *testing.T) {
+	dir := t.TempDir()
+	script := "#!/bin/sh\necho '{\"id\":0,\"result\":{\"node\":\"20.19.0\",\"api\":\"26.9.0\",\"apiError\":\"\"}}' >&4\nexec cat <&3 >/dev/null\n"
+	if err := os.WriteFile(filepath.Join(dir, "node"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	target := feeds.Target{Feed: "actual", Dir: t.TempDir(), Log: zerolog.Nop()}
+	_, err := New(Config{}).Open(testCtx(t), target)
+	if err == nil || !strings.Contains(err.Error(), "node "+filepath.Join(dir, "node")+" is v20.19.0") {
+		t.Fatalf("open with node 20 on PATH: %v", err)
 	}
 }
 

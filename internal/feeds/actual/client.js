@@ -26,7 +26,8 @@ function reply(msg) {
 }
 
 // Error codes the Go side maps: unavailable, not-installed, node-too-old,
-// version-mismatch, budget-not-found, missing-account, protocol.
+// version-mismatch, budget-not-found, missing-account, protocol, bad-password,
+// not-actual.
 class CodedError extends Error {
   constructor(code, message) {
     super(message);
@@ -35,6 +36,17 @@ class CodedError extends Error {
 }
 
 const NETWORK = /network-failure|no-server|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENOTFOUND|fetch failed|socket hang up/i;
+
+// loginError says which of the feed's settings a failed login points at:
+// the API says "Authentication failed: " and the server's reason, or the
+// page an address that is not Actual's answered.
+function loginError(err, serverURL) {
+  const d = describe(err);
+  if (d.code === 'unavailable') return new CodedError('unavailable', `${serverURL}: ${d.message}`);
+  if (/invalid-password/.test(d.message)) return new CodedError('bad-password', `the actual server at ${serverURL} refused the password`);
+  if (/</.test(d.message)) return new CodedError('not-actual', `${serverURL} does not answer as an actual server (it sent a web page)`);
+  return err;
+}
 
 function describe(err) {
   if (err instanceof CodedError) return {message: err.message, code: err.code};
@@ -126,7 +138,11 @@ const ops = {
     if (major < MIN_NODE) throw new CodedError('node-too-old', `node ${process.versions.node} is older than ${MIN_NODE}`);
     if (!api) throw new CodedError('not-installed', '@actual-app/api is not installed' + (apiError ? ': ' + apiError.split('\n')[0] : ''));
     fs.mkdirSync(dataDir, {recursive: true, mode: 0o700});
-    lib = await api.init({dataDir, serverURL, password});
+    try {
+      lib = await api.init({dataDir, serverURL, password});
+    } catch (err) {
+      throw loginError(err, serverURL);
+    }
     opened = true;
     const sv = await api.getServerVersion();
     if (sv.error) throw new CodedError('unavailable', 'server version: ' + sv.error);

@@ -32,6 +32,7 @@ import (
 
 	"github.com/bankmirror/bankmirror/internal/feeds"
 	"github.com/bankmirror/bankmirror/internal/logfield"
+	"github.com/bankmirror/bankmirror/internal/textsafe"
 )
 
 const (
@@ -264,13 +265,19 @@ func (c *conn) do(ctx context.Context, method, path string, query url.Values, bo
 			return nil
 		}
 		if err := json.NewDecoder(res.Body).Decode(out); err != nil {
+			if !jsonType(res.Header.Get("Content-Type")) {
+				return c.notYNAB(method, path, res)
+			}
 			return &feeds.Unavailable{Err: fmt.Errorf("ynab %s %s: decode: %w", method, path, err)}
 		}
 		return nil
 	}
+	if res.StatusCode == http.StatusNotFound && !jsonType(res.Header.Get("Content-Type")) {
+		return c.notYNAB(method, path, res)
+	}
 	var ae apiError
 	_ = json.NewDecoder(io.LimitReader(res.Body, 64<<10)).Decode(&ae)
-	detail := ae.Error.Detail
+	detail := textsafe.Cut(ae.Error.Detail, 200)
 	c.log.Debug().Str(logfield.Request, method+" "+path).Int(logfield.Status, res.StatusCode).
 		Str(logfield.Reason, ae.Error.Name).Msg("ynab refused a request")
 	switch {
@@ -290,6 +297,26 @@ func (c *conn) do(ctx context.Context, method, path string, query url.Values, bo
 	default:
 		return fmt.Errorf("%w: %s %s: status %d (%s)", ErrBadRequest, method, path, res.StatusCode, detail)
 	}
+}
+
+// notYNAB is an answer that is not YNAB's API (a web page, another
+// server): the feed's url is wrong.
+func (c *conn) notYNAB(method, path string, res *http.Response) error {
+	what := res.Header.Get("Content-Type")
+	if what == "" {
+		what = "no content type"
+	}
+	return &feeds.Unavailable{
+		Err:  fmt.Errorf("ynab %s %s: %s answered %d (%s), not ynab's json", method, path, c.base, res.StatusCode, textsafe.Cut(what, 60)),
+		Mend: "set the feed's url to ynab's api, " + DefaultURL + ", or leave it out",
+	}
+}
+
+// jsonType reports whether a Content-Type is JSON's.
+func jsonType(ct string) bool {
+	mt, _, _ := strings.Cut(ct, ";")
+	mt = strings.ToLower(strings.TrimSpace(mt))
+	return mt == "application/json" || strings.HasSuffix(mt, "+json")
 }
 
 // planSummary is a plan as GET /plans lists it.

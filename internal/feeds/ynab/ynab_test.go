@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -490,6 +492,42 @@ func TestOpenPlanByNameOrID(t *testing.T) {
 	var u *feeds.Unavailable
 	if _, err := e.opener().Open(ctx, bad); !errors.Is(err, ErrUnauthorized) || !errors.As(err, &u) || u.Mend == "" {
 		t.Fatalf("bad token: %v", err)
+	}
+}
+
+// A url that is not YNAB's API (a web page, the bank's own API's page)
+// says so, names the url and the setting, and shows no page; an error's
+// detail from the app is one line, its control characters shown.
+func TestAnAddressThatIsNotYNABSaysSo(t *testing.T) {
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/html/plans":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			_, _ = io.WriteString(w, "<!DOCTYPE html>\n<html><body>hello</body></html>\n")
+		case "/gone/plans":
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = io.WriteString(w, "<html>Not Found</html>\n")
+		default:
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = io.WriteString(w, `{"error":{"id":"400","name":"bad_request","detail":"boom \u001b[31mred\u0007\nline two"}}`)
+		}
+	}))
+	t.Cleanup(page.Close)
+	for _, path := range []string{"/html", "/gone"} {
+		tg := feeds.Target{Feed: "ynab", URL: page.URL + path, Secret: "tok", Budget: "Household", Log: zerolog.Nop()}
+		_, err := New().Open(ctx, tg)
+		var u *feeds.Unavailable
+		if !errors.As(err, &u) || !strings.Contains(err.Error(), page.URL+path+" answered") || !strings.Contains(err.Error(), "not ynab's json") ||
+			!strings.Contains(u.Mend, "feed's url") || strings.Contains(err.Error(), "<") {
+			t.Errorf("%s: %v", path, err)
+		}
+	}
+	tg := feeds.Target{Feed: "ynab", URL: page.URL + "/json", Secret: "tok", Budget: "Household", Log: zerolog.Nop()}
+	_, err := New().Open(ctx, tg)
+	if !errors.Is(err, ErrBadRequest) || !strings.Contains(err.Error(), "boom ⟨U+001B⟩[31mred⟨U+0007⟩⟨U+000A⟩line two") {
+		t.Errorf("an app's detail with control characters: %q", err)
 	}
 }
 
