@@ -66,7 +66,9 @@ func ServeDashboard(ctx context.Context, cfg config.Config, st *store.Store, tok
 		OnRefused: onRefused, RulesFile: cfg.RulesFile, RulesFileSet: cfg.RulesFileSet,
 		FeedsFile: cfg.FeedsFile, FeedsFileSet: cfg.FeedsFileSet,
 		Status: func(ctx context.Context) (health.Status, error) {
-			return health.GatherStatus(ctx, st, StatusOptions(cfg))
+			o := StatusOptions(cfg)
+			o.WithoutCounts = true // the health line shows no counts
+			return health.GatherStatus(ctx, st, o)
 		}})
 	if err != nil {
 		return nil, nil, err

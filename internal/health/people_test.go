@@ -74,3 +74,38 @@ func TestStatusNamesThePersonWhoseTokenWasRejected(t *testing.T) {
 		t.Errorf("people configured sam only = %+v", s.People)
 	}
 }
+
+// WithoutCounts leaves the row counts out (the dashboard's health line
+// shows none) and reaches the same verdict.
+func TestStatusWithoutCountsKeepsTheVerdict(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, filepath.Join(t.TempDir(), "m.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := st.UpsertTransactions(ctx, []bank.Transaction{{ID: "tx-1", AccountID: "acc-1", Status: "SETTLED",
+		Description: "Coffee", Amount: bank.Money{CurrencyCode: "AUD", Value: "-4.50", ValueInBaseUnits: -450},
+		CreatedAt: "2026-03-01T10:00:00Z"}}); err != nil {
+		t.Fatal(err)
+	}
+	o := health.StatusOptions{MaxAttempts: 12, Rules: health.Rules{StaleAfter: 2 * time.Hour}}
+	with, err := health.GatherStatus(ctx, st, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.WithoutCounts = true
+	without, err := health.GatherStatus(ctx, st, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if with.Rows.Transactions != 1 || with.Rows.History == 0 {
+		t.Errorf("counts = %+v, want the transaction and its history", with.Rows)
+	}
+	if without.Rows != (store.Stats{}) {
+		t.Errorf("counts without counts = %+v, want none", without.Rows)
+	}
+	if without.Level != with.Level || without.Reason != with.Reason || without.Size != with.Size {
+		t.Errorf("without counts: %v %q %+v; with: %v %q %+v", without.Level, without.Reason, without.Size, with.Level, with.Reason, with.Size)
+	}
+}
