@@ -40,17 +40,7 @@ func TestFeedsPushYNAB(t *testing.T) {
 		}
 	})
 	dir := t.TempDir()
-	must(t, os.WriteFile(filepath.Join(dir, "ynab-token"), []byte("ytok\n"), 0o600))
-	file := filepath.Join(dir, "feeds.toml")
-	must(t, os.WriteFile(file, []byte(`[[feed]]
-name = "ynab"
-kind = "ynab"
-url = "`+srv.URL+`/v1"
-token_file = "ynab-token"
-budget = "Household"
-[feed.accounts]
-"Spending" = "Spending"
-`), 0o600))
+	file := writeYNABFeed(t, dir, srv.URL)
 	env := cliEnv(b, filepath.Join(dir, "mirror.db"))
 	env["BANKMIRROR_FEEDS_FILE"] = file
 	env["BANKMIRROR_ADMIN_LISTEN"] = "off"
@@ -110,17 +100,7 @@ func TestFeedsSetupAndPushThatFailSayWhy(t *testing.T) {
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	tokenFile := filepath.Join(dir, "ynab-token")
-	must(t, os.WriteFile(tokenFile, []byte("ytok\n"), 0o600))
-	file := filepath.Join(dir, "feeds.toml")
-	must(t, os.WriteFile(file, []byte(`[[feed]]
-name = "ynab"
-kind = "ynab"
-url = "`+srv.URL+`/v1"
-token_file = "ynab-token"
-budget = "Household"
-[feed.accounts]
-"Spending" = "Spending"
-`), 0o600))
+	file := writeYNABFeed(t, dir, srv.URL)
 	env := cliEnv(b, filepath.Join(dir, "mirror.db"))
 	env["BANKMIRROR_FEEDS_FILE"] = file
 	env["BANKMIRROR_ADMIN_LISTEN"] = "off"
@@ -155,16 +135,7 @@ func TestSyncAgainstASimulatedBankLeavesTheSystemsFeeds(t *testing.T) {
 	srv := httptest.NewServer(f.Handler())
 	t.Cleanup(srv.Close)
 	conf := t.TempDir()
-	must(t, os.WriteFile(filepath.Join(conf, "ynab-token"), []byte("ytok\n"), 0o600))
-	must(t, os.WriteFile(filepath.Join(conf, "feeds.toml"), []byte(`[[feed]]
-name = "ynab"
-kind = "ynab"
-url = "`+srv.URL+`/v1"
-token_file = "ynab-token"
-budget = "Household"
-[feed.accounts]
-"Spending" = "Spending"
-`), 0o600))
+	writeYNABFeed(t, conf, srv.URL)
 	env := cliEnv(b, filepath.Join(t.TempDir(), "mirror.db"))
 	env["CONFIGURATION_DIRECTORY"] = conf // the system's feeds file, as under systemd
 	env["BANKMIRROR_ADMIN_LISTEN"] = "off"
@@ -214,9 +185,7 @@ func TestFeedsSetupWithNothingToPushChecksTheApp(t *testing.T) {
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
 	tokenFile := filepath.Join(dir, "ynab-token")
-	must(t, os.WriteFile(tokenFile, []byte("ytok\n"), 0o600))
-	file := filepath.Join(dir, "feeds.toml")
-	must(t, os.WriteFile(file, []byte("[[feed]]\nname = \"ynab\"\nkind = \"ynab\"\nurl = \""+srv.URL+"/v1\"\ntoken_file = \"ynab-token\"\nbudget = \"Household\"\n[feed.accounts]\n\"Spending\" = \"Spending\"\n"), 0o600))
+	file := writeYNABFeed(t, dir, srv.URL)
 	env := cliEnv(b, filepath.Join(dir, "mirror.db"))
 	env["BANKMIRROR_FEEDS_FILE"] = file
 	env["BANKMIRROR_ADMIN_LISTEN"] = "off"
@@ -232,4 +201,24 @@ func TestFeedsSetupWithNothingToPushChecksTheApp(t *testing.T) {
 	if strings.Contains(r.stdout, "ready") || !strings.Contains(r.stderr, "ynab refused the personal access token") {
 		t.Errorf("setup with a wrong token and nothing to push:\n%s", r)
 	}
+}
+
+// writeYNABFeed writes into dir the token file "ynab-token" (ytok) and the
+// feeds file of one YNAB feed, "ynab", of the budget Household at the fake
+// YNAB url, feeding the bank's Spending to the app's; it returns the
+// feeds file.
+func writeYNABFeed(t *testing.T, dir, url string) string {
+	t.Helper()
+	must(t, os.WriteFile(filepath.Join(dir, "ynab-token"), []byte("ytok\n"), 0o600))
+	file := filepath.Join(dir, "feeds.toml")
+	must(t, os.WriteFile(file, []byte(`[[feed]]
+name = "ynab"
+kind = "ynab"
+url = "`+url+`/v1"
+token_file = "ynab-token"
+budget = "Household"
+[feed.accounts]
+"Spending" = "Spending"
+`), 0o600))
+	return file
 }
