@@ -662,7 +662,17 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 	// are removed below, when those legs are not among the round's
 	// transactions (recorded in an earlier batch), so that they are
 	// forgotten too.
+	// A row another feed of the file maps is that feed's, not one this
+	// feed's push was cut off after: each person's feed of one budget may
+	// feed the joint account into one app account, from different since.
 	unrecorded := slices.Concat(unknown, unfed)
+	if len(unrecorded) > 0 {
+		theirs, err := e.othersRows(ctx, fd, unrecorded)
+		if err != nil {
+			return nil, err
+		}
+		unrecorded = slices.DeleteFunc(unrecorded, func(id string) bool { return theirs[byImport[id].ID] })
+	}
 	var legs []string
 	for _, id := range unrecorded {
 		if r, ok := byImport[id]; ok && r.TransferID != "" {
@@ -747,6 +757,27 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 	}
 	p.planLinks(byID, byApp, mapped, b, wanted)
 	return p, nil
+}
+
+// othersRows are the app ids of the rows the file's other feeds map of
+// the bank transactions ids.
+func (e *Engine) othersRows(ctx context.Context, fd *Feed, ids []string) (map[string]bool, error) {
+	theirs := map[string]bool{}
+	for _, o := range e.File().Feeds {
+		if o.Name == fd.Name {
+			continue
+		}
+		rows, err := e.mirror.FeedRows(ctx, o.Name, ids)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			if r.AppID != "" {
+				theirs[r.AppID] = true
+			}
+		}
+	}
+	return theirs, nil
 }
 
 // planLinks finds the transfers between fed accounts among the round's

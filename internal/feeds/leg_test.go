@@ -303,3 +303,49 @@ func TestFeedLeavesAnotherFeedsRowsInASharedAppAccount(t *testing.T) {
 		t.Errorf("after the first feed's push the app has %d rows of the second feed's purchase, want 1", n)
 	}
 }
+
+// Each person's feed of one shared budget may both feed the joint account
+// into one app account (the app keeps one row per import id, which both
+// feeds adopt), one from a later since than the other. The later one's
+// push must leave the other's rows dated before its since: they are not
+// rows its own push was cut off after.
+func TestFeedLeavesAnotherFeedsRowsBeforeItsSince(t *testing.T) {
+	e := newHousehold(t, 200)
+	e.push()
+	joint := e.plan.Accounts["Joint"]
+	var dates []string
+	for _, tx := range e.ynab.Transactions(e.plan.ID) {
+		if tx.Account == joint && !tx.Deleted {
+			dates = append(dates, tx.Date)
+		}
+	}
+	slices.Sort(dates)
+	if len(dates) < 2 || dates[0] == dates[len(dates)-1] {
+		t.Fatalf("the joint account's rows are dated %v: the test tests nothing", dates)
+	}
+	second := e.file.Feeds[0]
+	second.Name = "sam"
+	second.Since = dates[len(dates)/2]
+	if second.Since == dates[0] {
+		second.Since = dates[len(dates)-1]
+	}
+	second.Accounts = []feeds.AccountKey{{Key: "2Up Spending", App: "Joint", Line: 1}}
+	e.file.Feeds = append(e.file.Feeds, second)
+	rep, err := e.engine.Push(t.Context(), &e.file.Feeds[1], feeds.PushOptions{})
+	if err != nil {
+		t.Fatalf("push of the second feed: %v", err)
+	}
+	if rep.Deleted != 0 {
+		t.Errorf("the second feed's push deleted %d rows, want none: %+v", rep.Deleted, rep)
+	}
+	if rep.Adopted == 0 {
+		t.Errorf("the second feed adopted none of the joint account's rows from its since: %+v", rep)
+	}
+	res := e.exact()
+	if res.Rows != res.Fed {
+		t.Errorf("the app has %d rows for %d fed transactions of the first feed", res.Rows, res.Fed)
+	}
+	if again := e.push(); again.Changed() {
+		t.Errorf("the first feed's push after the second's changed the app: %+v", again)
+	}
+}
