@@ -935,7 +935,9 @@ func (p *plan) remove(m store.FeedRow, byApp map[string]AppRow, mapped map[strin
 		return
 	}
 	r, ok := byApp[m.AppID]
-	if ok && r.Reconciled {
+	// A transfer whose other leg is reconciled stays whole: the app
+	// deletes both legs together.
+	if ok && (r.Reconciled || byApp[r.TransferID].Reconciled) {
 		m.State = store.FeedReconciled
 		p.round.Put = append(p.round.Put, m)
 		p.report.Reconciled++
@@ -971,8 +973,8 @@ func (p *plan) deleteRow(appID string, line Line) {
 // row if still fed, and its bank id returned ("" when r was no transfer's
 // leg, or the other leg carries no bank id).
 func (p *plan) removeUnrecorded(r AppRow, byApp map[string]AppRow, byImport map[string]AppRow, mapped map[string]store.FeedRow) string {
-	if r.Reconciled {
-		return "" // never changed; check reports it
+	if r.Reconciled || byApp[r.TransferID].Reconciled {
+		return "" // never changed, nor its transfer's reconciled other leg; check reports it
 	}
 	p.deleteRow(r.ID, Line{TransactionID: r.ImportID, Date: r.Date, Amount: r.Amount})
 	delete(byApp, r.ID)
