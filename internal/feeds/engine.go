@@ -658,14 +658,15 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 			p.round.Drop = append(p.round.Drop, m.TransferID)
 		}
 	}
-	// The mirror's rows of the other legs of the transfers whose rows
-	// are removed below, when those legs are not among the round's
-	// transactions (recorded in an earlier batch), so that they are
-	// forgotten too.
 	// A row another feed of the file maps is that feed's, not one this
 	// feed's push was cut off after: each person's feed of one budget may
 	// feed the joint account into one app account, from different since.
-	unrecorded := slices.Concat(unknown, unfed)
+	var unrecorded []string
+	for _, id := range slices.Concat(unknown, unfed) {
+		if _, ok := byImport[id]; ok {
+			unrecorded = append(unrecorded, id)
+		}
+	}
 	if len(unrecorded) > 0 {
 		theirs, err := e.othersRows(ctx, fd, unrecorded)
 		if err != nil {
@@ -673,6 +674,10 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 		}
 		unrecorded = slices.DeleteFunc(unrecorded, func(id string) bool { return theirs[byImport[id].ID] })
 	}
+	// The mirror's rows of the other legs of the transfers whose rows
+	// are removed below, when those legs are not among the round's
+	// transactions (recorded in an earlier batch), so that they are
+	// forgotten too.
 	var legs []string
 	for _, id := range unrecorded {
 		if r, ok := byImport[id]; ok && r.TransferID != "" {
