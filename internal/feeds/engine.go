@@ -658,11 +658,26 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 			p.round.Drop = append(p.round.Drop, m.TransferID)
 		}
 	}
+	// A row another feed of the file maps is that feed's, not one this
+	// feed's push was cut off after: each person's feed of one budget may
+	// feed the joint account into one app account, from different since.
+	var unrecorded []string
+	for _, id := range slices.Concat(unknown, unfed) {
+		if _, ok := byImport[id]; ok {
+			unrecorded = append(unrecorded, id)
+		}
+	}
+	if len(unrecorded) > 0 {
+		theirs, err := e.othersRows(ctx, fd, unrecorded)
+		if err != nil {
+			return nil, err
+		}
+		unrecorded = slices.DeleteFunc(unrecorded, func(id string) bool { return theirs[byImport[id].ID] })
+	}
 	// The mirror's rows of the other legs of the transfers whose rows
 	// are removed below, when those legs are not among the round's
 	// transactions (recorded in an earlier batch), so that they are
 	// forgotten too.
-	unrecorded := slices.Concat(unknown, unfed)
 	var legs []string
 	for _, id := range unrecorded {
 		if r, ok := byImport[id]; ok && r.TransferID != "" {
@@ -747,6 +762,27 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 	}
 	p.planLinks(byID, byApp, mapped, b, wanted)
 	return p, nil
+}
+
+// othersRows are the app ids of the rows the file's other feeds map of
+// the bank transactions ids.
+func (e *Engine) othersRows(ctx context.Context, fd *Feed, ids []string) (map[string]bool, error) {
+	theirs := map[string]bool{}
+	for _, o := range e.File().Feeds {
+		if o.Name == fd.Name {
+			continue
+		}
+		rows, err := e.mirror.FeedRows(ctx, o.Name, ids)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range rows {
+			if r.AppID != "" {
+				theirs[r.AppID] = true
+			}
+		}
+	}
+	return theirs, nil
 }
 
 // planLinks finds the transfers between fed accounts among the round's
@@ -904,7 +940,9 @@ func (p *plan) remove(m store.FeedRow, byApp map[string]AppRow, mapped map[strin
 		return
 	}
 	r, ok := byApp[m.AppID]
-	if ok && r.Reconciled {
+	// A transfer whose other leg is reconciled stays whole: the app
+	// deletes both legs together.
+	if ok && (r.Reconciled || byApp[r.TransferID].Reconciled) {
 		m.State = store.FeedReconciled
 		p.round.Put = append(p.round.Put, m)
 		p.report.Reconciled++
@@ -940,8 +978,8 @@ func (p *plan) deleteRow(appID string, line Line) {
 // row if still fed, and its bank id returned ("" when r was no transfer's
 // leg, or the other leg carries no bank id).
 func (p *plan) removeUnrecorded(r AppRow, byApp map[string]AppRow, byImport map[string]AppRow, mapped map[string]store.FeedRow) string {
-	if r.Reconciled {
-		return "" // never changed; check reports it
+	if r.Reconciled || byApp[r.TransferID].Reconciled {
+		return "" // never changed, nor its transfer's reconciled other leg; check reports it
 	}
 	p.deleteRow(r.ID, Line{TransactionID: r.ImportID, Date: r.Date, Amount: r.Amount})
 	delete(byApp, r.ID)

@@ -303,3 +303,106 @@ func TestFeedLeavesAnotherFeedsRowsInASharedAppAccount(t *testing.T) {
 		t.Errorf("after the first feed's push the app has %d rows of the second feed's purchase, want 1", n)
 	}
 }
+
+// Each person's feed of one shared budget may both feed the joint account
+// into one app account (the app keeps one row per import id, which both
+// feeds adopt), one from a later since than the other. The later one's
+// push must leave the other's rows dated before its since: they are not
+// rows its own push was cut off after.
+func TestFeedLeavesAnotherFeedsRowsBeforeItsSince(t *testing.T) {
+	e := newHousehold(t, 200)
+	e.push()
+	joint := e.plan.Accounts["Joint"]
+	var dates []string
+	for _, tx := range e.ynab.Transactions(e.plan.ID) {
+		if tx.Account == joint && !tx.Deleted {
+			dates = append(dates, tx.Date)
+		}
+	}
+	slices.Sort(dates)
+	if len(dates) < 2 || dates[0] == dates[len(dates)-1] {
+		t.Fatalf("the joint account's rows are dated %v: the test tests nothing", dates)
+	}
+	second := e.file.Feeds[0]
+	second.Name = "sam"
+	second.Since = dates[len(dates)/2]
+	if second.Since == dates[0] {
+		second.Since = dates[len(dates)-1]
+	}
+	second.Accounts = []feeds.AccountKey{{Key: "2Up Spending", App: "Joint", Line: 1}}
+	e.file.Feeds = append(e.file.Feeds, second)
+	rep, err := e.engine.Push(t.Context(), &e.file.Feeds[1], feeds.PushOptions{})
+	if err != nil {
+		t.Fatalf("push of the second feed: %v", err)
+	}
+	if rep.Deleted != 0 {
+		t.Errorf("the second feed's push deleted %d rows, want none: %+v", rep.Deleted, rep)
+	}
+	if rep.Adopted == 0 {
+		t.Errorf("the second feed adopted none of the joint account's rows from its since: %+v", rep)
+	}
+	res := e.exact()
+	if res.Rows != res.Fed {
+		t.Errorf("the app has %d rows for %d fed transactions of the first feed", res.Rows, res.Fed)
+	}
+	if again := e.push(); again.Changed() {
+		t.Errorf("the first feed's push after the second's changed the app: %+v", again)
+	}
+}
+
+// A transfer's legs go together in the app, so a transfer one leg of which
+// the person reconciled is left whole when the bank deletes its other leg
+// (a held payment the payee's bank settled, then the payer's dropped),
+// whether the mirror recorded the transfer or the push that put it in the
+// app was cut off: deleting the other leg's row would delete the
+// reconciled one with it.
+func TestFeedLeavesATransferWithAReconciledLeg(t *testing.T) {
+	for _, cutOff := range []bool{false, true} {
+		t.Run(map[bool]string{false: "recorded", true: "cut-off push"}[cutOff], func(t *testing.T) {
+			e := newHousehold(t, 100)
+			e.push()
+			crash := &crashingOpener{Opener: feedynab.New()}
+			e.engine = feeds.NewEngine(e.st, map[string]feeds.App{"ynab": {Opener: crash}}, e.file, e.engine.Dir(""), zerolog.Nop())
+			out, in, err := e.sim.PayPerson(simulator.Payment{From: "alex", To: "sam", AmountBaseUnits: 5150, Message: "power bill", Held: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := e.sim.Settle(in); err != nil {
+				t.Fatal(err)
+			}
+			e.sync()
+			if cutOff {
+				crash.crashes = 1
+				if _, err := e.engine.Push(t.Context(), &e.file.Feeds[0], feeds.PushOptions{}); err == nil {
+					t.Fatal("the cut-off push said it succeeded")
+				}
+			} else {
+				e.push()
+			}
+			o, i := e.one(out), e.one(in)
+			if o.TransferID != i.ID || i.Cleared != "cleared" {
+				t.Fatalf("the payment in the app: out %+v, in %+v: the test tests nothing", o, i)
+			}
+			if err := e.ynab.PersonReconcile(e.plan.ID, e.plan.Accounts["Sam Spending"]); err != nil {
+				t.Fatal(err)
+			}
+			if e.one(in).Cleared != "reconciled" || e.one(out).Cleared == "reconciled" {
+				t.Fatalf("after sam reconciled: out %+v, in %+v", e.one(out), e.one(in))
+			}
+			if err := e.sim.Delete(out); err != nil {
+				t.Fatal(err)
+			}
+			e.sync()
+			rep := e.push()
+			if r := e.appRows(in); len(r) != 1 || r[0].Cleared != "reconciled" {
+				t.Errorf("the reconciled leg in the app: %+v (the push: %+v)", r, rep)
+			}
+			if rep.Deleted != 0 {
+				t.Errorf("the push deleted %d rows: %+v", rep.Deleted, rep)
+			}
+			if again := e.push(); again.Changed() {
+				t.Errorf("a push with nothing new changed the app: %+v", again)
+			}
+		})
+	}
+}
