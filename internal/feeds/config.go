@@ -242,6 +242,13 @@ func (fd *Feed) readSecret(credentials string) error {
 		path = filepath.Join(credentials, "feed."+fd.Name)
 		fd.SecretFrom = "the systemd credential feed." + fd.Name
 	}
+	if fd.SecretFile != "" {
+		// As the bank's token files and the alert channels' secret files:
+		// one others can read is refused, naming the mend.
+		if fi, err := os.Stat(path); err == nil && fi.Mode().Perm()&0o077 != 0 {
+			return fmt.Errorf("feed %q: %s can be read by others (mode %04o): chmod 600 it", fd.Name, path, fi.Mode().Perm())
+		}
+	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("feed %q: read %s from %s: %w", fd.Name, what, fd.SecretFrom, errors.Unwrap(err))

@@ -128,6 +128,35 @@ func TestAMissingSecretFileIsNamed(t *testing.T) {
 	}
 }
 
+// A token file others can read is refused, naming the file and the mend,
+// as the bank's token files and the alert channels' secret files are.
+func TestASecretFileOthersCanReadIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "feeds.toml")
+	if err := os.WriteFile(path, []byte("[[feed]]\nname = \"ynab\"\nkind = \"ynab\"\ntoken_file = \"ynab-token\"\nbudget = \"Household\"\n[feed.accounts]\n\"Spending\" = \"Spending\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	token := filepath.Join(dir, "ynab-token")
+	if err := os.WriteFile(token, []byte("ytok\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(token, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(path, false, "")
+	want := path + `:1: feed "ynab": ` + token + " can be read by others (mode 0644): chmod 600 it"
+	if err == nil || err.Error() != want {
+		t.Fatalf("a token file of mode 0644: %v\nwant %s", err, want)
+	}
+	if err := os.Chmod(token, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Load(path, false, "")
+	if err != nil || f.Feeds[0].Secret != "ytok" {
+		t.Fatalf("the same file of mode 0600: %v", err)
+	}
+}
+
 func TestAccountKeys(t *testing.T) {
 	accounts := []BankAccount{
 		{ID: "acc-alex-spending", Name: "Spending", People: []string{"alex"}},
