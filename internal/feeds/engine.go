@@ -940,9 +940,7 @@ func (p *plan) remove(m store.FeedRow, byApp map[string]AppRow, mapped map[strin
 		return
 	}
 	r, ok := byApp[m.AppID]
-	// A transfer whose other leg is reconciled stays whole: the app
-	// deletes both legs together.
-	if ok && (r.Reconciled || byApp[r.TransferID].Reconciled) {
+	if ok && reconciledLeg(r, byApp) {
 		m.State = store.FeedReconciled
 		p.round.Put = append(p.round.Put, m)
 		p.report.Reconciled++
@@ -962,6 +960,13 @@ func (p *plan) remove(m store.FeedRow, byApp map[string]AppRow, mapped map[strin
 	}
 }
 
+// reconciledLeg reports whether r, or its transfer's other leg, is
+// reconciled: such a row is never changed, and a transfer stays whole,
+// since the app deletes both legs together.
+func reconciledLeg(r AppRow, byApp map[string]AppRow) bool {
+	return r.Reconciled || byApp[r.TransferID].Reconciled
+}
+
 // deleteRow deletes the app's row appID and reports it as line says.
 func (p *plan) deleteRow(appID string, line Line) {
 	line.Action = "delete"
@@ -978,8 +983,8 @@ func (p *plan) deleteRow(appID string, line Line) {
 // row if still fed, and its bank id returned ("" when r was no transfer's
 // leg, or the other leg carries no bank id).
 func (p *plan) removeUnrecorded(r AppRow, byApp map[string]AppRow, byImport map[string]AppRow, mapped map[string]store.FeedRow) string {
-	if r.Reconciled || byApp[r.TransferID].Reconciled {
-		return "" // never changed, nor its transfer's reconciled other leg; check reports it
+	if reconciledLeg(r, byApp) {
+		return "" // never changed; check reports it
 	}
 	p.deleteRow(r.ID, Line{TransactionID: r.ImportID, Date: r.Date, Amount: r.Amount})
 	delete(byApp, r.ID)
