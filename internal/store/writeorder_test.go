@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"runtime"
 	"testing"
+
+	"github.com/bankmirror/bankmirror/internal/bank"
 )
 
 // waitForWriterWaiters returns once n more requests than before have
@@ -82,5 +84,32 @@ func TestWorkerCommitsWhileTheInboxNeverPauses(t *testing.T) {
 	}
 	if !processed.Valid {
 		t.Fatal("the worker's commit did not mark the event processed")
+	}
+}
+
+// The worker's commit does not wait for the disk, and leaves the writer
+// waiting for it again: the next inbox insert, which an acknowledgement
+// waits for, is durable (FULL).
+func TestApplyEventsLeavesTheWriterSynchronous(t *testing.T) {
+	s, _ := mustOpen(t)
+	ctx := context.Background()
+	var during int64
+	if err := s.inTxAfterInbox(ctx, func(tx *sql.Tx) error {
+		return tx.QueryRow("PRAGMA synchronous").Scan(&during)
+	}); err != nil || during != 1 {
+		t.Fatalf("synchronous in the worker's transaction = %d, %v; want 1 (NORMAL)", during, err)
+	}
+	if _, err := s.InsertEvents(ctx, []InboxEvent{{ID: "e1", EventType: "PING", WebhookID: "w", CreatedAt: "x", Body: "{}"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ApplyEvents(ctx, EventBatch{Upserts: []bank.Transaction{tx("t1", "SETTLED", -1)}, Events: []string{"e1"}}); err != nil {
+		t.Fatal(err)
+	}
+	var after int64
+	if err := s.db.QueryRow("PRAGMA synchronous").Scan(&after); err != nil || after != 2 {
+		t.Errorf("synchronous after the worker's commit = %d, %v; want 2 (FULL)", after, err)
+	}
+	if n := queryInt(t, s, "SELECT count(*) FROM webhook_events WHERE id = 'e1' AND processed_at IS NOT NULL"); n != 1 {
+		t.Errorf("e1 processed: %d rows, want 1", n)
 	}
 }
