@@ -43,6 +43,9 @@ type Env struct {
 	// process: the simulated bank, serve, webhook register, the export
 	// benchmark's mirror generator.
 	Command func(ctx context.Context, args ...string) (*exec.Cmd, error)
+	// Binary is the file the children run, once setup made it a copy
+	// (installed); "" before.
+	Binary string
 }
 
 // openDaemon opens d, the daemon as `serve` runs it (internal/daemon), in
@@ -234,19 +237,27 @@ func benchDir(dir *string) (cleanup func(), err error) {
 	return func() { os.RemoveAll(d) }, nil
 }
 
-// setup prepares a benchmark's directory (benchDir) and starts the
-// simulated bank with n transactions in a child process; done stops the
-// bank and removes a temporary directory.
-func (env Env) setup(ctx context.Context, dir *string, n int, simArgs ...string) (sim *benchSim, done func(), err error) {
+// setup prepares a benchmark's directory (benchDir), makes env run its
+// children from a copy of its binary there, as installed (installed), and
+// starts the simulated bank with n transactions in a child process; done
+// stops the bank and removes the copy and a temporary directory.
+func (env *Env) setup(ctx context.Context, dir *string, n int, simArgs ...string) (sim *benchSim, done func(), err error) {
 	cleanup, err := benchDir(dir)
 	if err != nil {
 		return nil, nil, err
 	}
-	if sim, err = env.startSim(ctx, n, simArgs...); err != nil {
+	uninstall, err := env.installed(ctx, *dir)
+	if err != nil {
 		cleanup()
 		return nil, nil, err
 	}
-	return sim, func() { sim.stop(); cleanup() }, nil
+	fmt.Fprintf(env.Stdout, "children run from %s, a copy of this binary written as a package install writes it\n", env.Binary)
+	if sim, err = env.startSim(ctx, n, simArgs...); err != nil {
+		uninstall()
+		cleanup()
+		return nil, nil, err
+	}
+	return sim, func() { sim.stop(); uninstall(); cleanup() }, nil
 }
 
 // removeDB removes an SQLite file and its WAL and shared-memory files.

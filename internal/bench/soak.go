@@ -63,8 +63,14 @@ func Soak(ctx context.Context, env Env, o SoakOptions) error {
 	}
 	denv := env
 	if o.Binary != "" {
+		// Run as installed, as this binary's children are (installCopy).
+		path, err := installCopy(o.Binary, o.Dir, "bankmirror-installed-other")
+		if err != nil {
+			return err
+		}
+		defer os.Remove(path)
 		denv.Command = func(ctx context.Context, args ...string) (*exec.Cmd, error) {
-			return exec.CommandContext(ctx, o.Binary, args...), nil //nolint:gosec // the binary the user named
+			return exec.CommandContext(ctx, path, args...), nil //nolint:gosec // a copy of the binary the user named
 		}
 	}
 	db := filepath.Join(o.Dir, "soak.db")
@@ -113,7 +119,7 @@ func Soak(ctx context.Context, env Env, o SoakOptions) error {
 	fmt.Fprintf(w, "bench soak: bankmirror serve (child process) backfills %d simulated transactions, then the bank changes at %s with webhook events, a sync every %s%s, one kill -9 and restart halfway; %s in all, %s of warm-up after each start not counted; GOMEMLIMIT=%s\n",
 		o.Transactions, o.Live, o.SyncEvery, with, o.Duration, o.Warmup, o.MemLimit)
 	if o.Binary != "" {
-		fmt.Fprintf(w, "the daemon and bench bare: %s\n", o.Binary)
+		fmt.Fprintf(w, "the daemon and bench bare: %s, run from a copy written as a package install writes it\n", o.Binary)
 	}
 	fmt.Fprintln(w, settingsLine(user))
 	fmt.Fprintf(w, "repeat: bankmirror bench soak --transactions %d --duration %s --warmup %s --live %s --sync-every %s --gomemlimit %s --feed=%t --alerts=%t\n",
