@@ -231,9 +231,20 @@ func (c *SecretCache) Registering(context.Context) bool { return c.keys.Load().r
 // delivery it does not reload for is answered 401, or 503 during a
 // registration, and the bank retries it; the periodic reload catches up
 // within an interval.
+//
+// A miss's reload is every waiting delivery's: the deliveries queued
+// behind it find the keys it loaded, and the gap keeps them from loading
+// again. So a request whose sender has gone (the bank cancels the
+// deliveries of a webhook it deletes, as a rotation does) starts no
+// reload, and one that began is not cut short when its sender hangs up:
+// a reload that failed for that would hold the deliveries behind it, a
+// new webhook's among them, to 401 for the whole gap.
 func (c *SecretCache) Miss(ctx context.Context) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if ctx.Err() != nil {
+		return false
+	}
 	if c.mark != nil && c.mark() == c.loadedMark {
 		return false
 	}
@@ -242,5 +253,5 @@ func (c *SecretCache) Miss(ctx context.Context) bool {
 		return false
 	}
 	c.missLoaded = now
-	return c.loadLocked(ctx) == nil
+	return c.loadLocked(context.WithoutCancel(ctx)) == nil
 }
