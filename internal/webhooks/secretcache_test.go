@@ -291,15 +291,20 @@ func TestSecretCacheWatchesTheWAL(t *testing.T) {
 }
 
 // hangingUpStore is a store whose next read of the secrets first runs
-// hangUp (the sender of the request reloading them hangs up).
+// hangUp (the sender of the request reloading them hangs up). It counts
+// its reads of the secrets, and those not bounded by a deadline.
 type hangingUpStore struct {
 	*store.Store
-	hangUp func()
-	loads  atomic.Int64
+	hangUp    func()
+	loads     atomic.Int64
+	unbounded atomic.Int64
 }
 
 func (h *hangingUpStore) WebhookKeys(ctx context.Context) ([]store.WebhookKey, error) {
 	h.loads.Add(1)
+	if _, ok := ctx.Deadline(); !ok {
+		h.unbounded.Add(1)
+	}
 	if f := h.hangUp; f != nil {
 		h.hangUp = nil
 		f()
@@ -363,6 +368,10 @@ func TestSecretCacheAMissWhoseSenderHungUpHoldsNoneBack(t *testing.T) {
 			// the new secret's delivery's.
 			if n := st.loads.Load(); n != 2 {
 				t.Errorf("secrets read %d times, want 2", n)
+			}
+			// The start's (Load, with the caller's context) and nothing else.
+			if n := st.unbounded.Load(); n != 1 {
+				t.Errorf("%d reloads by a miss had no deadline", n-1)
 			}
 		})
 	}
