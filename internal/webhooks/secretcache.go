@@ -64,6 +64,10 @@ func newKeys(all []store.WebhookKey, extra []byte, people map[string]bool, regis
 // starts, whatever changes: a hard cap of 100 small reads a second.
 const MissReloadGap = 10 * time.Millisecond
 
+// missLoadTimeout bounds a reload started by Miss, which no request's
+// cancellation cuts short.
+const missLoadTimeout = 5 * time.Second
+
 // SecretCache keeps the webhook secrets in memory for the receiver (it is
 // the daemon's receiver.Keys), so that requests cost no database read. It
 // reloads them every interval, and when a signature matches none of them
@@ -231,9 +235,21 @@ func (c *SecretCache) Registering(context.Context) bool { return c.keys.Load().r
 // delivery it does not reload for is answered 401, or 503 during a
 // registration, and the bank retries it; the periodic reload catches up
 // within an interval.
+//
+// A miss's reload serves every waiting delivery: the deliveries queued
+// behind it find the keys it loaded, and the gap keeps them from loading
+// again. A reload that failed because its sender hung up would hold them,
+// a new webhook's first deliveries among them, to 401 for the whole gap.
+// So a request whose sender has gone (the bank cancels the deliveries of
+// a webhook it deletes, as a rotation does) starts no reload, and one
+// that began runs to its end whatever its sender does, within
+// missLoadTimeout.
 func (c *SecretCache) Miss(ctx context.Context) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if ctx.Err() != nil {
+		return false
+	}
 	if c.mark != nil && c.mark() == c.loadedMark {
 		return false
 	}
@@ -242,5 +258,7 @@ func (c *SecretCache) Miss(ctx context.Context) bool {
 		return false
 	}
 	c.missLoaded = now
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), missLoadTimeout)
+	defer cancel()
 	return c.loadLocked(ctx) == nil
 }

@@ -82,7 +82,13 @@ func serveWith(t *testing.T, c *SecretCache) http.Handler {
 
 // post sends body to h signed with secret and returns the status.
 func post(h http.Handler, body, secret []byte) int {
-	req := httptest.NewRequest(http.MethodPost, "/webhook", strings.NewReader(string(body)))
+	return postCtx(context.Background(), h, body, secret)
+}
+
+// postCtx is post of a request whose context is ctx (cancelled when its
+// sender hangs up).
+func postCtx(ctx context.Context, h http.Handler, body, secret []byte) int {
+	req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/webhook", strings.NewReader(string(body)))
 	req.Header.Set(receiver.SignatureHeader, sign(body, secret))
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)
@@ -281,6 +287,93 @@ func TestSecretCacheWatchesTheWAL(t *testing.T) {
 	}
 	if n := st.loads.Load(); n != 2 {
 		t.Errorf("loads = %d, want 2", n)
+	}
+}
+
+// hangingUpStore is a store whose next read of the secrets first runs
+// hangUp (the sender of the request reloading them hangs up). It counts
+// its reads of the secrets, and those not bounded by a deadline.
+type hangingUpStore struct {
+	*store.Store
+	hangUp    func()
+	loads     atomic.Int64
+	unbounded atomic.Int64
+}
+
+func (h *hangingUpStore) WebhookKeys(ctx context.Context) ([]store.WebhookKey, error) {
+	h.loads.Add(1)
+	if _, ok := ctx.Deadline(); !ok {
+		h.unbounded.Add(1)
+	}
+	if f := h.hangUp; f != nil {
+		h.hangUp = nil
+		f()
+	}
+	return h.Store.WebhookKeys(ctx)
+}
+
+// A delivery whose sender hangs up while it waits for a reload or during
+// one (the bank cancels the deliveries of a webhook it deletes, as a
+// rotation does) holds back none of the deliveries behind it: a reload it
+// has not begun is left to them, one it began is not cut short. The
+// delivery signed with the secret stored just before is accepted, though
+// it comes within MissReloadGap. (A reload cut short used to take the
+// gap's one reload: TestWebhookRotationRejectsNothing saw 401s.)
+func TestSecretCacheAMissWhoseSenderHungUpHoldsNoneBack(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		duringIts bool // the sender hangs up during the reload, not before
+		// reads of the secrets once the gone request is answered
+		loadsAfterGone int64
+	}{
+		{"gone before its reload", false, 1}, // the start only
+		{"gone during its reload", true, 2},  // the start, the reload it began
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			st := &hangingUpStore{Store: openStore(t)}
+			c := NewSecretCache(st, nil, time.Hour, zerolog.Nop())
+			now := time.Now() // the clock stands still: every miss is within the gap
+			c.now = func() time.Time { return now }
+			if err := c.Load(ctx); err != nil {
+				t.Fatal(err)
+			}
+			h := serveWith(t, c)
+			// The old webhook and the new one are stored, by another process.
+			for _, w := range []store.Webhook{
+				{ID: "wh-old", URL: "https://bank-hooks.example/webhook", SecretKey: string(secretA), CreatedAt: "2024-08-05T12:20:07+10:00"},
+				{ID: "wh-new", URL: "https://bank-hooks.example/webhook", SecretKey: string(secretB), CreatedAt: "2024-08-05T12:20:08+10:00"},
+			} {
+				if err := st.SaveWebhook(ctx, w); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// A delivery of the old webhook whose sender hangs up (its answer
+			// goes nowhere, whatever it is).
+			gone, hangUp := context.WithCancel(ctx)
+			defer hangUp()
+			if tc.duringIts {
+				st.hangUp = hangUp
+			} else {
+				hangUp()
+			}
+			postCtx(gone, h, hookBody("wh-old", "ev-old", "TRANSACTION_CREATED"), secretA)
+			if n := st.loads.Load(); n != tc.loadsAfterGone {
+				t.Errorf("secrets read %d times once the gone request was answered, want %d", n, tc.loadsAfterGone)
+			}
+			if code := post(h, hookBody("wh-new", "ev-new", "TRANSACTION_CREATED"), secretB); code != http.StatusOK {
+				t.Errorf("delivery signed with the new secret after one whose sender hung up: %d, want 200", code)
+			}
+			// One reload after the commits in all: the gone request's, or
+			// the new secret's delivery's.
+			if n := st.loads.Load(); n != 2 {
+				t.Errorf("secrets read %d times, want 2", n)
+			}
+			// The start's (Load, with the caller's context) and nothing else.
+			if n := st.unbounded.Load(); n != 1 {
+				t.Errorf("%d reloads by a miss had no deadline", n-1)
+			}
+		})
 	}
 }
 
