@@ -203,7 +203,7 @@ func (e *Engine) Push(ctx context.Context, fd *Feed, opts PushOptions) (rep Repo
 			}
 			e.progress(fd.Name, int64(start+len(part)), int64(len(ids)-start-len(part)))
 		}
-		return total, nil
+		return total, r.touch(ctx)
 	}
 	statuses, err := e.mirror.FeedStatuses(ctx, []string{fd.Name})
 	if err != nil {
@@ -241,7 +241,7 @@ func (e *Engine) Push(ctx context.Context, fd *Feed, opts PushOptions) (rep Repo
 			}
 		}
 		if len(ids) == 0 {
-			return total, nil
+			return total, r.touch(ctx)
 		}
 		next := cursor
 		if len(changes) > 0 {
@@ -333,26 +333,52 @@ type round struct {
 	b        budget
 }
 
+// open opens the session and reads the budget, once a push.
+func (r *round) open(ctx context.Context) error {
+	if r.sess != nil {
+		return nil
+	}
+	e, fd := r.e, r.fd
+	sess, err := r.app.Opener.Open(ctx, e.Target(fd))
+	if err != nil {
+		return fmt.Errorf("feed %q: open %s: %w", fd.Name, fd.Kind, err)
+	}
+	r.sess = sess
+	if r.b, err = openBudget(ctx, sess, fd, r.accounts); err != nil {
+		return err
+	}
+	if !r.opts.DryRun {
+		// Before the app is written: a push cut off after the app took
+		// rows is then known to have written within these.
+		if err := e.mirror.RecordFeedSpans(ctx, fd.Name, r.b.spans(fd)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// touch, for a push that had nothing to push and so did not open the
+// app, opens it (Actual: its client logs in and reads the budget; YNAB:
+// the plan and its accounts are read) and records the round as a push
+// does, so that a password or token the app refuses now is a failure
+// the status shows, and a failure the app has mended since is cleared.
+// A dry run changes nothing and does not.
+func (r *round) touch(ctx context.Context) error {
+	if r.sess != nil || r.opts.DryRun {
+		return nil
+	}
+	if err := r.open(ctx); err != nil {
+		return err
+	}
+	return r.e.mirror.RecordFeedRound(ctx, store.FeedRound{Feed: r.fd.Name})
+}
+
 // batch brings the rows of ids up to date, syncs the session, and
 // records the batch (moving the cursor to next when next > 0).
 func (r *round) batch(ctx context.Context, ids []string, next int64) (Report, error) {
 	e, fd := r.e, r.fd
-	if r.sess == nil {
-		sess, err := r.app.Opener.Open(ctx, e.Target(fd))
-		if err != nil {
-			return Report{}, fmt.Errorf("feed %q: open %s: %w", fd.Name, fd.Kind, err)
-		}
-		r.sess = sess
-		if r.b, err = openBudget(ctx, sess, fd, r.accounts); err != nil {
-			return Report{}, err
-		}
-		if !r.opts.DryRun {
-			// Before the app is written: a push cut off after the app
-			// took rows is then known to have written within these.
-			if err := e.mirror.RecordFeedSpans(ctx, fd.Name, r.b.spans(fd)); err != nil {
-				return Report{}, err
-			}
-		}
+	if err := r.open(ctx); err != nil {
+		return Report{}, err
 	}
 	plan, err := e.plan(ctx, r.sess, fd, r.b, ids, r.opts)
 	if err != nil {
@@ -1165,9 +1191,11 @@ func (e *Engine) Run(ctx context.Context) error {
 
 const idleLook = 5 * time.Second
 
-// pendingEvery is how often a feed with nothing new but transactions
-// pending (a transfer's leg waiting for its other leg) looks at them.
-const pendingEvery = 10 * time.Minute
+// idleEvery is how often a feed with nothing new in the history has a
+// round: it looks at the transactions pending (a transfer's leg waiting
+// for its other leg), or, with none, opens the app to see that it still
+// lets the feed in.
+const idleEvery = 10 * time.Minute
 
 // recent reports whether the store time stamp at is less than d before
 // now.
@@ -1201,14 +1229,14 @@ func (e *Engine) RunOnce(ctx context.Context) {
 				continue
 			}
 		}
-		if st.Cursor >= last && st.LastError == "" {
-			// Nothing new in the history: only transactions pending
-			// (a transfer's leg waiting for its other leg), looked at
-			// again every pendingEvery rather than at each look (an
-			// Actual round starts a Node process).
-			if st.Pending == 0 || recent(st.LastPushAt, now, pendingEvery) {
-				continue
-			}
+		if st.Cursor >= last && st.LastError == "" && recent(st.LastPushAt, now, idleEvery) {
+			// Nothing new in the history since a round less than
+			// idleEvery ago: transactions pending (a transfer's leg
+			// waiting for its other leg) and the app itself (a password
+			// changed, a token revoked) are looked at every idleEvery
+			// rather than at each look (an Actual round starts a Node
+			// process).
+			continue
 		}
 		if o := e.apps[fd.Kind].Opener; o != nil && o.Pace() > 0 && recent(st.LastPushAt, now, o.Pace()) {
 			continue
