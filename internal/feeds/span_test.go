@@ -182,3 +182,39 @@ func TestFeedNamesEveryMissingAppAccount(t *testing.T) {
 		t.Errorf("push with two accounts missing in the app: %v", err)
 	}
 }
+
+// Rows the mirror recorded in the app account a bank account was fed into
+// before the person mapped it to another stay where they are and are kept
+// exact; the bank account's new transactions go into the new account.
+func TestFeedRemappedAccountKeepsItsRecordedRows(t *testing.T) {
+	e := newHousehold(t, 60)
+	hold, err := e.sim.PurchaseAs("alex", e.ids["alex/Spending"], simulator.NewTransaction{Description: "Corner Cafe", AmountBaseUnits: -1250, Held: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.sync()
+	e.push()
+	if r := e.one(hold); r.Account != e.plan.Accounts["Alex Spending"] {
+		t.Fatalf("the hold in %s: the test tests nothing", r.Account)
+	}
+	e.remap("alex/Spending", "Cash")
+	if err := e.sim.SettleAt(hold, -1400); err != nil {
+		t.Fatal(err)
+	}
+	later, err := e.sim.PurchaseAs("alex", e.ids["alex/Spending"], simulator.NewTransaction{Description: "Bakery", AmountBaseUnits: -640})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.sync()
+	rep := e.push()
+	if r := e.one(hold); r.Account != e.plan.Accounts["Alex Spending"] || r.Amount != -14000 || r.Cleared != "cleared" {
+		t.Errorf("the settled hold in the app: %+v (the push: %+v)", r, rep)
+	}
+	if r := e.one(later); r.Account != e.plan.Accounts["Cash"] {
+		t.Errorf("the new purchase in %s, want Cash", r.Account)
+	}
+	res := e.exact()
+	if res.Rows != res.Fed {
+		t.Errorf("the app has %d rows for %d fed transactions", res.Rows, res.Fed)
+	}
+}
