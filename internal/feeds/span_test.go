@@ -218,3 +218,45 @@ func TestFeedRemappedAccountKeepsItsRecordedRows(t *testing.T) {
 		t.Errorf("the app has %d rows for %d fed transactions", res.Rows, res.Fed)
 	}
 }
+
+// A cut-off push's rows the person reconciled in the app account before
+// mapping the bank account to another are never changed: they are adopted
+// where they are rather than made again in the new account, and the rows
+// not reconciled move to the new one.
+func TestFeedRemappedAccountAdoptsCutOffRowsReconciled(t *testing.T) {
+	e := newHousehold(t, 100)
+	crash := &crashingOpener{Opener: feedynab.New(), crashes: 1}
+	e.engine = feeds.NewEngine(e.st, map[string]feeds.App{"ynab": {Opener: crash}}, e.file, t.TempDir(), zerolog.Nop())
+	if _, err := e.engine.Push(t.Context(), &e.file.Feeds[0], feeds.PushOptions{}); err == nil {
+		t.Fatal("the cut-off push said it succeeded")
+	}
+	old := e.plan.Accounts["Alex Spending"]
+	if err := e.ynab.PersonReconcile(e.plan.ID, old); err != nil {
+		t.Fatal(err)
+	}
+	reconciled := map[string]bool{}
+	ids := e.accountTransactions("alex/Spending")
+	for _, id := range ids {
+		if r := e.one(id); r.Cleared == "reconciled" && r.TransferID == "" {
+			reconciled[id] = true
+		}
+	}
+	if len(reconciled) == 0 || len(reconciled) == len(ids) {
+		t.Fatalf("%d of %d rows reconciled: the test tests nothing", len(reconciled), len(ids))
+	}
+	e.remap("alex/Spending", "Cash")
+	rep := e.push()
+	for _, id := range ids {
+		rows := e.appRows(id)
+		if len(rows) != 1 {
+			t.Fatalf("%s has %d rows in the app, want 1 (the push: %+v)", id, len(rows), rep)
+		}
+		if reconciled[id] && rows[0].Account != old {
+			t.Errorf("the reconciled row of %s moved to %s", id, rows[0].Account)
+		}
+		if !reconciled[id] && rows[0].Account == old && rows[0].Cleared != "reconciled" {
+			t.Errorf("the row of %s, not reconciled, stayed in the old account", id)
+		}
+	}
+	e.exact(feeds.ReconciledChanged)
+}
