@@ -8,6 +8,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/feeds"
+	"github.com/bankmirror/bankmirror/internal/feeds/actual"
 	feedynab "github.com/bankmirror/bankmirror/internal/feeds/ynab"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 )
@@ -259,4 +260,65 @@ func TestFeedRemappedAccountAdoptsCutOffRowsReconciled(t *testing.T) {
 		}
 	}
 	e.exact(feeds.ReconciledChanged)
+}
+
+// The same with the real Actual, whose client finds the rows a batch
+// already made by import id: in the row's own account only.
+func TestFeedDoesNotAdoptARowInAnotherAppAccountActual(t *testing.T) {
+	e := newActualHousehold(t, 60)
+	second := e.file.Feeds[0]
+	second.Name = "sam"
+	second.Accounts = []feeds.AccountKey{{Key: "2Up Spending", App: "Sam Spending", Line: 1}}
+	e.file.Feeds = append(e.file.Feeds, second)
+	e.srv.FeedDir(t, e.engine.Dir("sam"))
+	if _, err := e.engine.Push(t.Context(), &e.file.Feeds[1], feeds.PushOptions{}); err != nil {
+		t.Fatalf("push of the second feed: %v", err)
+	}
+	joint := e.accountTransactions("2Up Spending")
+	e.push()
+	e.read()
+	want := []string{e.budget.Accounts["Joint"], e.budget.Accounts["Sam Spending"]}
+	slices.Sort(want)
+	for _, id := range joint {
+		var where []string
+		for _, r := range e.appRows(id) {
+			where = append(where, r.Account)
+		}
+		slices.Sort(where)
+		if !slices.Equal(where, want) {
+			t.Fatalf("the joint account's %s has rows in %v, want one in Joint (the first feed's) and one in Sam Spending (the second's)", id, where)
+		}
+	}
+	e.exact()
+}
+
+// The remap of TestFeedRemappedAccountLeavesNoCutOffRowBehind with the
+// real Actual.
+func TestFeedRemappedAccountLeavesNoCutOffRowBehindActual(t *testing.T) {
+	e := newActualHousehold(t, 60)
+	crash := &crashingOpener{Opener: actual.New(actual.Config{Node: e.srv.Node()}), crashes: 1}
+	e.engine = feeds.NewEngine(e.st, map[string]feeds.App{"actual": {Opener: crash}}, e.file, e.engine.Dir(""), zerolog.Nop())
+	if _, err := e.engine.Push(t.Context(), &e.file.Feeds[0], feeds.PushOptions{}); err == nil {
+		t.Fatal("the cut-off push said it succeeded")
+	}
+	ids := e.accountTransactions("alex/Spending")
+	e.read()
+	for _, id := range ids {
+		if r := e.one(id); r.Account != e.budget.Accounts["Alex Spending"] {
+			t.Fatalf("the cut-off push put %s in %s: the test tests nothing", id, r.Account)
+		}
+	}
+	e.remap("alex/Spending", "Cash")
+	rep := e.push()
+	e.read()
+	for _, id := range ids {
+		rows := e.appRows(id)
+		if len(rows) != 1 || rows[0].Account != e.budget.Accounts["Cash"] {
+			t.Fatalf("%s has %d rows in the app: want one, in Cash (the push: %+v)", id, len(rows), rep)
+		}
+	}
+	res := e.exact()
+	if res.Rows != res.Fed {
+		t.Errorf("the app has %d rows for %d fed transactions", res.Rows, res.Fed)
+	}
 }
