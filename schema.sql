@@ -1,4 +1,4 @@
--- bankmirror's SQLite schema at version 21 (PRAGMA user_version): every
+-- bankmirror's SQLite schema at version 22 (PRAGMA user_version): every
 -- table, index, view and trigger of a new mirror once every migration of
 -- internal/store/migrations has run. Tables come in the order they were
 -- made, each with its indexes and triggers, then the views.
@@ -676,6 +676,14 @@ CREATE VIRTUAL TABLE transactions_search_time USING fts5(
 );
 
 CREATE VIRTUAL TABLE transactions_search_terms USING fts5vocab(transactions_search_amount, row);
+
+CREATE TABLE feed_spans (
+    feed          TEXT NOT NULL,   -- the feed's name in the feeds file
+    bank_account  TEXT NOT NULL,   -- the bank account's id
+    app_account   TEXT NOT NULL,   -- the app account's id it was fed into
+    since         TEXT NOT NULL,   -- the earliest since (YYYY-MM-DD, '' for all) a push fed it from
+    PRIMARY KEY (feed, bank_account, app_account)
+) STRICT, WITHOUT ROWID;
 
 CREATE VIEW v_daily_balances AS
 WITH RECURSIVE

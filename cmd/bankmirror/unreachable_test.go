@@ -101,7 +101,7 @@ func TestCLIStatusAfterBankUnreachable(t *testing.T) {
 	r := runCLI(t, env, "status")
 	wantCode(t, r, 1)
 	first, _, _ := strings.Cut(r.stdout, "\n")
-	if !regexp.MustCompile(`^DEGRADED: .*bank: the last 2 syncs could not reach the bank, since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC \(\d+s ago\): dial tcp 127\.0\.0\.1:\d+: connect: connection refused`).MatchString(first) {
+	if !regexp.MustCompile(`^DEGRADED: .*bank: the last 2 syncs could not reach the bank, since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \+1[01]:00 \(\d+s ago\): dial tcp 127\.0\.0\.1:\d+: connect: connection refused`).MatchString(first) {
 		t.Errorf("first line: %q", first)
 	}
 	line := regexp.MustCompile(`(?m)^bank: UNREACHABLE by the last 2 syncs, since \d{4}-\d\d-\d\d \d\d:\d\d:\d\d \+1[01]:00 \(\d+s ago\): dial tcp .*connection refused$`)

@@ -214,7 +214,7 @@ func NewFeedEngine(cfg config.Config, st *store.Store, f *feeds.File, log zerolo
 func StatusOptions(c config.Config) health.StatusOptions {
 	return health.StatusOptions{
 		MaxAttempts: c.EventMaxAttempts,
-		Rules:       health.Rules{StaleAfter: c.StaleAfter},
+		Rules:       health.Rules{StaleAfter: c.StaleAfter, Zone: c.Location},
 		PIDAlive:    pidAlive,
 	}
 }

@@ -29,7 +29,7 @@ func newActualHousehold(t *testing.T, transactions int) *actualEnv {
 	t.Helper()
 	srv := actualtest.Launch(t)
 	e := &actualEnv{householdEnv: newHousehold(t, transactions), srv: srv}
-	e.budget = srv.Budget(t, "Household", "Alex Spending", "Alex Saver", "Sam Spending", "Joint")
+	e.budget = srv.Budget(t, "Household", "Alex Spending", "Alex Saver", "Sam Spending", "Joint", "Cash")
 	saver := ""
 	for k := range e.ids {
 		if strings.HasPrefix(k, "alex/") && k != "alex/Spending" && saver == "" {

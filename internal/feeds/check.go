@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -99,17 +100,16 @@ func (e *Engine) Check(ctx context.Context, fd *Feed) (CheckResult, error) {
 	if err != nil {
 		return res, err
 	}
-	var appAccounts []string
-	for _, id := range b.appAccount {
-		appAccounts = append(appAccounts, id)
+	spans, err := e.spans(ctx, fd, b)
+	if err != nil {
+		return res, err
 	}
-	sort.Strings(appAccounts)
-	rows, err := sess.Rows(ctx, appAccounts, fd.Since)
+	rows, err := sess.Rows(ctx, spans.appAccounts(b), fd.Since)
 	if err != nil {
 		return res, fmt.Errorf("feed %q: read the app's rows: %w", fd.Name, err)
 	}
-	res.Rows, res.Fed = len(rows), len(txs)
-	res.Findings = compare(txs, rows, mapped, b)
+	res.Fed = len(txs)
+	res.Findings, res.Rows = compare(txs, rows, mapped, b, spans)
 	found, _ := json.Marshal(map[string]any{"summary": res.Summary(), "counts": res.Counts(), "rows": res.Rows,
 		"fed": res.Fed, "at": time.Now().UTC().Format(time.RFC3339)})
 	if err := e.mirror.RecordFeedCheck(ctx, fd.Name, string(found)); err != nil {
@@ -119,24 +119,67 @@ func (e *Engine) Check(ctx context.Context, fd *Feed) (CheckResult, error) {
 }
 
 // compare finds the differences between the fed transactions txs and the
-// app's rows.
-func compare(txs []store.FeedTx, rows []AppRow, mapped map[string]store.FeedRow, b budget) []Finding {
+// app's rows (of the accounts the feed feeds now, and of the other
+// accounts of its spans), and counts the rows of the accounts it feeds
+// now and the rows elsewhere that hold a fed transaction. A transaction's
+// row is in the app account its bank account is fed into, or the one the
+// mirror recorded it in; another row of it within the feed's spans is a
+// duplicate, and one outside them is not the feed's.
+func compare(txs []store.FeedTx, rows []AppRow, mapped map[string]store.FeedRow, b budget, spans feedSpans) ([]Finding, int) {
 	var out []Finding
 	byImport := map[string][]AppRow{}
 	byApp := map[string]AppRow{}
+	current := map[string]bool{}
+	for _, id := range b.appAccount {
+		current[id] = true
+	}
+	counted := 0
 	for _, r := range rows {
 		byApp[r.ID] = r
 		if r.ImportID != "" {
 			byImport[r.ImportID] = append(byImport[r.ImportID], r)
+		}
+		if current[r.Account] {
+			counted++
 		}
 	}
 	fed := map[string]store.FeedTx{}
 	for _, t := range txs {
 		fed[t.ID] = t
 	}
+	// rowsOf are t's rows: in its account, or the one the mirror
+	// recorded; and its other rows within the feed's spans.
+	rowsOf := func(t store.FeedTx) (got, stray []AppRow) {
+		m, isMapped := mapped[t.ID]
+		for _, r := range byImport[t.ID] {
+			switch {
+			case r.Account == b.appAccount[t.AccountID] || (isMapped && r.ID == m.AppID):
+				got = append(got, r)
+			case spans.covers(t.AccountID, r.Account, t.Date):
+				stray = append(stray, r)
+			}
+		}
+		return got, stray
+	}
 	for _, t := range txs {
-		got := byImport[t.ID]
+		got, stray := rowsOf(t)
+		for _, r := range got {
+			if !current[r.Account] {
+				counted++
+			}
+		}
 		m := mapped[t.ID]
+		if n := len(got) + len(stray); n > 1 || (len(got) == 0 && n > 0) {
+			detail := fmt.Sprintf("%d rows", n)
+			if len(stray) > 0 {
+				var where []string
+				for _, r := range stray {
+					where = append(where, fmt.Sprintf("%s in account %s", r.ID, r.Account))
+				}
+				detail += ", in another account than its own: " + strings.Join(where, ", ")
+			}
+			out = append(out, Finding{Duplicate, t.ID, detail})
+		}
 		if len(got) == 0 {
 			switch {
 			case m.State == store.FeedDeletedInApp || (m.State == store.FeedPushed && m.AppID != ""):
@@ -145,9 +188,6 @@ func compare(txs []store.FeedTx, rows []AppRow, mapped map[string]store.FeedRow,
 				out = append(out, Finding{Missing, t.ID, fmt.Sprintf("%s %s %s", t.Date, money.Format(t.Amount, ""), t.Description)})
 			}
 			continue
-		}
-		if len(got) > 1 {
-			out = append(out, Finding{Duplicate, t.ID, fmt.Sprintf("%d rows", len(got))})
 		}
 		r := got[0]
 		date, amount, cleared := facts(t)
@@ -168,7 +208,7 @@ func compare(txs []store.FeedTx, rows []AppRow, mapped map[string]store.FeedRow,
 			}
 		}
 		if o, ok := fed[t.OtherID]; ok && b.appAccount[o.AccountID] != b.appAccount[t.AccountID] && t.ID < o.ID {
-			others := byImport[o.ID]
+			others, _ := rowsOf(o)
 			if len(others) > 0 && (r.TransferID == "" || r.TransferID != others[0].ID) {
 				out = append(out, Finding{TransferSplit, t.ID, fmt.Sprintf("with %s: not linked as a transfer", o.ID)})
 			}
@@ -179,6 +219,14 @@ func compare(txs []store.FeedTx, rows []AppRow, mapped map[string]store.FeedRow,
 			continue
 		}
 		m, known := mapped[imp]
+		if !known {
+			// A row of the accounts fed now; elsewhere only the rows the
+			// mirror recorded are the feed's.
+			list = slices.DeleteFunc(slices.Clone(list), func(r AppRow) bool { return !current[r.Account] })
+			if len(list) == 0 {
+				continue
+			}
+		}
 		if known && m.State == store.FeedReconciled {
 			out = append(out, Finding{ReconciledChanged, imp, "reconciled in the app, no longer at the bank"})
 			continue
@@ -194,7 +242,7 @@ func compare(txs []store.FeedTx, rows []AppRow, mapped map[string]store.FeedRow,
 		}
 		return out[i].TransactionID < out[j].TransactionID
 	})
-	return out
+	return out, counted
 }
 
 func kindOrder(k string) int {

@@ -28,6 +28,8 @@ type Mirror interface {
 	FeedRows(ctx context.Context, feed string, ids []string) (map[string]store.FeedRow, error)
 	FeedPending(ctx context.Context, feed string) (map[string]string, error)
 	FeedGone(ctx context.Context, ids []string) ([]store.FeedTx, error)
+	FeedSpans(ctx context.Context, feed string) ([]store.FeedSpan, error)
+	RecordFeedSpans(ctx context.Context, feed string, spans []store.FeedSpan) error
 	RecordFeedRound(ctx context.Context, r store.FeedRound) error
 	RecordFeedFailure(ctx context.Context, feed string, failure error, next time.Time) error
 	RecordFeedCheck(ctx context.Context, feed, found string) error
@@ -201,7 +203,7 @@ func (e *Engine) Push(ctx context.Context, fd *Feed, opts PushOptions) (rep Repo
 			}
 			e.progress(fd.Name, int64(start+len(part)), int64(len(ids)-start-len(part)))
 		}
-		return total, nil
+		return total, r.touch(ctx)
 	}
 	statuses, err := e.mirror.FeedStatuses(ctx, []string{fd.Name})
 	if err != nil {
@@ -239,7 +241,7 @@ func (e *Engine) Push(ctx context.Context, fd *Feed, opts PushOptions) (rep Repo
 			}
 		}
 		if len(ids) == 0 {
-			return total, nil
+			return total, r.touch(ctx)
 		}
 		next := cursor
 		if len(changes) > 0 {
@@ -331,19 +333,52 @@ type round struct {
 	b        budget
 }
 
+// open opens the session and reads the budget, once a push.
+func (r *round) open(ctx context.Context) error {
+	if r.sess != nil {
+		return nil
+	}
+	e, fd := r.e, r.fd
+	sess, err := r.app.Opener.Open(ctx, e.Target(fd))
+	if err != nil {
+		return fmt.Errorf("feed %q: open %s: %w", fd.Name, fd.Kind, err)
+	}
+	r.sess = sess
+	if r.b, err = openBudget(ctx, sess, fd, r.accounts); err != nil {
+		return err
+	}
+	if !r.opts.DryRun {
+		// Before the app is written: a push cut off after the app took
+		// rows is then known to have written within these.
+		if err := e.mirror.RecordFeedSpans(ctx, fd.Name, r.b.spans(fd)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// touch, for a push that had nothing to push and so did not open the
+// app, opens it (Actual: its client logs in and reads the budget; YNAB:
+// the plan and its accounts are read) and records the round as a push
+// does, so that a password or token the app refuses now is a failure
+// the status shows, and a failure the app has mended since is cleared.
+// A dry run changes nothing and does not.
+func (r *round) touch(ctx context.Context) error {
+	if r.sess != nil || r.opts.DryRun {
+		return nil
+	}
+	if err := r.open(ctx); err != nil {
+		return err
+	}
+	return r.e.mirror.RecordFeedRound(ctx, store.FeedRound{Feed: r.fd.Name})
+}
+
 // batch brings the rows of ids up to date, syncs the session, and
 // records the batch (moving the cursor to next when next > 0).
 func (r *round) batch(ctx context.Context, ids []string, next int64) (Report, error) {
 	e, fd := r.e, r.fd
-	if r.sess == nil {
-		sess, err := r.app.Opener.Open(ctx, e.Target(fd))
-		if err != nil {
-			return Report{}, fmt.Errorf("feed %q: open %s: %w", fd.Name, fd.Kind, err)
-		}
-		r.sess = sess
-		if r.b, err = openBudget(ctx, sess, fd, r.accounts); err != nil {
-			return Report{}, err
-		}
+	if err := r.open(ctx); err != nil {
+		return Report{}, err
 	}
 	plan, err := e.plan(ctx, r.sess, fd, r.b, ids, r.opts)
 	if err != nil {
@@ -386,10 +421,21 @@ type budget struct {
 	appAccount map[string]string // bank account id -> app account id
 	appName    map[string]string // app account id -> its name
 	category   map[string]string // bank category id -> app category id
+	open       map[string]bool   // the ids of all the budget's open accounts
+}
+
+// spans are the feed's spans as the budget maps its bank accounts now.
+func (b budget) spans(fd *Feed) []store.FeedSpan {
+	out := make([]store.FeedSpan, 0, len(b.appAccount))
+	for _, bank := range keys(b.appAccount) {
+		out = append(out, store.FeedSpan{BankAccount: bank, AppAccount: b.appAccount[bank], Since: fd.Since})
+	}
+	return out
 }
 
 func openBudget(ctx context.Context, sess Session, fd *Feed, accounts map[string]string) (budget, error) {
-	b := budget{appAccount: map[string]string{}, appName: map[string]string{}, category: map[string]string{}}
+	b := budget{appAccount: map[string]string{}, appName: map[string]string{}, category: map[string]string{},
+		open: map[string]bool{}}
 	list, err := sess.Accounts(ctx)
 	if err != nil {
 		return b, fmt.Errorf("feed %q: read the app's accounts: %w", fd.Name, err)
@@ -398,17 +444,29 @@ func openBudget(ctx context.Context, sess Session, fd *Feed, accounts map[string
 	var names []string
 	for _, a := range list {
 		byName[a.Name] = a.ID
+		b.open[a.ID] = true
 		names = append(names, fmt.Sprintf("%q", a.Name))
 	}
+	var missing []string
 	for _, bankID := range keys(accounts) {
 		name := accounts[bankID]
 		id, ok := byName[name]
 		if !ok {
-			return b, fmt.Errorf("feed %q: the app has no account %q (its accounts: %s); create it in the app first",
-				fd.Name, name, joinOr(names, "none"))
+			if q := fmt.Sprintf("%q", name); !slices.Contains(missing, q) {
+				missing = append(missing, q)
+			}
+			continue
 		}
 		b.appAccount[bankID] = id
 		b.appName[id] = name
+	}
+	if len(missing) > 0 {
+		noun, them := "no account", "it"
+		if len(missing) > 1 {
+			noun, them = "no accounts", "them"
+		}
+		return b, fmt.Errorf("feed %q: the app has %s %s (its accounts: %s); create %s in the app first",
+			fd.Name, noun, joinOr(missing, ""), joinOr(names, "none"), them)
 	}
 	if len(fd.Categories) > 0 {
 		cats, err := sess.Categories(ctx)
@@ -571,23 +629,24 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 		_, fed := b.appAccount[t.AccountID]
 		return fed && t.Date >= since
 	}
-	// A transaction the feed has no row of and does not feed may still
+	// A transaction of a fed account the feed has no row of may still
 	// have one in the app: a push cut off after the app took the row and
-	// before the mirror recorded it, and the bank deleted the transaction
+	// before the mirror recorded it. The bank deleted the transaction
 	// since (unknown: its date, from the history, widens the app's rows
-	// read so that the row is found) or the feed's since moved past it
-	// (unfed). Such a row is removed. A transaction of an account the feed
-	// does not feed is left alone: its row in an app account this feed
-	// reads is another feed's, which feeds that account there.
-	var unknown, unfed []string
+	// read so that the row is found), the feed's since moved past it, or
+	// its bank account is now fed into another app account: the row is
+	// removed (and, when the transaction is fed, made again where it
+	// belongs). Only a row within one of the feed's spans, the app
+	// accounts its pushes fed each bank account into from their since,
+	// can be the feed's: a row anywhere else is another feed's, a removed
+	// feed's or an import's, and is left alone. A transaction of an
+	// account the feed does not feed is left alone too.
+	var unknown []string
 	for _, id := range ids {
-		if _, isMapped := mapped[id]; isMapped {
-			continue
-		}
-		if t, live := byID[id]; !live {
-			unknown = append(unknown, id)
-		} else if _, fed := b.appAccount[t.AccountID]; fed && !wanted(t) {
-			unfed = append(unfed, id)
+		if _, isMapped := mapped[id]; !isMapped {
+			if _, live := byID[id]; !live {
+				unknown = append(unknown, id)
+			}
 		}
 	}
 	gone := map[string]store.FeedTx{}
@@ -601,6 +660,10 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 				gone[t.ID] = t
 			}
 		}
+	}
+	spans, err := e.spans(ctx, fd, b)
+	if err != nil {
+		return nil, err
 	}
 	restore := map[string]bool{}
 	for _, id := range opts.Restore {
@@ -616,27 +679,24 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 			}
 		}
 	}
-	var appAccounts []string
-	for _, id := range b.appAccount {
-		appAccounts = append(appAccounts, id)
-	}
-	sort.Strings(appAccounts)
 	var appRows []AppRow
 	if minDate != "" {
 		from, err := time.Parse(time.DateOnly, minDate)
 		if err != nil {
 			return nil, fmt.Errorf("feed %q: bad date %q: %w", fd.Name, minDate, err)
 		}
-		if appRows, err = sess.Rows(ctx, appAccounts, from.AddDate(0, -1, 0).Format(time.DateOnly)); err != nil {
+		if appRows, err = sess.Rows(ctx, spans.appAccounts(b), from.AddDate(0, -1, 0).Format(time.DateOnly)); err != nil {
 			return nil, fmt.Errorf("feed %q: read the app's rows: %w", fd.Name, err)
 		}
 	}
 	byApp := map[string]AppRow{}
-	byImport := map[string]AppRow{}
+	byImport := map[rowKey]AppRow{} // by app account and import id
+	byBank := map[string][]AppRow{} // by import id, in every account read
 	for _, r := range appRows {
 		byApp[r.ID] = r
 		if r.ImportID != "" {
-			byImport[r.ImportID] = r
+			byImport[rowKey{r.Account, r.ImportID}] = r
+			byBank[r.ImportID] = append(byBank[r.ImportID], r)
 		}
 	}
 	// A row restored (push --restore) is one the person deleted in the
@@ -658,29 +718,67 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 			p.round.Drop = append(p.round.Drop, m.TransferID)
 		}
 	}
-	// A row another feed of the file maps is that feed's, not one this
-	// feed's push was cut off after: each person's feed of one budget may
-	// feed the joint account into one app account, from different since.
-	var unrecorded []string
-	for _, id := range slices.Concat(unknown, unfed) {
-		if _, ok := byImport[id]; ok {
-			unrecorded = append(unrecorded, id)
+	// The rows of the feed's cut-off pushes to remove (see above), and
+	// the rows elsewhere than their account's that the person reconciled
+	// since, adopted where they are rather than made twice.
+	var unrecorded []AppRow
+	elsewhere := map[string]AppRow{}
+	for _, id := range ids {
+		if _, isMapped := mapped[id]; isMapped {
+			continue
+		}
+		t, live := byID[id]
+		home := ""
+		switch {
+		case live && wanted(t):
+			home = b.appAccount[t.AccountID]
+		case !live:
+			t = gone[id]
+		}
+		if _, fed := b.appAccount[t.AccountID]; !fed {
+			continue
+		}
+		for _, r := range byBank[id] {
+			if r.Account == home {
+				continue
+			}
+			date := t.Date
+			if !live {
+				// The history's date is in the offset the bank wrote it
+				// with: within a day of the one the app was given.
+				date = max(date, r.Date)
+			}
+			if !spans.covers(t.AccountID, r.Account, date) {
+				continue
+			}
+			if home != "" && reconciledLeg(r, byApp) {
+				elsewhere[id] = r
+				continue
+			}
+			unrecorded = append(unrecorded, r)
 		}
 	}
+	// A row another feed of the file maps is that feed's, not one this
+	// feed's push was cut off after: each person's feed of one budget may
+	// feed the joint account into one app account.
 	if len(unrecorded) > 0 {
-		theirs, err := e.othersRows(ctx, fd, unrecorded)
+		var rowIDs []string
+		for _, r := range unrecorded {
+			rowIDs = append(rowIDs, r.ImportID)
+		}
+		theirs, err := e.othersRows(ctx, fd, rowIDs)
 		if err != nil {
 			return nil, err
 		}
-		unrecorded = slices.DeleteFunc(unrecorded, func(id string) bool { return theirs[byImport[id].ID] })
+		unrecorded = slices.DeleteFunc(unrecorded, func(r AppRow) bool { return theirs[r.ID] })
 	}
 	// The mirror's rows of the other legs of the transfers whose rows
 	// are removed below, when those legs are not among the round's
 	// transactions (recorded in an earlier batch), so that they are
 	// forgotten too.
 	var legs []string
-	for _, id := range unrecorded {
-		if r, ok := byImport[id]; ok && r.TransferID != "" {
+	for _, r := range unrecorded {
+		if r.TransferID != "" {
 			if o, ok := byApp[r.TransferID]; ok && o.ImportID != "" {
 				if _, ok := mapped[o.ImportID]; !ok {
 					legs = append(legs, o.ImportID)
@@ -695,10 +793,9 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 		}
 		maps.Copy(mapped, more)
 	}
-	for _, id := range unrecorded {
-		r, ok := byImport[id]
-		if !ok {
-			continue
+	for _, r := range unrecorded {
+		if _, ok := byApp[r.ID]; !ok {
+			continue // the other leg of a transfer removed above
 		}
 		// The other leg it forgot is given to the app again below when
 		// it is among this round's transactions, else in the next round.
@@ -729,16 +826,21 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 			continue
 		}
 		// Not in the app as far as the map knows: adopt the row the app
-		// already has (a push interrupted after the app took it), or
-		// create it.
-		if r, ok := byImport[id]; ok {
+		// already has in its account (a push interrupted after the app
+		// took it), or the one reconciled where the account was fed
+		// before, or create it.
+		if r, ok := byImport[rowKey{b.appAccount[t.AccountID], id}]; ok {
+			p.adopt(t, r, b)
+			continue
+		}
+		if r, ok := elsewhere[id]; ok {
 			p.adopt(t, r, b)
 			continue
 		}
 		o, hasOther := byID[t.OtherID]
 		otherFed := hasOther && wanted(o) && b.appAccount[o.AccountID] != b.appAccount[t.AccountID]
 		if otherFed {
-			if _, ok := mapped[o.ID]; ok || byImport[o.ID].ID != "" {
+			if _, ok := mapped[o.ID]; ok || byImport[rowKey{b.appAccount[o.AccountID], o.ID}].ID != "" {
 				// The other leg is already in the app on its own: this
 				// one follows as an ordinary row.
 				p.createRow(t, b, store.FeedTx{})
@@ -762,6 +864,59 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 	}
 	p.planLinks(byID, byApp, mapped, b, wanted)
 	return p, nil
+}
+
+// rowKey is a row of the app by its account and import id: an app keeps
+// one row of an import id in each account, and a row of a bank
+// transaction in another account than the one its bank account is fed
+// into is not its row there.
+type rowKey struct{ account, importID string }
+
+// feedSpans are where a feed's pushes may have put rows: bank account ->
+// app account -> the earliest since it fed it there from.
+type feedSpans map[string]map[string]string
+
+// spans reads the feed's spans, with those of the budget's mapping now
+// (which a dry run does not record).
+func (e *Engine) spans(ctx context.Context, fd *Feed, b budget) (feedSpans, error) {
+	list, err := e.mirror.FeedSpans(ctx, fd.Name)
+	if err != nil {
+		return nil, err
+	}
+	out := feedSpans{}
+	for _, s := range slices.Concat(list, b.spans(fd)) {
+		if out[s.BankAccount] == nil {
+			out[s.BankAccount] = map[string]string{}
+		}
+		if since, ok := out[s.BankAccount][s.AppAccount]; !ok || s.Since < since {
+			out[s.BankAccount][s.AppAccount] = s.Since
+		}
+	}
+	return out, nil
+}
+
+// covers reports whether a row of the bank account's transaction dated
+// date in the app account is within the spans.
+func (s feedSpans) covers(bankAccount, appAccount, date string) bool {
+	since, ok := s[bankAccount][appAccount]
+	return ok && date >= since
+}
+
+// appAccounts are the app accounts to read the rows of: those the feed
+// feeds now, and those of its spans the budget still has open.
+func (s feedSpans) appAccounts(b budget) []string {
+	set := map[string]bool{}
+	for _, id := range b.appAccount {
+		set[id] = true
+	}
+	for _, apps := range s {
+		for id := range apps {
+			if b.open[id] {
+				set[id] = true
+			}
+		}
+	}
+	return keys(set)
 }
 
 // othersRows are the app ids of the rows the file's other feeds map of
@@ -982,13 +1137,13 @@ func (p *plan) deleteRow(appID string, line Line) {
 // in the app: the other leg is forgotten, to come back as an ordinary
 // row if still fed, and its bank id returned ("" when r was no transfer's
 // leg, or the other leg carries no bank id).
-func (p *plan) removeUnrecorded(r AppRow, byApp map[string]AppRow, byImport map[string]AppRow, mapped map[string]store.FeedRow) string {
+func (p *plan) removeUnrecorded(r AppRow, byApp map[string]AppRow, byImport map[rowKey]AppRow, mapped map[string]store.FeedRow) string {
 	if reconciledLeg(r, byApp) {
 		return "" // never changed; check reports it
 	}
 	p.deleteRow(r.ID, Line{TransactionID: r.ImportID, Date: r.Date, Amount: r.Amount})
 	delete(byApp, r.ID)
-	delete(byImport, r.ImportID)
+	delete(byImport, rowKey{r.Account, r.ImportID})
 	o, ok := byApp[r.TransferID]
 	if !ok || r.TransferID == "" {
 		return ""
@@ -997,7 +1152,7 @@ func (p *plan) removeUnrecorded(r AppRow, byApp map[string]AppRow, byImport map[
 	if o.ImportID == "" {
 		return ""
 	}
-	delete(byImport, o.ImportID)
+	delete(byImport, rowKey{o.Account, o.ImportID})
 	if m, ok := mapped[o.ImportID]; ok && m.State == store.FeedPushed {
 		p.round.Drop = append(p.round.Drop, o.ImportID)
 		delete(mapped, o.ImportID)
@@ -1036,9 +1191,11 @@ func (e *Engine) Run(ctx context.Context) error {
 
 const idleLook = 5 * time.Second
 
-// pendingEvery is how often a feed with nothing new but transactions
-// pending (a transfer's leg waiting for its other leg) looks at them.
-const pendingEvery = 10 * time.Minute
+// idleEvery is how often a feed with nothing new in the history has a
+// round: it looks at the transactions pending (a transfer's leg waiting
+// for its other leg), or, with none, opens the app to see that it still
+// lets the feed in.
+const idleEvery = 10 * time.Minute
 
 // recent reports whether the store time stamp at is less than d before
 // now.
@@ -1072,14 +1229,14 @@ func (e *Engine) RunOnce(ctx context.Context) {
 				continue
 			}
 		}
-		if st.Cursor >= last && st.LastError == "" {
-			// Nothing new in the history: only transactions pending
-			// (a transfer's leg waiting for its other leg), looked at
-			// again every pendingEvery rather than at each look (an
-			// Actual round starts a Node process).
-			if st.Pending == 0 || recent(st.LastPushAt, now, pendingEvery) {
-				continue
-			}
+		if st.Cursor >= last && st.LastError == "" && recent(st.LastPushAt, now, idleEvery) {
+			// Nothing new in the history since a round less than
+			// idleEvery ago: transactions pending (a transfer's leg
+			// waiting for its other leg) and the app itself (a password
+			// changed, a token revoked) are looked at every idleEvery
+			// rather than at each look (an Actual round starts a Node
+			// process).
+			continue
 		}
 		if o := e.apps[fd.Kind].Opener; o != nil && o.Pace() > 0 && recent(st.LastPushAt, now, o.Pace()) {
 			continue

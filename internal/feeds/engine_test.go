@@ -437,3 +437,56 @@ func TestPendingAloneIsLookedAtEveryTenMinutes(t *testing.T) {
 		t.Errorf("no round ten minutes later for the pending transaction: %d", rounds)
 	}
 }
+
+// A feed with nothing to push still opens the app every ten minutes (and
+// `feeds push` does at once), recording what it found as a push does: a
+// token YNAB refuses now is a failure the status shows, and once the
+// token is good again the failure is cleared, with nothing to push.
+func TestFeedWithNothingToPushStillChecksTheApp(t *testing.T) {
+	e := newHousehold(t, 60)
+	ctx := t.Context()
+	now := time.Now()
+	e.engine.SetClock(func() time.Time { return now })
+	e.engine.RunOnce(ctx) // the first push
+	status := func() store.FeedStatus {
+		t.Helper()
+		st, err := e.st.FeedStatuses(ctx, []string{"ynab"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st[0]
+	}
+	if st := status(); st.LastError != "" || st.LastPushAt == "" {
+		t.Fatalf("after the first push: %+v", st)
+	}
+	tok := e.ynab.Token()
+	e.ynab.RevokeToken(tok)
+	if _, err := e.engine.Push(ctx, &e.file.Feeds[0], feeds.PushOptions{}); err == nil {
+		t.Error("feeds push with nothing to push and a revoked token said it succeeded")
+	}
+	rounds := 0
+	e.engine.AfterRound = func(string, error) { rounds++ }
+	now = now.Add(3 * time.Minute)
+	e.engine.RunOnce(ctx)
+	if rounds != 0 {
+		t.Errorf("a round with nothing to push 3 minutes after the last")
+	}
+	now = now.Add(10 * time.Minute)
+	e.engine.RunOnce(ctx)
+	st := status()
+	if rounds != 1 || st.LastError == "" || st.FailingSince == "" {
+		t.Fatalf("ten minutes on, with the token revoked: %d rounds, status %+v", rounds, st)
+	}
+	if failing, err := e.st.FailingFeeds(ctx); err != nil || len(failing) != 1 {
+		t.Errorf("failing feeds: %+v %v", failing, err)
+	}
+	e.ynab.AddToken(tok)
+	now = now.Add(time.Hour) // past the backoff
+	e.engine.RunOnce(ctx)
+	if st := status(); rounds != 2 || st.LastError != "" || st.FailingSince != "" {
+		t.Errorf("the token good again: %d rounds, status %+v", rounds, st)
+	}
+	if failing, err := e.st.FailingFeeds(ctx); err != nil || len(failing) != 0 {
+		t.Errorf("still failing once the token is good again: %+v %v", failing, err)
+	}
+}

@@ -18,7 +18,7 @@ const FeedFailingAfter = time.Hour
 // feedChecks are DEGRADED checks for the feeds failing for longer than
 // FeedFailingAfter, naming each feed and what mends it. Not readiness
 // checks: the mirror is as good with a feed down.
-func feedChecks(now time.Time, failing []store.FailingFeed) []Check {
+func feedChecks(now time.Time, failing []store.FailingFeed, r Rules) []Check {
 	var out []Check
 	for _, f := range failing {
 		if now.Sub(f.Since) < FeedFailingAfter {
@@ -26,7 +26,7 @@ func feedChecks(now time.Time, failing []store.FailingFeed) []Check {
 		}
 		out = append(out, Check{Name: CheckFeed, Level: Degraded, Detail: fmt.Sprintf(
 			"feed %s has failed since %s (%s ago): %s; `bankmirror feeds status` and `bankmirror feeds setup %s`",
-			f.Feed, f.Since.UTC().Format("2006-01-02 15:04:05 UTC"), Age(now.Sub(f.Since)), f.Error, f.Feed)})
+			f.Feed, r.at(f.Since), Age(now.Sub(f.Since)), f.Error, f.Feed)})
 	}
 	return out
 }

@@ -72,6 +72,23 @@ type Rules struct {
 	// ReportEvery is how often at most a running daemon refreshes its
 	// report; one older than three times that means the daemon is gone.
 	ReportEvery time.Duration
+	// Zone is where the checks' details show a time
+	// (BANKMIRROR_TIMEZONE), as every command shows one; nil: UTC.
+	Zone *time.Location
+}
+
+// TimeLayout is how the commands show a time to people, to the second
+// and with its offset from UTC, so that none is read in the wrong zone:
+// 2026-03-04 09:30:12 +11:00.
+const TimeLayout = "2006-01-02 15:04:05 -07:00"
+
+// at is t as the checks' details show it: in the zone, in TimeLayout.
+func (r Rules) at(t time.Time) string {
+	zone := r.Zone
+	if zone == nil {
+		zone = time.UTC
+	}
+	return t.In(zone).Format(TimeLayout)
 }
 
 // DefaultPendingAfter is the default Rules.PendingAfter.
@@ -209,16 +226,16 @@ func Evaluate(f Facts, r Rules) []Check {
 		// which the sync check ages; this says why no newer one came.
 		retry := ""
 		if !o.RetryAt.IsZero() {
-			retry = ", syncing again at " + o.RetryAt.UTC().Format("15:04:05 UTC")
+			retry = ", syncing again at " + r.at(o.RetryAt)
 		}
 		add(CheckBank, Degraded, false, "%s could not reach the bank, since %s (%s ago)%s: %s",
-			LastSyncs(o.Syncs), o.Since.UTC().Format("2006-01-02 15:04:05 UTC"), Age(f.Now.Sub(o.Since)), retry, o.LastError)
+			LastSyncs(o.Syncs), r.at(o.Since), Age(f.Now.Sub(o.Since)), retry, o.LastError)
 	}
 	if f.Undelivered > 0 {
 		add(CheckDeliveries, Degraded, false, "the bank could not deliver %d webhook events in the last %s (see `bankmirror webhook logs`): is the webhook URL reachable?",
 			f.Undelivered, Age(f.UndeliveredWindow))
 	}
-	return append(out, feedChecks(f.Now, f.FailingFeeds)...)
+	return append(out, feedChecks(f.Now, f.FailingFeeds, r)...)
 }
 
 // LastSyncs is "the last sync", or "the last 3 syncs".

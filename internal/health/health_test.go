@@ -40,7 +40,7 @@ func TestEvaluateRules(t *testing.T) {
 		// Not a readiness check: the sync check ages the mirror.
 		{"bank down (status only)", func(f *Facts) {
 			f.BankOutage = replica.Outage{Since: now.Add(-25 * time.Minute), Syncs: 2, LastError: "dial tcp 127.0.0.1:9: connect: connection refused"}
-		}, Degraded, true, "bank: the last 2 syncs could not reach the bank, since 2026-03-01 11:35:00 UTC (25m ago): dial tcp 127.0.0.1:9: connect: connection refused"},
+		}, Degraded, true, "bank: the last 2 syncs could not reach the bank, since 2026-03-01 11:35:00 +00:00 (25m ago): dial tcp 127.0.0.1:9: connect: connection refused"},
 		{"bank down, mirror stale", func(f *Facts) {
 			f.LastSync, f.BankOutage = now.Add(-3*time.Hour), replica.Outage{Since: now.Add(-3 * time.Hour), Syncs: 1, LastError: "x"}
 		}, Degraded, false, "bank: the last sync could not reach the bank"},

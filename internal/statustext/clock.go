@@ -5,6 +5,8 @@ package statustext
 
 import (
 	"time"
+
+	"github.com/bankmirror/bankmirror/internal/health"
 )
 
 // Clock writes every time the commands print for people (status, people,
@@ -15,7 +17,7 @@ import (
 type Clock struct{ Loc *time.Location }
 
 // Layout is the one layout: 2026-03-04 09:30:12 +11:00.
-const Layout = "2006-01-02 15:04:05 -07:00"
+const Layout = health.TimeLayout
 
 // NewClock is the clock of loc, the configuration's zone; without one it
 // is UTC, which the offsets then say.

@@ -364,3 +364,32 @@ func (s *Store) ForgetFeeds(ctx context.Context, keep []string) error {
 		return nil
 	})
 }
+
+// FeedSpan is a bank account a feed fed into one app account, and the
+// earliest since it fed it from ("" for all).
+type FeedSpan struct {
+	BankAccount, AppAccount, Since string
+}
+
+// FeedSpans reads the feed's spans: every app account it fed each bank
+// account into, as its pushes recorded them before writing to the app.
+func (s *Store) FeedSpans(ctx context.Context, feed string) ([]FeedSpan, error) {
+	return queryAll(ctx, s.ro, "read feed spans", func(r *sql.Rows, f *FeedSpan) error {
+		return r.Scan(&f.BankAccount, &f.AppAccount, &f.Since)
+	}, `SELECT bank_account, app_account, since FROM feed_spans WHERE feed = ? ORDER BY bank_account, app_account`, feed)
+}
+
+// RecordFeedSpans records the spans a push of the feed is about to write
+// within, keeping for each the earliest since, in one commit.
+func (s *Store) RecordFeedSpans(ctx context.Context, feed string, spans []FeedSpan) error {
+	return s.InTx(ctx, func(tx *sql.Tx) error {
+		for _, f := range spans {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO feed_spans (feed, bank_account, app_account, since) VALUES (?, ?, ?, ?)
+				ON CONFLICT (feed, bank_account, app_account) DO UPDATE SET since = min(since, excluded.since)`,
+				feed, f.BankAccount, f.AppAccount, f.Since); err != nil {
+				return fmt.Errorf("record feed span: %w", err)
+			}
+		}
+		return nil
+	})
+}

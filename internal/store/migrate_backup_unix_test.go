@@ -263,7 +263,7 @@ func dumpTables(t *testing.T, path string) []string {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	tables, err := queryStrings(db, "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")
+	tables, err := queryStrings(db, "SELECT name FROM sqlite_schema WHERE type = 'table'"+NotContentless+" ORDER BY name")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -194,8 +194,8 @@ func firstDifference(got, want string) string {
 // The embedded migrations are numbered from 1 without a gap, one step a
 // number, the Go steps among them; a folder that is not is refused.
 func TestLoadMigrations(t *testing.T) {
-	if len(migrations) != 21 || migrations[0].name != "0001_init.sql" || migrations[19].name != "0020_compact_raw.sql" || migrations[19].run == nil ||
-		migrations[20].name != "0021_search_keys.sql" {
+	if len(migrations) != 22 || migrations[0].name != "0001_init.sql" || migrations[19].name != "0020_compact_raw.sql" || migrations[19].run == nil ||
+		migrations[20].name != "0021_search_keys.sql" || migrations[21].name != "0022_feed_spans.sql" {
 		t.Errorf("migrations: %d steps, first %q, last %q", len(migrations), migrations[0].name, migrations[len(migrations)-1].name)
 	}
 	for i, m := range migrations {

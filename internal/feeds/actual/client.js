@@ -81,8 +81,15 @@ async function query(q) {
   return (await api.aqlQuery(q)).data;
 }
 
+// inAccount is the key of byImportID's map: a row of an import id counts
+// in its own account only (another feed may feed the same bank account
+// into another account).
+function inAccount(account, importId) {
+  return account + '/' + importId;
+}
+
 // byImportID reads the rows holding these import ids, those the person
-// deleted too (withDead), alive ones first.
+// deleted too (withDead), alive ones first, by inAccount.
 async function byImportID(ids) {
   const found = new Map();
   for (let i = 0; i < ids.length; i += 500) {
@@ -93,8 +100,9 @@ async function byImportID(ids) {
       .options({splits: 'none'})
       .withDead());
     for (const r of rows) {
-      const had = found.get(r.imported_id);
-      if (!had || (had.tombstone && !r.tombstone)) found.set(r.imported_id, r);
+      const k = inAccount(r.account, r.imported_id);
+      const had = found.get(k);
+      if (!had || (had.tombstone && !r.tombstone)) found.set(k, r);
     }
   }
   return found;
@@ -232,13 +240,13 @@ const ops = {
       // A row the person deleted does not count: the engine creates only
       // what it has not mapped, so this is a retry after a crash or the
       // person's own --restore.
-      const h = have.get(r.importId);
+      const h = have.get(inAccount(r.account, r.importId));
       if (h && !h.tombstone) {
         created[r.importId] = h.id;
         if (r.transferImportId) legsToFind.push(r);
         continue;
       }
-      const other = r.transferImportId && have.get(r.transferImportId);
+      const other = r.transferImportId && have.get(inAccount(r.transferAccount, r.transferImportId));
       let payee = null;
       if (other && !other.tombstone) {
         // The other leg is in the budget already, as a row of its own
@@ -266,20 +274,20 @@ const ops = {
     }
     const now = await byImportID(rows.map(r => r.importId));
     for (const r of rows) {
-      const n = now.get(r.importId);
+      const n = now.get(inAccount(r.account, r.importId));
       if (n && !n.tombstone) created[r.importId] = n.id;
     }
     // The app makes a transfer's other leg with no import id and
     // cleared=false: give it its own bank leg's.
     const legUpdates = [];
     if (legsToFind.length) {
-      const legs = await byID(legsToFind.map(r => now.get(r.importId)).filter(n => n && n.transfer_id && !n.tombstone).map(n => n.transfer_id));
+      const legs = await byID(legsToFind.map(r => now.get(inAccount(r.account, r.importId))).filter(n => n && n.transfer_id && !n.tombstone).map(n => n.transfer_id));
       const otherHave = await byImportID(legsToFind.map(r => r.transferImportId));
       for (const r of legsToFind) {
-        const n = now.get(r.importId);
+        const n = now.get(inAccount(r.account, r.importId));
         const leg = n && legs.get(n.transfer_id);
         if (!leg) {
-          const o = otherHave.get(r.transferImportId);
+          const o = otherHave.get(inAccount(r.transferAccount, r.transferImportId));
           if (o) created[r.transferImportId] = o.id;
           continue;
         }

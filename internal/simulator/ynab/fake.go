@@ -110,6 +110,14 @@ func (f *Fake) AddToken(tok string) {
 	}
 }
 
+// RevokeToken makes the fake refuse a personal access token (401), as
+// YNAB does once its owner revokes it; AddToken accepts it again.
+func (f *Fake) RevokeToken(tok string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.tokens, tok)
+}
+
 // SetDown takes the app down (every request answered 503) or back up.
 func (f *Fake) SetDown(down bool) {
 	f.mu.Lock()
