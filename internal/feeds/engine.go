@@ -1,6 +1,7 @@
 package feeds
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -344,17 +345,8 @@ func (r *round) open(ctx context.Context) error {
 		return fmt.Errorf("feed %q: open %s: %w", fd.Name, fd.Kind, err)
 	}
 	r.sess = sess
-	if r.b, err = openBudget(ctx, sess, fd, r.accounts); err != nil {
-		return err
-	}
-	if !r.opts.DryRun {
-		// Before the app is written: a push cut off after the app took
-		// rows is then known to have written within these.
-		if err := e.mirror.RecordFeedSpans(ctx, fd.Name, r.b.spans(fd)); err != nil {
-			return err
-		}
-	}
-	return nil
+	r.b, err = openBudget(ctx, sess, fd, r.accounts)
+	return err
 }
 
 // touch, for a push that had nothing to push and so did not open the
@@ -386,6 +378,15 @@ func (r *round) batch(ctx context.Context, ids []string, next int64) (Report, er
 	}
 	if r.opts.DryRun {
 		return plan.report, nil
+	}
+	if len(plan.spans) > 0 {
+		// Before the app is written, and only where it puts rows: a push
+		// cut off after the app took them is then known to have written
+		// there, and a push that puts none (nothing to push, a since moved
+		// for a while) claims no row it did not make.
+		if err := e.mirror.RecordFeedSpans(ctx, fd.Name, plan.spans); err != nil {
+			return plan.report, err
+		}
 	}
 	if err := plan.apply(ctx, r.sess); err != nil {
 		return plan.report, fmt.Errorf("feed %q: %w", fd.Name, err)
@@ -506,6 +507,21 @@ type plan struct {
 	legs   map[string]store.FeedRow
 	round  store.FeedRound
 	report Report
+	// spans are where the plan puts rows in the app: each bank account
+	// and app account, from the earliest date of a row put there.
+	spans []store.FeedSpan
+}
+
+// putsRow notes that the plan puts a row of the bank account's
+// transaction dated date into the app account, for spans.
+func (p *plan) putsRow(bankAccount, appAccount, date string) {
+	for i, s := range p.spans {
+		if s.BankAccount == bankAccount && s.AppAccount == appAccount {
+			p.spans[i].Since = min(s.Since, date)
+			return
+		}
+	}
+	p.spans = append(p.spans, store.FeedSpan{BankAccount: bankAccount, AppAccount: appAccount, Since: date})
 }
 
 func (p *plan) apply(ctx context.Context, sess Session) error {
@@ -996,6 +1012,13 @@ func (p *plan) planLinks(byID map[string]store.FeedTx, byApp map[string]AppRow, 
 		}
 		p.legs[t.ID], p.legs[o.ID] = ft, fo
 		p.link = append(p.link, [2]string{t.ID, o.ID})
+		// A link may make a leg's row anew (YNAB), where the leg's row is.
+		for _, leg := range []struct {
+			tx  store.FeedTx
+			row store.FeedRow
+		}{{t, ft}, {o, fo}} {
+			p.putsRow(leg.tx.AccountID, cmp.Or(leg.row.AppAccount, b.appAccount[leg.tx.AccountID]), leg.tx.Date)
+		}
 		p.report.Linked++
 		p.report.Lines = append(p.report.Lines, Line{Action: "link", TransactionID: t.ID, Date: t.Date, Amount: t.Amount,
 			Account: b.appName[b.appAccount[t.AccountID]], Payee: t.Description})
@@ -1016,8 +1039,10 @@ func (p *plan) createRow(t store.FeedTx, b budget, o store.FeedTx) {
 		od, oa, oc := facts(o)
 		p.round.Put = append(p.round.Put, store.FeedRow{TransactionID: o.ID, AppAccount: row.TransferAccount,
 			Date: od, Amount: oa, Cleared: oc, TransferID: t.ID, State: store.FeedPushed})
+		p.putsRow(o.AccountID, row.TransferAccount, od)
 		action = "transfer"
 	}
+	p.putsRow(t.AccountID, row.Account, date)
 	p.create = append(p.create, row)
 	p.round.Put = append(p.round.Put, store.FeedRow{TransactionID: t.ID, AppAccount: row.Account,
 		Date: date, Amount: amount, Cleared: cleared, TransferID: o.ID, State: store.FeedPushed})

@@ -11,6 +11,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/feeds/actual"
 	feedynab "github.com/bankmirror/bankmirror/internal/feeds/ynab"
 	"github.com/bankmirror/bankmirror/internal/simulator"
+	"github.com/bankmirror/bankmirror/internal/store"
 )
 
 // remap maps the bank account key of the first feed to the app account
@@ -322,3 +323,47 @@ func TestFeedRemappedAccountLeavesNoCutOffRowBehindActual(t *testing.T) {
 		t.Errorf("the app has %d rows for %d fed transactions", res.Rows, res.Fed)
 	}
 }
+
+// A push that writes nothing to the app records no span: the person who
+// moves since earlier for a while (a push then has nothing to push and
+// only opens the app) and back again has not made the feed the owner of
+// the rows dated between the two. A transaction of that stretch the bank
+// changes later keeps the row a removed feed (or an import) put in the
+// app for it.
+func TestFeedPushThatWritesNothingRecordsNoSpan(t *testing.T) {
+	e := newHousehold(t, 200)
+	ctx := t.Context()
+	e.file.Feeds[0].Name = "old"
+	e.push()
+	txs, err := e.st.FeedAccountTransactions(ctx, []string{e.ids["alex/Spending"]}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.SortFunc(txs, func(a, b store.FeedTx) int { return strings.Compare(a.Date, b.Date) })
+	since := txs[len(txs)/2].Date
+	old := txs[0]
+	if old.Date >= since {
+		t.Fatalf("no transaction before %s: the test tests nothing", since)
+	}
+	before := e.one(old.ID)
+	e.file.Feeds[0].Name, e.file.Feeds[0].Since = "new", since
+	e.push()
+	e.file.Feeds[0].Since = "" // for a while
+	if rep := e.push(); rep.Changed() || rep.Adopted > 0 {
+		t.Fatalf("a push with nothing new did something: %+v", rep)
+	}
+	e.file.Feeds[0].Since = since
+	if err := e.sim.SetCategory(old.ID, "fuel"); err != nil {
+		t.Fatal(err)
+	}
+	e.sync()
+	rep := e.push()
+	if rows := e.appRows(old.ID); len(rows) != 1 || rows[0].ID != before.ID {
+		t.Errorf("the removed feed's row of %s (%s, before the feed's since %s) is gone: %d rows now (the push: %+v)",
+			old.ID, old.Date, since, len(rows), rep)
+	}
+	if rep.Deleted != 0 {
+		t.Errorf("the push deleted %d rows: %+v", rep.Deleted, rep)
+	}
+}
+
