@@ -65,3 +65,37 @@ func TestFeedSpans(t *testing.T) {
 		t.Errorf("spans after the migration = %+v, %v; want %+v", got, err, want)
 	}
 }
+
+// A reconciled row keeps the date the app has, which the person may have
+// moved before anything the feed fed: the upgrade's span starts at its
+// transaction's date, not there, so that the feed never claims the rows
+// before it.
+func TestFeedSpansSeededFromAReconciledRowsTransaction(t *testing.T) {
+	ctx := context.Background()
+	path := store.LoadFixture(t, 21)
+	db, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var id, account, date string
+	if err := db.QueryRow(`SELECT id, account_id, created_date FROM transactions WHERE created_date > '2001-01-01' ORDER BY id LIMIT 1`).
+		Scan(&id, &account, &date); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`INSERT INTO feed_rows (feed, transaction_id, app_id, app_account, date, amount, cleared, state, pushed_at)
+		VALUES ('actual', ?, 'row-1', 'app-1', '2001-01-01', -100, 1, 'reconciled', '2026-02-03T00:00:00Z')`, id); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	got, err := st.FeedSpans(ctx, "actual")
+	if want := []store.FeedSpan{{BankAccount: account, AppAccount: "app-1", Since: date}}; err != nil || !slices.Equal(got, want) {
+		t.Errorf("spans after the migration = %+v, %v; want %+v", got, err, want)
+	}
+}

@@ -14,8 +14,11 @@ CREATE TABLE IF NOT EXISTS feed_spans (
 ) STRICT, WITHOUT ROWID;
 
 -- The spans of what the feeds recorded before this table was there: each
--- from the earliest date the feed gave the app.
+-- from the earliest date the feed gave the app. A reconciled row's date is
+-- the app's, which the person may have moved before anything the feed
+-- fed: its transaction's own date is the one the feed fed it from.
 INSERT OR IGNORE INTO feed_spans (feed, bank_account, app_account, since)
-SELECT r.feed, t.account_id, r.app_account, min(r.date)
+SELECT r.feed, t.account_id, r.app_account,
+    min(CASE WHEN r.state = 'reconciled' THEN coalesce(nullif(t.created_date, ''), r.date) ELSE r.date END)
 FROM feed_rows r JOIN transactions t ON t.id = r.transaction_id
 GROUP BY r.feed, t.account_id, r.app_account;
