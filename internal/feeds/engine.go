@@ -819,6 +819,26 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 			p.round.Pending[other] = "its transfer's other leg was removed"
 		}
 	}
+	// A row of a transaction the bank still has that the feed no longer
+	// feeds (its since moved past it, its account taken out) may be one
+	// another feed of the file maps too (the joint account fed by each
+	// person's feed into one app account): that feed still feeds it, and
+	// would take it, deleted, for one the person deleted. The feed forgets
+	// it and leaves it in the app.
+	var leaving []string
+	for _, id := range ids {
+		if t, live := byID[id]; live && !wanted(t) {
+			if m, ok := mapped[id]; ok && m.State == store.FeedPushed && m.AppID != "" {
+				leaving = append(leaving, id)
+			}
+		}
+	}
+	stillFed := map[string]bool{}
+	if len(leaving) > 0 {
+		if stillFed, err = e.othersRows(ctx, fd, leaving); err != nil {
+			return nil, err
+		}
+	}
 	now := e.now()
 	handled := map[string]bool{}
 	for _, id := range ids {
@@ -832,6 +852,10 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 		m, isMapped := mapped[id]
 		if !want {
 			if !isMapped {
+				continue
+			}
+			if live && m.State == store.FeedPushed && stillFed[m.AppID] {
+				p.round.Drop = append(p.round.Drop, id)
 				continue
 			}
 			p.remove(m, byApp, mapped, byID, wanted)

@@ -367,3 +367,67 @@ func TestFeedPushThatWritesNothingRecordsNoSpan(t *testing.T) {
 	}
 }
 
+// Each person's feed of one budget may feed the joint account into one
+// app account, both mapping the one row of each transaction. When one of
+// them stops feeding a transaction (its since moved past it, or the joint
+// account taken out of its accounts), its push leaves the row the other
+// feed still feeds, even when the bank changes the transaction: deleting
+// it would take it out of the budget for good (the other feed takes a row
+// gone from the app for one the person deleted).
+func TestFeedLeavesARowAnotherFeedStillFeeds(t *testing.T) {
+	for _, how := range []string{"since", "unmapped"} {
+		t.Run(how, func(t *testing.T) {
+			e := newHousehold(t, 100)
+			second := e.file.Feeds[0]
+			second.Name = "sam"
+			second.Accounts = []feeds.AccountKey{{Key: "2Up Spending", App: "Joint", Line: 1}}
+			e.file.Feeds = append(e.file.Feeds, second)
+			pushSam := func() feeds.Report {
+				t.Helper()
+				rep, err := e.engine.Push(t.Context(), &e.file.Feeds[1], feeds.PushOptions{})
+				if err != nil {
+					t.Fatalf("push of the second feed: %v", err)
+				}
+				return rep
+			}
+			e.push()
+			if rep := pushSam(); rep.Adopted == 0 {
+				t.Fatalf("the second feed adopted none of the joint account's rows: %+v", rep)
+			}
+			joint := e.accountTransactions("2Up Spending")
+			changed := ""
+			for _, id := range joint {
+				if r := e.one(id); !r.Deleted && r.TransferID == "" {
+					changed = id
+					break
+				}
+			}
+			if changed == "" {
+				t.Fatal("no joint transaction outside a transfer: the test tests nothing")
+			}
+			switch how {
+			case "since":
+				e.file.Feeds[0].Since = "2999-01-01"
+			case "unmapped":
+				e.file.Feeds[0].Accounts = slices.DeleteFunc(e.file.Feeds[0].Accounts,
+					func(a feeds.AccountKey) bool { return a.Key == "2Up Spending" })
+			}
+			if err := e.sim.SetCategory(changed, "fuel"); err != nil {
+				t.Fatal(err)
+			}
+			e.sync()
+			e.push()
+			pushSam()
+			if rows := e.appRows(changed); len(rows) != 1 {
+				t.Errorf("the joint transaction %s the second feed still feeds has %d rows in the app, want 1", changed, len(rows))
+			}
+			st, err := e.st.FeedStatuses(t.Context(), []string{"sam"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st[0].DeletedInApp != 0 {
+				t.Errorf("the second feed takes %d rows for deleted by the person", st[0].DeletedInApp)
+			}
+		})
+	}
+}
