@@ -1303,11 +1303,20 @@ func (e *Engine) RunOnce(ctx context.Context) {
 			if errors.As(err, &u) && u.RetryAfter.After(next) {
 				next = u.RetryAfter
 			}
-			e.log.Warn().Err(err).Str(logfield.Feed, fd.Name).Time(logfield.NextAttemptAt, next).Msg("feed round failed")
+			// Said once when the feed begins to fail (and when the failure
+			// changes), not at every retry of an app that stays down.
+			ev := e.log.Warn()
+			if st.LastError == err.Error() {
+				ev = e.log.Debug()
+			}
+			ev.Err(err).Str(logfield.Feed, fd.Name).Time(logfield.NextAttemptAt, next).Msg("feed round failed")
 			if rerr := e.mirror.RecordFeedFailure(context.WithoutCancel(ctx), fd.Name, err, next); rerr != nil {
 				e.log.Error().Err(rerr).Msg("feeds: record a failure")
 			}
-		} else if rep.Changed() {
+		} else if err == nil && st.LastError != "" {
+			e.log.Info().Str(logfield.Feed, fd.Name).Msg("feed works again")
+		}
+		if err == nil && rep.Changed() {
 			e.log.Info().Str(logfield.Feed, fd.Name).Int(logfield.Created, rep.Created).Int(logfield.Updated, rep.Updated).
 				Int(logfield.Deleted, rep.Deleted).Msg("feed pushed")
 		}

@@ -1,6 +1,7 @@
 package feeds_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http/httptest"
@@ -488,5 +489,57 @@ func TestFeedWithNothingToPushStillChecksTheApp(t *testing.T) {
 	}
 	if failing, err := e.st.FailingFeeds(ctx); err != nil || len(failing) != 0 {
 		t.Errorf("still failing once the token is good again: %+v %v", failing, err)
+	}
+}
+
+// An app that stays down is said once in the log, when it begins to fail
+// (and again if the failure changes), not at every retry: serve retries
+// it every ten minutes at most, for as long as it is down. Once it works
+// again, that is said once too.
+func TestFeedFailingAppIsLoggedOnce(t *testing.T) {
+	e := newHousehold(t, 60)
+	ctx := t.Context()
+	var logs bytes.Buffer
+	e.engine = feeds.NewEngine(e.st, map[string]feeds.App{"ynab": {Opener: feedynab.New()}}, e.file, t.TempDir(),
+		zerolog.New(zerolog.SyncWriter(&logs)))
+	now := time.Now()
+	e.engine.SetClock(func() time.Time { return now })
+	rounds, failed := 0, 0
+	e.engine.AfterRound = func(_ string, err error) {
+		rounds++
+		if err != nil {
+			failed++
+		}
+	}
+	e.engine.RunOnce(ctx) // the first push
+	e.ynab.SetDown(true)
+	for range 4 {
+		now = now.Add(11 * time.Minute) // past the idle round's ten minutes and the backoff
+		e.engine.RunOnce(ctx)
+	}
+	if rounds != 5 || failed != 4 {
+		t.Fatalf("%d rounds, %d failed: want 5 and 4: the test tests nothing", rounds, failed)
+	}
+	count := func(level, msg string) int {
+		n := 0
+		for line := range strings.Lines(logs.String()) {
+			if strings.Contains(line, `"level":"`+level+`"`) && strings.Contains(line, `"message":"`+msg+`"`) {
+				n++
+			}
+		}
+		return n
+	}
+	if n := count("warn", "feed round failed"); n != 1 {
+		t.Errorf("four failed rounds of an app down logged %d warnings, want 1:\n%s", n, logs.String())
+	}
+	e.ynab.SetDown(false)
+	now = now.Add(11 * time.Minute)
+	e.engine.RunOnce(ctx)
+	e.engine.RunOnce(ctx)
+	if failed != 4 {
+		t.Fatalf("the app back up, a round failed")
+	}
+	if n := count("info", "feed works again"); n != 1 {
+		t.Errorf("the app back up logged %d %q, want 1:\n%s", n, "feed works again", logs.String())
 	}
 }
