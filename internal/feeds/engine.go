@@ -1305,11 +1305,11 @@ func (e *Engine) RunOnce(ctx context.Context) {
 			}
 			// Said once when the feed begins to fail (and when the failure
 			// changes), not at every retry of an app that stays down.
-			ev := e.log.Warn()
+			level := zerolog.WarnLevel
 			if st.LastError == err.Error() {
-				ev = e.log.Debug()
+				level = zerolog.DebugLevel
 			}
-			ev.Err(err).Str(logfield.Feed, fd.Name).Time(logfield.NextAttemptAt, next).Msg("feed round failed")
+			e.log.WithLevel(level).Err(err).Str(logfield.Feed, fd.Name).Time(logfield.NextAttemptAt, next).Msg("feed round failed")
 			if rerr := e.mirror.RecordFeedFailure(context.WithoutCancel(ctx), fd.Name, err, next); rerr != nil {
 				e.log.Error().Err(rerr).Msg("feeds: record a failure")
 			}
