@@ -77,7 +77,7 @@ func (a *app) webhookCommand() *cli.Command {
 				Summary: "the bank's delivery log of a webhook, newest first",
 				Run:     withID("logs", logsPerson, func(w *webhookCmd, ctx context.Context, id string) error { return w.logs(ctx, id, *limit) })},
 			{Name: "rotate", Synopsis: "ID [--person NAME]", TakesArgs: true, Flags: rotateFlags, Summary: "replace a webhook by a new one with a new secret",
-				Detail: "The new webhook is created for the same URL, through the same person's token, and its secret kept before the old one is deleted: deliveries signed with either secret are accepted throughout, and with the old one for an hour after.",
+				Detail: "The new webhook is created for the same URL, through the same person's token, and its secret kept before the old one is deleted: deliveries signed with either secret are accepted throughout, and with the old one for an hour after (one that arrives in the few milliseconds the daemon takes to see the new secret may be answered 401 or 503; the bank delivers it again).",
 				Run:    withID("rotate", rotatePerson, (*webhookCmd).rotate)},
 		}}
 }
