@@ -30,6 +30,8 @@ type Mirror interface {
 	FeedPending(ctx context.Context, feed string) (map[string]string, error)
 	FeedGone(ctx context.Context, ids []string) ([]store.FeedTx, error)
 	FeedSpans(ctx context.Context, feed string) ([]store.FeedSpan, error)
+	FeedUnfed(ctx context.Context, feed string, fed []string) ([]store.FeedLeft, error)
+	LeaveFeedAccounts(ctx context.Context, feed string, fed []string) ([]store.FeedLeft, error)
 	RecordFeedSpans(ctx context.Context, feed string, spans []store.FeedSpan) error
 	RecordFeedRound(ctx context.Context, r store.FeedRound) error
 	RecordFeedFailure(ctx context.Context, feed string, failure error, next time.Time) error
@@ -129,6 +131,7 @@ type Report struct {
 	Created, Updated, Deleted, Adopted int
 	DeletedInApp, Reconciled, Waiting  int
 	Linked                             int    // transfers whose two rows were linked
+	Left                               int    // rows of accounts no longer fed, left in the app as they are
 	Lines                              []Line // what it did, row by row (DryRun only)
 }
 
@@ -141,6 +144,7 @@ func (r *Report) add(o Report) {
 	r.Reconciled += o.Reconciled
 	r.Waiting += o.Waiting
 	r.Linked += o.Linked
+	r.Left += o.Left
 	r.Lines = append(r.Lines, o.Lines...)
 }
 
@@ -183,13 +187,17 @@ func (e *Engine) Push(ctx context.Context, fd *Feed, opts PushOptions) (rep Repo
 	if err != nil {
 		return Report{}, err
 	}
+	left, err := e.leave(ctx, fd, accounts, opts.DryRun)
+	if err != nil {
+		return Report{}, err
+	}
 	r := &round{e: e, app: app, fd: fd, accounts: accounts, opts: opts}
 	defer func() {
 		if cerr := r.close(ctx, err == nil); err == nil && cerr != nil {
 			err = cerr
 		}
 	}()
-	var total Report
+	total := Report{Left: left}
 	if opts.Since != "" || len(opts.Restore) > 0 {
 		ids, err := e.sweepIDs(ctx, fd, accounts, opts)
 		if err != nil {
@@ -280,6 +288,33 @@ func (e *Engine) bankAccounts(ctx context.Context, fd *Feed) (map[string]string,
 		accounts[i] = BankAccount{ID: a.ID, Name: a.Name, People: a.People}
 	}
 	return fd.ResolveAccounts(accounts)
+}
+
+// leave forgets the feed's rows of the bank accounts it no longer feeds
+// (taken out of its accounts), and its spans of them: those rows stay in
+// the app as they are, no longer kept exact, as rows the feed never made.
+// The log says so once, as they are forgotten, with how many rows each
+// account leaves. A dry run only counts them.
+func (e *Engine) leave(ctx context.Context, fd *Feed, accounts map[string]string, dry bool) (int, error) {
+	fed := keys(accounts)
+	left, err := e.mirror.FeedUnfed(ctx, fd.Name, fed)
+	if err != nil || len(left) == 0 {
+		return 0, err
+	}
+	if !dry {
+		if left, err = e.mirror.LeaveFeedAccounts(ctx, fd.Name, fed); err != nil {
+			return 0, err
+		}
+	}
+	n := 0
+	for _, l := range left {
+		n += l.Rows
+		if l.Rows > 0 && !dry {
+			e.log.Info().Str(logfield.Feed, fd.Name).Str(logfield.AccountID, l.BankAccount).Str(logfield.AppAccount, l.AppAccount).
+				Int(logfield.Rows, l.Rows).Msg("feed no longer feeds the account: its rows stay in the app as they are")
+		}
+	}
+	return n, nil
 }
 
 // sweepIDs lists every transaction of the fed accounts from the push's
@@ -820,7 +855,8 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 		}
 	}
 	// A row of a transaction the bank still has that the feed no longer
-	// feeds (its since moved past it, its account taken out) may be one
+	// feeds (its since moved past it; an account taken out is left
+	// whole, see leave) may be one
 	// another feed of the file maps too (the joint account fed by each
 	// person's feed into one app account): that feed still feeds it, and
 	// would take it, deleted, for one the person deleted. The feed forgets

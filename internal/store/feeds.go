@@ -393,3 +393,84 @@ func (s *Store) RecordFeedSpans(ctx context.Context, feed string, spans []FeedSp
 		return nil
 	})
 }
+
+// FeedLeft is what a feed leaves in its app of a bank account it no
+// longer feeds: the rows it recorded in one app account (0: it only has
+// a span there).
+type FeedLeft struct {
+	BankAccount, AppAccount string
+	Rows                    int
+}
+
+// feedRowBank is the bank account of a feed's row r (joined with its
+// live transaction t): the live transaction's, else the one the history
+// last saw (a transaction the bank deleted).
+const feedRowBank = `coalesce(t.account_id,
+		(SELECT h.raw->>'$.relationships.account.data.id' FROM transaction_history h
+			WHERE h.transaction_id = r.transaction_id AND h.raw->>'$.relationships.account.data.id' IS NOT NULL
+			ORDER BY h.seq DESC LIMIT 1))`
+
+// feedUnfed reads a feed's rows and spans of the bank accounts not in a
+// JSON array, by bank account and app account (arguments: feed, array,
+// feed, array). A row whose bank account is not known (feedRowBank) is
+// not among them.
+const feedUnfed = `WITH acc AS (
+	SELECT r.transaction_id, r.app_account, ` + feedRowBank + ` AS bank_account
+	FROM feed_rows r LEFT JOIN transactions t ON t.id = r.transaction_id
+	WHERE r.feed = ?),
+unfed AS (
+	SELECT transaction_id, bank_account, app_account FROM acc
+	WHERE bank_account IS NOT NULL AND bank_account NOT IN (SELECT value FROM json_each(?)))
+SELECT bank_account, app_account, sum(n) FROM (
+	SELECT bank_account, app_account, 1 AS n FROM unfed
+	UNION ALL
+	SELECT bank_account, app_account, 0 FROM feed_spans
+	WHERE feed = ? AND bank_account NOT IN (SELECT value FROM json_each(?)))
+GROUP BY bank_account, app_account ORDER BY bank_account, app_account`
+
+func scanFeedLeft(r *sql.Rows, f *FeedLeft) error {
+	return r.Scan(&f.BankAccount, &f.AppAccount, &f.Rows)
+}
+
+// FeedUnfed reads what the feed recorded of bank accounts not among fed:
+// its rows, by bank account and app account, and its spans.
+func (s *Store) FeedUnfed(ctx context.Context, feed string, fed []string) ([]FeedLeft, error) {
+	arg, err := jsonArg(fed)
+	if err != nil {
+		return nil, err
+	}
+	return queryAll(ctx, s.ro, "read unfed feed rows", scanFeedLeft, feedUnfed, feed, arg, feed, arg)
+}
+
+// LeaveFeedAccounts forgets, in one commit, the feed's rows and spans of
+// bank accounts not among fed: the feed leaves those rows in the app as
+// they are. It returns what it forgot.
+func (s *Store) LeaveFeedAccounts(ctx context.Context, feed string, fed []string) ([]FeedLeft, error) {
+	arg, err := jsonArg(fed)
+	if err != nil {
+		return nil, err
+	}
+	var left []FeedLeft
+	err = s.InTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		if left, err = queryAll(ctx, tx, "read unfed feed rows", scanFeedLeft, feedUnfed, feed, arg, feed, arg); err != nil {
+			return err
+		}
+		for _, f := range left {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM feed_rows WHERE feed = ? AND app_account = ? AND transaction_id IN
+				(SELECT r.transaction_id FROM feed_rows r LEFT JOIN transactions t ON t.id = r.transaction_id
+				WHERE r.feed = ? AND `+feedRowBank+` = ?)`, feed, f.AppAccount, feed, f.BankAccount); err != nil {
+				return fmt.Errorf("forget unfed feed rows: %w", err)
+			}
+			if _, err := tx.ExecContext(ctx, `DELETE FROM feed_spans WHERE feed = ? AND bank_account = ? AND app_account = ?`,
+				feed, f.BankAccount, f.AppAccount); err != nil {
+				return fmt.Errorf("forget unfed feed spans: %w", err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return left, nil
+}
