@@ -33,6 +33,7 @@ type Mirror interface {
 	FeedUnfed(ctx context.Context, feed string, fed []string) ([]store.FeedLeft, error)
 	LeaveFeedAccounts(ctx context.Context, feed string, fed []string) ([]store.FeedLeft, error)
 	RecordFeedSpans(ctx context.Context, feed string, spans []store.FeedSpan) error
+	RecordFeedLegsGone(ctx context.Context, feed string, appIDs []string) error
 	RecordFeedRound(ctx context.Context, r store.FeedRound) error
 	RecordFeedFailure(ctx context.Context, feed string, failure error, next time.Time) error
 	RecordFeedCheck(ctx context.Context, feed, found string) error
@@ -423,6 +424,14 @@ func (r *round) batch(ctx context.Context, ids []string, next int64) (Report, er
 			return plan.report, err
 		}
 	}
+	if len(plan.legsGone) > 0 {
+		// Before the app deletes them: another feed of the file that holds
+		// one of them puts it back at its next push (a push cut off before
+		// the deletion leaves it in the app, which that push then finds).
+		if err := e.mirror.RecordFeedLegsGone(ctx, fd.Name, plan.legsGone); err != nil {
+			return plan.report, err
+		}
+	}
 	if err := plan.apply(ctx, r.sess); err != nil {
 		return plan.report, fmt.Errorf("feed %q: %w", fd.Name, err)
 	}
@@ -545,6 +554,9 @@ type plan struct {
 	// spans are where the plan puts rows in the app: each bank account
 	// and app account, from the earliest date of a row put there.
 	spans []store.FeedSpan
+	// legsGone are the app rows the app deletes with the rows the plan
+	// deletes: the other legs of transfers.
+	legsGone []string
 }
 
 // putsRow notes that the plan puts a row of the bank account's
@@ -757,6 +769,21 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 		_, there := byApp[m.AppID]
 		return m.State == store.FeedDeletedInApp || (m.State == store.FeedPushed && !there)
 	}
+	// A row another feed's push deleted in the app with the other leg of
+	// a transfer (store.FeedPendingLegGone) is forgotten, so that it is
+	// adopted again (the other feed put the leg back in the same app
+	// account) or created, as a restored one is.
+	pending, err := e.mirror.FeedPending(ctx, fd.Name)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
+		if pending[id] == store.FeedPendingLegGone {
+			if m, ok := mapped[id]; ok && m.State == store.FeedPushed && deletedInApp(m) {
+				restore[id] = true
+			}
+		}
+	}
 	for id := range restore {
 		m, ok := mapped[id]
 		if !ok || !deletedInApp(m) {
@@ -824,9 +851,10 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 		unrecorded = slices.DeleteFunc(unrecorded, func(r AppRow) bool { return theirs[r.ID] })
 	}
 	// The mirror's rows of the other legs of the transfers whose rows
-	// are removed below, when those legs are not among the round's
-	// transactions (recorded in an earlier batch), so that they are
-	// forgotten too.
+	// are removed below (cut off, or recorded and no longer fed), when
+	// those legs are not among the round's transactions (recorded in an
+	// earlier batch, or left unchanged by the bank), so that they are
+	// forgotten too, and put back when still fed.
 	var legs []string
 	for _, r := range unrecorded {
 		if r.TransferID != "" {
@@ -837,12 +865,30 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 			}
 		}
 	}
+	for _, id := range ids {
+		m, isMapped := mapped[id]
+		if t, live := byID[id]; !isMapped || m.TransferID == "" || (live && wanted(t)) {
+			continue
+		}
+		if _, ok := mapped[m.TransferID]; !ok {
+			legs = append(legs, m.TransferID)
+		}
+	}
 	if len(legs) > 0 {
 		more, err := e.mirror.FeedRows(ctx, fd.Name, legs)
 		if err != nil {
 			return nil, err
 		}
 		maps.Copy(mapped, more)
+		txs, err := e.mirror.FeedTransactions(ctx, legs)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range txs {
+			if _, ok := byID[t.ID]; !ok {
+				byID[t.ID] = t
+			}
+		}
 	}
 	for _, r := range unrecorded {
 		if _, ok := byApp[r.ID]; !ok {
@@ -1187,7 +1233,7 @@ func (p *plan) remove(m store.FeedRow, byApp map[string]AppRow, mapped map[strin
 		return
 	}
 	if ok {
-		p.deleteRow(m.AppID, Line{TransactionID: m.TransactionID, Date: m.Date, Amount: m.Amount})
+		p.deleteRow(r, Line{TransactionID: m.TransactionID, Date: m.Date, Amount: m.Amount})
 	}
 	p.round.Drop = append(p.round.Drop, m.TransactionID)
 	if m.TransferID != "" {
@@ -1207,10 +1253,14 @@ func reconciledLeg(r AppRow, byApp map[string]AppRow) bool {
 	return r.Reconciled || byApp[r.TransferID].Reconciled
 }
 
-// deleteRow deletes the app's row appID and reports it as line says.
-func (p *plan) deleteRow(appID string, line Line) {
+// deleteRow deletes the app's row r (and with it, the app deletes its
+// transfer's other leg) and reports it as line says.
+func (p *plan) deleteRow(r AppRow, line Line) {
 	line.Action = "delete"
-	p.delete = append(p.delete, appID)
+	p.delete = append(p.delete, r.ID)
+	if r.TransferID != "" {
+		p.legsGone = append(p.legsGone, r.TransferID)
+	}
 	p.report.Deleted++
 	p.report.Lines = append(p.report.Lines, line)
 }
@@ -1226,7 +1276,7 @@ func (p *plan) removeUnrecorded(r AppRow, byApp map[string]AppRow, byImport map[
 	if reconciledLeg(r, byApp) {
 		return "" // never changed; check reports it
 	}
-	p.deleteRow(r.ID, Line{TransactionID: r.ImportID, Date: r.Date, Amount: r.Amount})
+	p.deleteRow(r, Line{TransactionID: r.ImportID, Date: r.Date, Amount: r.Amount})
 	delete(byApp, r.ID)
 	delete(byImport, rowKey{r.Account, r.ImportID})
 	o, ok := byApp[r.TransferID]

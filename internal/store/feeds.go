@@ -179,20 +179,50 @@ func (s *Store) FeedRows(ctx context.Context, feed string, ids []string) (map[st
 	return out, nil
 }
 
-// FeedPending reads the bank transactions the feed looks at again.
+// FeedPending reads the bank transactions the feed looks at again, each
+// with why.
 func (s *Store) FeedPending(ctx context.Context, feed string) (map[string]string, error) {
-	type p struct{ id, since string }
+	type p struct{ id, reason string }
 	rows, err := queryAll(ctx, s.ro, "read feed pending", func(r *sql.Rows, v *p) error {
-		return r.Scan(&v.id, &v.since)
-	}, `SELECT transaction_id, since FROM feed_pending WHERE feed = ?`, feed)
+		return r.Scan(&v.id, &v.reason)
+	}, `SELECT transaction_id, reason FROM feed_pending WHERE feed = ?`, feed)
 	if err != nil {
 		return nil, err
 	}
 	out := make(map[string]string, len(rows))
 	for _, r := range rows {
-		out[r.id] = r.since
+		out[r.id] = r.reason
 	}
 	return out, nil
+}
+
+// FeedPendingLegGone is the reason a feed's row is pending when another
+// feed of the file deleted the app row it holds, the other leg of a
+// transfer whose own leg that feed removed (the app deletes a transfer's
+// legs together).
+const FeedPendingLegGone = "deleted in the app with its transfer's other leg, which another feed removed"
+
+// RecordFeedLegsGone records, before a push of feed deletes its rows, the
+// app rows appIDs the app deletes with them (the other legs of
+// transfers): each row of another feed holding one of them as it pushed
+// it is pending for that feed with FeedPendingLegGone, so that its next
+// push puts it back rather than take it for one the person deleted.
+func (s *Store) RecordFeedLegsGone(ctx context.Context, feed string, appIDs []string) error {
+	arg, err := jsonArg(appIDs)
+	if err != nil {
+		return err
+	}
+	now := s.stamp()
+	return s.InTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO feed_pending (feed, transaction_id, reason, since)
+			SELECT feed, transaction_id, ?, ? FROM feed_rows
+			WHERE feed <> ? AND state = 'pushed' AND app_id IN (SELECT value FROM json_each(?))
+			ON CONFLICT (feed, transaction_id) DO UPDATE SET reason = excluded.reason`,
+			FeedPendingLegGone, now, feed, arg); err != nil {
+			return fmt.Errorf("record feed legs gone: %w", err)
+		}
+		return nil
+	})
 }
 
 // FeedRound is what a round of a feed did, recorded in one commit once
