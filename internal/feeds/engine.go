@@ -995,7 +995,9 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 type rowKey struct{ account, importID string }
 
 // feedSpans are where a feed's pushes may have put rows: bank account ->
-// app account -> the earliest since it fed it there from.
+// app account -> the earliest date a row there may have (a recorded
+// span's earliest row date, or the feed's since where it feeds the bank
+// account now).
 type feedSpans map[string]map[string]string
 
 // spans reads the feed's spans, with those of the budget's mapping now

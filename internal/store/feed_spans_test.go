@@ -5,13 +5,14 @@ import (
 	"database/sql"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/bankmirror/bankmirror/internal/store"
 )
 
 // A push's spans keep, for each bank account and app account, the
-// earliest since it fed it from; a mirror whose feeds pushed before the
+// earliest date of a row it put there; a mirror whose feeds pushed before the
 // spans were kept starts with a span for each bank account and app
 // account of the rows they recorded, from the earliest row's date.
 func TestFeedSpans(t *testing.T) {
@@ -96,6 +97,74 @@ func TestFeedSpansSeededFromAReconciledRowsTransaction(t *testing.T) {
 	defer st.Close()
 	got, err := st.FeedSpans(ctx, "actual")
 	if want := []store.FeedSpan{{BankAccount: account, AppAccount: "app-1", Since: date}}; err != nil || !slices.Equal(got, want) {
+		t.Errorf("spans after the migration = %+v, %v; want %+v", got, err, want)
+	}
+}
+
+// The rows of transactions the bank deleted before the upgrade seed spans
+// too, their bank account from the history: a pushed row from its own
+// date, a reconciled one from its transaction's date in the history (the
+// app's date, the person's to move, is not the one the feed fed it from).
+func TestFeedSpansSeededFromRowsOfDeletedTransactions(t *testing.T) {
+	ctx := context.Background()
+	path := store.LoadFixture(t, 21)
+	db, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type tx struct{ id, account, date string }
+	var txs []tx
+	rows, err := db.Query(`SELECT id, account_id, substr(raw->>'$.attributes.createdAt', 1, 10) FROM transactions
+		WHERE created_date > '2001-01-01' ORDER BY account_id, id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var x tx
+		if err := rows.Scan(&x.id, &x.account, &x.date); err != nil {
+			t.Fatal(err)
+		}
+		if len(txs) == 0 || txs[len(txs)-1].account != x.account {
+			txs = append(txs, x)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(txs) < 2 {
+		t.Fatalf("transactions of %d accounts in the fixture: the test tests nothing", len(txs))
+	}
+	pushed, reconciled := txs[0], txs[1]
+	for _, x := range []struct {
+		tx
+		rowDate, state string
+	}{{pushed, "2026-02-03", "pushed"}, {reconciled, "2001-01-01", "reconciled"}} {
+		if _, err := db.Exec(`INSERT INTO feed_rows (feed, transaction_id, app_id, app_account, date, amount, cleared, state, pushed_at)
+			VALUES ('actual', ?, 'row-' || ?, 'app-1', ?, -100, 1, ?, '2026-02-03T00:00:00Z')`, x.id, x.id, x.rowDate, x.state); err != nil {
+			t.Fatal(err)
+		}
+		// The bank deletes it: the history keeps it as it was.
+		if _, err := db.Exec(`INSERT INTO transaction_history (transaction_id, change, observed_at, raw)
+			SELECT id, 'deleted', '2026-03-01T00:00:00Z', raw FROM transactions WHERE id = ?`, x.id); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec(`DELETE FROM transactions WHERE id = ?`, x.id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	got, err := st.FeedSpans(ctx, "actual")
+	want := []store.FeedSpan{{BankAccount: pushed.account, AppAccount: "app-1", Since: "2026-02-03"},
+		{BankAccount: reconciled.account, AppAccount: "app-1", Since: reconciled.date}}
+	slices.SortFunc(want, func(a, b store.FeedSpan) int { return strings.Compare(a.BankAccount, b.BankAccount) })
+	if err != nil || !slices.Equal(got, want) {
 		t.Errorf("spans after the migration = %+v, %v; want %+v", got, err, want)
 	}
 }

@@ -396,7 +396,8 @@ func (s *Store) ForgetFeeds(ctx context.Context, keep []string) error {
 }
 
 // FeedSpan is a bank account a feed fed into one app account, and the
-// earliest since it fed it from ("" for all).
+// earliest date of a row it put there (as recorded; the engine's span of
+// what a feed feeds now starts at its since, "" for all).
 type FeedSpan struct {
 	BankAccount, AppAccount, Since string
 }
@@ -410,7 +411,7 @@ func (s *Store) FeedSpans(ctx context.Context, feed string) ([]FeedSpan, error) 
 }
 
 // RecordFeedSpans records the spans a push of the feed is about to write
-// within, keeping for each the earliest since, in one commit.
+// within, keeping for each the earliest date, in one commit.
 func (s *Store) RecordFeedSpans(ctx context.Context, feed string, spans []FeedSpan) error {
 	return s.InTx(ctx, func(tx *sql.Tx) error {
 		for _, f := range spans {
