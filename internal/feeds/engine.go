@@ -31,6 +31,7 @@ type Mirror interface {
 	FeedGone(ctx context.Context, ids []string) ([]store.FeedTx, error)
 	FeedSpans(ctx context.Context, feed string) ([]store.FeedSpan, error)
 	FeedUnfed(ctx context.Context, feed string, fed []string) ([]store.FeedLeft, error)
+	FeedUnfedRows(ctx context.Context, feed string, fed []string) ([]string, error)
 	LeaveFeedAccounts(ctx context.Context, feed string, fed []string) ([]store.FeedLeft, error)
 	RecordFeedSpans(ctx context.Context, feed string, spans []store.FeedSpan) error
 	RecordFeedLegsGone(ctx context.Context, feed string, appIDs []string) error

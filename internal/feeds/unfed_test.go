@@ -50,6 +50,7 @@ func TestFeedLeavesTheRowsOfAnAccountTakenOut(t *testing.T) {
 
 	e.file.Feeds[0].Accounts = slices.DeleteFunc(e.file.Feeds[0].Accounts,
 		func(a feeds.AccountKey) bool { return a.Key == "sam/Spending" })
+	e.exact() // before the push that forgets them, the rows left are not extra
 	touched := ""
 	for _, id := range samRows {
 		if id != dropped && id != settled && e.sim.SetCategory(id, "fuel") == nil {

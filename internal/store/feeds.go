@@ -441,17 +441,21 @@ const feedRowBank = `coalesce(t.account_id,
 			WHERE h.transaction_id = r.transaction_id AND h.raw->>'$.relationships.account.data.id' IS NOT NULL
 			ORDER BY h.seq DESC LIMIT 1))`
 
-// feedUnfed reads a feed's rows and spans of the bank accounts not in a
+// feedUnfedRows are a feed's rows of the bank accounts not in a JSON
+// array (arguments: feed, array): table unfed, of transaction_id,
+// bank_account and app_account. A row whose bank account is not known
+// (feedRowBank) is not among them.
+const feedUnfedRows = `WITH unfed AS (
+	SELECT * FROM (
+		SELECT r.transaction_id, r.app_account, ` + feedRowBank + ` AS bank_account
+		FROM feed_rows r LEFT JOIN transactions t ON t.id = r.transaction_id
+		WHERE r.feed = ?)
+	WHERE bank_account IS NOT NULL AND bank_account NOT IN (SELECT value FROM json_each(?)))`
+
+// feedUnfed counts a feed's rows and spans of the bank accounts not in a
 // JSON array, by bank account and app account (arguments: feed, array,
-// feed, array). A row whose bank account is not known (feedRowBank) is
-// not among them.
-const feedUnfed = `WITH acc AS (
-	SELECT r.transaction_id, r.app_account, ` + feedRowBank + ` AS bank_account
-	FROM feed_rows r LEFT JOIN transactions t ON t.id = r.transaction_id
-	WHERE r.feed = ?),
-unfed AS (
-	SELECT transaction_id, bank_account, app_account FROM acc
-	WHERE bank_account IS NOT NULL AND bank_account NOT IN (SELECT value FROM json_each(?)))
+// feed, array).
+const feedUnfed = feedUnfedRows + `
 SELECT bank_account, app_account, sum(n) FROM (
 	SELECT bank_account, app_account, 1 AS n FROM unfed
 	UNION ALL
@@ -473,6 +477,17 @@ func (s *Store) FeedUnfed(ctx context.Context, feed string, fed []string) ([]Fee
 	return queryAll(ctx, s.ro, "read unfed feed rows", scanFeedLeft, feedUnfed, feed, arg, feed, arg)
 }
 
+// FeedUnfedRows reads the bank ids of the feed's rows of bank accounts
+// not among fed.
+func (s *Store) FeedUnfedRows(ctx context.Context, feed string, fed []string) ([]string, error) {
+	arg, err := jsonArg(fed)
+	if err != nil {
+		return nil, err
+	}
+	return queryAll(ctx, s.ro, "read unfed feed rows", func(r *sql.Rows, id *string) error { return r.Scan(id) },
+		feedUnfedRows+` SELECT transaction_id FROM unfed ORDER BY transaction_id`, feed, arg)
+}
+
 // LeaveFeedAccounts forgets, in one commit, the feed's rows and spans of
 // bank accounts not among fed: the feed leaves those rows in the app as
 // they are. It returns what it forgot.
@@ -487,16 +502,16 @@ func (s *Store) LeaveFeedAccounts(ctx context.Context, feed string, fed []string
 		if left, err = queryAll(ctx, tx, "read unfed feed rows", scanFeedLeft, feedUnfed, feed, arg, feed, arg); err != nil {
 			return err
 		}
-		for _, f := range left {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM feed_rows WHERE feed = ? AND app_account = ? AND transaction_id IN
-				(SELECT r.transaction_id FROM feed_rows r LEFT JOIN transactions t ON t.id = r.transaction_id
-				WHERE r.feed = ? AND `+feedRowBank+` = ?)`, feed, f.AppAccount, feed, f.BankAccount); err != nil {
-				return fmt.Errorf("forget unfed feed rows: %w", err)
-			}
-			if _, err := tx.ExecContext(ctx, `DELETE FROM feed_spans WHERE feed = ? AND bank_account = ? AND app_account = ?`,
-				feed, f.BankAccount, f.AppAccount); err != nil {
-				return fmt.Errorf("forget unfed feed spans: %w", err)
-			}
+		if len(left) == 0 {
+			return nil
+		}
+		if _, err := tx.ExecContext(ctx, feedUnfedRows+` DELETE FROM feed_rows WHERE feed = ? AND transaction_id IN
+			(SELECT transaction_id FROM unfed)`, feed, arg, feed); err != nil {
+			return fmt.Errorf("forget unfed feed rows: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM feed_spans WHERE feed = ? AND bank_account NOT IN (SELECT value FROM json_each(?))`,
+			feed, arg); err != nil {
+			return fmt.Errorf("forget unfed feed spans: %w", err)
 		}
 		return nil
 	})
