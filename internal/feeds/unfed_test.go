@@ -1,16 +1,12 @@
 package feeds_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/rs/zerolog"
-
 	"github.com/bankmirror/bankmirror/internal/feeds"
-	feedynab "github.com/bankmirror/bankmirror/internal/feeds/ynab"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 	fakeynab "github.com/bankmirror/bankmirror/internal/simulator/ynab"
 )
@@ -23,9 +19,7 @@ import (
 func TestFeedLeavesTheRowsOfAnAccountTakenOut(t *testing.T) {
 	e := newHousehold(t, 100)
 	ctx := t.Context()
-	var logs bytes.Buffer
-	e.engine = feeds.NewEngine(e.st, map[string]feeds.App{"ynab": {Opener: feedynab.New()}}, e.file, t.TempDir(),
-		zerolog.New(zerolog.SyncWriter(&logs)))
+	logs := e.logged()
 	sam := e.ids["sam/Spending"]
 	dropped, err := e.sim.PurchaseAs("sam", sam, simulator.NewTransaction{Description: "Bakery", AmountBaseUnits: -900, Held: true})
 	if err != nil {
