@@ -66,6 +66,10 @@ type Engine struct {
 	// busy serialises rounds of the same engine (Run's loop, a command's
 	// push).
 	busy sync.Mutex
+	// fedLeft is, by feed, the bank accounts it fed when its rows of the
+	// others were last forgotten (leave), under busy: only a change of
+	// them makes such rows.
+	fedLeft map[string]string
 	// Progress, if set, is told how far a push is: the feed, the history
 	// rows handled and the rows left.
 	Progress func(feed string, done, left int64)
@@ -296,17 +300,28 @@ func (e *Engine) bankAccounts(ctx context.Context, fd *Feed) (map[string]string,
 // (taken out of its accounts), and its spans of them: those rows stay in
 // the app as they are, no longer kept exact, as rows the feed never made.
 // The log says so once, as they are forgotten, with how many rows each
-// account leaves. A dry run only counts them.
+// account leaves. A dry run only counts them. Once done, the engine
+// looks again only when the feed's bank accounts change.
 func (e *Engine) leave(ctx context.Context, fd *Feed, accounts map[string]string, dry bool) (int, error) {
 	fed := keys(accounts)
+	key := strings.Join(fed, ",")
+	if !dry && e.fedLeft[fd.Name] == key {
+		return 0, nil
+	}
 	left, err := e.mirror.FeedUnfed(ctx, fd.Name, fed)
-	if err != nil || len(left) == 0 {
+	if err != nil {
 		return 0, err
 	}
-	if !dry {
+	if !dry && len(left) > 0 {
 		if left, err = e.mirror.LeaveFeedAccounts(ctx, fd.Name, fed); err != nil {
 			return 0, err
 		}
+	}
+	if !dry {
+		if e.fedLeft == nil {
+			e.fedLeft = map[string]string{}
+		}
+		e.fedLeft[fd.Name] = key
 	}
 	n := 0
 	for _, l := range left {
