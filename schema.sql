@@ -681,7 +681,7 @@ CREATE TABLE feed_spans (
     feed          TEXT NOT NULL,   -- the feed's name in the feeds file
     bank_account  TEXT NOT NULL,   -- the bank account's id
     app_account   TEXT NOT NULL,   -- the app account's id it was fed into
-    since         TEXT NOT NULL,   -- the earliest since (YYYY-MM-DD, '' for all) a push fed it from
+    since         TEXT NOT NULL,   -- the earliest date (YYYY-MM-DD) of a row a push put there
     PRIMARY KEY (feed, bank_account, app_account)
 ) STRICT, WITHOUT ROWID;
 

@@ -272,6 +272,12 @@ func TestSecretFileReadableByOthersIsRefused(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "can be read by others") {
 		t.Fatalf("error %v", err)
 	}
+	// A secret of two lines (a key pasted with something else) is refused,
+	// as the feeds' secrets are.
+	_, err = alerts.Open(rules.Channel{Name: "hook", URL: "https://example.org/h", SecretFile: secretFile(t, "s\nmore", 0o600)}, nil)
+	if err == nil || !strings.Contains(err.Error(), "holds more than one line") {
+		t.Fatalf("a secret file of two lines: %v", err)
+	}
 	_, err = alerts.Open(rules.Channel{Name: "chat", URL: "https://chat.example.org/hooks/T0KEN%zz"}, nil)
 	if err == nil || strings.Contains(err.Error(), "T0KEN") {
 		t.Fatalf("a bad URL's error: %v", err)

@@ -18,7 +18,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -26,6 +25,7 @@ import (
 	"github.com/wneessen/go-mail"
 
 	"github.com/bankmirror/bankmirror/internal/rules"
+	"github.com/bankmirror/bankmirror/internal/secretfile"
 	"github.com/bankmirror/bankmirror/internal/textsafe"
 )
 
@@ -83,8 +83,8 @@ func Open(ch rules.Channel, client *http.Client) (Sender, error) {
 	}
 	var secret string
 	if ch.SecretFile != "" {
-		if secret, err = readSecret(ch.SecretFile); err != nil {
-			return nil, fmt.Errorf("channel %s: %w", ch.Name, err)
+		if secret, err = secretfile.Read(ch.SecretFile); err != nil {
+			return nil, fmt.Errorf("channel %s: secret file: %w", ch.Name, err)
 		}
 	}
 	if client == nil {
@@ -110,29 +110,6 @@ func Open(ch rules.Channel, client *http.Client) (Sender, error) {
 func CheckChannel(ch rules.Channel) error {
 	_, err := Open(ch, nil)
 	return err
-}
-
-// readSecret reads a secret file, which others must not be able to read.
-func readSecret(path string) (string, error) {
-	fi, err := os.Lstat(path)
-	if err != nil {
-		return "", fmt.Errorf("secret file: %w", err)
-	}
-	if !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("secret file %s is not a regular file", path)
-	}
-	if fi.Mode().Perm()&0o077 != 0 {
-		return "", fmt.Errorf("secret file %s can be read by others (mode %04o): chmod 600 it", path, fi.Mode().Perm())
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "", fmt.Errorf("secret file: %w", err)
-	}
-	s := strings.TrimSpace(string(b))
-	if s == "" {
-		return "", fmt.Errorf("secret file %s is empty", path)
-	}
-	return s, nil
 }
 
 // ntfy publishes to a topic through ntfy's JSON API (a POST of

@@ -14,8 +14,9 @@ const UnreachableFor = time.Hour
 
 // Conditions are what [alert.health] tells of the daemon's facts: each
 // person's token the bank rejected, the bank unreachable past an hour,
-// the mirror stale (its last sync older than staleAfter).
-func Conditions(f health.Facts, staleAfter time.Duration) []Condition {
+// the mirror stale (its last sync older than r.StaleAfter). A time is
+// shown as the status shows it (r.At: in r.Zone, with its offset).
+func Conditions(f health.Facts, r health.Rules) []Condition {
 	var out []Condition
 	for _, p := range f.People {
 		if p.Token.Rejected {
@@ -30,9 +31,9 @@ func Conditions(f health.Facts, staleAfter time.Duration) []Condition {
 	}
 	if o := f.BankOutage; o.Syncs > 0 && f.Now.Sub(o.Since) >= UnreachableFor {
 		out = append(out, Condition{Key: "bank_unreachable", Since: o.Since, Title: "The bank is unreachable",
-			Message: fmt.Sprintf("The last %d syncs could not reach the bank, since %s: %s", o.Syncs, o.Since.Format(time.RFC3339), textsafe.Cut(o.LastError, 200))})
+			Message: fmt.Sprintf("The last %d syncs could not reach the bank, since %s: %s", o.Syncs, r.At(o.Since), textsafe.Cut(o.LastError, 200))})
 	}
-	if staleAfter > 0 && !f.LastSync.IsZero() && f.Now.Sub(f.LastSync) > staleAfter {
+	if r.StaleAfter > 0 && !f.LastSync.IsZero() && f.Now.Sub(f.LastSync) > r.StaleAfter {
 		out = append(out, Condition{Key: "stale", Since: f.LastSync, Title: "The mirror is stale",
 			Message: fmt.Sprintf("The last successful sync was %s ago.", f.Now.Sub(f.LastSync).Round(time.Minute))})
 	}

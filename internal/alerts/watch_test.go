@@ -134,9 +134,29 @@ func TestTokenAlertSaysRestart(t *testing.T) {
 		{Now: now, TokenRejected: true, TokenRejectedAt: now},
 		{Now: now, People: []health.PersonState{{Name: "sam", Token: bank.TokenState{Rejected: true, RejectedAt: now}}}},
 	} {
-		c := alerts.Conditions(f, 0)
+		c := alerts.Conditions(f, health.Rules{})
 		if len(c) != 1 || !strings.Contains(c[0].Message, "systemctl restart bankmirror") || strings.Contains(c[0].Message, "reload") {
 			t.Fatalf("conditions %+v", c)
 		}
+	}
+}
+
+// The bank-outage alert shows since when as the status's DEGRADED reason
+// does: in the customer's zone (BANKMIRROR_TIMEZONE) with its offset, not
+// in UTC.
+func TestBankOutageAlertShowsTheTimeInTheCustomersZone(t *testing.T) {
+	perth, err := time.LoadLocation("Australia/Perth")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	f := health.Facts{Now: now, LastSync: now.Add(-2 * time.Hour),
+		BankOutage: replica.Outage{Since: now.Add(-61 * time.Minute), Syncs: 4, LastError: "dial tcp: connection refused"}}
+	c := alerts.Conditions(f, health.Rules{Zone: perth})
+	if len(c) != 1 || c[0].Key != "bank_unreachable" {
+		t.Fatalf("conditions %+v, want the bank unreachable", c)
+	}
+	if want := "The last 4 syncs could not reach the bank, since 2026-12-01 18:59:00 +08:00: dial tcp: connection refused"; c[0].Message != want {
+		t.Errorf("message %q, want %q", c[0].Message, want)
 	}
 }

@@ -64,7 +64,7 @@ func (d *Daemon) openHealth() {
 		People:      d.personStates,
 		Syncing:     d.syncing,
 		MaxAttempts: d.Config.EventMaxAttempts,
-		Rules:       health.Rules{StaleAfter: d.Config.StaleAfter, Zone: d.Config.Location},
+		Rules:       healthRules(d.Config),
 		Interval:    every,
 		OnProbe: func(err error) {
 			if err == nil && wd > 0 {

@@ -214,7 +214,13 @@ func NewFeedEngine(cfg config.Config, st *store.Store, f *feeds.File, log zerolo
 func StatusOptions(c config.Config) health.StatusOptions {
 	return health.StatusOptions{
 		MaxAttempts: c.EventMaxAttempts,
-		Rules:       health.Rules{StaleAfter: c.StaleAfter, Zone: c.Location},
+		Rules:       healthRules(c),
 		PIDAlive:    pidAlive,
 	}
+}
+
+// healthRules are the health rules of the configuration c: what status,
+// the dashboard, the watchdog and the health alerts apply.
+func healthRules(c config.Config) health.Rules {
+	return health.Rules{StaleAfter: c.StaleAfter, Zone: c.Location}
 }

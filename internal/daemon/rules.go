@@ -32,7 +32,7 @@ func (d *Daemon) openRules(ctx context.Context) error {
 	d.Rules.AfterRound = d.OnRulesRound
 	d.watcher = alerts.NewWatcher(d.Alerts, d.Store, zone)
 	d.watcher.Health = func(ctx context.Context) ([]alerts.Condition, error) {
-		return alerts.Conditions(d.Health.Last().Facts, d.Config.StaleAfter), nil
+		return alerts.Conditions(d.Health.Last().Facts, healthRules(d.Config)), nil
 	}
 	return nil
 }

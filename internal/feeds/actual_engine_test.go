@@ -14,6 +14,7 @@ import (
 	"github.com/bankmirror/bankmirror/internal/feeds/actual"
 	"github.com/bankmirror/bankmirror/internal/feeds/actual/actualtest"
 	"github.com/bankmirror/bankmirror/internal/simulator"
+	"github.com/bankmirror/bankmirror/internal/store"
 )
 
 // actualEnv is the household of newHousehold fed to a budget on the real
@@ -216,4 +217,47 @@ func TestFeedFirstPushTimedActual(t *testing.T) {
 	took := time.Since(start)
 	res := e.exact()
 	t.Logf("first push: %d rows created (%d fed) in %s", rep.Created, res.Fed, took.Round(time.Second))
+}
+
+// With nothing to push, the feed still logs in to the real Actual every
+// ten minutes: a password the server refuses now (changed on the server,
+// or in the feed's file) is a failure the status shows, naming the setting
+// to mend, and once the password is right again the failure is cleared.
+func TestFeedWithNothingToPushFindsAWrongPasswordActual(t *testing.T) {
+	e := newActualHousehold(t, 30)
+	ctx := t.Context()
+	now := time.Now()
+	e.engine.SetClock(func() time.Time { return now })
+	fd := &e.file.Feeds[0]
+	e.engine.RunOnce(ctx) // the first push
+	status := func() store.FeedStatus {
+		t.Helper()
+		st, err := e.st.FeedStatuses(ctx, []string{fd.Name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st[0]
+	}
+	if st := status(); st.LastError != "" || st.Rows == 0 {
+		t.Fatalf("after the first push: %+v", st)
+	}
+	rounds := 0
+	e.engine.AfterRound = func(string, error) { rounds++ }
+	fd.Secret = "not the password"
+	now = now.Add(11 * time.Minute)
+	e.engine.RunOnce(ctx)
+	st := status()
+	if rounds != 1 || !strings.Contains(st.LastError, "the actual server at "+e.srv.URL+" refused the password") ||
+		!strings.Contains(st.LastError, "password_file") || st.FailingSince == "" {
+		t.Fatalf("ten minutes on, with a wrong password: %d rounds, status %+v", rounds, st)
+	}
+	if failing, err := e.st.FailingFeeds(ctx); err != nil || len(failing) != 1 {
+		t.Errorf("failing feeds: %+v %v", failing, err)
+	}
+	fd.Secret = actualtest.Password
+	now = now.Add(time.Hour) // past the backoff
+	e.engine.RunOnce(ctx)
+	if st := status(); rounds != 2 || st.LastError != "" || st.FailingSince != "" {
+		t.Errorf("the password right again: %d rounds, status %+v", rounds, st)
+	}
 }

@@ -108,6 +108,30 @@ func (e *Engine) Check(ctx context.Context, fd *Feed) (CheckResult, error) {
 	if err != nil {
 		return res, fmt.Errorf("feed %q: read the app's rows: %w", fd.Name, err)
 	}
+	// The rows of a bank account taken out of the feed's accounts are no
+	// longer the feed's (its next push forgets them): not extra.
+	unfed, err := e.mirror.FeedUnfedRows(ctx, fd.Name, keys(accounts))
+	if err != nil {
+		return res, err
+	}
+	for _, id := range unfed {
+		delete(mapped, id)
+	}
+	// A row another feed's push deleted with a transfer's other leg is
+	// not one the person deleted: the feed's next push puts it back.
+	pending, err := e.mirror.FeedPending(ctx, fd.Name)
+	if err != nil {
+		return res, err
+	}
+	there := map[string]bool{}
+	for _, r := range rows {
+		there[r.ID] = true
+	}
+	for id, why := range pending {
+		if m, ok := mapped[id]; ok && why == store.FeedPendingLegGone && !there[m.AppID] {
+			delete(mapped, id)
+		}
+	}
 	res.Fed = len(txs)
 	res.Findings, res.Rows = compare(txs, rows, mapped, b, spans)
 	found, _ := json.Marshal(map[string]any{"summary": res.Summary(), "counts": res.Counts(), "rows": res.Rows,

@@ -3,6 +3,7 @@ package feeds
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/bankmirror/bankmirror/internal/secretfile"
 	"github.com/bankmirror/bankmirror/internal/tomlfile"
 )
 
@@ -242,23 +244,17 @@ func (fd *Feed) readSecret(credentials string) error {
 		path = filepath.Join(credentials, "feed."+fd.Name)
 		fd.SecretFrom = "the systemd credential feed." + fd.Name
 	}
-	if fd.SecretFile != "" {
-		// As the bank's token files and the alert channels' secret files:
-		// one others can read is refused, naming the mend.
-		if fi, err := os.Stat(path); err == nil && fi.Mode().Perm()&0o077 != 0 {
-			return fmt.Errorf("feed %q: %s can be read by others (mode %04o): chmod 600 it", fd.Name, path, fi.Mode().Perm())
-		}
+	read := secretfile.Read
+	if fd.SecretFile == "" {
+		read = secretfile.ReadCredential
 	}
-	b, err := os.ReadFile(path)
+	s, err := read(path)
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("feed %q: read %s from %s: %w", fd.Name, what, fd.SecretFrom, pe.Err)
+	}
 	if err != nil {
-		return fmt.Errorf("feed %q: read %s from %s: %w", fd.Name, what, fd.SecretFrom, errors.Unwrap(err))
-	}
-	s := strings.TrimSpace(string(b))
-	if s == "" {
-		return fmt.Errorf("feed %q: %s is empty", fd.Name, path)
-	}
-	if strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return fmt.Errorf("feed %q: %s holds more than one line", fd.Name, path)
+		return fmt.Errorf("feed %q: %w", fd.Name, err)
 	}
 	fd.Secret = s
 	return nil

@@ -155,6 +155,18 @@ func TestASecretFileOthersCanReadIsRefused(t *testing.T) {
 	if err != nil || f.Feeds[0].Secret != "ytok" {
 		t.Fatalf("the same file of mode 0600: %v", err)
 	}
+	// A symbolic link is refused, as the alert channels' secret files
+	// are: the file it names could be anyone's.
+	if err := os.Rename(token, token+".real"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(token+".real", token); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Load(path, false, "")
+	if want := path + `:1: feed "ynab": ` + token + " is not a regular file"; err == nil || err.Error() != want {
+		t.Fatalf("a token file that is a symbolic link: %v\nwant %s", err, want)
+	}
 }
 
 func TestAccountKeys(t *testing.T) {

@@ -30,7 +30,11 @@ type Mirror interface {
 	FeedPending(ctx context.Context, feed string) (map[string]string, error)
 	FeedGone(ctx context.Context, ids []string) ([]store.FeedTx, error)
 	FeedSpans(ctx context.Context, feed string) ([]store.FeedSpan, error)
+	FeedUnfed(ctx context.Context, feed string, fed []string) ([]store.FeedLeft, error)
+	FeedUnfedRows(ctx context.Context, feed string, fed []string) ([]string, error)
+	LeaveFeedAccounts(ctx context.Context, feed string, fed []string) ([]store.FeedLeft, error)
 	RecordFeedSpans(ctx context.Context, feed string, spans []store.FeedSpan) error
+	RecordFeedLegsGone(ctx context.Context, feed string, appIDs []string) error
 	RecordFeedRound(ctx context.Context, r store.FeedRound) error
 	RecordFeedFailure(ctx context.Context, feed string, failure error, next time.Time) error
 	RecordFeedCheck(ctx context.Context, feed, found string) error
@@ -62,6 +66,10 @@ type Engine struct {
 	// busy serialises rounds of the same engine (Run's loop, a command's
 	// push).
 	busy sync.Mutex
+	// fedLeft is, by feed, the bank accounts it fed when its rows of the
+	// others were last forgotten (leave), under busy: only a change of
+	// them makes such rows.
+	fedLeft map[string]string
 	// Progress, if set, is told how far a push is: the feed, the history
 	// rows handled and the rows left.
 	Progress func(feed string, done, left int64)
@@ -129,6 +137,7 @@ type Report struct {
 	Created, Updated, Deleted, Adopted int
 	DeletedInApp, Reconciled, Waiting  int
 	Linked                             int    // transfers whose two rows were linked
+	Left                               int    // rows of accounts no longer fed, left in the app as they are
 	Lines                              []Line // what it did, row by row (DryRun only)
 }
 
@@ -141,6 +150,7 @@ func (r *Report) add(o Report) {
 	r.Reconciled += o.Reconciled
 	r.Waiting += o.Waiting
 	r.Linked += o.Linked
+	r.Left += o.Left
 	r.Lines = append(r.Lines, o.Lines...)
 }
 
@@ -183,13 +193,17 @@ func (e *Engine) Push(ctx context.Context, fd *Feed, opts PushOptions) (rep Repo
 	if err != nil {
 		return Report{}, err
 	}
+	left, err := e.leave(ctx, fd, accounts, opts.DryRun)
+	if err != nil {
+		return Report{}, err
+	}
 	r := &round{e: e, app: app, fd: fd, accounts: accounts, opts: opts}
 	defer func() {
 		if cerr := r.close(ctx, err == nil); err == nil && cerr != nil {
 			err = cerr
 		}
 	}()
-	var total Report
+	total := Report{Left: left}
 	if opts.Since != "" || len(opts.Restore) > 0 {
 		ids, err := e.sweepIDs(ctx, fd, accounts, opts)
 		if err != nil {
@@ -280,6 +294,44 @@ func (e *Engine) bankAccounts(ctx context.Context, fd *Feed) (map[string]string,
 		accounts[i] = BankAccount{ID: a.ID, Name: a.Name, People: a.People}
 	}
 	return fd.ResolveAccounts(accounts)
+}
+
+// leave forgets the feed's rows of the bank accounts it no longer feeds
+// (taken out of its accounts), and its spans of them: those rows stay in
+// the app as they are, no longer kept exact, as rows the feed never made.
+// The log says so once, as they are forgotten, with how many rows each
+// account leaves. A dry run only counts them. Once done, the engine
+// looks again only when the feed's bank accounts change.
+func (e *Engine) leave(ctx context.Context, fd *Feed, accounts map[string]string, dry bool) (int, error) {
+	fed := keys(accounts)
+	key := strings.Join(fed, ",")
+	if !dry && e.fedLeft[fd.Name] == key {
+		return 0, nil
+	}
+	left, err := e.mirror.FeedUnfed(ctx, fd.Name, fed)
+	if err != nil {
+		return 0, err
+	}
+	if !dry && len(left) > 0 {
+		if left, err = e.mirror.LeaveFeedAccounts(ctx, fd.Name, fed); err != nil {
+			return 0, err
+		}
+	}
+	if !dry {
+		if e.fedLeft == nil {
+			e.fedLeft = map[string]string{}
+		}
+		e.fedLeft[fd.Name] = key
+	}
+	n := 0
+	for _, l := range left {
+		n += l.Rows
+		if l.Rows > 0 && !dry {
+			e.log.Info().Str(logfield.Feed, fd.Name).Str(logfield.AccountID, l.BankAccount).Str(logfield.AppAccount, l.AppAccount).
+				Int(logfield.Rows, l.Rows).Msg("feed no longer feeds the account: its rows stay in the app as they are")
+		}
+	}
+	return n, nil
 }
 
 // sweepIDs lists every transaction of the fed accounts from the push's
@@ -385,6 +437,14 @@ func (r *round) batch(ctx context.Context, ids []string, next int64) (Report, er
 		// there, and a push that puts none (nothing to push, a since moved
 		// for a while) claims no row it did not make.
 		if err := e.mirror.RecordFeedSpans(ctx, fd.Name, plan.spans); err != nil {
+			return plan.report, err
+		}
+	}
+	if len(plan.legsGone) > 0 {
+		// Before the app deletes them: another feed of the file that holds
+		// one of them puts it back at its next push (a push cut off before
+		// the deletion leaves it in the app, which that push then finds).
+		if err := e.mirror.RecordFeedLegsGone(ctx, fd.Name, plan.legsGone); err != nil {
 			return plan.report, err
 		}
 	}
@@ -510,6 +570,9 @@ type plan struct {
 	// spans are where the plan puts rows in the app: each bank account
 	// and app account, from the earliest date of a row put there.
 	spans []store.FeedSpan
+	// legsGone are the app rows the app deletes with the rows the plan
+	// deletes: the other legs of transfers.
+	legsGone []string
 }
 
 // putsRow notes that the plan puts a row of the bank account's
@@ -722,6 +785,21 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 		_, there := byApp[m.AppID]
 		return m.State == store.FeedDeletedInApp || (m.State == store.FeedPushed && !there)
 	}
+	// A row another feed's push deleted in the app with the other leg of
+	// a transfer (store.FeedPendingLegGone) is forgotten, so that it is
+	// adopted again (the other feed put the leg back in the same app
+	// account) or created, as a restored one is.
+	pending, err := e.mirror.FeedPending(ctx, fd.Name)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
+		if pending[id] == store.FeedPendingLegGone {
+			if m, ok := mapped[id]; ok && m.State == store.FeedPushed && deletedInApp(m) {
+				restore[id] = true
+			}
+		}
+	}
 	for id := range restore {
 		m, ok := mapped[id]
 		if !ok || !deletedInApp(m) {
@@ -789,9 +867,10 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 		unrecorded = slices.DeleteFunc(unrecorded, func(r AppRow) bool { return theirs[r.ID] })
 	}
 	// The mirror's rows of the other legs of the transfers whose rows
-	// are removed below, when those legs are not among the round's
-	// transactions (recorded in an earlier batch), so that they are
-	// forgotten too.
+	// are removed below (cut off, or recorded and no longer fed), when
+	// those legs are not among the round's transactions (recorded in an
+	// earlier batch, or left unchanged by the bank), so that they are
+	// forgotten too, and put back when still fed.
 	var legs []string
 	for _, r := range unrecorded {
 		if r.TransferID != "" {
@@ -802,12 +881,30 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 			}
 		}
 	}
+	for _, id := range ids {
+		m, isMapped := mapped[id]
+		if t, live := byID[id]; !isMapped || m.TransferID == "" || (live && wanted(t)) {
+			continue
+		}
+		if _, ok := mapped[m.TransferID]; !ok {
+			legs = append(legs, m.TransferID)
+		}
+	}
 	if len(legs) > 0 {
 		more, err := e.mirror.FeedRows(ctx, fd.Name, legs)
 		if err != nil {
 			return nil, err
 		}
 		maps.Copy(mapped, more)
+		txs, err := e.mirror.FeedTransactions(ctx, legs)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range txs {
+			if _, ok := byID[t.ID]; !ok {
+				byID[t.ID] = t
+			}
+		}
 	}
 	for _, r := range unrecorded {
 		if _, ok := byApp[r.ID]; !ok {
@@ -820,11 +917,11 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 		}
 	}
 	// A row of a transaction the bank still has that the feed no longer
-	// feeds (its since moved past it, its account taken out) may be one
-	// another feed of the file maps too (the joint account fed by each
-	// person's feed into one app account): that feed still feeds it, and
-	// would take it, deleted, for one the person deleted. The feed forgets
-	// it and leaves it in the app.
+	// feeds (its since moved past it; an account taken out is left whole,
+	// see leave) may be one another feed of the file maps too (the joint
+	// account fed by each person's feed into one app account): that feed
+	// still feeds it, and would take it, deleted, for one the person
+	// deleted. The feed forgets it and leaves it in the app.
 	var leaving []string
 	for _, id := range ids {
 		if t, live := byID[id]; live && !wanted(t) {
@@ -913,7 +1010,9 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 type rowKey struct{ account, importID string }
 
 // feedSpans are where a feed's pushes may have put rows: bank account ->
-// app account -> the earliest since it fed it there from.
+// app account -> the earliest date a row there may have (a recorded
+// span's earliest row date, or the feed's since where it feeds the bank
+// account now).
 type feedSpans map[string]map[string]string
 
 // spans reads the feed's spans, with those of the budget's mapping now
@@ -1151,7 +1250,7 @@ func (p *plan) remove(m store.FeedRow, byApp map[string]AppRow, mapped map[strin
 		return
 	}
 	if ok {
-		p.deleteRow(m.AppID, Line{TransactionID: m.TransactionID, Date: m.Date, Amount: m.Amount})
+		p.deleteRow(r, Line{TransactionID: m.TransactionID, Date: m.Date, Amount: m.Amount})
 	}
 	p.round.Drop = append(p.round.Drop, m.TransactionID)
 	if m.TransferID != "" {
@@ -1171,10 +1270,14 @@ func reconciledLeg(r AppRow, byApp map[string]AppRow) bool {
 	return r.Reconciled || byApp[r.TransferID].Reconciled
 }
 
-// deleteRow deletes the app's row appID and reports it as line says.
-func (p *plan) deleteRow(appID string, line Line) {
+// deleteRow deletes the app's row r (and with it, the app deletes its
+// transfer's other leg) and reports it as line says.
+func (p *plan) deleteRow(r AppRow, line Line) {
 	line.Action = "delete"
-	p.delete = append(p.delete, appID)
+	p.delete = append(p.delete, r.ID)
+	if r.TransferID != "" {
+		p.legsGone = append(p.legsGone, r.TransferID)
+	}
 	p.report.Deleted++
 	p.report.Lines = append(p.report.Lines, line)
 }
@@ -1190,7 +1293,7 @@ func (p *plan) removeUnrecorded(r AppRow, byApp map[string]AppRow, byImport map[
 	if reconciledLeg(r, byApp) {
 		return "" // never changed; check reports it
 	}
-	p.deleteRow(r.ID, Line{TransactionID: r.ImportID, Date: r.Date, Amount: r.Amount})
+	p.deleteRow(r, Line{TransactionID: r.ImportID, Date: r.Date, Amount: r.Amount})
 	delete(byApp, r.ID)
 	delete(byImport, rowKey{r.Account, r.ImportID})
 	o, ok := byApp[r.TransferID]

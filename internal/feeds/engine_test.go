@@ -112,6 +112,15 @@ budget = "Household"
 	return e
 }
 
+// logged makes the engine anew, logging as JSON into the buffer it
+// returns.
+func (e *householdEnv) logged() *bytes.Buffer {
+	var logs bytes.Buffer
+	e.engine = feeds.NewEngine(e.st, map[string]feeds.App{"ynab": {Opener: feedynab.New()}}, e.file, e.t.TempDir(),
+		zerolog.New(zerolog.SyncWriter(&logs)))
+	return &logs
+}
+
 func (e *householdEnv) sync() {
 	e.t.Helper()
 	if _, err := e.h.Full(e.t.Context()); err != nil {
@@ -499,9 +508,7 @@ func TestFeedWithNothingToPushStillChecksTheApp(t *testing.T) {
 func TestFeedFailingAppIsLoggedOnce(t *testing.T) {
 	e := newHousehold(t, 60)
 	ctx := t.Context()
-	var logs bytes.Buffer
-	e.engine = feeds.NewEngine(e.st, map[string]feeds.App{"ynab": {Opener: feedynab.New()}}, e.file, t.TempDir(),
-		zerolog.New(zerolog.SyncWriter(&logs)))
+	logs := e.logged()
 	now := time.Now()
 	e.engine.SetClock(func() time.Time { return now })
 	rounds, failed := 0, 0

@@ -88,7 +88,7 @@ func (c *legCase) after(t *testing.T) {
 		t.Errorf("the app has %d rows for %d fed transactions", res.Rows, res.Fed)
 	}
 	if reason, ok := c.pending(t)[c.kept]; ok {
-		t.Errorf("the other leg, back in the app, is still pending (since %s)", reason)
+		t.Errorf("the other leg, back in the app, is still pending (%s)", reason)
 	}
 	if again := e.push(); again.Changed() {
 		t.Errorf("a push with nothing new changed the app: %+v", again)

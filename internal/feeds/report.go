@@ -5,8 +5,12 @@ import "fmt"
 // Summary says what a push did (or, for a dry run, would do), in the
 // words `feeds push` prints after the feed's name.
 func (r Report) Summary() string {
-	return fmt.Sprintf("%d created, %d updated, %d deleted, %d found in the app already, %d transfers linked; %d deleted in the app by the person, %d reconciled (left alone), %d waiting for a transfer's other leg",
+	s := fmt.Sprintf("%d created, %d updated, %d deleted, %d found in the app already, %d transfers linked; %d deleted in the app by the person, %d reconciled (left alone), %d waiting for a transfer's other leg",
 		r.Created, r.Updated, r.Deleted, r.Adopted, r.Linked, r.DeletedInApp, r.Reconciled, r.Waiting)
+	if r.Left > 0 {
+		s += fmt.Sprintf("; %d rows of accounts no longer fed left in the app as they are", r.Left)
+	}
+	return s
 }
 
 // First is the first n findings of each kind, in the order found, and

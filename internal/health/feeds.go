@@ -26,7 +26,7 @@ func feedChecks(now time.Time, failing []store.FailingFeed, r Rules) []Check {
 		}
 		out = append(out, Check{Name: CheckFeed, Level: Degraded, Detail: fmt.Sprintf(
 			"feed %s has failed since %s (%s ago): %s; `bankmirror feeds status` and `bankmirror feeds setup %s`",
-			f.Feed, r.at(f.Since), Age(now.Sub(f.Since)), f.Error, f.Feed)})
+			f.Feed, r.At(f.Since), Age(now.Sub(f.Since)), f.Error, f.Feed)})
 	}
 	return out
 }

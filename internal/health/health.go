@@ -82,8 +82,9 @@ type Rules struct {
 // 2026-03-04 09:30:12 +11:00.
 const TimeLayout = "2006-01-02 15:04:05 -07:00"
 
-// at is t as the checks' details show it: in the zone, in TimeLayout.
-func (r Rules) at(t time.Time) string {
+// At is t as the checks' details (and the alerts of them) show it: in the
+// zone, in TimeLayout.
+func (r Rules) At(t time.Time) string {
 	zone := r.Zone
 	if zone == nil {
 		zone = time.UTC
@@ -226,10 +227,10 @@ func Evaluate(f Facts, r Rules) []Check {
 		// which the sync check ages; this says why no newer one came.
 		retry := ""
 		if !o.RetryAt.IsZero() {
-			retry = ", syncing again at " + r.at(o.RetryAt)
+			retry = ", syncing again at " + r.At(o.RetryAt)
 		}
 		add(CheckBank, Degraded, false, "%s could not reach the bank, since %s (%s ago)%s: %s",
-			LastSyncs(o.Syncs), r.at(o.Since), Age(f.Now.Sub(o.Since)), retry, o.LastError)
+			LastSyncs(o.Syncs), r.At(o.Since), Age(f.Now.Sub(o.Since)), retry, o.LastError)
 	}
 	if f.Undelivered > 0 {
 		add(CheckDeliveries, Degraded, false, "the bank could not deliver %d webhook events in the last %s (see `bankmirror webhook logs`): is the webhook URL reachable?",

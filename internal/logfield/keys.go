@@ -55,6 +55,8 @@ const (
 	Lane = "lane"
 	// Feed is a feed's name (the feeds file's [[feed]] name).
 	Feed = "feed"
+	// AppAccount is an account's id in a feed's app.
+	AppAccount = "app_account"
 	// NextAttemptAt is when a failed thing is tried again.
 	NextAttemptAt = "next_attempt_at"
 	// Created and Updated count rows a feed wrote to its app (Deleted

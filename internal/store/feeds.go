@@ -179,20 +179,50 @@ func (s *Store) FeedRows(ctx context.Context, feed string, ids []string) (map[st
 	return out, nil
 }
 
-// FeedPending reads the bank transactions the feed looks at again.
+// FeedPending reads the bank transactions the feed looks at again, each
+// with why.
 func (s *Store) FeedPending(ctx context.Context, feed string) (map[string]string, error) {
-	type p struct{ id, since string }
+	type p struct{ id, reason string }
 	rows, err := queryAll(ctx, s.ro, "read feed pending", func(r *sql.Rows, v *p) error {
-		return r.Scan(&v.id, &v.since)
-	}, `SELECT transaction_id, since FROM feed_pending WHERE feed = ?`, feed)
+		return r.Scan(&v.id, &v.reason)
+	}, `SELECT transaction_id, reason FROM feed_pending WHERE feed = ?`, feed)
 	if err != nil {
 		return nil, err
 	}
 	out := make(map[string]string, len(rows))
 	for _, r := range rows {
-		out[r.id] = r.since
+		out[r.id] = r.reason
 	}
 	return out, nil
+}
+
+// FeedPendingLegGone is the reason a feed's row is pending when another
+// feed of the file deleted the app row it holds, the other leg of a
+// transfer whose own leg that feed removed (the app deletes a transfer's
+// legs together).
+const FeedPendingLegGone = "deleted in the app with its transfer's other leg, which another feed removed"
+
+// RecordFeedLegsGone records, before a push of feed deletes its rows, the
+// app rows appIDs the app deletes with them (the other legs of
+// transfers): each row of another feed holding one of them as it pushed
+// it is pending for that feed with FeedPendingLegGone, so that its next
+// push puts it back rather than take it for one the person deleted.
+func (s *Store) RecordFeedLegsGone(ctx context.Context, feed string, appIDs []string) error {
+	arg, err := jsonArg(appIDs)
+	if err != nil {
+		return err
+	}
+	now := s.stamp()
+	return s.InTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO feed_pending (feed, transaction_id, reason, since)
+			SELECT feed, transaction_id, ?, ? FROM feed_rows
+			WHERE feed <> ? AND state = 'pushed' AND app_id IN (SELECT value FROM json_each(?))
+			ON CONFLICT (feed, transaction_id) DO UPDATE SET reason = excluded.reason`,
+			FeedPendingLegGone, now, feed, arg); err != nil {
+			return fmt.Errorf("record feed legs gone: %w", err)
+		}
+		return nil
+	})
 }
 
 // FeedRound is what a round of a feed did, recorded in one commit once
@@ -366,7 +396,8 @@ func (s *Store) ForgetFeeds(ctx context.Context, keep []string) error {
 }
 
 // FeedSpan is a bank account a feed fed into one app account, and the
-// earliest since it fed it from ("" for all).
+// earliest date of a row it put there (as recorded; the engine's span of
+// what a feed feeds now starts at its since, "" for all).
 type FeedSpan struct {
 	BankAccount, AppAccount, Since string
 }
@@ -380,7 +411,7 @@ func (s *Store) FeedSpans(ctx context.Context, feed string) ([]FeedSpan, error) 
 }
 
 // RecordFeedSpans records the spans a push of the feed is about to write
-// within, keeping for each the earliest since, in one commit.
+// within, keeping for each the earliest date, in one commit.
 func (s *Store) RecordFeedSpans(ctx context.Context, feed string, spans []FeedSpan) error {
 	return s.InTx(ctx, func(tx *sql.Tx) error {
 		for _, f := range spans {
@@ -392,4 +423,100 @@ func (s *Store) RecordFeedSpans(ctx context.Context, feed string, spans []FeedSp
 		}
 		return nil
 	})
+}
+
+// FeedLeft is what a feed leaves in its app of a bank account it no
+// longer feeds: the rows it recorded in one app account (0: it only has
+// a span there).
+type FeedLeft struct {
+	BankAccount, AppAccount string
+	Rows                    int
+}
+
+// feedRowBank is the bank account of a feed's row r (joined with its
+// live transaction t): the live transaction's, else the one the history
+// last saw (a transaction the bank deleted).
+const feedRowBank = `coalesce(t.account_id,
+		(SELECT h.raw->>'$.relationships.account.data.id' FROM transaction_history h
+			WHERE h.transaction_id = r.transaction_id AND h.raw->>'$.relationships.account.data.id' IS NOT NULL
+			ORDER BY h.seq DESC LIMIT 1))`
+
+// feedUnfedRows are a feed's rows of the bank accounts not in a JSON
+// array (arguments: feed, array): table unfed, of transaction_id,
+// bank_account and app_account. A row whose bank account is not known
+// (feedRowBank) is not among them.
+const feedUnfedRows = `WITH unfed AS (
+	SELECT * FROM (
+		SELECT r.transaction_id, r.app_account, ` + feedRowBank + ` AS bank_account
+		FROM feed_rows r LEFT JOIN transactions t ON t.id = r.transaction_id
+		WHERE r.feed = ?)
+	WHERE bank_account IS NOT NULL AND bank_account NOT IN (SELECT value FROM json_each(?)))`
+
+// feedUnfed counts a feed's rows and spans of the bank accounts not in a
+// JSON array, by bank account and app account (arguments: feed, array,
+// feed, array).
+const feedUnfed = feedUnfedRows + `
+SELECT bank_account, app_account, sum(n) FROM (
+	SELECT bank_account, app_account, 1 AS n FROM unfed
+	UNION ALL
+	SELECT bank_account, app_account, 0 FROM feed_spans
+	WHERE feed = ? AND bank_account NOT IN (SELECT value FROM json_each(?)))
+GROUP BY bank_account, app_account ORDER BY bank_account, app_account`
+
+func scanFeedLeft(r *sql.Rows, f *FeedLeft) error {
+	return r.Scan(&f.BankAccount, &f.AppAccount, &f.Rows)
+}
+
+// FeedUnfed reads what the feed recorded of bank accounts not among fed:
+// its rows, by bank account and app account, and its spans.
+func (s *Store) FeedUnfed(ctx context.Context, feed string, fed []string) ([]FeedLeft, error) {
+	arg, err := jsonArg(fed)
+	if err != nil {
+		return nil, err
+	}
+	return queryAll(ctx, s.ro, "read unfed feed rows", scanFeedLeft, feedUnfed, feed, arg, feed, arg)
+}
+
+// FeedUnfedRows reads the bank ids of the feed's rows of bank accounts
+// not among fed.
+func (s *Store) FeedUnfedRows(ctx context.Context, feed string, fed []string) ([]string, error) {
+	arg, err := jsonArg(fed)
+	if err != nil {
+		return nil, err
+	}
+	return queryAll(ctx, s.ro, "read unfed feed rows", func(r *sql.Rows, id *string) error { return r.Scan(id) },
+		feedUnfedRows+` SELECT transaction_id FROM unfed ORDER BY transaction_id`, feed, arg)
+}
+
+// LeaveFeedAccounts forgets, in one commit, the feed's rows and spans of
+// bank accounts not among fed: the feed leaves those rows in the app as
+// they are. It returns what it forgot.
+func (s *Store) LeaveFeedAccounts(ctx context.Context, feed string, fed []string) ([]FeedLeft, error) {
+	arg, err := jsonArg(fed)
+	if err != nil {
+		return nil, err
+	}
+	var left []FeedLeft
+	err = s.InTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		if left, err = queryAll(ctx, tx, "read unfed feed rows", scanFeedLeft, feedUnfed, feed, arg, feed, arg); err != nil {
+			return err
+		}
+		if len(left) == 0 {
+			return nil
+		}
+		if _, err := tx.ExecContext(ctx, feedUnfedRows+` DELETE FROM feed_rows WHERE feed = ? AND transaction_id IN
+			(SELECT transaction_id FROM unfed)`, feed, arg, feed); err != nil {
+			return fmt.Errorf("forget unfed feed rows: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM feed_spans WHERE feed = ? AND bank_account NOT IN (SELECT value FROM json_each(?))`,
+			feed, arg); err != nil {
+			return fmt.Errorf("forget unfed feed spans: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return left, nil
 }
