@@ -4,16 +4,26 @@
 package secretfile
 
 import (
+	"errors"
 	"fmt"
-	"os"
+	"io"
 	"strings"
+	"syscall"
 )
 
+// MaxSize is the largest secret file read: a secret is one line, and a
+// larger file is refused without being read whole.
+const MaxSize = 64 << 10
+
 // Read reads the secret in the file at path, trimmed of surrounding
-// white space. A file that cannot be read is an *fs.PathError; a symbolic
-// link or any other file that is not a regular one, a file group or others
-// can read, an empty file or one of more than one line is refused by an
+// white space. A file that cannot be opened is an *fs.PathError; a
+// symbolic link or any other file that is not a regular one, a file group
+// or others can read, a file larger than MaxSize, an empty one, one of
+// more than one line or with another control character is refused by an
 // error naming path and, for the mode, the mend.
+//
+// The file is checked as it is open, not by its name: a link or a named
+// pipe put in its place between a check and the read is refused too.
 func Read(path string) (string, error) { return read(path, true) }
 
 // ReadCredential reads a systemd credential ($CREDENTIALS_DIRECTORY/NAME)
@@ -22,7 +32,15 @@ func Read(path string) (string, error) { return read(path, true) }
 func ReadCredential(path string) (string, error) { return read(path, false) }
 
 func read(path string, private bool) (string, error) {
-	fi, err := os.Lstat(path)
+	f, err := openNoFollow(path)
+	if errors.Is(err, syscall.ELOOP) {
+		return "", fmt.Errorf("%s is not a regular file", path)
+	}
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil {
 		return "", err
 	}
@@ -32,16 +50,21 @@ func read(path string, private bool) (string, error) {
 	if private && fi.Mode().Perm()&0o077 != 0 {
 		return "", fmt.Errorf("%s can be read by others (mode %04o): chmod 600 it", path, fi.Mode().Perm())
 	}
-	b, err := os.ReadFile(path)
+	b, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(b) > MaxSize {
+		return "", fmt.Errorf("%s is larger than %d KiB: a secret is one line", path, MaxSize>>10)
 	}
 	s := strings.TrimSpace(string(b))
-	if s == "" {
+	switch {
+	case s == "":
 		return "", fmt.Errorf("%s is empty", path)
-	}
-	if strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+	case strings.ContainsAny(s, "\r\n"):
 		return "", fmt.Errorf("%s holds more than one line", path)
+	case strings.ContainsFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f }):
+		return "", fmt.Errorf("%s holds a control character (a tab?): a secret is printable text", path)
 	}
 	return s, nil
 }

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/bankmirror/bankmirror/internal/secretfile"
@@ -46,7 +47,11 @@ func TestRead(t *testing.T) {
 		{name: "group can read", path: file("d", "tok\n", 0o640), err: filepath.Join(dir, "d") + " can be read by others (mode 0640): chmod 600 it"},
 		{name: "empty", path: file("e", " \n\n", 0o600), err: filepath.Join(dir, "e") + " is empty"},
 		{name: "two lines", path: file("f", "tok\nmore\n", 0o600), err: filepath.Join(dir, "f") + " holds more than one line"},
-		{name: "a control character", path: file("g", "to\x7fk", 0o600), err: filepath.Join(dir, "g") + " holds more than one line"},
+		{name: "a control character", path: file("g", "to\x7fk", 0o600), err: filepath.Join(dir, "g") + " holds a control character (a tab?): a secret is printable text"},
+		{name: "a tab", path: file("g2", "to\tk\n", 0o600), err: filepath.Join(dir, "g2") + " holds a control character (a tab?): a secret is printable text"},
+		{name: "a carriage return", path: file("g3", "to\rk", 0o600), err: filepath.Join(dir, "g3") + " holds more than one line"},
+		{name: "as large as allowed", path: file("j", strings.Repeat("k", secretfile.MaxSize), 0o600), want: strings.Repeat("k", secretfile.MaxSize)},
+		{name: "larger than allowed", path: file("k", strings.Repeat("k", secretfile.MaxSize+1), 0o600), err: filepath.Join(dir, "k") + " is larger than 64 KiB: a secret is one line"},
 		{name: "a symbolic link", path: link, err: link + " is not a regular file"},
 		{name: "a directory", path: sub, err: sub + " is not a regular file"},
 		{name: "missing", path: missing, notExist: true},
