@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -391,7 +390,7 @@ func (fb *feedsBench) serveRounds(ctx context.Context) error {
 					return err
 				}
 				start := time.Now()
-				id, err := fb.purchase(ctx, made)
+				id, err := fb.sim.purchase(ctx, fmt.Sprintf("Bench purchase %d", made), -1000-int64(made))
 				if err != nil {
 					return err
 				}
@@ -475,7 +474,7 @@ func (fb *feedsBench) withoutFeed(ctx context.Context, round int, listen, admin 
 	rss, anon, _, err = fb.serveRound(ctx, vars, admin, false, func(ctx context.Context) error {
 		for range n {
 			*made++
-			id, err := fb.purchase(ctx, *made)
+			id, err := fb.sim.purchase(ctx, fmt.Sprintf("Bench purchase %d", *made), -1000-int64(*made))
 			if err != nil {
 				return err
 			}
@@ -537,22 +536,6 @@ func (fb *feedsBench) serveRound(ctx context.Context, vars []string, admin strin
 	case <-time.After(feedsSettle):
 	}
 	return pidMiB(d.pid(), "VmRSS"), pidMiB(d.pid(), "RssAnon"), pidMiB(d.pid(), "VmHWM"), nil
-}
-
-// purchase makes a purchase at the bank (on its first account) and
-// returns its id.
-func (fb *feedsBench) purchase(ctx context.Context, i int) (string, error) {
-	var created struct {
-		IDs []string `json:"ids"`
-	}
-	if err := fb.sim.control(ctx, http.MethodPost, "/transactions", map[string]any{
-		"description": fmt.Sprintf("Bench purchase %d", i), "amountBaseUnits": -1000 - i}, &created); err != nil {
-		return "", err
-	}
-	if len(created.IDs) == 0 {
-		return "", errors.New("the bank made no purchase")
-	}
-	return created.IDs[0], nil
 }
 
 // waitMirrored waits until the mirror has transaction id.
