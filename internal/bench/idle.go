@@ -27,6 +27,9 @@ type IdleOptions struct {
 	Ticks        int           // schedule ticks to count the requests of
 	MemLimit     string        // GOMEMLIMIT of the daemon ("off": none)
 	Dir          string        // for the mirror; "" makes a temporary one
+	// Alerts also measures serve without a rules file and with one that
+	// has a channel of each kind, on the same mirror (idleAlerts).
+	Alerts bool
 }
 
 // Idle measures what the daemon costs while nothing happens at the bank:
@@ -37,7 +40,8 @@ type IdleOptions struct {
 // child to return memory), and the bank requests of an idle hour, counted
 // by the bank itself over K ticks of a short schedule and scaled to the
 // configured schedule (one tick is one incremental sync plus the heal
-// that follows it).
+// that follows it). With Alerts, what an alert channel adds in between
+// (idleAlerts).
 func Idle(ctx context.Context, env Env, o IdleOptions) error {
 	sim, done, err := env.setup(ctx, &o.Dir, o.Transactions)
 	if err != nil {
@@ -54,12 +58,17 @@ func Idle(ctx context.Context, env Env, o IdleOptions) error {
 	if err != nil {
 		return err
 	}
-	vars := benchChildEnv(env.Environ, user, map[string]string{"API_URL": sim.apiURL, "TOKEN": sim.token, "DB": db,
-		"LISTEN": listen, "ADMIN_LISTEN": admin, "LOG_LEVEL": "warn"}, o.MemLimit)
+	set := map[string]string{"API_URL": sim.apiURL, "TOKEN": sim.token, "DB": db,
+		"LISTEN": listen, "ADMIN_LISTEN": admin, "LOG_LEVEL": "warn"}
+	vars := benchChildEnv(env.Environ, user, set, o.MemLimit)
 	w := env.Stdout
 	fmt.Fprintf(w, "bench idle: bankmirror serve (child process) backfills %d simulated transactions, then idles %s; GOMEMLIMIT=%s\n", o.Transactions, o.Idle, o.MemLimit)
 	fmt.Fprintln(w, settingsLine(user))
-	fmt.Fprintf(w, "repeat: bankmirror bench idle --transactions %d --idle %s --ticks %d --gomemlimit %s\n", o.Transactions, o.Idle, o.Ticks, o.MemLimit)
+	alertsFlag := ""
+	if o.Alerts {
+		alertsFlag = " --alerts"
+	}
+	fmt.Fprintf(w, "repeat: bankmirror bench idle --transactions %d --idle %s --ticks %d --gomemlimit %s%s\n", o.Transactions, o.Idle, o.Ticks, o.MemLimit, alertsFlag)
 
 	// A registered webhook, as a real deployment has: each tick's heal
 	// reads its delivery logs.
@@ -105,6 +114,11 @@ func Idle(ctx context.Context, env Env, o IdleOptions) error {
 	fmt.Fprintf(w, "idle RSS: %.1f MiB after %s idle (right after the backfill %.1f MiB, lowest %.1f MiB; of the last: %.1f MiB anonymous, %.1f MiB file-backed); target at most 40 MiB\n",
 		rss, o.Idle, samples[0], slices.Min(samples), pidMiB(d.pid(), "RssAnon"), pidMiB(d.pid(), "RssFile"))
 	d.stop()
+	if o.Alerts {
+		if err := env.idleAlerts(ctx, o, sim, set, admin); err != nil {
+			return err
+		}
+	}
 
 	// Requests per tick: the same daemon (same mirror, same webhook) on a
 	// short schedule, counted by the bank between the ends of sync runs.
