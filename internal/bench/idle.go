@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -241,10 +242,10 @@ type serveChild struct {
 	done chan struct{}
 }
 
-// startServeChild starts `bankmirror serve` with vars added to its
-// environment.
-func (env Env) startServeChild(ctx context.Context, vars []string) (*serveChild, error) {
-	cmd, err := env.Command(ctx, "serve")
+// startServeChild starts `bankmirror serve args...` with vars added to
+// its environment.
+func (env Env) startServeChild(ctx context.Context, vars []string, args ...string) (*serveChild, error) {
+	cmd, err := env.Command(ctx, append([]string{"serve"}, args...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -262,6 +263,37 @@ func (env Env) startServeChild(ctx context.Context, vars []string) (*serveChild,
 }
 
 func (c *serveChild) pid() int { return c.proc.Pid }
+
+// serveMemory is what a serve child holds, in MiB: VmRSS, RssAnon,
+// RssFile and VmHWM.
+type serveMemory struct{ rss, anon, file, hwm float64 }
+
+// serveSettled starts `bankmirror serve args...` with vars, waits until
+// it is ready (its admin listener's /readyz), runs work, lets it settle
+// for settle, reads its memory and stops it.
+func (env Env) serveSettled(ctx context.Context, vars []string, admin string, settle time.Duration,
+	work func(context.Context, *serveChild) error, args ...string) (serveMemory, error) {
+	d, err := env.startServeChild(ctx, vars, args...)
+	if err != nil {
+		return serveMemory{}, err
+	}
+	defer d.stop()
+	if err := waitHTTP(ctx, "http://"+admin+"/readyz", 10*time.Minute, d); err != nil {
+		return serveMemory{}, err
+	}
+	if err := work(ctx, d); err != nil {
+		return serveMemory{}, err
+	}
+	select {
+	case <-ctx.Done():
+		return serveMemory{}, ctx.Err()
+	case <-d.done:
+		return serveMemory{}, errors.New("serve exited")
+	case <-time.After(settle):
+	}
+	p := d.pid()
+	return serveMemory{rss: pidMiB(p, "VmRSS"), anon: pidMiB(p, "RssAnon"), file: pidMiB(p, "RssFile"), hwm: pidMiB(p, "VmHWM")}, nil
+}
 
 // kill kills the daemon (SIGKILL: no shutdown, as a crash) and waits for
 // it to be gone.

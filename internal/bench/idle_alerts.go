@@ -234,10 +234,11 @@ func (r *alertReceivers) wait(ctx context.Context, about string, limit time.Dura
 	}
 }
 
-// idleMemory is what serve holds after its idle period.
+// idleMemory is what serve holds after its idle period, and the
+// deliveries each channel received during the run.
 type idleMemory struct {
-	rss, anon, file, hwm float64 // MiB: VmRSS, RssAnon, RssFile, VmHWM
-	alerts               []int   // deliveries received by each channel during the run
+	serveMemory
+	alerts []int
 }
 
 // idleAlerts is bench idle --alerts: serve started twice on the
@@ -284,7 +285,7 @@ func (env Env) idleAlerts(ctx context.Context, o IdleOptions, sim *benchSim, set
 		}
 		before := recv.counts()
 		about := fmt.Sprintf("%s %d", alertsPurchase, i+1)
-		m, err := env.idleRun(ctx, benchChildEnv(env.Environ, user, s, o.MemLimit), admin, o.Idle, func(ctx context.Context, d *serveChild) error {
+		mem, err := env.serveSettled(ctx, benchChildEnv(env.Environ, user, s, o.MemLimit), admin, o.Idle, func(ctx context.Context, d *serveChild) error {
 			id, err := sim.purchase(ctx, about, -1234)
 			if err != nil {
 				return err
@@ -300,6 +301,7 @@ func (env Env) idleAlerts(ctx context.Context, o IdleOptions, sim *benchSim, set
 		if err != nil {
 			return fmt.Errorf("alerts: serve %s: %w", idleAlertsRows[i], err)
 		}
+		m := idleMemory{serveMemory: mem}
 		for c, n := range recv.counts() {
 			m.alerts = append(m.alerts, n-before[c])
 		}
@@ -317,32 +319,6 @@ func (env Env) idleAlerts(ctx context.Context, o IdleOptions, sim *benchSim, set
 
 // idleAlertsRows name the two runs of bench idle --alerts.
 var idleAlertsRows = [2]string{"without a rules file", "with the rules file (1 rule, 3 channels)"}
-
-// idleRun starts serve with vars, waits until it is ready, runs work,
-// lets it idle for idle and reads its memory.
-func (env Env) idleRun(ctx context.Context, vars []string, admin string, idle time.Duration,
-	work func(context.Context, *serveChild) error) (idleMemory, error) {
-	d, err := env.startServeChild(ctx, vars)
-	if err != nil {
-		return idleMemory{}, err
-	}
-	defer d.stop()
-	if err := waitHTTP(ctx, "http://"+admin+"/readyz", 10*time.Minute, d); err != nil {
-		return idleMemory{}, err
-	}
-	if err := work(ctx, d); err != nil {
-		return idleMemory{}, err
-	}
-	select {
-	case <-ctx.Done():
-		return idleMemory{}, ctx.Err()
-	case <-d.done:
-		return idleMemory{}, errors.New("the daemon exited")
-	case <-time.After(idle):
-	}
-	p := d.pid()
-	return idleMemory{rss: pidMiB(p, "VmRSS"), anon: pidMiB(p, "RssAnon"), file: pidMiB(p, "RssFile"), hwm: pidMiB(p, "VmHWM")}, nil
-}
 
 // printIdleAlerts prints the table of bench idle --alerts.
 func printIdleAlerts(w io.Writer, without, with idleMemory) {

@@ -95,8 +95,8 @@ func secretFile(t *testing.T, secret string) string {
 // channel received, and the differences.
 func TestPrintIdleAlerts(t *testing.T) {
 	var b strings.Builder
-	printIdleAlerts(&b, idleMemory{rss: 20, anon: 8, file: 12, hwm: 30, alerts: []int{0, 0, 0}},
-		idleMemory{rss: 21.5, anon: 9, file: 12.5, hwm: 29, alerts: []int{1, 1, 2}})
+	printIdleAlerts(&b, idleMemory{serveMemory{rss: 20, anon: 8, file: 12, hwm: 30}, []int{0, 0, 0}},
+		idleMemory{serveMemory{rss: 21.5, anon: 9, file: 12.5, hwm: 29}, []int{1, 1, 2}})
 	for _, want := range []string{
 		"| serve | RSS (VmRSS) | anonymous + file-backed | peak (VmHWM) | alerts received (ntfy, webhook, email) |",
 		"| without a rules file | 20.0 MiB | 8.0 + 12.0 MiB | 30.0 MiB | 0, 0, 0 |",
