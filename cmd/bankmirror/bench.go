@@ -188,8 +188,9 @@ func (a *app) benchIdleMode() *cli.Command {
 	fs.IntVar(&o.Ticks, "ticks", 10, "schedule ticks to count the requests of")
 	fs.StringVar(&o.MemLimit, "gomemlimit", "24MiB", "`GOMEMLIMIT` of the daemon, as the systemd unit sets it (off: none)")
 	fs.StringVar(&o.Dir, "dir", "", "directory `DIR` for the mirror (default: a temporary one)")
+	fs.BoolVar(&o.Alerts, "alerts", false, "also serve's RSS without a rules file and with one alerting a purchase to ntfy, a webhook and email (servers on loopback run by the bench), on the same mirror")
 	return &cli.Command{Name: "idle", Flags: fs,
-		Synopsis: "[--transactions N] [--idle DURATION] [--ticks N] [--gomemlimit GOMEMLIMIT] [--dir DIR]",
+		Synopsis: "[--transactions N] [--idle DURATION] [--ticks N] [--gomemlimit GOMEMLIMIT] [--alerts] [--dir DIR]",
 		Summary:  "bankmirror serve after a backfill, left idle: its RSS, and the bank requests of an idle hour",
 		Run: a.configured(func(ctx context.Context, _ []string) error {
 			if o.Transactions < 1 || o.Idle <= 0 || o.Ticks < 1 {

@@ -56,6 +56,13 @@ func TestBenchModes(t *testing.T) {
 			"repeat: bankmirror bench soak --transactions 500 --duration 12s --warmup 1s --live 5/s --sync-every 2s --gomemlimit 24MiB --feed=true --alerts=true",
 			"a YNAB feed", "a rule alerting every purchase", "| steady RSS (median) |", "alerts received by the channel: ",
 		}},
+		// Each alert channel kind really receives the purchase's alert,
+		// and serve without a rules file sends none.
+		{"idle", []string{"bench", "idle", "--transactions", "300", "--idle", "2s", "--ticks", "1", "--alerts"}, []string{
+			"repeat: bankmirror bench idle --transactions 300 --idle 2s --ticks 1 --gomemlimit 24MiB --alerts",
+			"| alerts received (ntfy, webhook, email) |", " MiB | 0, 0, 0 |\n", "| with the rules file (1 rule, 3 channels) | ",
+			" MiB | 1, 1, 1 |\n", "| difference | ", "requests per tick",
+		}},
 		// One bucket is enough here: the mode's counts and exactness, not
 		// the wait for a second bucket (minutes).
 		{"bucket", []string{"bench", "bucket", "--transactions", "500", "--purchase-every", "20ms"}, []string{

@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -372,7 +370,7 @@ func (fb *feedsBench) serveRounds(ctx context.Context) error {
 		}
 		var lat []time.Duration
 		var catchUp time.Duration
-		rss, anon, _, err = fb.serveRound(ctx, vars, admin, true, func(ctx context.Context) error {
+		rss, anon, err = fb.serveRound(ctx, vars, admin, true, func(ctx context.Context) error {
 			// The purchases of serve --no-feeds reach the app first, so
 			// that each timed purchase waits for no round but its own.
 			start := time.Now()
@@ -391,7 +389,7 @@ func (fb *feedsBench) serveRounds(ctx context.Context) error {
 					return err
 				}
 				start := time.Now()
-				id, err := fb.purchase(ctx, made)
+				id, err := fb.sim.purchase(ctx, fmt.Sprintf("Bench purchase %d", made), -1000-int64(made))
 				if err != nil {
 					return err
 				}
@@ -472,10 +470,10 @@ func (fb *feedsBench) withoutFeed(ctx context.Context, round int, listen, admin 
 		return 0, 0, 0, 0, nil, err
 	}
 	vars := fb.vars(map[string]string{"LISTEN": listen, "ADMIN_LISTEN": admin, "DB": db})
-	rss, anon, _, err = fb.serveRound(ctx, vars, admin, false, func(ctx context.Context) error {
+	rss, anon, err = fb.serveRound(ctx, vars, admin, false, func(ctx context.Context) error {
 		for range n {
 			*made++
-			id, err := fb.purchase(ctx, *made)
+			id, err := fb.sim.purchase(ctx, fmt.Sprintf("Bench purchase %d", *made), -1000-int64(*made))
 			if err != nil {
 				return err
 			}
@@ -501,58 +499,15 @@ func (fb *feedsBench) readerWhat() string {
 }
 
 // serveRound runs serve (with the feed or --no-feeds) until it is ready,
-// runs work, lets it settle, and reads its RSS, anonymous RSS and peak.
+// runs work, lets it settle, and reads its RSS and anonymous RSS.
 func (fb *feedsBench) serveRound(ctx context.Context, vars []string, admin string, withFeed bool,
-	work func(context.Context) error) (rss, anon, peak float64, err error) {
-	args := []string{"serve"}
+	work func(context.Context) error) (rss, anon float64, err error) {
+	var args []string
 	if !withFeed {
 		args = append(args, "--no-feeds")
 	}
-	cmd, err := fb.env.Command(ctx, args...)
-	if err != nil {
-		return 0, 0, 0, err
-	}
-	cmd.Env = append(cmd.Env, vars...)
-	cmd.Stdout, cmd.Stderr = io.Discard, fb.env.Stderr
-	if err := cmd.Start(); err != nil {
-		return 0, 0, 0, fmt.Errorf("start serve: %w", err)
-	}
-	d := &serveChild{cmd: cmd, proc: cmd.Process, done: make(chan struct{})}
-	go func() {
-		_ = cmd.Wait()
-		close(d.done)
-	}()
-	defer d.stop()
-	if err := waitHTTP(ctx, "http://"+admin+"/readyz", 10*time.Minute, d); err != nil {
-		return 0, 0, 0, err
-	}
-	if err := work(ctx); err != nil {
-		return 0, 0, 0, err
-	}
-	select {
-	case <-ctx.Done():
-		return 0, 0, 0, ctx.Err()
-	case <-d.done:
-		return 0, 0, 0, errors.New("serve exited")
-	case <-time.After(feedsSettle):
-	}
-	return pidMiB(d.pid(), "VmRSS"), pidMiB(d.pid(), "RssAnon"), pidMiB(d.pid(), "VmHWM"), nil
-}
-
-// purchase makes a purchase at the bank (on its first account) and
-// returns its id.
-func (fb *feedsBench) purchase(ctx context.Context, i int) (string, error) {
-	var created struct {
-		IDs []string `json:"ids"`
-	}
-	if err := fb.sim.control(ctx, http.MethodPost, "/transactions", map[string]any{
-		"description": fmt.Sprintf("Bench purchase %d", i), "amountBaseUnits": -1000 - i}, &created); err != nil {
-		return "", err
-	}
-	if len(created.IDs) == 0 {
-		return "", errors.New("the bank made no purchase")
-	}
-	return created.IDs[0], nil
+	m, err := fb.env.serveSettled(ctx, vars, admin, feedsSettle, func(ctx context.Context, _ *serveChild) error { return work(ctx) }, args...)
+	return m.rss, m.anon, err
 }
 
 // waitMirrored waits until the mirror has transaction id.

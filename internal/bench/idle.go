@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -27,6 +28,9 @@ type IdleOptions struct {
 	Ticks        int           // schedule ticks to count the requests of
 	MemLimit     string        // GOMEMLIMIT of the daemon ("off": none)
 	Dir          string        // for the mirror; "" makes a temporary one
+	// Alerts also measures serve without a rules file and with one that
+	// has a channel of each kind, on the same mirror (idleAlerts).
+	Alerts bool
 }
 
 // Idle measures what the daemon costs while nothing happens at the bank:
@@ -37,7 +41,8 @@ type IdleOptions struct {
 // child to return memory), and the bank requests of an idle hour, counted
 // by the bank itself over K ticks of a short schedule and scaled to the
 // configured schedule (one tick is one incremental sync plus the heal
-// that follows it).
+// that follows it). With Alerts, what an alert channel adds in between
+// (idleAlerts).
 func Idle(ctx context.Context, env Env, o IdleOptions) error {
 	sim, done, err := env.setup(ctx, &o.Dir, o.Transactions)
 	if err != nil {
@@ -54,12 +59,17 @@ func Idle(ctx context.Context, env Env, o IdleOptions) error {
 	if err != nil {
 		return err
 	}
-	vars := benchChildEnv(env.Environ, user, map[string]string{"API_URL": sim.apiURL, "TOKEN": sim.token, "DB": db,
-		"LISTEN": listen, "ADMIN_LISTEN": admin, "LOG_LEVEL": "warn"}, o.MemLimit)
+	set := map[string]string{"API_URL": sim.apiURL, "TOKEN": sim.token, "DB": db,
+		"LISTEN": listen, "ADMIN_LISTEN": admin, "LOG_LEVEL": "warn"}
+	vars := benchChildEnv(env.Environ, user, set, o.MemLimit)
 	w := env.Stdout
 	fmt.Fprintf(w, "bench idle: bankmirror serve (child process) backfills %d simulated transactions, then idles %s; GOMEMLIMIT=%s\n", o.Transactions, o.Idle, o.MemLimit)
 	fmt.Fprintln(w, settingsLine(user))
-	fmt.Fprintf(w, "repeat: bankmirror bench idle --transactions %d --idle %s --ticks %d --gomemlimit %s\n", o.Transactions, o.Idle, o.Ticks, o.MemLimit)
+	alertsFlag := ""
+	if o.Alerts {
+		alertsFlag = " --alerts"
+	}
+	fmt.Fprintf(w, "repeat: bankmirror bench idle --transactions %d --idle %s --ticks %d --gomemlimit %s%s\n", o.Transactions, o.Idle, o.Ticks, o.MemLimit, alertsFlag)
 
 	// A registered webhook, as a real deployment has: each tick's heal
 	// reads its delivery logs.
@@ -105,6 +115,11 @@ func Idle(ctx context.Context, env Env, o IdleOptions) error {
 	fmt.Fprintf(w, "idle RSS: %.1f MiB after %s idle (right after the backfill %.1f MiB, lowest %.1f MiB; of the last: %.1f MiB anonymous, %.1f MiB file-backed); target at most 40 MiB\n",
 		rss, o.Idle, samples[0], slices.Min(samples), pidMiB(d.pid(), "RssAnon"), pidMiB(d.pid(), "RssFile"))
 	d.stop()
+	if o.Alerts {
+		if err := env.idleAlerts(ctx, o, sim, set, admin); err != nil {
+			return err
+		}
+	}
 
 	// Requests per tick: the same daemon (same mirror, same webhook) on a
 	// short schedule, counted by the bank between the ends of sync runs.
@@ -227,10 +242,10 @@ type serveChild struct {
 	done chan struct{}
 }
 
-// startServeChild starts `bankmirror serve` with vars added to its
-// environment.
-func (env Env) startServeChild(ctx context.Context, vars []string) (*serveChild, error) {
-	cmd, err := env.Command(ctx, "serve")
+// startServeChild starts `bankmirror serve args...` with vars added to
+// its environment.
+func (env Env) startServeChild(ctx context.Context, vars []string, args ...string) (*serveChild, error) {
+	cmd, err := env.Command(ctx, append([]string{"serve"}, args...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -248,6 +263,37 @@ func (env Env) startServeChild(ctx context.Context, vars []string) (*serveChild,
 }
 
 func (c *serveChild) pid() int { return c.proc.Pid }
+
+// serveMemory is what a serve child holds, in MiB: VmRSS, RssAnon,
+// RssFile and VmHWM.
+type serveMemory struct{ rss, anon, file, hwm float64 }
+
+// serveSettled starts `bankmirror serve args...` with vars, waits until
+// it is ready (its admin listener's /readyz), runs work, lets it settle
+// for settle, reads its memory and stops it.
+func (env Env) serveSettled(ctx context.Context, vars []string, admin string, settle time.Duration,
+	work func(context.Context, *serveChild) error, args ...string) (serveMemory, error) {
+	d, err := env.startServeChild(ctx, vars, args...)
+	if err != nil {
+		return serveMemory{}, err
+	}
+	defer d.stop()
+	if err := waitHTTP(ctx, "http://"+admin+"/readyz", 10*time.Minute, d); err != nil {
+		return serveMemory{}, err
+	}
+	if err := work(ctx, d); err != nil {
+		return serveMemory{}, err
+	}
+	select {
+	case <-ctx.Done():
+		return serveMemory{}, ctx.Err()
+	case <-d.done:
+		return serveMemory{}, errors.New("serve exited")
+	case <-time.After(settle):
+	}
+	p := d.pid()
+	return serveMemory{rss: pidMiB(p, "VmRSS"), anon: pidMiB(p, "RssAnon"), file: pidMiB(p, "RssFile"), hwm: pidMiB(p, "VmHWM")}, nil
+}
 
 // kill kills the daemon (SIGKILL: no shutdown, as a crash) and waits for
 // it to be gone.

@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -193,6 +194,22 @@ func (s *benchSim) transactions(ctx context.Context) ([]simTransaction, error) {
 		out[i].raw = raw
 	}
 	return out, nil
+}
+
+// purchase makes a purchase at the bank (on its first account) with the
+// description and amount (base units, negative) given, and returns its id.
+func (s *benchSim) purchase(ctx context.Context, description string, amountBaseUnits int64) (string, error) {
+	var created struct {
+		IDs []string `json:"ids"`
+	}
+	if err := s.control(ctx, http.MethodPost, "/transactions", map[string]any{
+		"description": description, "amountBaseUnits": amountBaseUnits}, &created); err != nil {
+		return "", err
+	}
+	if len(created.IDs) == 0 {
+		return "", errors.New("the bank made no purchase")
+	}
+	return created.IDs[0], nil
 }
 
 // accounts lists the bank's accounts as the control API describes them.
