@@ -389,6 +389,14 @@ func copyFile(dst, src string) error {
 		out.Close()
 		return err
 	}
+	// On disk before the daemon starts on it: the kernel would otherwise
+	// write the copy back 30 s later (vm.dirty_expire_centisecs), in the
+	// middle of a later round, where the daemon's fsyncs would queue
+	// behind it, as no daemon's do on a mirror it has run on for a while.
+	if err := out.Sync(); err != nil {
+		out.Close()
+		return err
+	}
 	return out.Close()
 }
 
