@@ -1266,8 +1266,11 @@ func (p *plan) keep(t store.FeedTx, m store.FeedRow, byApp map[string]AppRow) {
 
 // remove takes out of the app the row of a transaction that is no longer
 // fed (deleted or dropped at the bank). A transfer's legs go together in
-// the app: the other leg, if still fed, comes back as an ordinary row in
-// the next round.
+// the app: when the push deletes the row, the other leg, if still fed,
+// comes back as an ordinary row in the next round; when the row is
+// already gone from the app, the person deleted the transfer, both legs
+// with it, and the other leg stays deleted (its row is found deleted in
+// the app when the bank next changes it).
 func (p *plan) remove(m store.FeedRow, byApp map[string]AppRow, mapped map[string]store.FeedRow,
 	byID map[string]store.FeedTx, wanted func(store.FeedTx) bool) {
 	switch m.State {
@@ -1288,7 +1291,7 @@ func (p *plan) remove(m store.FeedRow, byApp map[string]AppRow, mapped map[strin
 		p.deleteRow(r, Line{TransactionID: m.TransactionID, Date: m.Date, Amount: m.Amount})
 	}
 	p.round.Drop = append(p.round.Drop, m.TransactionID)
-	if m.TransferID != "" {
+	if ok && m.TransferID != "" {
 		if om, ok := mapped[m.TransferID]; ok && om.State == store.FeedPushed {
 			p.round.Drop = append(p.round.Drop, om.TransactionID)
 			if o, live := byID[om.TransactionID]; live && wanted(o) {

@@ -153,3 +153,108 @@ func TestFeedPutsBackATransferLegAnotherFeedRemovedActual(t *testing.T) {
 	}}
 	c.run(t)
 }
+
+// deletedTransferCase is a held household transfer from alex to sam that
+// the household's feed puts into the app as one transfer, while sam's own
+// feed of the same budget maps sam's leg; the person then deletes the
+// transfer in the app (the app deletes both legs), and the bank drops
+// alex's leg (the held payment declined) and later settles sam's.
+type deletedTransferCase struct {
+	otherLegCase
+	// deleteInApp deletes the app's row of a bank transaction as the
+	// person does.
+	deleteInApp func(bankID string)
+}
+
+// run: neither feed puts sam's leg back, whatever order they push in;
+// both record it as deleted in the app once the bank changes it, and
+// both checks say only that.
+func (c *deletedTransferCase) run(t *testing.T) {
+	e := c.e
+	ctx := t.Context()
+	sam := e.file.Feeds[0]
+	sam.Name = "sam"
+	sam.Accounts = []feeds.AccountKey{{Key: "sam/Spending", App: "Sam Spending", Line: 1}}
+	e.file.Feeds = append(e.file.Feeds, sam)
+	c.push(t, 0)
+	c.push(t, 1)
+	out, in, err := e.sim.PayPerson(simulator.Payment{From: "alex", To: "sam", AmountBaseUnits: 2450, Message: "rent", Held: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.sync()
+	c.push(t, 0)
+	if rep := c.push(t, 1); rep.Adopted != 1 {
+		t.Fatalf("sam's feed adopted %d rows of the transfer, want sam's leg: %+v", rep.Adopted, rep)
+	}
+	c.deleteInApp(out)
+	if n := len(c.rows(in)); n != 0 {
+		t.Fatalf("the app kept sam's leg: %d rows: the test tests nothing", n)
+	}
+	if err := e.sim.Delete(out); err != nil {
+		t.Fatal(err)
+	}
+	e.sync()
+	for range 2 {
+		c.push(t, 1)
+		c.push(t, 0)
+	}
+	if n := len(c.rows(in)); n != 0 {
+		t.Errorf("sam's leg, which the person deleted in the app, is back after the bank dropped alex's: %d rows", n)
+	}
+	if err := e.sim.Settle(in); err != nil {
+		t.Fatal(err)
+	}
+	e.sync()
+	for range 2 {
+		c.push(t, 0)
+		c.push(t, 1)
+	}
+	if n := len(c.rows(in)); n != 0 {
+		t.Errorf("sam's leg, which the person deleted in the app, is back after the bank settled it: %d rows", n)
+	}
+	for i, feed := range []string{e.file.Feeds[0].Name, "sam"} {
+		m, err := e.st.FeedRows(ctx, feed, []string{in})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m[in].State != store.FeedDeletedInApp {
+			t.Errorf("%s records sam's leg as %+v, want deleted in the app", feed, m[in])
+		}
+		for _, f := range c.check(t, i).Findings {
+			if f.Kind != feeds.DeletedInApp || f.TransactionID != in {
+				t.Errorf("check of %s: %s %s %s; want only sam's leg deleted in the app", feed, f.Kind, f.TransactionID, f.Detail)
+			}
+		}
+	}
+}
+
+func TestFeedTransferDeletedInTheAppStaysDeletedWhenTheBankDropsOneLegYNAB(t *testing.T) {
+	e := newHousehold(t, 60)
+	c := &deletedTransferCase{otherLegCase: otherLegCase{e: e, rows: func(id string) []string {
+		var out []string
+		for _, r := range e.appRows(id) {
+			out = append(out, r.ID)
+		}
+		return out
+	}}, deleteInApp: func(id string) {
+		if err := e.ynab.PersonDelete(e.plan.ID, e.one(id).ID); err != nil {
+			t.Fatal(err)
+		}
+	}}
+	c.run(t)
+}
+
+func TestFeedTransferDeletedInTheAppStaysDeletedWhenTheBankDropsOneLegActual(t *testing.T) {
+	e := newActualHousehold(t, 60)
+	e.srv.FeedDir(t, e.engine.Dir("sam"))
+	c := &deletedTransferCase{otherLegCase: otherLegCase{e: e.householdEnv, rows: func(id string) []string {
+		e.read()
+		var out []string
+		for _, r := range e.appRows(id) {
+			out = append(out, r.ID)
+		}
+		return out
+	}}, deleteInApp: func(id string) { e.srv.Delete(t, e.budget.SyncID, id) }}
+	c.run(t)
+}
