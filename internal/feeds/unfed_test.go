@@ -216,8 +216,11 @@ func TestFeedAccountFedAgainKeepsRowsDeletedInTheApp(t *testing.T) {
 	if rep := e.push(); rep.DeletedInApp != 1 {
 		t.Fatalf("the push did not see the row deleted in the app: %+v", rep)
 	}
+	samRows := e.accountTransactions("sam/Spending")
 	putBack := e.takeOut("sam/Spending")
-	e.push()
+	if rep := e.push(); rep.Left != len(samRows)-1 {
+		t.Errorf("the push with sam's account taken out left %d rows in the app, want %d (not the one deleted there)", rep.Left, len(samRows)-1)
+	}
 	if err := e.ynab.PersonDelete(e.plan.ID, e.one(during).ID); err != nil {
 		t.Fatal(err)
 	}
@@ -245,5 +248,53 @@ func TestFeedAccountFedAgainKeepsRowsDeletedInTheApp(t *testing.T) {
 		if f.TransactionID != before && f.TransactionID != during {
 			t.Errorf("check: %s %s, which the person did not delete", f.Kind, f.TransactionID)
 		}
+	}
+}
+
+// The engine says once for each account taken out that it leaves its
+// rows: not again when another account is taken out too, nor at a push
+// with no change, and again once the account was fed again and taken out
+// again.
+func TestFeedSaysOnceForEachAccountTakenOut(t *testing.T) {
+	e := newHousehold(t, 60)
+	logs := e.logged()
+	e.push()
+	said := func() []string {
+		var accounts []string
+		for line := range strings.Lines(logs.String()) {
+			var m map[string]any
+			if err := json.Unmarshal([]byte(line), &m); err != nil {
+				t.Fatal(err)
+			}
+			if a, ok := m["account_id"].(string); ok && m["rows"] != nil {
+				accounts = append(accounts, a)
+			}
+		}
+		logs.Reset()
+		return accounts
+	}
+	sam, joint := e.ids["sam/Spending"], e.ids["2Up Spending"]
+	samRows, jointRows := len(e.accountTransactions("sam/Spending")), len(e.accountTransactions("2Up Spending"))
+	putBackSam := e.takeOut("sam/Spending")
+	if rep := e.push(); rep.Left != samRows || !slices.Equal(said(), []string{sam}) {
+		t.Errorf("sam's account taken out: %d rows left, want %d", rep.Left, samRows)
+	}
+	if rep := e.push(); rep.Left != 0 || len(said()) != 0 {
+		t.Errorf("a push with no change said it left %d rows", rep.Left)
+	}
+	putBackJoint := e.takeOut("2Up Spending")
+	if rep := e.push(); rep.Left != jointRows || !slices.Equal(said(), []string{joint}) {
+		t.Errorf("the joint account taken out too: %d rows left, want %d, only the joint account's", rep.Left, jointRows)
+	}
+	putBackJoint()
+	e.push()
+	putBackSam()
+	e.push()
+	if got := said(); len(got) != 0 {
+		t.Errorf("the accounts put back: said %v", got)
+	}
+	e.takeOut("sam/Spending")
+	if rep := e.push(); rep.Left != samRows || !slices.Equal(said(), []string{sam}) {
+		t.Errorf("sam's account taken out again: %d rows left, want %d", rep.Left, samRows)
 	}
 }
