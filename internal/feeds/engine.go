@@ -950,10 +950,10 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 	}
 	// A row of a transaction the bank still has that the feed no longer
 	// feeds (its since moved past it; an account taken out is skipped
-	// whole, see takenOut) may be one another feed of the file maps too (the joint
-	// account fed by each person's feed into one app account): that feed
-	// still feeds it, and would take it, deleted, for one the person
-	// deleted. The feed forgets it and leaves it in the app.
+	// whole, see takenOut) may be one another feed of the file maps too
+	// (the joint account fed by each person's feed into one app account):
+	// that feed still feeds it, and would take it, deleted, for one the
+	// person deleted. The feed forgets it and leaves it in the app.
 	var leaving []string
 	for _, id := range ids {
 		if t, live := byID[id]; live && !wanted(t) && !takenOut[id] {

@@ -298,3 +298,34 @@ func TestFeedSaysOnceForEachAccountTakenOut(t *testing.T) {
 		t.Errorf("sam's account taken out again: %d rows left, want %d", rep.Left, samRows)
 	}
 }
+
+// The move in two edits of TestFeedAccountTakenOutAndFedAgainIsNotDoubled
+// (into Cash, pushed with --since) with the real Actual, which links a
+// transfer's legs too.
+func TestFeedAccountTakenOutAndFedAgainIsNotDoubledActual(t *testing.T) {
+	e := newActualHousehold(t, 60)
+	e.push()
+	samRows := e.accountTransactions("sam/Spending")
+	putBack := e.takeOut("sam/Spending")
+	e.push()
+	putBack()
+	e.remap("sam/Spending", "Cash")
+	for i := range 2 {
+		rep, err := e.engine.Push(t.Context(), &e.file.Feeds[0], feeds.PushOptions{Since: "2000-01-01"})
+		if err != nil {
+			t.Fatalf("push %d with sam's account fed again: %v", i, err)
+		}
+		if rep.Changed() || rep.Adopted != 0 {
+			t.Errorf("push %d with sam's account fed again: %+v; want nothing changed or adopted", i, rep)
+		}
+	}
+	e.read()
+	for _, tx := range samRows {
+		if n := len(e.appRows(tx)); n != 1 {
+			t.Errorf("%s has %d rows in the budget, want 1", tx, n)
+		}
+	}
+	if res := e.exact(); res.Rows != res.Fed {
+		t.Errorf("the app has %d rows for %d fed transactions", res.Rows, res.Fed)
+	}
+}
