@@ -39,15 +39,12 @@ func (c *otherLegCase) check(t *testing.T, i int) feeds.CheckResult {
 	return res
 }
 
-// run: when the household's feed removes alex's leg (the app deletes
-// sam's with it), sam's feed does not take sam's leg for one the person
-// deleted: its check says the row is missing, not deleted in the app, its
-// next push puts it back (or adopts the one the household's feed put
-// back), and in the end the app has one row of sam's leg, which both
-// feeds map, and both checks are exact.
-func (c *otherLegCase) run(t *testing.T) {
+// transfer adds sam's feed to the file, makes the held transfer from
+// alex to sam, and has the household's feed push it and sam's feed map
+// sam's leg: its bank ids.
+func (c *otherLegCase) transfer(t *testing.T) (out, in string) {
+	t.Helper()
 	e := c.e
-	ctx := t.Context()
 	sam := e.file.Feeds[0]
 	sam.Name = "sam"
 	sam.Accounts = []feeds.AccountKey{{Key: "sam/Spending", App: "Sam Spending", Line: 1}}
@@ -63,10 +60,23 @@ func (c *otherLegCase) run(t *testing.T) {
 	if rep := c.push(t, 1); rep.Adopted != 1 {
 		t.Fatalf("sam's feed adopted %d rows of the transfer, want sam's leg: %+v", rep.Adopted, rep)
 	}
-	if rows, err := e.st.FeedRows(ctx, "sam", []string{in}); err != nil || len(rows) != 1 || len(c.rows(in)) != 1 ||
+	if rows, err := e.st.FeedRows(t.Context(), "sam", []string{in}); err != nil || len(rows) != 1 || len(c.rows(in)) != 1 ||
 		rows[in].AppID != c.rows(in)[0] {
 		t.Fatalf("sam's feed does not map sam's leg to its row: %+v %v (rows %v): the test tests nothing", rows, err, c.rows(in))
 	}
+	return out, in
+}
+
+// run: when the household's feed removes alex's leg (the app deletes
+// sam's with it), sam's feed does not take sam's leg for one the person
+// deleted: its check says the row is missing, not deleted in the app, its
+// next push puts it back (or adopts the one the household's feed put
+// back), and in the end the app has one row of sam's leg, which both
+// feeds map, and both checks are exact.
+func (c *otherLegCase) run(t *testing.T) {
+	e := c.e
+	ctx := t.Context()
+	out, in := c.transfer(t)
 
 	if err := e.sim.Delete(out); err != nil {
 		t.Fatal(err)
@@ -172,46 +182,31 @@ type deletedTransferCase struct {
 func (c *deletedTransferCase) run(t *testing.T) {
 	e := c.e
 	ctx := t.Context()
-	sam := e.file.Feeds[0]
-	sam.Name = "sam"
-	sam.Accounts = []feeds.AccountKey{{Key: "sam/Spending", App: "Sam Spending", Line: 1}}
-	e.file.Feeds = append(e.file.Feeds, sam)
-	c.push(t, 0)
-	c.push(t, 1)
-	out, in, err := e.sim.PayPerson(simulator.Payment{From: "alex", To: "sam", AmountBaseUnits: 2450, Message: "rent", Held: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.sync()
-	c.push(t, 0)
-	if rep := c.push(t, 1); rep.Adopted != 1 {
-		t.Fatalf("sam's feed adopted %d rows of the transfer, want sam's leg: %+v", rep.Adopted, rep)
-	}
+	out, in := c.transfer(t)
 	c.deleteInApp(out)
 	if n := len(c.rows(in)); n != 0 {
 		t.Fatalf("the app kept sam's leg: %d rows: the test tests nothing", n)
 	}
-	if err := e.sim.Delete(out); err != nil {
-		t.Fatal(err)
-	}
-	e.sync()
-	for range 2 {
-		c.push(t, 1)
-		c.push(t, 0)
-	}
-	if n := len(c.rows(in)); n != 0 {
-		t.Errorf("sam's leg, which the person deleted in the app, is back after the bank dropped alex's: %d rows", n)
-	}
-	if err := e.sim.Settle(in); err != nil {
-		t.Fatal(err)
-	}
-	e.sync()
-	for range 2 {
-		c.push(t, 0)
-		c.push(t, 1)
-	}
-	if n := len(c.rows(in)); n != 0 {
-		t.Errorf("sam's leg, which the person deleted in the app, is back after the bank settled it: %d rows", n)
+	for _, step := range []struct {
+		what  string
+		bank  func(id string) error
+		id    string
+		order [2]int // the feeds, in the order they push
+	}{
+		{"the bank dropped alex's leg", e.sim.Delete, out, [2]int{1, 0}},
+		{"the bank settled sam's leg", e.sim.Settle, in, [2]int{0, 1}},
+	} {
+		if err := step.bank(step.id); err != nil {
+			t.Fatal(err)
+		}
+		e.sync()
+		for range 2 {
+			c.push(t, step.order[0])
+			c.push(t, step.order[1])
+		}
+		if n := len(c.rows(in)); n != 0 {
+			t.Errorf("%s: sam's leg, which the person deleted in the app, is back: %d rows", step.what, n)
+		}
 	}
 	for i, feed := range []string{e.file.Feeds[0].Name, "sam"} {
 		m, err := e.st.FeedRows(ctx, feed, []string{in})
