@@ -108,9 +108,9 @@ func (e *Engine) Check(ctx context.Context, fd *Feed) (CheckResult, error) {
 	if err != nil {
 		return res, fmt.Errorf("feed %q: read the app's rows: %w", fd.Name, err)
 	}
-	// The rows of a bank account taken out of the feed's accounts are no
-	// longer the feed's (its next push forgets them): not extra.
-	unfed, err := e.mirror.FeedUnfedRows(ctx, fd.Name, keys(accounts))
+	// The rows of a bank account taken out of the feed's accounts are
+	// left in the app as they are, no longer kept exact: not extra.
+	unfed, err := e.mirror.FeedUnfedRows(ctx, fd.Name, keys(accounts), nil)
 	if err != nil {
 		return res, err
 	}

@@ -31,8 +31,7 @@ type Mirror interface {
 	FeedGone(ctx context.Context, ids []string) ([]store.FeedTx, error)
 	FeedSpans(ctx context.Context, feed string) ([]store.FeedSpan, error)
 	FeedUnfed(ctx context.Context, feed string, fed []string) ([]store.FeedLeft, error)
-	FeedUnfedRows(ctx context.Context, feed string, fed []string) ([]string, error)
-	LeaveFeedAccounts(ctx context.Context, feed string, fed []string) ([]store.FeedLeft, error)
+	FeedUnfedRows(ctx context.Context, feed string, fed, ids []string) ([]string, error)
 	RecordFeedSpans(ctx context.Context, feed string, spans []store.FeedSpan) error
 	RecordFeedLegsGone(ctx context.Context, feed string, appIDs []string) error
 	RecordFeedRound(ctx context.Context, r store.FeedRound) error
@@ -66,10 +65,14 @@ type Engine struct {
 	// busy serialises rounds of the same engine (Run's loop, a command's
 	// push).
 	busy sync.Mutex
-	// fedLeft is, by feed, the bank accounts it fed when its rows of the
-	// others were last forgotten (leave), under busy: only a change of
+	// fedLeft is, by feed, the bank accounts it fed when leave last
+	// looked for its rows of the others, under busy: only a change of
 	// them makes such rows.
 	fedLeft map[string]string
+	// saidLeft is, by feed, the bank accounts taken out of it whose rows
+	// left in the app leave has said (logged), under busy: each is said
+	// once, and again only once it was fed again and taken out again.
+	saidLeft map[string]map[string]bool
 	// Progress, if set, is told how far a push is: the feed, the history
 	// rows handled and the rows left.
 	Progress func(feed string, done, left int64)
@@ -296,41 +299,50 @@ func (e *Engine) bankAccounts(ctx context.Context, fd *Feed) (map[string]string,
 	return fd.ResolveAccounts(accounts)
 }
 
-// leave forgets the feed's rows of the bank accounts it no longer feeds
-// (taken out of its accounts), and its spans of them: those rows stay in
-// the app as they are, no longer kept exact, as rows the feed never made.
-// The log says so once, as they are forgotten, with how many rows each
-// account leaves. A dry run only counts them. Once done, the engine
-// looks again only when the feed's bank accounts change.
+// leave says which rows the feed leaves in the app as they are: those
+// of the bank accounts it no longer feeds (taken out of its accounts).
+// They are not forgotten: each push skips them (see plan), and when the
+// account is fed again its rows are known again as they were (one the
+// person deleted in the app stays deleted). The log says so once per
+// account taken out, with how many rows it leaves (not those deleted in
+// the app), and the push's report counts them then; a dry run counts
+// them every time and logs nothing. The engine looks again only when the
+// feed's bank accounts change.
 func (e *Engine) leave(ctx context.Context, fd *Feed, accounts map[string]string, dry bool) (int, error) {
 	fed := keys(accounts)
 	key := strings.Join(fed, ",")
-	if !dry && e.fedLeft[fd.Name] == key {
+	if was, ok := e.fedLeft[fd.Name]; !dry && ok && was == key {
 		return 0, nil
 	}
 	left, err := e.mirror.FeedUnfed(ctx, fd.Name, fed)
 	if err != nil {
 		return 0, err
 	}
-	if !dry && len(left) > 0 {
-		if left, err = e.mirror.LeaveFeedAccounts(ctx, fd.Name, fed); err != nil {
-			return 0, err
-		}
-	}
-	if !dry {
-		if e.fedLeft == nil {
-			e.fedLeft = map[string]string{}
-		}
-		e.fedLeft[fd.Name] = key
-	}
 	n := 0
-	for _, l := range left {
-		n += l.Rows
-		if l.Rows > 0 && !dry {
-			e.log.Info().Str(logfield.Feed, fd.Name).Str(logfield.AccountID, l.BankAccount).Str(logfield.AppAccount, l.AppAccount).
-				Int(logfield.Rows, l.Rows).Msg("feed no longer feeds the account: its rows stay in the app as they are")
+	if dry {
+		for _, l := range left {
+			n += l.Rows
 		}
+		return n, nil
 	}
+	if e.fedLeft == nil {
+		e.fedLeft, e.saidLeft = map[string]string{}, map[string]map[string]bool{}
+	}
+	e.fedLeft[fd.Name] = key
+	said := map[string]bool{}
+	for _, l := range left {
+		if l.Rows == 0 {
+			continue
+		}
+		said[l.BankAccount] = true
+		if e.saidLeft[fd.Name][l.BankAccount] {
+			continue
+		}
+		n += l.Rows
+		e.log.Info().Str(logfield.Feed, fd.Name).Str(logfield.AccountID, l.BankAccount).Str(logfield.AppAccount, l.AppAccount).
+			Int(logfield.Rows, l.Rows).Msg("feed no longer feeds the account: its rows stay in the app as they are")
+	}
+	e.saidLeft[fd.Name] = said
 	return n, nil
 }
 
@@ -708,6 +720,26 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 		_, fed := b.appAccount[t.AccountID]
 		return fed && t.Date >= since
 	}
+	// The rows of bank accounts taken out of the feed's accounts are left
+	// in the app as they are (see leave): none is deleted, updated or
+	// adopted, and their records are kept, so that the account fed again
+	// (into the same app account or another) finds its rows as they were.
+	var recorded []string
+	for _, id := range ids {
+		if _, ok := mapped[id]; ok {
+			recorded = append(recorded, id)
+		}
+	}
+	takenOut := map[string]bool{}
+	if len(recorded) > 0 {
+		list, err := e.mirror.FeedUnfedRows(ctx, fd.Name, keys(b.appAccount), recorded)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range list {
+			takenOut[id] = true
+		}
+	}
 	// A transaction of a fed account the feed has no row of may still
 	// have one in the app: a push cut off after the app took the row and
 	// before the mirror recorded it. The bank deleted the transaction
@@ -883,7 +915,7 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 	}
 	for _, id := range ids {
 		m, isMapped := mapped[id]
-		if t, live := byID[id]; !isMapped || m.TransferID == "" || (live && wanted(t)) {
+		if t, live := byID[id]; !isMapped || m.TransferID == "" || (live && wanted(t)) || takenOut[id] {
 			continue
 		}
 		if _, ok := mapped[m.TransferID]; !ok {
@@ -917,14 +949,14 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 		}
 	}
 	// A row of a transaction the bank still has that the feed no longer
-	// feeds (its since moved past it; an account taken out is left whole,
-	// see leave) may be one another feed of the file maps too (the joint
-	// account fed by each person's feed into one app account): that feed
-	// still feeds it, and would take it, deleted, for one the person
-	// deleted. The feed forgets it and leaves it in the app.
+	// feeds (its since moved past it; an account taken out is skipped
+	// whole, see takenOut) may be one another feed of the file maps too
+	// (the joint account fed by each person's feed into one app account):
+	// that feed still feeds it, and would take it, deleted, for one the
+	// person deleted. The feed forgets it and leaves it in the app.
 	var leaving []string
 	for _, id := range ids {
-		if t, live := byID[id]; live && !wanted(t) {
+		if t, live := byID[id]; live && !wanted(t) && !takenOut[id] {
 			if m, ok := mapped[id]; ok && m.State == store.FeedPushed && m.AppID != "" {
 				leaving = append(leaving, id)
 			}
@@ -944,6 +976,9 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 		}
 		handled[id] = true
 		p.round.Done = append(p.round.Done, id)
+		if takenOut[id] {
+			continue
+		}
 		t, live := byID[id]
 		want := live && wanted(t)
 		m, isMapped := mapped[id]
@@ -1231,8 +1266,11 @@ func (p *plan) keep(t store.FeedTx, m store.FeedRow, byApp map[string]AppRow) {
 
 // remove takes out of the app the row of a transaction that is no longer
 // fed (deleted or dropped at the bank). A transfer's legs go together in
-// the app: the other leg, if still fed, comes back as an ordinary row in
-// the next round.
+// the app: when the push deletes the row, the other leg, if still fed,
+// comes back as an ordinary row in the next round; when the row is
+// already gone from the app, the person deleted the transfer, both legs
+// with it, and the other leg stays deleted (its row is found deleted in
+// the app when the bank next changes it).
 func (p *plan) remove(m store.FeedRow, byApp map[string]AppRow, mapped map[string]store.FeedRow,
 	byID map[string]store.FeedTx, wanted func(store.FeedTx) bool) {
 	switch m.State {
@@ -1253,7 +1291,7 @@ func (p *plan) remove(m store.FeedRow, byApp map[string]AppRow, mapped map[strin
 		p.deleteRow(r, Line{TransactionID: m.TransactionID, Date: m.Date, Amount: m.Amount})
 	}
 	p.round.Drop = append(p.round.Drop, m.TransactionID)
-	if m.TransferID != "" {
+	if ok && m.TransferID != "" {
 		if om, ok := mapped[m.TransferID]; ok && om.State == store.FeedPushed {
 			p.round.Drop = append(p.round.Drop, om.TransactionID)
 			if o, live := byID[om.TransactionID]; live && wanted(o) {

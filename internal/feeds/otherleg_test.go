@@ -39,15 +39,12 @@ func (c *otherLegCase) check(t *testing.T, i int) feeds.CheckResult {
 	return res
 }
 
-// run: when the household's feed removes alex's leg (the app deletes
-// sam's with it), sam's feed does not take sam's leg for one the person
-// deleted: its check says the row is missing, not deleted in the app, its
-// next push puts it back (or adopts the one the household's feed put
-// back), and in the end the app has one row of sam's leg, which both
-// feeds map, and both checks are exact.
-func (c *otherLegCase) run(t *testing.T) {
+// transfer adds sam's feed to the file, makes the held transfer from
+// alex to sam, and has the household's feed push it and sam's feed map
+// sam's leg: its bank ids.
+func (c *otherLegCase) transfer(t *testing.T) (out, in string) {
+	t.Helper()
 	e := c.e
-	ctx := t.Context()
 	sam := e.file.Feeds[0]
 	sam.Name = "sam"
 	sam.Accounts = []feeds.AccountKey{{Key: "sam/Spending", App: "Sam Spending", Line: 1}}
@@ -63,10 +60,23 @@ func (c *otherLegCase) run(t *testing.T) {
 	if rep := c.push(t, 1); rep.Adopted != 1 {
 		t.Fatalf("sam's feed adopted %d rows of the transfer, want sam's leg: %+v", rep.Adopted, rep)
 	}
-	if rows, err := e.st.FeedRows(ctx, "sam", []string{in}); err != nil || len(rows) != 1 || len(c.rows(in)) != 1 ||
+	if rows, err := e.st.FeedRows(t.Context(), "sam", []string{in}); err != nil || len(rows) != 1 || len(c.rows(in)) != 1 ||
 		rows[in].AppID != c.rows(in)[0] {
 		t.Fatalf("sam's feed does not map sam's leg to its row: %+v %v (rows %v): the test tests nothing", rows, err, c.rows(in))
 	}
+	return out, in
+}
+
+// run: when the household's feed removes alex's leg (the app deletes
+// sam's with it), sam's feed does not take sam's leg for one the person
+// deleted: its check says the row is missing, not deleted in the app, its
+// next push puts it back (or adopts the one the household's feed put
+// back), and in the end the app has one row of sam's leg, which both
+// feeds map, and both checks are exact.
+func (c *otherLegCase) run(t *testing.T) {
+	e := c.e
+	ctx := t.Context()
+	out, in := c.transfer(t)
 
 	if err := e.sim.Delete(out); err != nil {
 		t.Fatal(err)
@@ -151,5 +161,95 @@ func TestFeedPutsBackATransferLegAnotherFeedRemovedActual(t *testing.T) {
 		}
 		return out
 	}}
+	c.run(t)
+}
+
+// deletedTransferCase is a held household transfer from alex to sam that
+// the household's feed puts into the app as one transfer, while sam's own
+// feed of the same budget maps sam's leg; the person then deletes the
+// transfer in the app (the app deletes both legs), and the bank drops
+// alex's leg (the held payment declined) and later settles sam's.
+type deletedTransferCase struct {
+	otherLegCase
+	// deleteInApp deletes the app's row of a bank transaction as the
+	// person does.
+	deleteInApp func(bankID string)
+}
+
+// run: neither feed puts sam's leg back, whatever order they push in;
+// both record it as deleted in the app once the bank changes it, and
+// both checks say only that.
+func (c *deletedTransferCase) run(t *testing.T) {
+	e := c.e
+	ctx := t.Context()
+	out, in := c.transfer(t)
+	c.deleteInApp(out)
+	if n := len(c.rows(in)); n != 0 {
+		t.Fatalf("the app kept sam's leg: %d rows: the test tests nothing", n)
+	}
+	for _, step := range []struct {
+		what  string
+		bank  func(id string) error
+		id    string
+		order [2]int // the feeds, in the order they push
+	}{
+		{"the bank dropped alex's leg", e.sim.Delete, out, [2]int{1, 0}},
+		{"the bank settled sam's leg", e.sim.Settle, in, [2]int{0, 1}},
+	} {
+		if err := step.bank(step.id); err != nil {
+			t.Fatal(err)
+		}
+		e.sync()
+		for range 2 {
+			c.push(t, step.order[0])
+			c.push(t, step.order[1])
+		}
+		if n := len(c.rows(in)); n != 0 {
+			t.Errorf("%s: sam's leg, which the person deleted in the app, is back: %d rows", step.what, n)
+		}
+	}
+	for i, feed := range []string{e.file.Feeds[0].Name, "sam"} {
+		m, err := e.st.FeedRows(ctx, feed, []string{in})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m[in].State != store.FeedDeletedInApp {
+			t.Errorf("%s records sam's leg as %+v, want deleted in the app", feed, m[in])
+		}
+		for _, f := range c.check(t, i).Findings {
+			if f.Kind != feeds.DeletedInApp || f.TransactionID != in {
+				t.Errorf("check of %s: %s %s %s; want only sam's leg deleted in the app", feed, f.Kind, f.TransactionID, f.Detail)
+			}
+		}
+	}
+}
+
+func TestFeedTransferDeletedInTheAppStaysDeletedWhenTheBankDropsOneLegYNAB(t *testing.T) {
+	e := newHousehold(t, 60)
+	c := &deletedTransferCase{otherLegCase: otherLegCase{e: e, rows: func(id string) []string {
+		var out []string
+		for _, r := range e.appRows(id) {
+			out = append(out, r.ID)
+		}
+		return out
+	}}, deleteInApp: func(id string) {
+		if err := e.ynab.PersonDelete(e.plan.ID, e.one(id).ID); err != nil {
+			t.Fatal(err)
+		}
+	}}
+	c.run(t)
+}
+
+func TestFeedTransferDeletedInTheAppStaysDeletedWhenTheBankDropsOneLegActual(t *testing.T) {
+	e := newActualHousehold(t, 60)
+	e.srv.FeedDir(t, e.engine.Dir("sam"))
+	c := &deletedTransferCase{otherLegCase: otherLegCase{e: e.householdEnv, rows: func(id string) []string {
+		e.read()
+		var out []string
+		for _, r := range e.appRows(id) {
+			out = append(out, r.ID)
+		}
+		return out
+	}}, deleteInApp: func(id string) { e.srv.Delete(t, e.budget.SyncID, id) }}
 	c.run(t)
 }

@@ -426,8 +426,9 @@ func (s *Store) RecordFeedSpans(ctx context.Context, feed string, spans []FeedSp
 }
 
 // FeedLeft is what a feed leaves in its app of a bank account it no
-// longer feeds: the rows it recorded in one app account (0: it only has
-// a span there).
+// longer feeds: the rows it recorded in one app account that the app
+// still has as far as it knows (not deleted there by the person; 0: it
+// only has a span there, or only such rows).
 type FeedLeft struct {
 	BankAccount, AppAccount string
 	Rows                    int
@@ -443,11 +444,11 @@ const feedRowBank = `coalesce(t.account_id,
 
 // feedUnfedRows are a feed's rows of the bank accounts not in a JSON
 // array (arguments: feed, array): table unfed, of transaction_id,
-// bank_account and app_account. A row whose bank account is not known
-// (feedRowBank) is not among them.
+// bank_account, app_account and state. A row whose bank account is not
+// known (feedRowBank) is not among them.
 const feedUnfedRows = `WITH unfed AS (
 	SELECT * FROM (
-		SELECT r.transaction_id, r.app_account, ` + feedRowBank + ` AS bank_account
+		SELECT r.transaction_id, r.app_account, r.state, ` + feedRowBank + ` AS bank_account
 		FROM feed_rows r LEFT JOIN transactions t ON t.id = r.transaction_id
 		WHERE r.feed = ?)
 	WHERE bank_account IS NOT NULL AND bank_account NOT IN (SELECT value FROM json_each(?)))`
@@ -457,7 +458,7 @@ const feedUnfedRows = `WITH unfed AS (
 // feed, array).
 const feedUnfed = feedUnfedRows + `
 SELECT bank_account, app_account, sum(n) FROM (
-	SELECT bank_account, app_account, 1 AS n FROM unfed
+	SELECT bank_account, app_account, state <> 'deleted_in_app' AS n FROM unfed
 	UNION ALL
 	SELECT bank_account, app_account, 0 FROM feed_spans
 	WHERE feed = ? AND bank_account NOT IN (SELECT value FROM json_each(?)))
@@ -478,45 +479,21 @@ func (s *Store) FeedUnfed(ctx context.Context, feed string, fed []string) ([]Fee
 }
 
 // FeedUnfedRows reads the bank ids of the feed's rows of bank accounts
-// not among fed.
-func (s *Store) FeedUnfedRows(ctx context.Context, feed string, fed []string) ([]string, error) {
+// not among fed: all of them when ids is nil, else those among ids.
+func (s *Store) FeedUnfedRows(ctx context.Context, feed string, fed, ids []string) ([]string, error) {
 	arg, err := jsonArg(fed)
 	if err != nil {
 		return nil, err
+	}
+	q, args := feedUnfedRows+` SELECT transaction_id FROM unfed`, []any{feed, arg}
+	if ids != nil {
+		idArg, err := jsonArg(ids)
+		if err != nil {
+			return nil, err
+		}
+		q += ` WHERE transaction_id IN (SELECT value FROM json_each(?))`
+		args = append(args, idArg)
 	}
 	return queryAll(ctx, s.ro, "read unfed feed rows", func(r *sql.Rows, id *string) error { return r.Scan(id) },
-		feedUnfedRows+` SELECT transaction_id FROM unfed ORDER BY transaction_id`, feed, arg)
-}
-
-// LeaveFeedAccounts forgets, in one commit, the feed's rows and spans of
-// bank accounts not among fed: the feed leaves those rows in the app as
-// they are. It returns what it forgot.
-func (s *Store) LeaveFeedAccounts(ctx context.Context, feed string, fed []string) ([]FeedLeft, error) {
-	arg, err := jsonArg(fed)
-	if err != nil {
-		return nil, err
-	}
-	var left []FeedLeft
-	err = s.InTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		if left, err = queryAll(ctx, tx, "read unfed feed rows", scanFeedLeft, feedUnfed, feed, arg, feed, arg); err != nil {
-			return err
-		}
-		if len(left) == 0 {
-			return nil
-		}
-		if _, err := tx.ExecContext(ctx, feedUnfedRows+` DELETE FROM feed_rows WHERE feed = ? AND transaction_id IN
-			(SELECT transaction_id FROM unfed)`, feed, arg, feed); err != nil {
-			return fmt.Errorf("forget unfed feed rows: %w", err)
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM feed_spans WHERE feed = ? AND bank_account NOT IN (SELECT value FROM json_each(?))`,
-			feed, arg); err != nil {
-			return fmt.Errorf("forget unfed feed spans: %w", err)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return left, nil
+		q+` ORDER BY transaction_id`, args...)
 }
