@@ -33,7 +33,7 @@ type Mirror interface {
 	FeedUnfed(ctx context.Context, feed string, fed []string) ([]store.FeedLeft, error)
 	FeedUnfedRows(ctx context.Context, feed string, fed, ids []string) ([]string, error)
 	RecordFeedSpans(ctx context.Context, feed string, spans []store.FeedSpan) error
-	RecordFeedLegsGone(ctx context.Context, feed string, appIDs []string) error
+	RecordFeedLegsGone(ctx context.Context, appIDs []string) error
 	RecordFeedRound(ctx context.Context, r store.FeedRound) error
 	RecordFeedFailure(ctx context.Context, feed string, failure error, next time.Time) error
 	RecordFeedCheck(ctx context.Context, feed, found string) error
@@ -456,7 +456,7 @@ func (r *round) batch(ctx context.Context, ids []string, next int64) (Report, er
 		// Before the app deletes them: another feed of the file that holds
 		// one of them puts it back at its next push (a push cut off before
 		// the deletion leaves it in the app, which that push then finds).
-		if err := e.mirror.RecordFeedLegsGone(ctx, fd.Name, plan.legsGone); err != nil {
+		if err := e.mirror.RecordFeedLegsGone(ctx, plan.legsGone); err != nil {
 			return plan.report, err
 		}
 	}

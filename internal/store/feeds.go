@@ -202,12 +202,15 @@ func (s *Store) FeedPending(ctx context.Context, feed string) (map[string]string
 // legs together).
 const FeedPendingLegGone = "deleted in the app with its transfer's other leg, which another feed removed"
 
-// RecordFeedLegsGone records, before a push of feed deletes its rows, the
-// app rows appIDs the app deletes with them (the other legs of
-// transfers): each row of another feed holding one of them as it pushed
-// it is pending for that feed with FeedPendingLegGone, so that its next
-// push puts it back rather than take it for one the person deleted.
-func (s *Store) RecordFeedLegsGone(ctx context.Context, feed string, appIDs []string) error {
+// RecordFeedLegsGone records, before a push deletes rows, the app rows
+// appIDs the app deletes with them (the other legs of transfers): each
+// row of a feed holding one of them as it pushed it is pending for that
+// feed with FeedPendingLegGone, so that its next push puts it back rather
+// than take it for one the person deleted. The pushing feed's own rows
+// too: a push cut off after the app deleted them, before its round was
+// recorded, leaves them to the next push, which finds its own row gone
+// and would take the transfer for one the person deleted.
+func (s *Store) RecordFeedLegsGone(ctx context.Context, appIDs []string) error {
 	arg, err := jsonArg(appIDs)
 	if err != nil {
 		return err
@@ -216,9 +219,9 @@ func (s *Store) RecordFeedLegsGone(ctx context.Context, feed string, appIDs []st
 	return s.InTx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO feed_pending (feed, transaction_id, reason, since)
 			SELECT feed, transaction_id, ?, ? FROM feed_rows
-			WHERE feed <> ? AND state = 'pushed' AND app_id IN (SELECT value FROM json_each(?))
+			WHERE state = 'pushed' AND app_id IN (SELECT value FROM json_each(?))
 			ON CONFLICT (feed, transaction_id) DO UPDATE SET reason = excluded.reason`,
-			FeedPendingLegGone, now, feed, arg); err != nil {
+			FeedPendingLegGone, now, arg); err != nil {
 			return fmt.Errorf("record feed legs gone: %w", err)
 		}
 		return nil
