@@ -585,6 +585,9 @@ type plan struct {
 	// legsGone are the app rows the app deletes with the rows the plan
 	// deletes: the other legs of transfers.
 	legsGone []string
+	// takenOut are the bank ids of rows of accounts taken out of the
+	// feed's accounts, among the round's and the other legs loaded.
+	takenOut map[string]bool
 }
 
 // putsRow notes that the plan puts a row of the bank account's
@@ -826,7 +829,8 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 		return nil, err
 	}
 	for _, id := range ids {
-		if pending[id] == store.FeedPendingLegGone {
+		// One of an account taken out waits for the account (remove).
+		if pending[id] == store.FeedPendingLegGone && !takenOut[id] {
 			if m, ok := mapped[id]; ok && m.State == store.FeedPushed && deletedInApp(m) {
 				restore[id] = true
 			}
@@ -937,7 +941,18 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 				byID[t.ID] = t
 			}
 		}
+		// A leg of an account taken out is left to wait for it (remove).
+		if len(more) > 0 {
+			list, err := e.mirror.FeedUnfedRows(ctx, fd.Name, keys(b.appAccount), slices.Collect(maps.Keys(more)))
+			if err != nil {
+				return nil, err
+			}
+			for _, id := range list {
+				takenOut[id] = true
+			}
+		}
 	}
+	p.takenOut = takenOut
 	for _, r := range unrecorded {
 		if _, ok := byApp[r.ID]; !ok {
 			continue // the other leg of a transfer removed above
@@ -975,10 +990,16 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 			continue
 		}
 		handled[id] = true
-		p.round.Done = append(p.round.Done, id)
 		if takenOut[id] {
+			// A leg the app deleted with the other (remove) stays
+			// pending until its account is fed again, which puts it
+			// back.
+			if pending[id] != store.FeedPendingLegGone {
+				p.round.Done = append(p.round.Done, id)
+			}
 			continue
 		}
+		p.round.Done = append(p.round.Done, id)
 		t, live := byID[id]
 		want := live && wanted(t)
 		m, isMapped := mapped[id]
@@ -1293,6 +1314,12 @@ func (p *plan) remove(m store.FeedRow, byApp map[string]AppRow, mapped map[strin
 	p.round.Drop = append(p.round.Drop, m.TransactionID)
 	if ok && m.TransferID != "" {
 		if om, ok := mapped[m.TransferID]; ok && om.State == store.FeedPushed {
+			if p.takenOut[om.TransactionID] {
+				// Its account is taken out: its record is kept, pending
+				// (RecordFeedLegsGone), and the push that feeds the
+				// account again puts the leg back.
+				return
+			}
 			p.round.Drop = append(p.round.Drop, om.TransactionID)
 			if o, live := byID[om.TransactionID]; live && wanted(o) {
 				p.round.Pending[om.TransactionID] = "its transfer's other leg was removed"
