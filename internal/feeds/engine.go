@@ -196,7 +196,7 @@ func (e *Engine) Push(ctx context.Context, fd *Feed, opts PushOptions) (rep Repo
 	if err != nil {
 		return Report{}, err
 	}
-	left, err := e.leave(ctx, fd, accounts, opts.DryRun)
+	left, back, err := e.leave(ctx, fd, accounts, opts.DryRun)
 	if err != nil {
 		return Report{}, err
 	}
@@ -207,6 +207,29 @@ func (e *Engine) Push(ctx context.Context, fd *Feed, opts PushOptions) (rep Repo
 		}
 	}()
 	total := Report{Left: left}
+	if len(back) > 0 && opts.Since == "" {
+		// Accounts fed again after this engine said they were taken
+		// out: what the bank changed while they were out is pushed now,
+		// as a push --since the feed's since of those accounts would.
+		e.log.Info().Str(logfield.Feed, fd.Name).Int(logfield.Accounts, len(back)).
+			Msg("feed feeds the accounts again: catching up with what the bank changed while they were out")
+		since := cmp.Or(fd.Since, "0001-01-01")
+		fedBack := map[string]string{}
+		for _, a := range back {
+			fedBack[a] = accounts[a]
+		}
+		ids, err := e.sweepIDs(ctx, fd, fedBack, PushOptions{Since: since})
+		if err != nil {
+			return total, err
+		}
+		for start := 0; start < len(ids); start += batch {
+			rep, err := r.batch(ctx, ids[start:min(start+batch, len(ids))], 0)
+			total.add(rep)
+			if err != nil {
+				return total, err
+			}
+		}
+	}
 	if opts.Since != "" || len(opts.Restore) > 0 {
 		ids, err := e.sweepIDs(ctx, fd, accounts, opts)
 		if err != nil {
@@ -308,27 +331,35 @@ func (e *Engine) bankAccounts(ctx context.Context, fd *Feed) (map[string]string,
 // the app), and the push's report counts them then; a dry run counts
 // them every time and logs nothing. The engine looks again only when the
 // feed's bank accounts change.
-func (e *Engine) leave(ctx context.Context, fd *Feed, accounts map[string]string, dry bool) (int, error) {
+func (e *Engine) leave(ctx context.Context, fd *Feed, accounts map[string]string, dry bool) (int, []string, error) {
 	fed := keys(accounts)
 	key := strings.Join(fed, ",")
 	if was, ok := e.fedLeft[fd.Name]; !dry && ok && was == key {
-		return 0, nil
+		return 0, nil, nil
 	}
 	left, err := e.mirror.FeedUnfed(ctx, fd.Name, fed)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	n := 0
 	if dry {
 		for _, l := range left {
 			n += l.Rows
 		}
-		return n, nil
+		return n, nil, nil
 	}
 	if e.fedLeft == nil {
 		e.fedLeft, e.saidLeft = map[string]string{}, map[string]map[string]bool{}
 	}
 	e.fedLeft[fd.Name] = key
+	// The accounts it said were taken out that are fed again.
+	var back []string
+	for a := range e.saidLeft[fd.Name] {
+		if _, ok := accounts[a]; ok {
+			back = append(back, a)
+		}
+	}
+	sort.Strings(back)
 	said := map[string]bool{}
 	for _, l := range left {
 		if l.Rows == 0 {
@@ -343,7 +374,7 @@ func (e *Engine) leave(ctx context.Context, fd *Feed, accounts map[string]string
 			Int(logfield.Rows, l.Rows).Msg("feed no longer feeds the account: its rows stay in the app as they are")
 	}
 	e.saidLeft[fd.Name] = said
-	return n, nil
+	return n, back, nil
 }
 
 // sweepIDs lists every transaction of the fed accounts from the push's

@@ -82,3 +82,48 @@ func TestFeedLegOfAnAccountTakenOutComesBackWithItActual(t *testing.T) {
 	}
 	e.exact()
 }
+
+// sam's account taken out while the bank drops one hold, settles another
+// at a new amount and settles a third as a new transaction; put back and
+// pushed plainly (no --since), the engine that said the account was taken
+// out catches up with those changes: the feed is exact at once.
+func TestFeedAccountPutBackCatchesUpWithTheBank(t *testing.T) {
+	e := newHousehold(t, 60)
+	sam := e.ids["sam/Spending"]
+	var held [3]string
+	for i, d := range []string{"Bakery", "Fuel", "Chemist"} {
+		id, err := e.sim.PurchaseAs("sam", sam, simulator.NewTransaction{Description: d, AmountBaseUnits: -900 - 100*int64(i), Held: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		held[i] = id
+	}
+	e.sync()
+	e.push()
+	putBack := e.takeOut("sam/Spending")
+	e.push()
+	if err := e.sim.Delete(held[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.sim.SettleAt(held[1], -6500); err != nil {
+		t.Fatal(err)
+	}
+	replacement, err := e.sim.SettleAsReplacement(held[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.sync()
+	e.push()
+	putBack()
+	e.push()
+	if n := len(e.appRows(held[0])); n != 0 {
+		t.Errorf("the hold the bank dropped has %d rows in the app, want 0", n)
+	}
+	if rows := e.appRows(held[1]); len(rows) != 1 {
+		t.Errorf("the hold settled at a new amount has %d rows, want 1", len(rows))
+	}
+	if n := len(e.appRows(held[2])) + len(e.appRows(replacement)); n != 1 {
+		t.Errorf("the hold settled as a new transaction has %d rows with its replacement, want 1", n)
+	}
+	e.exact()
+}
