@@ -222,12 +222,8 @@ func (e *Engine) Push(ctx context.Context, fd *Feed, opts PushOptions) (rep Repo
 		if err != nil {
 			return total, err
 		}
-		for start := 0; start < len(ids); start += batch {
-			rep, err := r.batch(ctx, ids[start:min(start+batch, len(ids))], 0)
-			total.add(rep)
-			if err != nil {
-				return total, err
-			}
+		if err := r.sweep(ctx, ids, batch, &total, false); err != nil {
+			return total, err
 		}
 	}
 	if opts.Since != "" || len(opts.Restore) > 0 {
@@ -235,14 +231,8 @@ func (e *Engine) Push(ctx context.Context, fd *Feed, opts PushOptions) (rep Repo
 		if err != nil {
 			return total, err
 		}
-		for start := 0; start < len(ids); start += batch {
-			part := ids[min(start, len(ids)):min(start+batch, len(ids))]
-			rep, err := r.batch(ctx, part, 0)
-			total.add(rep)
-			if err != nil {
-				return total, err
-			}
-			e.progress(fd.Name, int64(start+len(part)), int64(len(ids)-start-len(part)))
+		if err := r.sweep(ctx, ids, batch, &total, true); err != nil {
+			return total, err
 		}
 		return total, r.touch(ctx)
 	}
@@ -375,6 +365,23 @@ func (e *Engine) leave(ctx context.Context, fd *Feed, accounts map[string]string
 	}
 	e.saidLeft[fd.Name] = said
 	return n, back, nil
+}
+
+// sweep pushes ids in batches of batch, adding each batch's report to
+// total; with progress, the engine's Progress is told after each batch.
+func (r *round) sweep(ctx context.Context, ids []string, batch int, total *Report, progress bool) error {
+	for start := 0; start < len(ids); start += batch {
+		part := ids[start:min(start+batch, len(ids))]
+		rep, err := r.batch(ctx, part, 0)
+		total.add(rep)
+		if err != nil {
+			return err
+		}
+		if progress {
+			r.e.progress(r.fd.Name, int64(start+len(part)), int64(len(ids)-start-len(part)))
+		}
+	}
+	return nil
 }
 
 // sweepIDs lists every transaction of the fed accounts from the push's
@@ -765,14 +772,18 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 		}
 	}
 	takenOut := map[string]bool{}
-	if len(recorded) > 0 {
-		list, err := e.mirror.FeedUnfedRows(ctx, fd.Name, keys(b.appAccount), recorded)
-		if err != nil {
-			return nil, err
+	markTakenOut := func(ids []string) error {
+		if len(ids) == 0 {
+			return nil
 		}
+		list, err := e.mirror.FeedUnfedRows(ctx, fd.Name, keys(b.appAccount), ids)
 		for _, id := range list {
 			takenOut[id] = true
 		}
+		return err
+	}
+	if err := markTakenOut(recorded); err != nil {
+		return nil, err
 	}
 	// A transaction of a fed account the feed has no row of may still
 	// have one in the app: a push cut off after the app took the row and
@@ -973,14 +984,8 @@ func (e *Engine) plan(ctx context.Context, sess Session, fd *Feed, b budget, ids
 			}
 		}
 		// A leg of an account taken out is left to wait for it (remove).
-		if len(more) > 0 {
-			list, err := e.mirror.FeedUnfedRows(ctx, fd.Name, keys(b.appAccount), slices.Collect(maps.Keys(more)))
-			if err != nil {
-				return nil, err
-			}
-			for _, id := range list {
-				takenOut[id] = true
-			}
+		if err := markTakenOut(slices.Collect(maps.Keys(more))); err != nil {
+			return nil, err
 		}
 	}
 	p.takenOut = takenOut
