@@ -78,6 +78,16 @@ func (e *actualEnv) appRows(bankID string) []actualtest.Row {
 	return out
 }
 
+// rowIDs reads the budget back and returns the app ids of appRows.
+func (e *actualEnv) rowIDs(bankID string) []string {
+	e.read()
+	var out []string
+	for _, r := range e.appRows(bankID) {
+		out = append(out, r.ID)
+	}
+	return out
+}
+
 func (e *actualEnv) one(bankID string) actualtest.Row {
 	e.t.Helper()
 	rows := e.appRows(bankID)

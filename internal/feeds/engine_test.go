@@ -175,6 +175,15 @@ func (e *householdEnv) appRows(bankID string) []fakeynab.Transaction {
 	return out
 }
 
+// rowIDs are the app ids of appRows.
+func (e *householdEnv) rowIDs(bankID string) []string {
+	var out []string
+	for _, r := range e.appRows(bankID) {
+		out = append(out, r.ID)
+	}
+	return out
+}
+
 func (e *householdEnv) one(importID string) fakeynab.Transaction {
 	e.t.Helper()
 	rows := e.appRows(importID)

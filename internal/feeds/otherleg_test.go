@@ -138,13 +138,7 @@ func TestFeedPutsBackATransferLegAnotherFeedRemovedYNAB(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			e := newHousehold(t, 60)
-			c := &otherLegCase{e: e, samFirst: samFirst, rows: func(id string) []string {
-				var out []string
-				for _, r := range e.appRows(id) {
-					out = append(out, r.ID)
-				}
-				return out
-			}}
+			c := &otherLegCase{e: e, samFirst: samFirst, rows: e.rowIDs}
 			c.run(t)
 		})
 	}
@@ -153,14 +147,7 @@ func TestFeedPutsBackATransferLegAnotherFeedRemovedYNAB(t *testing.T) {
 func TestFeedPutsBackATransferLegAnotherFeedRemovedActual(t *testing.T) {
 	e := newActualHousehold(t, 60)
 	e.srv.FeedDir(t, e.engine.Dir("sam"))
-	c := &otherLegCase{e: e.householdEnv, samFirst: true, rows: func(id string) []string {
-		e.read()
-		var out []string
-		for _, r := range e.appRows(id) {
-			out = append(out, r.ID)
-		}
-		return out
-	}}
+	c := &otherLegCase{e: e.householdEnv, samFirst: true, rows: e.rowIDs}
 	c.run(t)
 }
 
@@ -226,13 +213,7 @@ func (c *deletedTransferCase) run(t *testing.T) {
 
 func TestFeedTransferDeletedInTheAppStaysDeletedWhenTheBankDropsOneLegYNAB(t *testing.T) {
 	e := newHousehold(t, 60)
-	c := &deletedTransferCase{otherLegCase: otherLegCase{e: e, rows: func(id string) []string {
-		var out []string
-		for _, r := range e.appRows(id) {
-			out = append(out, r.ID)
-		}
-		return out
-	}}, deleteInApp: func(id string) {
+	c := &deletedTransferCase{otherLegCase: otherLegCase{e: e, rows: e.rowIDs}, deleteInApp: func(id string) {
 		if err := e.ynab.PersonDelete(e.plan.ID, e.one(id).ID); err != nil {
 			t.Fatal(err)
 		}
@@ -243,13 +224,6 @@ func TestFeedTransferDeletedInTheAppStaysDeletedWhenTheBankDropsOneLegYNAB(t *te
 func TestFeedTransferDeletedInTheAppStaysDeletedWhenTheBankDropsOneLegActual(t *testing.T) {
 	e := newActualHousehold(t, 60)
 	e.srv.FeedDir(t, e.engine.Dir("sam"))
-	c := &deletedTransferCase{otherLegCase: otherLegCase{e: e.householdEnv, rows: func(id string) []string {
-		e.read()
-		var out []string
-		for _, r := range e.appRows(id) {
-			out = append(out, r.ID)
-		}
-		return out
-	}}, deleteInApp: func(id string) { e.srv.Delete(t, e.budget.SyncID, id) }}
+	c := &deletedTransferCase{otherLegCase: otherLegCase{e: e.householdEnv, rows: e.rowIDs}, deleteInApp: func(id string) { e.srv.Delete(t, e.budget.SyncID, id) }}
 	c.run(t)
 }
