@@ -39,6 +39,8 @@ type Mirror interface {
 	RecordFeedCheck(ctx context.Context, feed, found string) error
 	FeedStatuses(ctx context.Context, feeds []string) ([]store.FeedStatus, error)
 	LastHistorySeq(ctx context.Context) (int64, error)
+	GetState(ctx context.Context, key string, v any) (time.Time, bool, error)
+	PutState(ctx context.Context, key string, v any) error
 }
 
 var _ Mirror = (*store.Store)(nil)
@@ -66,13 +68,9 @@ type Engine struct {
 	// push).
 	busy sync.Mutex
 	// fedLeft is, by feed, the bank accounts it fed when leave last
-	// looked for its rows of the others, under busy: only a change of
-	// them makes such rows.
+	// looked for its rows of the others and that push went through its
+	// catch-up, under busy: only a change of them makes such rows.
 	fedLeft map[string]string
-	// saidLeft is, by feed, the bank accounts taken out of it whose rows
-	// left in the app leave has said (logged), under busy: each is said
-	// once, and again only once it was fed again and taken out again.
-	saidLeft map[string]map[string]bool
 	// Progress, if set, is told how far a push is: the feed, the history
 	// rows handled and the rows left.
 	Progress func(feed string, done, left int64)
@@ -196,10 +194,11 @@ func (e *Engine) Push(ctx context.Context, fd *Feed, opts PushOptions) (rep Repo
 	if err != nil {
 		return Report{}, err
 	}
-	left, back, err := e.leave(ctx, fd, accounts, opts.DryRun)
+	lv, err := e.leave(ctx, fd, accounts, opts.DryRun)
 	if err != nil {
 		return Report{}, err
 	}
+	left, back := lv.rows, lv.back
 	r := &round{e: e, app: app, fd: fd, accounts: accounts, opts: opts}
 	defer func() {
 		if cerr := r.close(ctx, err == nil); err == nil && cerr != nil {
@@ -226,6 +225,13 @@ func (e *Engine) Push(ctx context.Context, fd *Feed, opts PushOptions) (rep Repo
 			return total, err
 		}
 	}
+	// Only after the catch-up (a push --since's sweep is one): a push cut
+	// off before its end leaves the accounts to catch up with at the next.
+	if opts.Since == "" {
+		if err := e.saidLeaving(ctx, fd, lv); err != nil {
+			return total, err
+		}
+	}
 	if opts.Since != "" || len(opts.Restore) > 0 {
 		ids, err := e.sweepIDs(ctx, fd, accounts, opts)
 		if err != nil {
@@ -233,6 +239,11 @@ func (e *Engine) Push(ctx context.Context, fd *Feed, opts PushOptions) (rep Repo
 		}
 		if err := r.sweep(ctx, ids, batch, &total, true); err != nil {
 			return total, err
+		}
+		if opts.Since != "" {
+			if err := e.saidLeaving(ctx, fd, lv); err != nil {
+				return total, err
+			}
 		}
 		return total, r.touch(ctx)
 	}
@@ -321,50 +332,87 @@ func (e *Engine) bankAccounts(ctx context.Context, fd *Feed) (map[string]string,
 // the app), and the push's report counts them then; a dry run counts
 // them every time and logs nothing. The engine looks again only when the
 // feed's bank accounts change.
-func (e *Engine) leave(ctx context.Context, fd *Feed, accounts map[string]string, dry bool) (int, []string, error) {
+//
+// The accounts said to be taken out are kept in the mirror (daemon_state,
+// takenOutKey), by saidLeaving once the push has caught up: when one is
+// fed again, the next push catches up with what the bank changed while it
+// was out (back), whatever process pushes it and whenever, a restart or a
+// `feeds push` in between.
+func (e *Engine) leave(ctx context.Context, fd *Feed, accounts map[string]string, dry bool) (leaving, error) {
 	fed := keys(accounts)
-	key := strings.Join(fed, ",")
-	if was, ok := e.fedLeft[fd.Name]; !dry && ok && was == key {
-		return 0, nil, nil
+	lv := leaving{key: strings.Join(fed, ",")}
+	if was, ok := e.fedLeft[fd.Name]; !dry && ok && was == lv.key {
+		return leaving{}, nil
 	}
 	left, err := e.mirror.FeedUnfed(ctx, fd.Name, fed)
 	if err != nil {
-		return 0, nil, err
+		return leaving{}, err
 	}
-	n := 0
 	if dry {
 		for _, l := range left {
-			n += l.Rows
+			lv.rows += l.Rows
 		}
-		return n, nil, nil
+		return leaving{rows: lv.rows}, nil
 	}
-	if e.fedLeft == nil {
-		e.fedLeft, e.saidLeft = map[string]string{}, map[string]map[string]bool{}
+	var said []string
+	if _, _, err := e.mirror.GetState(ctx, takenOutKey(fd.Name), &said); err != nil {
+		return leaving{}, fmt.Errorf("feed %q: %w", fd.Name, err)
 	}
-	e.fedLeft[fd.Name] = key
+	lv.was = said
 	// The accounts it said were taken out that are fed again.
-	var back []string
-	for a := range e.saidLeft[fd.Name] {
+	for _, a := range said {
 		if _, ok := accounts[a]; ok {
-			back = append(back, a)
+			lv.back = append(lv.back, a)
 		}
 	}
-	sort.Strings(back)
-	said := map[string]bool{}
+	sort.Strings(lv.back)
 	for _, l := range left {
 		if l.Rows == 0 {
 			continue
 		}
-		said[l.BankAccount] = true
-		if e.saidLeft[fd.Name][l.BankAccount] {
+		lv.said = append(lv.said, l.BankAccount)
+		if slices.Contains(said, l.BankAccount) {
 			continue
 		}
-		n += l.Rows
+		lv.rows += l.Rows
 		e.log.Info().Str(logfield.Feed, fd.Name).Str(logfield.AccountID, l.BankAccount).Str(logfield.AppAccount, l.AppAccount).
 			Int(logfield.Rows, l.Rows).Msg("feed no longer feeds the account: its rows stay in the app as they are")
 	}
-	e.saidLeft[fd.Name] = said
-	return n, back, nil
+	sort.Strings(lv.said)
+	lv.record = true
+	return lv, nil
+}
+
+// leaving is what leave found.
+type leaving struct {
+	rows   int      // rows left in the app, of accounts not said before
+	back   []string // accounts said to be taken out that are fed again
+	said   []string // accounts taken out whose rows are in the app, sorted
+	was    []string // said, as kept in the mirror before
+	key    string   // the bank accounts fed (fedLeft)
+	record bool     // saidLeaving has something to keep
+}
+
+// takenOutKey is the daemon_state key of the bank accounts taken out of
+// feed whose rows in the app it has said it leaves, a JSON list.
+func takenOutKey(feed string) string { return "feed_taken_out:" + feed }
+
+// saidLeaving keeps what leave found: the accounts said to be taken out,
+// in the mirror, and the accounts fed, in the engine.
+func (e *Engine) saidLeaving(ctx context.Context, fd *Feed, lv leaving) error {
+	if !lv.record {
+		return nil
+	}
+	if !slices.Equal(lv.said, lv.was) {
+		if err := e.mirror.PutState(ctx, takenOutKey(fd.Name), lv.said); err != nil {
+			return fmt.Errorf("feed %q: %w", fd.Name, err)
+		}
+	}
+	if e.fedLeft == nil {
+		e.fedLeft = map[string]string{}
+	}
+	e.fedLeft[fd.Name] = lv.key
+	return nil
 }
 
 // sweep pushes ids in batches of batch, adding each batch's report to

@@ -70,9 +70,19 @@ func TestFeedLegOfAnAccountTakenOutComesBackWithItActual(t *testing.T) {
 
 // sam's account taken out while the bank drops one hold, settles another
 // at a new amount and settles a third as a new transaction; put back and
-// pushed plainly (no --since), the engine that said the account was taken
-// out catches up with those changes: the feed is exact at once.
+// pushed plainly (no --since), the feed catches up with those changes and
+// is exact at once: pushed by the engine that said the account was taken
+// out, and by another (the daemon restarted, or a `feeds push` of its
+// own).
 func TestFeedAccountPutBackCatchesUpWithTheBank(t *testing.T) {
+	for _, restart := range []bool{false, true} {
+		t.Run(map[bool]string{false: "same engine", true: "after a restart"}[restart], func(t *testing.T) {
+			putBackCatchesUp(t, restart)
+		})
+	}
+}
+
+func putBackCatchesUp(t *testing.T, restart bool) {
 	e := newHousehold(t, 60)
 	sam := e.ids["sam/Spending"]
 	var held [3]string
@@ -100,6 +110,9 @@ func TestFeedAccountPutBackCatchesUpWithTheBank(t *testing.T) {
 	e.sync()
 	e.push()
 	putBack()
+	if restart {
+		e.logged() // a new engine, knowing nothing of the last
+	}
 	e.push()
 	if n := len(e.appRows(held[0])); n != 0 {
 		t.Errorf("the hold the bank dropped has %d rows in the app, want 0", n)

@@ -253,8 +253,8 @@ func TestFeedAccountFedAgainKeepsRowsDeletedInTheApp(t *testing.T) {
 
 // The engine says once for each account taken out that it leaves its
 // rows: not again when another account is taken out too, nor at a push
-// with no change, and again once the account was fed again and taken out
-// again.
+// with no change, nor after a restart, and again once the account was fed
+// again and taken out again.
 func TestFeedSaysOnceForEachAccountTakenOut(t *testing.T) {
 	e := newHousehold(t, 60)
 	logs := e.logged()
@@ -281,6 +281,10 @@ func TestFeedSaysOnceForEachAccountTakenOut(t *testing.T) {
 	}
 	if rep := e.push(); rep.Left != 0 || len(said()) != 0 {
 		t.Errorf("a push with no change said it left %d rows", rep.Left)
+	}
+	logs = e.logged() // a new engine: the daemon restarted
+	if rep := e.push(); rep.Left != 0 || len(said()) != 0 {
+		t.Errorf("after a restart, a push with no change said it left %d rows", rep.Left)
 	}
 	putBackJoint := e.takeOut("2Up Spending")
 	if rep := e.push(); rep.Left != jointRows || !slices.Equal(said(), []string{joint}) {
