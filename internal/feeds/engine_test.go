@@ -3,6 +3,7 @@ package feeds_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net/http/httptest"
 	"path/filepath"
@@ -296,13 +297,19 @@ func TestFeedKeepsYNABExact(t *testing.T) {
 
 // crashingOpener opens the real YNAB client's sessions and makes the
 // first n of them end as a process killed after the app took a batch's
-// writes and before the mirror recorded them (Sync fails).
+// writes and before the mirror recorded them (Sync fails); with unreachable,
+// the first n fail to open, as when the app is down.
 type crashingOpener struct {
 	feeds.Opener
-	crashes int
+	crashes     int
+	unreachable bool
 }
 
 func (c *crashingOpener) Open(ctx context.Context, t feeds.Target) (feeds.Session, error) {
+	if c.unreachable && c.crashes > 0 {
+		c.crashes--
+		return nil, errors.New("the app is unreachable")
+	}
 	s, err := c.Opener.Open(ctx, t)
 	if err != nil || c.crashes == 0 {
 		return s, err

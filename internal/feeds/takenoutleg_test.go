@@ -3,7 +3,10 @@ package feeds_test
 import (
 	"testing"
 
+	"github.com/rs/zerolog"
+
 	"github.com/bankmirror/bankmirror/internal/feeds"
+	feedynab "github.com/bankmirror/bankmirror/internal/feeds/ynab"
 	"github.com/bankmirror/bankmirror/internal/simulator"
 )
 
@@ -72,18 +75,19 @@ func TestFeedLegOfAnAccountTakenOutComesBackWithItActual(t *testing.T) {
 // at a new amount and settles a third as a new transaction; put back and
 // pushed plainly (no --since), the feed catches up with those changes and
 // is exact at once: pushed by the engine that said the account was taken
-// out, and by another (the daemon restarted, or a `feeds push` of its
-// own).
+// out, by another (the daemon restarted, or a `feeds push` of its own),
+// and by the same engine after its first push after the account was put
+// back failed (the app unreachable).
 func TestFeedAccountPutBackCatchesUpWithTheBank(t *testing.T) {
-	for _, restart := range []bool{false, true} {
-		t.Run(map[bool]string{false: "same engine", true: "after a restart"}[restart], func(t *testing.T) {
-			putBackCatchesUp(t, restart)
-		})
+	for _, then := range []string{"same engine", "after a restart", "after a failed push"} {
+		t.Run(then, func(t *testing.T) { putBackCatchesUp(t, then) })
 	}
 }
 
-func putBackCatchesUp(t *testing.T, restart bool) {
+func putBackCatchesUp(t *testing.T, then string) {
 	e := newHousehold(t, 60)
+	crash := &crashingOpener{Opener: feedynab.New()}
+	e.engine = feeds.NewEngine(e.st, map[string]feeds.App{"ynab": {Opener: crash}}, e.file, e.engine.Dir(""), zerolog.Nop())
 	sam := e.ids["sam/Spending"]
 	var held [3]string
 	for i, d := range []string{"Bakery", "Fuel", "Chemist"} {
@@ -110,8 +114,14 @@ func putBackCatchesUp(t *testing.T, restart bool) {
 	e.sync()
 	e.push()
 	putBack()
-	if restart {
+	switch then {
+	case "after a restart":
 		e.logged() // a new engine, knowing nothing of the last
+	case "after a failed push":
+		crash.crashes, crash.unreachable = 1, true
+		if _, err := e.engine.Push(t.Context(), &e.file.Feeds[0], feeds.PushOptions{}); err == nil {
+			t.Fatal("the push with the app unreachable said it succeeded")
+		}
 	}
 	e.push()
 	if n := len(e.appRows(held[0])); n != 0 {
