@@ -52,10 +52,11 @@ func (a *app) benchSyncMode() *cli.Command {
 	fs.IntVar(&o.Rounds, "rounds", 3, "rounds of (sync, baseline, reference client), alternated")
 	fs.StringVar(&o.Dir, "dir", "", "directory `DIR` for the benchmark databases (default: a temporary one)")
 	fs.DurationVar(&o.Stall, "stall", time.Minute, "give up when a sync makes no progress for this long (e.g. waiting for a request budget)")
-	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the first sync to this `FILE`")
+	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of the first sync to this `FILE` (that sync then runs in this process)")
+	fs.StringVar(&o.MemLimit, "gomemlimit", "24MiB", "`GOMEMLIMIT` of each sync's process, as the systemd unit sets it for serve, which makes the first sync (off: none)")
 	return &cli.Command{Name: "sync", Flags: fs,
-		Synopsis: "[--transactions N] [--rounds N] [--dir DIR] [--stall DURATION] [--cpuprofile FILE]",
-		Summary:  "a full sync of the simulated bank against decoding the same pages and inserting them with one prepared statement",
+		Synopsis: "[--transactions N] [--rounds N] [--dir DIR] [--stall DURATION] [--gomemlimit GOMEMLIMIT] [--cpuprofile FILE]",
+		Summary:  "a full sync of the simulated bank (`bankmirror sync --full` in a child process) against decoding the same pages and inserting them with one prepared statement, and against a plain client",
 		Run: a.configured(func(ctx context.Context, _ []string) error {
 			if o.Rounds < 1 || o.Transactions < 1 || o.Stall <= 0 {
 				return fmt.Errorf("%w: --rounds, --transactions and --stall must be positive", cli.ErrUsage)

@@ -36,7 +36,7 @@ func TestBenchModes(t *testing.T) {
 		want []string
 	}{
 		{"sync", []string{"bench", "--transactions", "2000", "--rounds", "2"}, []string{
-			"settings: the defaults", "repeat: bankmirror bench sync --transactions 2000 --rounds 2",
+			"settings: the defaults", "repeat: bankmirror bench sync --transactions 2000 --rounds 2 --gomemlimit 24MiB",
 			"round 2: baseline", "round 2: reference client", "against the reference client (median)",
 			"requests: 25 (floor 25, +0.0%)", "peak RSS of the first sync", "anonymous + ", " file)",
 		}},

@@ -26,6 +26,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/bankmirror/bankmirror/internal/bank"
+	"github.com/bankmirror/bankmirror/internal/config"
 	"github.com/bankmirror/bankmirror/internal/daemon"
 	"github.com/bankmirror/bankmirror/internal/httpserver"
 	"github.com/bankmirror/bankmirror/internal/replica"
@@ -79,6 +80,7 @@ type SyncOptions struct {
 	Dir          string        // for the databases; "" makes a temporary one
 	Stall        time.Duration // give up when a sync makes no progress for this long
 	CPUProfile   string        // file of a CPU profile of the first sync, or ""
+	MemLimit     string        // GOMEMLIMIT of the sync's process ("off": none)
 }
 
 // Sync measures a full sync of the simulated bank end to end, with the
@@ -99,8 +101,12 @@ type SyncOptions struct {
 //
 // Rounds alternate the three, each into a fresh database, and the median
 // ratios are reported, since these machines are noisy. The simulator runs
-// in a child process, and the first round's sync runs before any other
-// client, so the peak RSS reported is the sync's own.
+// in a child process, and so does each sync, as users run it: `bankmirror
+// sync --full` from the installed copy of the binary (Env.setup), with
+// GOMEMLIMIT=MemLimit; its figures are those it logs, its CPU time and
+// peak RSS those of its process. With a CPU profile, the first round's
+// sync runs in this process instead, to be profiled, before any other
+// client, so that the peak RSS reported is still the sync's own.
 func Sync(ctx context.Context, env Env, o SyncOptions) error {
 	n, rounds, dir := o.Transactions, o.Rounds, o.Dir
 	sim, done, err := env.setup(ctx, &dir, n)
@@ -113,10 +119,10 @@ func Sync(ctx context.Context, env Env, o SyncOptions) error {
 		return err
 	}
 	w := env.Stdout
-	fmt.Fprintf(w, "bench sync: full sync of %d simulated transactions, %d rounds (simulator in a child process at %s, reporting %s requests/hour of headroom)\n",
-		n, rounds, sim.apiURL, benchHeadroom[1])
+	fmt.Fprintf(w, "bench sync: full sync of %d simulated transactions, %d rounds (simulator in a child process at %s, reporting %s requests/hour of headroom; each sync `bankmirror sync --full` in a child process, GOMEMLIMIT=%s)\n",
+		n, rounds, sim.apiURL, benchHeadroom[1], o.MemLimit)
 	fmt.Fprintln(w, settingsLine(user))
-	fmt.Fprintf(w, "repeat: bankmirror bench sync --transactions %d --rounds %d\n", n, rounds)
+	fmt.Fprintf(w, "repeat: bankmirror bench sync --transactions %d --rounds %d --gomemlimit %s\n", n, rounds, o.MemLimit)
 
 	pagesFile := filepath.Join(dir, "pages.bin")
 	var ratios, rates, bases []float64
@@ -125,44 +131,29 @@ func Sync(ctx context.Context, env Env, o SyncOptions) error {
 	// disturb far less than the time by the clock.
 	var cpuRatios, cpuRates, cpuBases []float64
 	var refRatios, refRates, refCPURatios []float64
-	var first replica.Result
-	var peak, peakAnon float64 // peakAnon: the largest RssAnon sampled at each page
-	var rss []string
-	peakReset := false
+	var first childSync
+	var rss string
+	inProcess := o.CPUProfile != ""
+	client := daemonClient(cfg, env.Log)
 	for round := 1; round <= rounds; round++ {
-		// A fresh client per round, as a freshly started daemon has.
-		client := daemonClient(cfg, env.Log)
-		var marks []int
-		if round == 1 {
-			marks = []int{n / 4, n / 2, 3 * n / 4, n}
-			peakReset = resetPeakRSS()
-		}
-		progress := func(p replica.Progress) {
-			if round == 1 {
-				peakAnon = max(peakAnon, procMiB("RssAnon"))
-			}
-			for len(marks) > 0 && p.Transactions >= marks[0] {
-				if marks[0] == n {
-					// The listing is complete: what follows (deletions,
-					// tags, attachments) is measured by the end figures.
-					rss = append(rss, fmt.Sprintf("listed: %s (peak so far %.0f MiB)", rssSplit(), procMiB("VmHWM")))
-				} else {
-					rss = append(rss, fmt.Sprintf("%d tx: %s", marks[0], rssSplit()))
-				}
-				marks = marks[1:]
-			}
-		}
 		path := filepath.Join(dir, fmt.Sprintf("sync-%d.db", round))
-		syncCPU := cpuTime()
-		res, err := benchSync(ctx, client, path, env.Log, progress, o.Stall, cfg.RequestsPerHour, round == 1, o.CPUProfile)
+		var res childSync
+		if round == 1 && inProcess {
+			res, rss, err = syncInProcess(ctx, cfg, env.Log, path, n, o.Stall, o.CPUProfile)
+		} else {
+			vars := benchChildEnv(env.Environ, user, map[string]string{"API_URL": sim.apiURL, "TOKEN": sim.token, "DB": path,
+				"LOG_FORMAT": "json", "LOG_LEVEL": "info"}, o.MemLimit)
+			res, err = env.runSyncChild(ctx, vars, o.Stall)
+			if round == 1 {
+				rss = "end: " + res.end
+			}
+		}
 		if err != nil {
 			return fmt.Errorf("round %d: %w", round, err)
 		}
-		syncCPU = cpuTime() - syncCPU
+		syncCPU := res.cpu
 		if round == 1 {
-			first, peak = res, procMiB("VmHWM")
-			peakAnon = max(peakAnon, procMiB("RssAnon"))
-			rss = append(rss, "end: "+rssSplit())
+			first = res
 			// The baseline's pages, fetched once, untimed, kept on disk
 			// so that a million transactions fit.
 			if err := fetchPages(ctx, sim.token, client.TransactionsURL(bank.TransactionFilter{}), pagesFile); err != nil {
@@ -186,34 +177,71 @@ func Sync(ctx context.Context, env Env, o SyncOptions) error {
 			removeDB(p) // keep the disk use of a million-transaction run flat
 		}
 		base := float64(baseRows) / baseDur.Seconds()
-		e2e := float64(res.Listed) / res.Duration.Seconds()
+		e2e := float64(res.listed) / res.duration.Seconds()
 		ratios, rates, bases = append(ratios, e2e/base), append(rates, e2e), append(bases, base)
-		cpuBase, cpuE2E := float64(baseRows)/baseCPU.Seconds(), float64(res.Listed)/syncCPU.Seconds()
+		cpuBase, cpuE2E := float64(baseRows)/baseCPU.Seconds(), float64(res.listed)/syncCPU.Seconds()
 		cpuRatios, cpuRates, cpuBases = append(cpuRatios, cpuE2E/cpuBase), append(cpuRates, cpuE2E), append(cpuBases, cpuBase)
 		ref, cpuRef := float64(refRows)/refDur.Seconds(), float64(refRows)/refCPU.Seconds()
 		refRatios, refRates, refCPURatios = append(refRatios, e2e/ref), append(refRates, ref), append(refCPURatios, cpuE2E/cpuRef)
 		fmt.Fprintf(w, "round %d: baseline (decode + 1 prepared INSERT, 1 tx/page) %.0f rows/s; bankmirror full sync (HTTP + decode + upsert + history + search index) %.0f tx/s in %.1fs; ratio %.2fx; per CPU second %.0f and %.0f, ratio %.2fx\n",
-			round, base, e2e, res.Duration.Seconds(), e2e/base, cpuBase, cpuE2E, cpuE2E/cpuBase)
+			round, base, e2e, res.duration.Seconds(), e2e/base, cpuBase, cpuE2E, cpuE2E/cpuBase)
 		fmt.Fprintf(w, "round %d: reference client (HTTP + decode + 1 prepared INSERT, 1 tx/page, FTS5 by trigger) %.0f rows/s in %.1fs; bankmirror %.2fx; per CPU second %.0f, bankmirror %.2fx\n",
 			round, ref, refDur.Seconds(), e2e/ref, cpuRef, cpuE2E/cpuRef)
 	}
-	floor := (first.Listed+99)/100 + 4
+	floor := (first.listed+99)/100 + 4
 	fmt.Fprintf(w, "\n| rounds | baseline median | bankmirror median | median ratio | requests (floor) | peak RSS |\n|---|---|---|---|---|---|\n")
 	fmt.Fprintf(w, "| %d | %.0f rows/s | %.0f tx/s | %.2fx | %d (%d, +%.1f%%) | %.0f MiB |\n\n", rounds,
-		median(bases), median(rates), median(ratios), first.Requests, floor,
-		100*float64(int(first.Requests)-floor)/float64(floor), peak)
+		median(bases), median(rates), median(ratios), first.requests, floor,
+		100*float64(first.requests-floor)/float64(floor), first.peak)
 	fmt.Fprintf(w, "median: %.0f tx/s, %.2fx the baseline\n", median(rates), median(ratios))
 	fmt.Fprintf(w, "per CPU second (median): baseline %.0f rows, bankmirror %.0f tx, %.2fx\n", median(cpuBases), median(cpuRates), median(cpuRatios))
 	fmt.Fprintf(w, "against the reference client (median): %.0f rows/s, bankmirror %.2fx by the clock, %.2fx per CPU second\n",
 		median(refRates), median(refRatios), median(refCPURatios))
-	fmt.Fprintf(w, "requests: %d (floor %d, +%.1f%%)\n", first.Requests, floor, 100*float64(int(first.Requests)-floor)/float64(floor))
-	what := "peak RSS of the first sync"
-	if !peakReset {
-		what = "peak RSS of the process up to the end of the first sync"
+	fmt.Fprintf(w, "requests: %d (floor %d, +%.1f%%)\n", first.requests, floor, 100*float64(first.requests-floor)/float64(floor))
+	where := "its own process, from the installed copy; anonymous sampled every 20 ms"
+	if inProcess {
+		where = "in this process, profiled; anonymous sampled at each page"
 	}
-	fmt.Fprintf(w, "%s: %.0f MiB, of which anonymous at most %.0f MiB (sampled at each page; the rest is file pages, mostly the binary's) (RSS at %s)\n",
-		what, peak, peakAnon, strings.Join(rss, ", "))
+	fmt.Fprintf(w, "peak RSS of the first sync: %.0f MiB, of which anonymous at most %.0f MiB (%s; the rest is file pages, mostly the binary's) (RSS at %s)\n",
+		first.peak, first.peakAnon, where, rss)
 	return nil
+}
+
+// syncInProcess is the first round's sync in this process, with a CPU
+// profile, as a childSync; rss is the RSS at a few marks on the way.
+func syncInProcess(ctx context.Context, cfg config.Config, log zerolog.Logger, path string, n int, stall time.Duration,
+	cpuProfile string) (res childSync, rss string, err error) {
+	// A fresh client, as a freshly started daemon has.
+	client := daemonClient(cfg, log)
+	marks := []int{n / 4, n / 2, 3 * n / 4, n}
+	var at []string
+	peakReset := resetPeakRSS()
+	progress := func(p replica.Progress) {
+		res.peakAnon = max(res.peakAnon, procMiB("RssAnon"))
+		for len(marks) > 0 && p.Transactions >= marks[0] {
+			if marks[0] == n {
+				// The listing is complete: what follows (deletions,
+				// tags, attachments) is measured by the end figures.
+				at = append(at, fmt.Sprintf("listed: %s (peak so far %.0f MiB)", rssSplit(), procMiB("VmHWM")))
+			} else {
+				at = append(at, fmt.Sprintf("%d tx: %s", marks[0], rssSplit()))
+			}
+			marks = marks[1:]
+		}
+	}
+	cpu := cpuTime()
+	r, err := benchSync(ctx, client, path, log, progress, stall, cfg.RequestsPerHour, true, cpuProfile)
+	if err != nil {
+		return res, "", err
+	}
+	res.cpu = cpuTime() - cpu
+	res.listed, res.requests, res.duration = r.Listed, int(r.Requests), r.Duration
+	res.peak, res.peakAnon = procMiB("VmHWM"), max(res.peakAnon, procMiB("RssAnon"))
+	at = append(at, "end: "+rssSplit())
+	if !peakReset {
+		at = append(at, "the peak is the process's up to the end of the sync")
+	}
+	return res, strings.Join(at, ", "), nil
 }
 
 // rssSplit is this process's RSS now, with its anonymous and file-backed

@@ -3,6 +3,7 @@
 package bench
 
 import (
+	"os"
 	"syscall"
 	"time"
 )
@@ -14,4 +15,14 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// childUsage is the CPU time, user and system, and the peak RSS in MiB of
+// a child process that has exited (its rusage).
+func childUsage(ps *os.ProcessState) (cpu time.Duration, peakMiB float64) {
+	ru, ok := ps.SysUsage().(*syscall.Rusage)
+	if !ok {
+		return 0, 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), float64(ru.Maxrss) / 1024 // KiB on Linux
 }
